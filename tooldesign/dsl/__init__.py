@@ -1,0 +1,62 @@
+"""The tooldesign DSL: describe services, toolsets and tools in ordinary Python.
+
+    with Service("assistant", "Network operations assistant"):
+        with Toolset("devices", "Inspect the devices of a site"):
+            with Tool("list_devices", "List devices on a site"):
+                with Args():
+                    Attribute("site_id", String, "Site identifier")
+                    Required("site_id")
+                with Return():
+                    Attribute("devices", ArrayOf(Device), "Matching devices")
+
+Blocks are context managers; every other call records into the block around it.
+"""
+
+from tooldesign.dsl.calls import (
+    Annotations,
+    ArrayOf,
+    Args,
+    Attribute,
+    BindTo,
+    BoundedResult,
+    Example,
+    Inject,
+    MapOf,
+    OneOf,
+    Required,
+    Return,
+    ServerData,
+    Service,
+    Tags,
+    Tool,
+    Toolset,
+    Type,
+)
+from tooldesign.dsl.types import Any, Boolean, Float, Int, Object, String
+
+__all__ = [
+    "Annotations",
+    "Any",
+    "ArrayOf",
+    "Args",
+    "Attribute",
+    "BindTo",
+    "Boolean",
+    "BoundedResult",
+    "Example",
+    "Float",
+    "Inject",
+    "Int",
+    "MapOf",
+    "Object",
+    "OneOf",
+    "Required",
+    "Return",
+    "ServerData",
+    "Service",
+    "String",
+    "Tags",
+    "Tool",
+    "Toolset",
+    "Type",
+]

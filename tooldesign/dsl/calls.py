@@ -1,0 +1,302 @@
+"""The DSL functions a design file calls.
+
+Every call records into the block around it and remembers its design-file line. A call made in
+the wrong place is recorded as a design error (reported with all the others after the design
+has run) and returns a detached record, so evaluation goes on without cascading errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooldesign.dsl.recorder import Block, caller_location, current, shape_of
+from tooldesign.dsl.records import (
+    AnnotationsRecord,
+    AttributeRecord,
+    BindRecord,
+    BoundedRecord,
+    Location,
+    MessageRecord,
+    Record,
+    ServerDataRecord,
+    ServiceRecord,
+    ShapeRecord,
+    ToolRecord,
+    ToolsetRecord,
+    TypeLike,
+    TypeRecord,
+)
+from tooldesign.dsl.types import ArrayExpr, MapExpr, ObjectExpr, UnionExpr
+
+_CONSTRAINT_OPTIONS = (
+    "enum",
+    "default",
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "min_length",
+    "max_length",
+    "pattern",
+    "format",
+    "min_items",
+    "max_items",
+    "example",
+)
+
+_UNSET: Any = object()
+
+
+def _quoted(name: object) -> str:
+    return f'"{name}"' if isinstance(name, str) else repr(name)
+
+
+def _misplaced(what: str, where: str, location: Location, path: str | None = None) -> None:
+    rec = current()
+    rec.issue(f"{what} must be called inside {where}", location, path or rec.child_path(what))
+
+
+def _tool_top(what: str, location: Location) -> ToolRecord | None:
+    top = current().top
+    if isinstance(top, ToolRecord):
+        return top
+    _misplaced(what, "a Tool block", location)
+    return None
+
+
+def Service(name: str, description: str | None = None) -> Block:
+    """Declare a service: ``with Service("assistant", "…"):``."""
+    rec, where = current(), caller_location()
+    record = ServiceRecord(where, f"service {_quoted(name)}", name=name, description=description)
+    if rec.top is None:
+        rec.design.services.append(record)
+    else:
+        _misplaced("Service", "no other block (at the top level of a design file)", where, record.path)
+    return Block(record, rec)
+
+
+def Toolset(name: str, description: str | None = None) -> Block:
+    """Declare a toolset of the enclosing service: ``with Toolset("devices", "…"):``."""
+    rec, where = current(), caller_location()
+    record = ToolsetRecord(where, rec.child_path(f"toolset {_quoted(name)}"), name=name, description=description)
+    if isinstance(rec.top, ServiceRecord):
+        rec.top.toolsets.append(record)
+    else:
+        _misplaced("Toolset", "a Service block", where, record.path)
+    return Block(record, rec)
+
+
+def Tool(name: str, description: str | None = None, *, title: str | None = None) -> Block:
+    """Declare a tool of the enclosing toolset: ``with Tool("list_devices", "…", title="…"):``."""
+    rec, where = current(), caller_location()
+    record = ToolRecord(where, rec.child_path(f"tool {_quoted(name)}"), name=name, description=description, title=title)
+    if isinstance(rec.top, ToolsetRecord):
+        rec.top.tools.append(record)
+    else:
+        _misplaced("Tool", "a Toolset block", where, record.path)
+    return Block(record, rec)
+
+
+def Type(name: str, description: str | None = None) -> Block:
+    """Declare a user type: ``with Type("Device", "…") as Device:``."""
+    rec, where = current(), caller_location()
+    record = TypeRecord(where, f"type {_quoted(name)}", name=name, description=description)
+    record.shape = ShapeRecord(where, record.path)
+    if rec.top is None or isinstance(rec.top, ServiceRecord):
+        rec.design.types.append(record)
+    else:
+        _misplaced("Type", "no block but a Service (types are shared by the whole design)", where, record.path)
+    return Block(record, rec)
+
+
+def _message_record(where: Location, path: str, type: TypeLike, description: str | None) -> MessageRecord:
+    # The shape always exists so attributes recorded in a block that wrongly names a type too are
+    # caught once, by the IR (``Args(Device)`` with a block), not as misplaced attributes.
+    block_form = type is None or isinstance(type, ObjectExpr)
+    return MessageRecord(
+        where,
+        path,
+        type=None if block_form else type,
+        description=description,
+        shape=ShapeRecord(where, path),
+    )
+
+
+def _message(kind: str, type: TypeLike, description: str | None) -> Block:
+    rec, where = current(), caller_location()
+    record = _message_record(where, rec.child_path(kind), type, description)
+    tool = _tool_top("Args" if kind == "args" else "Return", where)
+    if tool is not None:
+        if (tool.args if kind == "args" else tool.returns) is not None:
+            tool.duplicates.append(("Args" if kind == "args" else "Return", where))
+        elif kind == "args":
+            tool.args = record
+        else:
+            tool.returns = record
+    return Block(record, rec)
+
+
+def Args(type: TypeLike = None, description: str | None = None) -> Block:
+    """The tool's arguments: a ``with Args():`` block of attributes, a user type, or a primitive."""
+    return _message("args", type, description)
+
+
+def Return(type: TypeLike = None, description: str | None = None) -> Block:
+    """The tool's result: a ``with Return():`` block of attributes, a user type, or a primitive."""
+    return _message("result", type, description)
+
+
+def Attribute(name: str, type: TypeLike, description: str | None = None, **options: Any) -> Block:
+    """Declare an attribute of the enclosing object.
+
+    Options: ``enum, default, minimum, maximum, exclusive_minimum, exclusive_maximum,
+    min_length, max_length, pattern, format, min_items, max_items, example``.
+    ``with Attribute("filter", Object, "…"):`` declares the attributes of an inline object
+    (also ``ArrayOf(Object)`` and ``MapOf(String, Object)``).
+    """
+    rec, where = current(), caller_location()
+    shape = shape_of(rec.top)
+    record = AttributeRecord(where, rec.child_path(_quoted(name)), name=name, type=type, description=description, options=options)
+    unknown = sorted(set(options) - set(_CONSTRAINT_OPTIONS))
+    if unknown:
+        rec.issue(
+            f"unknown Attribute option(s) {', '.join(unknown)}; allowed: {', '.join(_CONSTRAINT_OPTIONS)}",
+            where,
+            record.path,
+        )
+        for key in unknown:
+            del options[key]
+    if shape is not None:
+        shape.attributes.append(record)
+    else:
+        _misplaced("Attribute", "Args, Return, Type, ServerData or an Object attribute block", where, record.path)
+    return Block(record, rec)
+
+
+def Required(*names: str) -> None:
+    """Mark attributes of the enclosing object as required."""
+    rec, where = current(), caller_location()
+    shape = shape_of(rec.top)
+    if shape is None:
+        _misplaced("Required", "Args, Return, Type, ServerData or an Object attribute block", where)
+        return
+    shape.required.extend((name, where) for name in names)
+
+
+def Example(value: Any) -> None:
+    """An example value of the enclosing object (shown to models in retry hints)."""
+    rec, where = current(), caller_location()
+    shape = shape_of(rec.top)
+    if shape is None:
+        _misplaced("Example", "Args, Return, Type, ServerData or an Object attribute block", where)
+        return
+    shape.examples.append((value, where))
+
+
+def Tags(*tags: str) -> None:
+    """Tags for the enclosing toolset (applied to all its tools) or tool."""
+    rec, where = current(), caller_location()
+    top = rec.top
+    if isinstance(top, ToolsetRecord | ToolRecord):
+        top.tags.extend((tag, where) for tag in tags)
+    else:
+        _misplaced("Tags", "a Toolset or Tool block", where)
+
+
+def ArrayOf(items: TypeLike, *, min_items: int | None = None, max_items: int | None = None) -> ArrayExpr:
+    """An array of ``items``."""
+    return ArrayExpr(items, min_items, max_items, caller_location())
+
+
+def MapOf(key: TypeLike, values: TypeLike) -> MapExpr:
+    """An object used as a map from string keys to ``values``."""
+    return MapExpr(key, values, caller_location())
+
+
+def OneOf(*types: TypeLike, discriminator: str | None = None) -> UnionExpr:
+    """A value of one of ``types``; with ``discriminator``, a union tagged by that field."""
+    return UnionExpr(tuple(types), discriminator, caller_location())
+
+
+def BoundedResult(cursor: str | None = None, next_cursor: str | None = None) -> None:
+    """The tool returns a bounded view of a larger answer (see ``Bounds``).
+
+    ``cursor`` names the payload field that takes a page cursor; ``next_cursor`` names the
+    result field that returns the next one. Give both to page, or neither.
+    """
+    rec, where = current(), caller_location()
+    tool = _tool_top("BoundedResult", where)
+    if tool is None:
+        return
+    if tool.bounded is not None:
+        tool.duplicates.append(("BoundedResult", where))
+        return
+    tool.bounded = BoundedRecord(where, rec.child_path("bounded"), cursor=cursor, next_cursor=next_cursor)
+
+
+def Inject(*names: str) -> None:
+    """Fields of the payload filled by the runtime from the call's metadata, hidden from the model."""
+    where = caller_location()
+    tool = _tool_top("Inject", where)
+    if tool is not None:
+        tool.injected.extend((name, where) for name in names)
+
+
+def ServerData(
+    kind: str,
+    type: TypeLike = None,
+    description: str | None = None,
+    *,
+    default: str = "on",
+) -> Block:
+    """Typed data for observers, never for the model: a type, or a ``with`` block of attributes."""
+    rec, where = current(), caller_location()
+    path = rec.child_path(f"server_data {_quoted(kind)}")
+    message = _message_record(where, path, type, description)
+    record = ServerDataRecord(where, path, kind=kind, default=default, message=message)
+    tool = _tool_top("ServerData", where)
+    if tool is not None:
+        tool.server_data.append(record)
+    return Block(record, rec)
+
+
+def BindTo(target: Any) -> None:
+    """Bind the tool to an existing function or method (or a ``"module:qualname"`` string)."""
+    rec, where = current(), caller_location()
+    tool = _tool_top("BindTo", where)
+    if tool is None:
+        return
+    if tool.bind is not None:
+        tool.duplicates.append(("BindTo", where))
+        return
+    tool.bind = BindRecord(where, rec.child_path("bind"), target=target)
+
+
+def Annotations(
+    *,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
+) -> None:
+    """Behaviour hints for clients (carried into MCP annotations)."""
+    rec, where = current(), caller_location()
+    tool = _tool_top("Annotations", where)
+    if tool is None:
+        return
+    if tool.annotations is not None:
+        tool.duplicates.append(("Annotations", where))
+        return
+    tool.annotations = AnnotationsRecord(
+        where,
+        rec.child_path("annotations"),
+        read_only=read_only,
+        destructive=destructive,
+        idempotent=idempotent,
+        open_world=open_world,
+    )
+
+
+def block_record(value: Any) -> Record | Any:
+    """``value`` unwrapped from a :class:`Block` (``Device = Type(...)`` used without ``with``)."""
+    return value.record if isinstance(value, Block) else value

@@ -1,0 +1,115 @@
+"""The recording state behind the DSL: the open blocks and what has been recorded so far."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from tooldesign.dsl.records import (
+    AttributeRecord,
+    DesignRecord,
+    Location,
+    MessageRecord,
+    Record,
+    RecordingIssue,
+    ServerDataRecord,
+    ShapeRecord,
+    TypeRecord,
+)
+
+_DSL_DIR = str(Path(__file__).resolve().parent)
+
+
+class Recorder:
+    """Collects one design's records. DSL calls record into the current recorder."""
+
+    def __init__(self) -> None:
+        self.design = DesignRecord()
+        self.stack: list[Record] = []
+
+    @property
+    def top(self) -> Record | None:
+        return self.stack[-1] if self.stack else None
+
+    def child_path(self, segment: str) -> str:
+        top = self.top
+        return f"{top.path} › {segment}" if top is not None and top.path else segment
+
+    def issue(self, message: str, location: Location, path: str) -> None:
+        self.design.issues.append(RecordingIssue(message, location, path))
+
+
+_current = Recorder()
+
+
+def current() -> Recorder:
+    return _current
+
+
+@contextmanager
+def recording() -> Iterator[Recorder]:
+    """Record into a fresh recorder for the duration of the block."""
+    global _current
+    previous, _current = _current, Recorder()
+    try:
+        yield _current
+    finally:
+        _current = previous
+
+
+def caller_location() -> Location:
+    """The design-file line that made the DSL call (the first frame outside ``tooldesign.dsl``)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_DSL_DIR):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return Location("<unknown>", 0)
+    return Location(frame.f_code.co_filename, frame.f_lineno)
+
+
+def shape_of(record: Record | None) -> ShapeRecord | None:
+    """The object shape that ``Attribute``/``Required``/``Example`` record into, if any."""
+    if isinstance(record, TypeRecord):
+        return record.shape
+    if isinstance(record, AttributeRecord | MessageRecord):
+        return record.shape
+    if isinstance(record, ServerDataRecord) and record.message is not None:
+        return record.message.shape
+    return None
+
+
+class Block:
+    """What a DSL block call returns: ``with`` it to record into the block."""
+
+    __slots__ = ("_recorder", "record")
+
+    def __init__(self, record: Record, recorder: Recorder) -> None:
+        self.record = record
+        self._recorder = recorder
+
+    def __enter__(self) -> Any:
+        record = self.record
+        record.entered = True
+        if isinstance(record, AttributeRecord) and record.shape is None:
+            record.shape = ShapeRecord(record.location, record.path)
+        self._recorder.stack.append(record)
+        return record
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        stack = self._recorder.stack
+        while stack:
+            if stack.pop() is self.record:
+                break
+
+    # A block used where a type is expected (``Device = Type(...)`` without ``with``) is the type.
+    def __repr__(self) -> str:
+        return repr(self.record)

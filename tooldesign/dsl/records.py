@@ -1,0 +1,149 @@
+"""What the DSL records while a design file runs.
+
+These are mutable builders with a source location and an element path each. The DSL only
+records; :mod:`tooldesign.ir` resolves and validates the records into the frozen IR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# The type a DSL call may receive for a type argument: a DSL type expression, a user Type,
+# a Type name (string, for recursion) or a Python builtin (str, int, float, bool).
+TypeLike = Any
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where in a design file a DSL call was made."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(eq=False)
+class Record:
+    location: Location
+    path: str
+    entered: bool = field(default=False, init=False)
+
+
+@dataclass(eq=False)
+class ShapeRecord(Record):
+    """An object's attributes, ``Required`` names and examples."""
+
+    attributes: list[AttributeRecord] = field(default_factory=list)
+    required: list[tuple[str, Location]] = field(default_factory=list)
+    examples: list[tuple[Any, Location]] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class AttributeRecord(Record):
+    name: Any
+    type: TypeLike
+    description: Any
+    options: dict[str, Any]
+    shape: ShapeRecord | None = None
+    """The attributes of an ``Object`` declared in this attribute's ``with`` block."""
+
+
+@dataclass(eq=False)
+class TypeRecord(Record):
+    """A user type: ``with Type("Device", "…") as Device:``. Usable wherever a type is."""
+
+    name: Any
+    description: Any
+    shape: ShapeRecord = field(default_factory=lambda: ShapeRecord(Location("", 0), ""))
+
+    def __repr__(self) -> str:
+        return f"Type({self.name!r})"
+
+
+@dataclass(eq=False)
+class MessageRecord(Record):
+    """``Args``/``Return``/``ServerData`` contents: a block, or a type with a description."""
+
+    type: TypeLike = None
+    description: Any = None
+    shape: ShapeRecord | None = None
+
+
+@dataclass(eq=False)
+class ServerDataRecord(Record):
+    kind: Any = None
+    default: Any = "on"
+    message: MessageRecord | None = None
+
+
+@dataclass(eq=False)
+class BoundedRecord(Record):
+    cursor: Any = None
+    next_cursor: Any = None
+
+
+@dataclass(eq=False)
+class BindRecord(Record):
+    target: Any = None
+
+
+@dataclass(eq=False)
+class AnnotationsRecord(Record):
+    read_only: Any = None
+    destructive: Any = None
+    idempotent: Any = None
+    open_world: Any = None
+
+
+@dataclass(eq=False)
+class ToolRecord(Record):
+    name: Any
+    description: Any
+    title: Any = None
+    tags: list[tuple[Any, Location]] = field(default_factory=list)
+    args: MessageRecord | None = None
+    returns: MessageRecord | None = None
+    bounded: BoundedRecord | None = None
+    injected: list[tuple[Any, Location]] = field(default_factory=list)
+    server_data: list[ServerDataRecord] = field(default_factory=list)
+    bind: BindRecord | None = None
+    annotations: AnnotationsRecord | None = None
+    duplicates: list[tuple[str, Location]] = field(default_factory=list)
+    """DSL calls made twice in this tool (``Args`` twice, say): reported as design errors."""
+
+
+@dataclass(eq=False)
+class ToolsetRecord(Record):
+    name: Any
+    description: Any
+    tags: list[tuple[Any, Location]] = field(default_factory=list)
+    tools: list[ToolRecord] = field(default_factory=list)
+    mcp_server: Any = None
+
+
+@dataclass(eq=False)
+class ServiceRecord(Record):
+    name: Any
+    description: Any
+    toolsets: list[ToolsetRecord] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingIssue:
+    """A DSL call made where it does not belong (``Attribute`` outside a block, say)."""
+
+    message: str
+    location: Location
+    path: str
+
+
+@dataclass(eq=False)
+class DesignRecord:
+    """Everything one evaluation recorded."""
+
+    types: list[TypeRecord] = field(default_factory=list)
+    services: list[ServiceRecord] = field(default_factory=list)
+    issues: list[RecordingIssue] = field(default_factory=list)

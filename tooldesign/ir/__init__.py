@@ -1,0 +1,1 @@
+"""The evaluated design (IR) and the phases that produce it."""

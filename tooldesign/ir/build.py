@@ -1,0 +1,692 @@
+"""Phase 2 of evaluation: turn DSL records into the IR, resolving references.
+
+Problems are collected, never raised; a part that cannot be resolved is replaced by a harmless
+stand-in (``Any``) so later checks go on without cascading errors.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import re
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from tooldesign.dsl.calls import block_record
+from tooldesign.dsl.records import (
+    AttributeRecord,
+    BindRecord,
+    DesignRecord,
+    Location,
+    MessageRecord,
+    Record,
+    ServiceRecord,
+    ShapeRecord,
+    ToolRecord,
+    ToolsetRecord,
+    TypeRecord,
+)
+from tooldesign.dsl.types import (
+    BUILTIN_ALIASES,
+    ArrayExpr,
+    MapExpr,
+    ObjectExpr,
+    PrimitiveExpr,
+    UnionExpr,
+)
+from tooldesign.ir.errors import Issues
+from tooldesign.ir.model import (
+    NO_VALUE,
+    Annotations,
+    ArrayType,
+    Binding,
+    Constraints,
+    Design,
+    Field,
+    MapType,
+    Message,
+    NamedType,
+    ObjectShape,
+    ObjectType,
+    Primitive,
+    PrimitiveType,
+    ResultBounds,
+    ServerDataKind,
+    Service,
+    Tool,
+    Toolset,
+    TypeExpr,
+    UnionType,
+    UserType,
+)
+from tooldesign.ir.naming import pascal_case, python_identifier
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+ANY = PrimitiveType(Primitive.ANY)
+STRING = PrimitiveType(Primitive.STRING)
+INTEGER = PrimitiveType(Primitive.INTEGER)
+BOOLEAN = PrimitiveType(Primitive.BOOLEAN)
+
+# The fields BoundedResult adds to a result, with the type an author's own field must have.
+BOUND_FIELDS: tuple[tuple[str, PrimitiveType, bool, str], ...] = (
+    ("returned", INTEGER, True, "Number of items in this result."),
+    ("total", INTEGER, False, "Total number of matching items, when known."),
+    ("truncated", BOOLEAN, True, "True when more items matched than this result carries."),
+    (
+        "refinement_hint",
+        STRING,
+        False,
+        "When truncated: how to narrow the query to see the rest.",
+    ),
+)
+
+GroupT = TypeVar("GroupT", ServiceRecord, ToolsetRecord)
+
+_NUMBER_OPTIONS = ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum")
+_COUNT_OPTIONS = ("min_length", "max_length", "min_items", "max_items")
+
+
+def build(record: DesignRecord, issues: Issues, sources: Iterable[str] = ()) -> Design:
+    for issue in record.issues:
+        issues.add(issue.message, issue.location, issue.path)
+    return _Builder(record, issues).design(tuple(sources))
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+class _Builder:
+    def __init__(self, record: DesignRecord, issues: Issues) -> None:
+        self.record = record
+        self.issues = issues
+        self.type_names: dict[str, TypeRecord] = {}
+        self.types: dict[str, UserType] = {}
+
+    # ── user types ────────────────────────────────────────────────────────────────────────
+
+    def design(self, sources: tuple[str, ...]) -> Design:
+        self._register_types()
+        for name, rec in self.type_names.items():
+            shape = self._shape(rec.shape, pascal_case(name), self._text(rec.description, rec, "description"))
+            self.types[name] = UserType(name, pascal_case(name), shape.description, shape, rec.location, rec.path)
+        services = self._services()
+        return Design(services=services, types=dict(self.types), sources=sources)
+
+    def _register_types(self) -> None:
+        by_class: dict[str, str] = {}
+        for rec in self.record.types:
+            name = rec.name
+            if not _is_text(name) or not name:
+                self.issues.add(f"type name must be a non-empty string, got {name!r}", rec.location, rec.path)
+                continue
+            if name in self.type_names:
+                first = self.type_names[name].location
+                self.issues.add(f"duplicate type name {name!r} (first declared at {first})", rec.location, rec.path)
+                continue
+            class_name = pascal_case(name)
+            if not class_name.isidentifier() or class_name[0].isdigit():
+                self.issues.add(f"type name {name!r} is not a valid identifier after sanitising", rec.location, rec.path)
+                continue
+            if class_name in by_class:
+                self.issues.add(
+                    f"type name {name!r} collides with type {by_class[class_name]!r} after sanitising (both become {class_name!r})",
+                    rec.location,
+                    rec.path,
+                )
+                continue
+            by_class[class_name] = name
+            self.type_names[name] = rec
+
+    # ── services, toolsets, tools ─────────────────────────────────────────────────────────
+
+    def _services(self) -> tuple[Service, ...]:
+        out: list[Service] = []
+        for rec in self._unique_groups(self.record.services, "service"):
+            toolsets = tuple(
+                self._toolset(t, rec.name)
+                for t in self._unique_groups(rec.toolsets, "toolset")
+            )
+            tool_names: dict[str, Location] = {}
+            for toolset in toolsets:
+                for tool in toolset.tools:
+                    if tool.name in tool_names:
+                        self.issues.add(
+                            f"duplicate tool name {tool.name!r} in service {rec.name!r} (first declared at {tool_names[tool.name]}); "
+                            "the model sees tool names, so they must be unique per service",
+                            tool.location,
+                            tool.path,
+                        )
+                    else:
+                        tool_names[tool.name] = tool.location
+            desc = self._text(rec.description, rec, "description")
+            out.append(Service(rec.name, _ident(rec.name, "service_"), desc, toolsets, rec.location, rec.path))
+        return tuple(out)
+
+    def _unique_groups(self, records: list[GroupT], kind: str) -> list[GroupT]:
+        """Records with valid, unique names (by name and by Python identifier)."""
+        kept: list[GroupT] = []
+        names: dict[str, GroupT] = {}
+        idents: dict[str, GroupT] = {}
+        for rec in records:
+            name = rec.name
+            if not _is_text(name) or not GROUP_NAME.match(name):
+                self.issues.add(
+                    f"{kind} name {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ (it names a Python package)",
+                    rec.location,
+                    rec.path,
+                )
+                continue
+            if name in names:
+                self.issues.add(f"duplicate {kind} name {name!r} (first declared at {names[name].location})", rec.location, rec.path)
+                continue
+            ident = _ident(name, f"{kind}_")
+            if ident in idents:
+                other = idents[ident]
+                self.issues.add(
+                    f"{kind} name {name!r} collides with {other.name!r} after sanitising (both become {ident!r})",
+                    rec.location,
+                    rec.path,
+                )
+                continue
+            names[name] = idents[ident] = rec
+            kept.append(rec)
+        return kept
+
+    def _toolset(self, rec: ToolsetRecord, service: str) -> Toolset:
+        tags = self._tags(rec.tags, rec)
+        tools: list[Tool] = []
+        idents: dict[str, ToolRecord] = {}
+        for tool_rec in rec.tools:
+            name = tool_rec.name
+            if not _is_text(name) or not TOOL_NAME.match(name):
+                self.issues.add(
+                    f"tool name {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ (models see it as the function name)",
+                    tool_rec.location,
+                    tool_rec.path,
+                )
+                continue
+            ident = _ident(name, "tool_")
+            if ident in idents:
+                other = idents[ident]
+                if other.name == name:
+                    message = f"duplicate tool name {name!r} (first declared at {other.location})"
+                else:
+                    message = f"tool name {name!r} collides with {other.name!r} after sanitising (both become {ident!r})"
+                self.issues.add(message, tool_rec.location, tool_rec.path)
+                continue
+            idents[ident] = tool_rec
+            tools.append(self._tool(tool_rec, service, rec.name, ident, tags))
+        desc = self._text(rec.description, rec, "description")
+        return Toolset(rec.name, _ident(rec.name, "toolset_"), desc, tags, tuple(tools), rec.location, rec.path)
+
+    def _tool(self, rec: ToolRecord, service: str, toolset: str, ident: str, toolset_tags: tuple[str, ...]) -> Tool:
+        for what, where in rec.duplicates:
+            self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
+        prefix = pascal_case(ident)
+        description = self._text(rec.description, rec, "description")
+        if not description:
+            self.issues.add("tool needs a description (models read it to decide when to call the tool)", rec.location, rec.path)
+        title = self._text(rec.title, rec, "title")
+        tags = tuple(dict.fromkeys((*toolset_tags, *self._tags(rec.tags, rec))))
+        payload = self._payload(rec.args, prefix, rec)
+        result = self._result(rec.returns, prefix, rec)
+        bounds = None
+        if rec.bounded is not None:
+            bounds, payload, result = self._bounded(rec, payload, result, prefix)
+        injected: list[str] = []
+        for name, where in rec.injected:
+            if not _is_text(name):
+                self.issues.add(f"Inject takes field names, got {name!r}", where, rec.path)
+            elif name in injected:
+                self.issues.add(f"field {name!r} is injected more than once", where, rec.path)
+            else:
+                injected.append(name)
+        return Tool(
+            name=rec.name,
+            ident=ident,
+            class_prefix=prefix,
+            service=service,
+            toolset=toolset,
+            title=title,
+            description=description or "",
+            tags=tags,
+            payload=payload,
+            result=result,
+            location=rec.location,
+            path=rec.path,
+            bounds=bounds,
+            injected=tuple(injected),
+            server_data=self._server_data(rec, prefix),
+            binding=self._binding(rec.bind) if rec.bind is not None else None,
+            annotations=self._annotations(rec),
+        )
+
+    def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
+        out: list[str] = []
+        for tag, where in tags:
+            if not _is_text(tag) or not tag.strip():
+                self.issues.add(f"tags must be non-empty strings, got {tag!r}", where, rec.path)
+            elif tag not in out:
+                out.append(tag)
+        return tuple(out)
+
+    def _annotations(self, rec: ToolRecord) -> Annotations:
+        ann = rec.annotations
+        if ann is None:
+            return Annotations()
+        values: dict[str, bool | None] = {}
+        for key in ("read_only", "destructive", "idempotent", "open_world"):
+            value = getattr(ann, key)
+            if value is not None and not isinstance(value, bool):
+                self.issues.add(f"Annotations {key}= must be True, False or None, got {value!r}", ann.location, ann.path)
+                value = None
+            values[key] = value
+        return Annotations(**values)
+
+    # ── payloads, results, server data ────────────────────────────────────────────────────
+
+    def _payload(self, rec: MessageRecord | None, prefix: str, tool: ToolRecord) -> Message:
+        hint = f"{prefix}Payload"
+        if rec is None:
+            return Message(ObjectType(ObjectShape(hint, (), None, tool.location, f"{tool.path} › args")), hint, None)
+        message = self._message(rec, hint, "Args")
+        if isinstance(message.type, ObjectType | NamedType):
+            return message
+        # Providers take an object of arguments; a single value travels as its "value" field.
+        field = Field(
+            name="value",
+            ident="value",
+            type=message.type,
+            description=message.description,
+            required=True,
+            constraints=Constraints(),
+            location=rec.location,
+            path=f"{rec.path} › \"value\"",
+        )
+        shape = ObjectShape(hint, (field,), message.description, rec.location, rec.path)
+        return Message(ObjectType(shape), hint, message.description)
+
+    def _result(self, rec: MessageRecord | None, prefix: str, tool: ToolRecord) -> Message:
+        hint = f"{prefix}Result"
+        if rec is None:
+            return Message(ObjectType(ObjectShape(hint, (), None, tool.location, f"{tool.path} › result")), hint, None)
+        return self._message(rec, hint, "Return")
+
+    def _message(self, rec: MessageRecord, hint: str, what: str) -> Message:
+        description = self._text(rec.description, rec, "description")
+        shape_rec = rec.shape
+        if rec.type is None:
+            assert shape_rec is not None
+            shape = self._shape(shape_rec, hint, description)
+            return Message(ObjectType(shape), hint, description, shape.examples)
+        if shape_rec is not None and (shape_rec.attributes or shape_rec.required):
+            self.issues.add(
+                f"{what}({rec.type!r}) names its type, so its block cannot declare attributes; "
+                f"use `with {what}():` to declare them",
+                rec.location,
+                rec.path,
+            )
+        examples = tuple(v for v, _ in shape_rec.examples) if shape_rec else ()
+        return Message(self._type(rec.type, rec.location, rec.path, None, hint), hint, description, examples)
+
+    def _server_data(self, rec: ToolRecord, prefix: str) -> tuple[ServerDataKind, ...]:
+        out: list[ServerDataKind] = []
+        seen: dict[str, Location] = {}
+        for sd in rec.server_data:
+            if not _is_text(sd.kind) or not sd.kind:
+                self.issues.add(f"server data kind must be a non-empty string, got {sd.kind!r}", sd.location, sd.path)
+                continue
+            if sd.kind in seen:
+                self.issues.add(
+                    f"server data kind {sd.kind!r} is declared twice in this tool (first at {seen[sd.kind]})",
+                    sd.location,
+                    sd.path,
+                )
+                continue
+            seen[sd.kind] = sd.location
+            if sd.default not in ("on", "off"):
+                self.issues.add(f"server data default must be 'on' or 'off', got {sd.default!r}", sd.location, sd.path)
+            assert sd.message is not None
+            message = self._message(sd.message, f"{prefix}{pascal_case(sd.kind)}ServerData", "ServerData")
+            default = "off" if sd.default == "off" else "on"
+            out.append(ServerDataKind(sd.kind, message, message.description, default, sd.location, sd.path))
+        return tuple(out)
+
+    def _bounded(
+        self, rec: ToolRecord, payload: Message, result: Message, prefix: str
+    ) -> tuple[ResultBounds, Message, Message]:
+        bounded = rec.bounded
+        assert bounded is not None
+        where, path = bounded.location, bounded.path
+        cursor, next_cursor = bounded.cursor, bounded.next_cursor
+        for label, value in (("cursor", cursor), ("next_cursor", next_cursor)):
+            if value is not None and (not _is_text(value) or python_identifier(value) is None):
+                self.issues.add(f"BoundedResult {label}= must be a field name, got {value!r}", where, path)
+                cursor = next_cursor = None
+        if (cursor is None) != (next_cursor is None):
+            self.issues.add(
+                "BoundedResult pages only with both cursor= (the payload field) and next_cursor= (the result field)",
+                where,
+                path,
+            )
+            cursor = next_cursor = None
+        bounds = ResultBounds(cursor, next_cursor, where)
+        result_shape = self._own_shape(result, f"{prefix}Result")
+        if result_shape is None:
+            self.issues.add("BoundedResult needs an object result (a Return block or a user type)", where, path)
+            return bounds, payload, result
+        wanted = list(BOUND_FIELDS)
+        if next_cursor is not None:
+            wanted.append((next_cursor, STRING, False, f"Pass as {cursor!r} to fetch the next page."))
+        fields = list(result_shape.fields)
+        for name, kind, required, description in wanted:
+            self._merge_field(fields, name, kind, required, description, where, result_shape.path)
+        result = Message(
+            ObjectType(_with_fields(result_shape, fields)), result.name_hint, result.description, result.examples
+        )
+        if cursor is not None:
+            payload_shape = self._own_shape(payload, f"{prefix}Payload")
+            assert payload_shape is not None
+            fields = list(payload_shape.fields)
+            existing = payload_shape.field(cursor)
+            if existing is not None and existing.required:
+                self.issues.add(
+                    f"cursor field {cursor!r} must be optional (the first call has no cursor)", existing.location, existing.path
+                )
+            self._merge_field(
+                fields, cursor, STRING, False, f"Cursor from a previous result's {next_cursor!r}; omit for the first page.", where, payload_shape.path
+            )
+            payload = Message(ObjectType(_with_fields(payload_shape, fields)), payload.name_hint, payload.description, payload.examples)
+        return bounds, payload, result
+
+    def _own_shape(self, message: Message, hint: str) -> ObjectShape | None:
+        """The message's object shape, copied out of a user type so fields can be added to it."""
+        t = message.type
+        if isinstance(t, ObjectType):
+            return t.shape
+        if isinstance(t, NamedType) and t.name in self.types:
+            shape = self.types[t.name].shape
+            return ObjectShape(hint, shape.fields, shape.description, shape.location, shape.path, shape.examples)
+        return None
+
+    def _merge_field(
+        self,
+        fields: list[Field],
+        name: str,
+        kind: PrimitiveType,
+        required: bool,
+        description: str,
+        where: Location,
+        parent_path: str,
+    ) -> None:
+        for i, existing in enumerate(fields):
+            if existing.name != name:
+                continue
+            if existing.type != kind:
+                self.issues.add(
+                    f"BoundedResult needs field {name!r} to be {_dsl_name(kind)}, but it is declared as {describe(existing.type)}",
+                    existing.location,
+                    existing.path,
+                )
+            # The author's words stay; the contract (type, requiredness) is BoundedResult's.
+            fields[i] = Field(
+                name, existing.ident, kind, existing.description or description, required,
+                existing.constraints, existing.location, existing.path, existing.default, existing.example,
+            )
+            return
+        ident = python_identifier(name) or name
+        fields.append(Field(name, ident, kind, description, required, Constraints(), where, f"{parent_path} › \"{name}\""))
+
+    def _binding(self, rec: BindRecord) -> Binding | None:
+        target = rec.target
+        module: str | None
+        if _is_text(target):
+            module, _, qualname = target.partition(":") if ":" in target else target.rpartition(".")
+        else:
+            module = getattr(target, "__module__", None)
+            qualname = getattr(target, "__qualname__", "")
+            if not callable(target):
+                self.issues.add(f"BindTo target {target!r} is not callable", rec.location, rec.path)
+                return None
+        if not module or not qualname or "<" in qualname:
+            self.issues.add(
+                f"BindTo target {target!r} is not importable: bind a module-level function or a method of a module-level class",
+                rec.location,
+                rec.path,
+            )
+            return None
+        try:
+            obj: Any = importlib.import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+        except Exception as exc:  # any import-time failure of the application's module
+            self.issues.add(f"BindTo target {module}:{qualname} is not importable: {type(exc).__name__}: {exc}", rec.location, rec.path)
+            return None
+        if not callable(obj):
+            self.issues.add(f"BindTo target {module}:{qualname} is not callable", rec.location, rec.path)
+            return None
+        return Binding(module, qualname, rec.location, rec.path)
+
+    # ── shapes and attributes ─────────────────────────────────────────────────────────────
+
+    def _shape(self, rec: ShapeRecord, hint: str, description: str | None) -> ObjectShape:
+        fields: list[Field] = []
+        names: dict[str, AttributeRecord] = {}
+        idents: dict[str, str] = {}
+        for attr in rec.attributes:
+            name = attr.name
+            if not _is_text(name):
+                self.issues.add(f"attribute name must be a string, got {name!r}", attr.location, attr.path)
+                continue
+            if name in names:
+                self.issues.add(f"duplicate attribute {name!r} (first declared at {names[name].location})", attr.location, attr.path)
+                continue
+            names[name] = attr
+            ident = python_identifier(name)
+            if ident is None:
+                self.issues.add(f"attribute name {name!r} is not a valid identifier after sanitising", attr.location, attr.path)
+                continue
+            if ident in idents:
+                self.issues.add(
+                    f"attribute {name!r} collides with {idents[ident]!r} after sanitising (both become {ident!r})",
+                    attr.location,
+                    attr.path,
+                )
+                continue
+            idents[ident] = name
+            fields.append(self._field(attr, ident, hint))
+        required: set[str] = set()
+        for name, where in rec.required:
+            if name not in names:
+                known = ", ".join(names) or "none"
+                self.issues.add(f"Required names unknown attribute {name!r} (attributes: {known})", where, rec.path)
+            required.add(name)
+        fields = [_required(f) if f.name in required else f for f in fields]
+        examples = tuple(value for value, _ in rec.examples)
+        return ObjectShape(hint, tuple(fields), description, rec.location, rec.path, examples)
+
+    def _field(self, attr: AttributeRecord, ident: str, parent_hint: str) -> Field:
+        hint = parent_hint + pascal_case(ident)
+        block = attr.shape
+        t = self._type(attr.type, attr.location, attr.path, block, hint)
+        if block is not None and (block.attributes or block.required) and not _contains_object(attr.type):
+            self.issues.add(
+                f"attribute {attr.name!r} has a block of attributes but its type is {attr.type!r}; use Object (or ArrayOf(Object))",
+                attr.location,
+                attr.path,
+            )
+        options = attr.options
+        return Field(
+            name=attr.name,
+            ident=ident,
+            type=t,
+            description=self._text(attr.description, attr, "description"),
+            required=False,
+            constraints=self._constraints(options, attr),
+            location=attr.location,
+            path=attr.path,
+            default=options.get("default", NO_VALUE),
+            example=options.get("example", NO_VALUE),
+        )
+
+    def _constraints(self, options: dict[str, Any], attr: AttributeRecord) -> Constraints:
+        values: dict[str, Any] = {}
+        for key in _NUMBER_OPTIONS:
+            value = options.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.issues.add(f"{key}= must be a number, got {value!r}", attr.location, attr.path)
+                continue
+            values[key] = value
+        for key in _COUNT_OPTIONS:
+            value = options.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                self.issues.add(f"{key}= must be a non-negative integer, got {value!r}", attr.location, attr.path)
+                continue
+            values[key] = value
+        for key in ("pattern", "format"):
+            value = options.get(key)
+            if value is None:
+                continue
+            if not _is_text(value):
+                self.issues.add(f"{key}= must be a string, got {value!r}", attr.location, attr.path)
+                continue
+            values[key] = value
+        enum = options.get("enum")
+        if enum is not None:
+            if isinstance(enum, str | bytes) or not isinstance(enum, list | tuple | set | frozenset):
+                self.issues.add(f"enum= must be a list of values, got {enum!r}", attr.location, attr.path)
+            elif not enum:
+                self.issues.add("enum= must list at least one value", attr.location, attr.path)
+            else:
+                values["enum"] = tuple(sorted(enum, key=repr) if isinstance(enum, set | frozenset) else enum)
+        return Constraints(**values)
+
+    def _type(self, value: Any, where: Location, path: str, block: ShapeRecord | None, hint: str) -> TypeExpr:
+        value = block_record(value)
+        if isinstance(value, PrimitiveExpr):
+            return PrimitiveType(Primitive(value.kind))
+        if isinstance(value, type) and value in BUILTIN_ALIASES:
+            return PrimitiveType(Primitive(BUILTIN_ALIASES[value].kind))
+        if isinstance(value, ObjectExpr):
+            if block is None or not block.attributes:
+                self.issues.add(
+                    "Object needs a `with` block declaring its attributes (use MapOf(String, Any) for free-form objects)",
+                    where,
+                    path,
+                )
+                return ANY
+            return ObjectType(self._shape(block, hint, None))
+        if isinstance(value, TypeRecord):
+            return self._named(value.name, where, path)
+        if isinstance(value, str):
+            return self._named(value, where, path)
+        if isinstance(value, ArrayExpr):
+            items = self._type(value.items, where, path, block, hint + "Item")
+            bounds = {}
+            for key in ("min_items", "max_items"):
+                n = getattr(value, key)
+                if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+                    self.issues.add(f"ArrayOf {key}= must be a non-negative integer, got {n!r}", value.location, path)
+                    n = None
+                bounds[key] = n
+            return ArrayType(items, **bounds)
+        if isinstance(value, MapExpr):
+            key = self._type(value.key, where, path, None, hint)
+            if key != STRING:
+                self.issues.add(f"MapOf keys must be String (JSON object keys are strings), got {value.key!r}", value.location, path)
+            return MapType(self._type(value.values, where, path, block, hint + "Value"))
+        if isinstance(value, UnionExpr):
+            if len(value.variants) < 2:
+                self.issues.add("OneOf needs at least two types", value.location, path)
+            disc = value.discriminator
+            if disc is not None and not _is_text(disc):
+                self.issues.add(f"OneOf discriminator= must be a field name, got {disc!r}", value.location, path)
+                disc = None
+            variants = tuple(
+                self._type(v, where, path, block, f"{hint}Option{i + 1}") for i, v in enumerate(value.variants)
+            )
+            return UnionType(variants, disc)
+        self.issues.add(
+            f"{value!r} is not a type; use String, Int, Float, Boolean, Any, Object, ArrayOf, MapOf, OneOf or a Type",
+            where,
+            path,
+        )
+        return ANY
+
+    def _named(self, name: str, where: Location, path: str) -> TypeExpr:
+        if name in self.type_names:
+            return NamedType(name)
+        close = difflib.get_close_matches(name, list(self.type_names), n=1)
+        suggestion = f"; did you mean {close[0]!r}?" if close else ""
+        self.issues.add(f"unknown type {name!r}{suggestion}", where, path)
+        return ANY
+
+    def _text(self, value: Any, rec: Record, what: str) -> str | None:
+        if value is None or _is_text(value):
+            return value  # type: ignore[no-any-return]
+        self.issues.add(f"{what} must be a string, got {value!r}", rec.location, rec.path)
+        return None
+
+
+def _ident(name: str, digit_prefix: str) -> str:
+    return python_identifier(name, digit_prefix=digit_prefix) or digit_prefix.rstrip("_")
+
+
+def _required(f: Field) -> Field:
+    return Field(f.name, f.ident, f.type, f.description, True, f.constraints, f.location, f.path, f.default, f.example)
+
+
+def _with_fields(shape: ObjectShape, fields: list[Field]) -> ObjectShape:
+    return ObjectShape(shape.name_hint, tuple(fields), shape.description, shape.location, shape.path, shape.examples)
+
+
+def _contains_object(value: Any) -> bool:
+    value = block_record(value)
+    if isinstance(value, ObjectExpr):
+        return True
+    if isinstance(value, ArrayExpr):
+        return _contains_object(value.items)
+    if isinstance(value, MapExpr):
+        return _contains_object(value.values)
+    if isinstance(value, UnionExpr):
+        return any(_contains_object(v) for v in value.variants)
+    return False
+
+
+_DSL_NAMES = {
+    Primitive.STRING: "String",
+    Primitive.INTEGER: "Int",
+    Primitive.NUMBER: "Float",
+    Primitive.BOOLEAN: "Boolean",
+    Primitive.ANY: "Any",
+}
+
+
+def _dsl_name(t: PrimitiveType) -> str:
+    return _DSL_NAMES[t.kind]
+
+
+def describe(t: TypeExpr) -> str:
+    """A type as the DSL spells it, for messages."""
+    match t:
+        case PrimitiveType():
+            return _dsl_name(t)
+        case ArrayType():
+            return f"ArrayOf({describe(t.items)})"
+        case MapType():
+            return f"MapOf(String, {describe(t.values)})"
+        case NamedType():
+            return t.name
+        case ObjectType():
+            return "Object"
+        case UnionType():
+            return f"OneOf({', '.join(describe(v) for v in t.variants)})"
+    return "?"
+

@@ -1,0 +1,65 @@
+"""Design errors: every problem found in a design, each with its file, line and element path."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tooldesign.dsl.records import Location
+
+
+@dataclass(frozen=True, slots=True)
+class DesignIssue:
+    """One problem in a design.
+
+    ``path`` names the element (``service "assistant" › toolset "devices" › tool "list_devices"
+    › args › "limit"``); ``location`` is the design-file line of the DSL call that caused it.
+    """
+
+    message: str
+    location: Location | None = None
+    path: str = ""
+
+    def __str__(self) -> str:
+        where = ""
+        if self.location is not None:
+            where = f"{_display_path(self.location.file)}:{self.location.line}: "
+        element = f"{self.path}: " if self.path else ""
+        return f"{where}{element}{self.message}"
+
+
+def _display_path(file: str) -> str:
+    """A design file relative to the current directory when it lies below it."""
+    try:
+        relative = os.path.relpath(file)
+    except ValueError:
+        return file
+    return file if relative.startswith("..") else relative
+
+
+class DesignError(Exception):
+    """A design that cannot be generated. Carries every issue found, not just the first."""
+
+    def __init__(self, issues: Iterable[DesignIssue]) -> None:
+        self.issues = tuple(issues)
+        count = len(self.issues)
+        header = f"the design has {count} error{'s' if count != 1 else ''}:"
+        super().__init__("\n".join([header, *(f"  {issue}" for issue in self.issues)]))
+
+
+class Issues:
+    """Collects issues across evaluation phases."""
+
+    def __init__(self) -> None:
+        self.items: list[DesignIssue] = []
+
+    def add(self, message: str, location: Location | None, path: str) -> None:
+        self.items.append(DesignIssue(message, location, path))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise DesignError(self.items)

@@ -1,0 +1,130 @@
+"""Phase 1 of evaluation: run design files so their DSL calls are recorded.
+
+A design runs as ``python design.py`` would: its own folder and the current directory are
+importable, so it can import the application code it binds to and sibling design files.
+Exceptions raised by the design are reported at the design's own line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from tooldesign.dsl.recorder import current
+from tooldesign.dsl.records import Location
+from tooldesign.ir.errors import Issues
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
+
+
+class UsageError(Exception):
+    """The command was given something that is not a design (a missing path, a text file…)."""
+
+
+def design_files(sources: Sequence[str]) -> list[tuple[str, Path | None]]:
+    """Each source as ``(label, file)``; a dotted module gives ``(module, None)``."""
+    out: list[tuple[str, Path | None]] = []
+    for source in sources:
+        path = Path(source)
+        if path.is_dir():
+            files = sorted(p for p in path.glob("*.py") if p.name != "__init__.py")
+            if not files:
+                raise UsageError(f"{source}: not a design: the folder has no .py design files")
+            out.extend((str(f), f) for f in files)
+        elif path.is_file():
+            if path.suffix != ".py":
+                raise UsageError(f"{source}: not a design: expected a .py file, a folder of them, or a module")
+            out.append((source, path))
+        elif path.suffix == ".py" or os.sep in source or "/" in source:
+            raise UsageError(f"{source}: no such file or folder")
+        elif source.replace(".", "").replace("_", "").isalnum():
+            out.append((source, None))
+        else:
+            raise UsageError(f"{source}: no such file, folder or module")
+    return out
+
+
+@contextmanager
+def importable(folders: Sequence[Path]) -> Iterator[None]:
+    """Make design folders and the current directory importable; forget design modules after."""
+    saved_path = list(sys.path)
+    before = set(sys.modules)
+    extra = [str(f.resolve()) for f in folders] + [os.getcwd()]
+    sys.path[:0] = [p for p in dict.fromkeys(extra) if p not in sys.path]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved_path
+        # Design modules must run again on the next evaluation (their DSL calls record then).
+        roots = tuple(str(f.resolve()) + os.sep for f in folders)
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules.get(name), "__file__", None) or ""
+            if file.startswith(roots):
+                del sys.modules[name]
+
+
+def run_designs(sources: Sequence[str], issues: Issues) -> list[str]:
+    """Run every design source, recording DSL calls. Returns the design files that ran."""
+    entries = design_files(sources)
+    folders = sorted({f.parent for _, f in entries if f is not None})
+    ran: list[str] = []
+    with importable(folders):
+        design_paths = {str(f.resolve()) for _, f in entries if f is not None}
+        for label, file in entries:
+            try:
+                if file is None:
+                    module = importlib.import_module(label)
+                    ran.append(getattr(module, "__file__", None) or label)
+                else:
+                    _run_file(file)
+                    ran.append(str(file))
+            except ModuleNotFoundError as exc:
+                if file is None and exc.name and label.startswith(exc.name):
+                    raise UsageError(f"{label}: no such file, folder or module") from None
+                _report(exc, issues, design_paths)
+            except (Exception, SystemExit) as exc:
+                _report(exc, issues, design_paths)
+            finally:
+                current().stack.clear()
+    return ran
+
+
+def _run_file(file: Path) -> None:
+    resolved = str(file.resolve())
+    name = file.stem
+    existing = sys.modules.get(name)
+    if existing is not None:
+        if getattr(existing, "__file__", None) == resolved:
+            return  # another design file imported it already; its calls are recorded
+        name = f"_tooldesign_design_{abs(hash(resolved)):x}_{file.stem}"
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{file}: cannot be loaded as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
+def _report(exc: BaseException, issues: Issues, design_paths: set[str]) -> None:
+    """Report an exception raised by design code at the design's own line, without a traceback."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        location = Location(exc.filename, exc.lineno or 0)
+        issues.add(f"SyntaxError: {exc.msg}", location, "")
+        return
+    location = None
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename in design_paths:
+            location = Location(frame.filename, frame.lineno or 0)
+            break
+    if location is None:
+        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+            if not frame.filename.startswith((_PACKAGE_DIR, "<")):
+                location = Location(frame.filename, frame.lineno or 0)
+                break
+    issues.add(f"{type(exc).__name__}: {exc}", location, "")

@@ -1,0 +1,264 @@
+"""The IR: a design after evaluation, resolved and validated. Immutable.
+
+Every element keeps the design-file location and element path it came from, so later stages
+(validation, transforms) can report errors where the user will look.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+from tooldesign.dsl.records import Location
+
+
+class _NoValue:
+    """Marks an absent default or example (``None`` is a real value)."""
+
+    _instance: _NoValue | None = None
+
+    def __new__(cls) -> _NoValue:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+NO_VALUE: Any = _NoValue()
+
+
+class Primitive(StrEnum):
+    STRING = "string"
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    ANY = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class PrimitiveType:
+    kind: Primitive
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType:
+    items: TypeExpr
+    min_items: int | None = None
+    max_items: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MapType:
+    """An object used as a map from string keys to ``values``."""
+
+    values: TypeExpr
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType:
+    """A reference to a user ``Type`` by name (so recursion is possible)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectType:
+    """An inline object."""
+
+    shape: ObjectShape
+
+
+@dataclass(frozen=True, slots=True)
+class UnionType:
+    variants: tuple[TypeExpr, ...]
+    discriminator: str | None = None
+
+
+TypeExpr = PrimitiveType | ArrayType | MapType | NamedType | ObjectType | UnionType
+
+
+@dataclass(frozen=True, slots=True)
+class Constraints:
+    """Value constraints of an attribute (JSON Schema keywords in snake case)."""
+
+    enum: tuple[Any, ...] | None = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    exclusive_minimum: int | float | None = None
+    exclusive_maximum: int | float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    format: str | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One attribute of an object."""
+
+    name: str
+    """The wire name, exactly as designed."""
+    ident: str
+    """The Python attribute name (the wire name sanitised; an alias keeps the wire name)."""
+    type: TypeExpr
+    description: str | None
+    required: bool
+    constraints: Constraints
+    location: Location
+    path: str
+    default: Any = NO_VALUE
+    example: Any = NO_VALUE
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_VALUE
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectShape:
+    """The attributes of an object: a user type, a payload, a result or an inline ``Object``."""
+
+    name_hint: str
+    """The class name this shape would like (``ListDevicesPayload``); made unique per toolset."""
+    fields: tuple[Field, ...]
+    description: str | None
+    location: Location
+    path: str
+    examples: tuple[Any, ...] = ()
+
+    def field(self, name: str) -> Field | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class UserType:
+    name: str
+    class_name: str
+    description: str | None
+    shape: ObjectShape
+    location: Location
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A tool's payload or result, or a server-data kind: a type and the class name it wants."""
+
+    type: TypeExpr
+    name_hint: str
+    description: str | None
+    examples: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ResultBounds:
+    """``BoundedResult``: the payload cursor field and the result next-cursor field (when paging)."""
+
+    cursor: str | None = None
+    next_cursor: str | None = None
+    location: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerDataKind:
+    kind: str
+    message: Message
+    description: str | None
+    default: Literal["on", "off"]
+    location: Location
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """``BindTo``: the function or method a tool calls, by import path."""
+
+    module: str
+    qualname: str
+    location: Location
+    path: str
+
+    @property
+    def target(self) -> str:
+        return f"{self.module}:{self.qualname}"
+
+
+@dataclass(frozen=True, slots=True)
+class Annotations:
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    ident: str
+    class_prefix: str
+    service: str
+    toolset: str
+    title: str | None
+    description: str
+    tags: tuple[str, ...]
+    payload: Message
+    result: Message
+    location: Location
+    path: str
+    bounds: ResultBounds | None = None
+    injected: tuple[str, ...] = ()
+    server_data: tuple[ServerDataKind, ...] = ()
+    binding: Binding | None = None
+    annotations: Annotations = field(default_factory=Annotations)
+
+    @property
+    def id(self) -> str:
+        return f"{self.service}.{self.toolset}.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Toolset:
+    name: str
+    ident: str
+    description: str | None
+    tags: tuple[str, ...]
+    tools: tuple[Tool, ...]
+    location: Location
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    name: str
+    ident: str
+    description: str | None
+    toolsets: tuple[Toolset, ...]
+    location: Location
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Design:
+    services: tuple[Service, ...]
+    types: Mapping[str, UserType]
+    sources: tuple[str, ...] = ()
+
+    def tools(self) -> Iterator[Tool]:
+        for service in self.services:
+            for toolset in service.toolsets:
+                yield from toolset.tools
+
+    def user_type(self, name: str) -> UserType:
+        return self.types[name]

@@ -1,0 +1,149 @@
+"""Names: design names turned into Python identifiers and class names, once, in one place."""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterable
+
+# Attributes of pydantic models (and of our bounded-result base) that a field must not shadow.
+# Listed, not read from pydantic, so generated code does not change with the installed version.
+MODEL_ATTRIBUTES = frozenset(
+    {
+        "construct",
+        "copy",
+        "dict",
+        "from_orm",
+        "json",
+        "model_computed_fields",
+        "model_config",
+        "model_construct",
+        "model_copy",
+        "model_dump",
+        "model_dump_json",
+        "model_extra",
+        "model_fields",
+        "model_fields_set",
+        "model_json_schema",
+        "model_parametrized_name",
+        "model_post_init",
+        "model_rebuild",
+        "model_validate",
+        "model_validate_json",
+        "model_validate_strings",
+        "parse_file",
+        "parse_obj",
+        "parse_raw",
+        "result_bounds",
+        "schema",
+        "schema_json",
+        "update_forward_refs",
+        "validate",
+    }
+)
+
+# Names generated models use in annotations. A field with one of these names would shadow
+# the type in its own class body (``date: date``), which pydantic rejects.
+ANNOTATION_NAMES = frozenset(
+    {
+        "Annotated",
+        "Any",
+        "AnyUrl",
+        "AwareDatetime",
+        "EmailStr",
+        "Field",
+        "IPv4Address",
+        "IPv6Address",
+        "Literal",
+        "UUID",
+        "bool",
+        "date",
+        "datetime",
+        "dict",
+        "float",
+        "int",
+        "list",
+        "str",
+        "time",
+        "timedelta",
+    }
+)
+
+# Class names that would clash with what a generated types module imports or defines.
+RESERVED_CLASS_NAMES = frozenset(
+    {
+        "Annotated",
+        "Any",
+        "AnyUrl",
+        "AwareDatetime",
+        "BaseModel",
+        "BoundedResultModel",
+        "ClassVar",
+        "ConfigDict",
+        "EmailStr",
+        "Field",
+        "IPv4Address",
+        "IPv6Address",
+        "Literal",
+        "RootModel",
+        "UUID",
+    }
+)
+
+_NOT_WORD = re.compile(r"\W")
+_WORD_BREAK = re.compile(r"[^0-9A-Za-z]+|_+")
+
+
+def python_identifier(name: str, *, digit_prefix: str = "field_") -> str | None:
+    """``name`` as a safe Python attribute name, or ``None`` if nothing usable is left.
+
+    Characters that cannot appear in an identifier become ``_``; leading underscores are dropped
+    (pydantic treats them as private); a leading digit gets ``digit_prefix``; keywords and names
+    that shadow model attributes or annotation types get a trailing ``_``.
+    """
+    text = _NOT_WORD.sub("_", name).lstrip("_")
+    if not text:
+        return None
+    if text[0].isdigit():
+        text = digit_prefix + text
+    if not text.isidentifier():
+        return None
+    if keyword.iskeyword(text) or text in MODEL_ATTRIBUTES or text in ANNOTATION_NAMES:
+        text += "_"
+    return text
+
+
+def pascal_case(name: str) -> str:
+    """``list_devices`` → ``ListDevices``; ``atlas.time_series`` → ``AtlasTimeSeries``.
+
+    Capitals inside words are kept (``HTTPHeader`` stays), so names already in PascalCase do
+    not change.
+    """
+    return "".join(part[:1].upper() + part[1:] for part in _WORD_BREAK.split(name) if part)
+
+
+def constant_name(name: str) -> str:
+    """``list_devices`` → ``LIST_DEVICES``."""
+    return re.sub(r"_+", "_", _NOT_WORD.sub("_", name)).strip("_").upper()
+
+
+class NameScope:
+    """Hands out names unique within one scope (a module, a class), in request order.
+
+    A name already taken gets a numeric suffix: ``Device``, ``Device2``, … The order of
+    requests is the design's order, so results are deterministic.
+    """
+
+    def __init__(self, reserved: Iterable[str] = ()) -> None:
+        self._taken: set[str] = set(reserved)
+
+    def unique(self, candidate: str) -> str:
+        name, n = candidate, 2
+        while name in self._taken:
+            name = f"{candidate}{n}"
+            n += 1
+        self._taken.add(name)
+        return name
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._taken

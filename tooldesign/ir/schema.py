@@ -1,0 +1,163 @@
+"""JSON Schema (2020-12) for IR types.
+
+One builder serves three readers: the catalog and specs (what a model sees: inline objects,
+injected fields left out), the model generator (every object hoisted into ``$defs`` under its
+class name) and design validation (defaults and examples checked against their own schema).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from tooldesign.ir.model import (
+    NO_VALUE,
+    ArrayType,
+    Constraints,
+    Field,
+    MapType,
+    NamedType,
+    ObjectShape,
+    ObjectType,
+    Primitive,
+    PrimitiveType,
+    TypeExpr,
+    UnionType,
+    UserType,
+)
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+Schema = dict[str, Any]
+
+# Constraints that describe a value rather than a container: on an array of primitives they
+# apply to its items (``ArrayOf(String)`` with ``max_length=64`` limits each string).
+_VALUE_KEYWORDS = (
+    ("enum", "enum"),
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+    ("exclusive_minimum", "exclusiveMinimum"),
+    ("exclusive_maximum", "exclusiveMaximum"),
+    ("min_length", "minLength"),
+    ("max_length", "maxLength"),
+    ("pattern", "pattern"),
+    ("format", "format"),
+)
+
+
+def _no_hoisting(shape: ObjectShape) -> str | None:
+    return None
+
+
+def _no_extensions(shape: ObjectShape) -> Mapping[str, Any]:
+    return {}
+
+
+class SchemaBuilder:
+    """Builds schemas for one document; referenced user types collect in :attr:`defs`.
+
+    ``def_name`` names a user type in ``$defs``; ``hoist`` returns a ``$defs`` name for an inline
+    object to move it there (``None`` keeps it inline); ``extensions`` adds keywords to an
+    object's schema.
+    """
+
+    def __init__(
+        self,
+        types: Mapping[str, UserType],
+        *,
+        def_name: Callable[[UserType], str] | None = None,
+        hoist: Callable[[ObjectShape], str | None] = _no_hoisting,
+        extensions: Callable[[ObjectShape], Mapping[str, Any]] = _no_extensions,
+    ) -> None:
+        self.types = types
+        self.defs: dict[str, Schema] = {}
+        self._def_name = def_name or (lambda t: t.name)
+        self._hoist = hoist
+        self._extensions = extensions
+
+    def document(self, root: Schema) -> Schema:
+        """``root`` with the ``$defs`` it needs (sorted, so output is stable)."""
+        if not self.defs:
+            return root
+        return {**root, "$defs": {name: self.defs[name] for name in sorted(self.defs)}}
+
+    def type_schema(self, t: TypeExpr) -> Schema:
+        match t:
+            case PrimitiveType(kind=Primitive.ANY):
+                return {}
+            case PrimitiveType(kind=kind):
+                return {"type": str(kind)}
+            case ArrayType(items=items, min_items=lo, max_items=hi):
+                out: Schema = {"type": "array", "items": self.type_schema(items)}
+                if lo is not None:
+                    out["minItems"] = lo
+                if hi is not None:
+                    out["maxItems"] = hi
+                return out
+            case MapType(values=values):
+                return {"type": "object", "additionalProperties": self.type_schema(values)}
+            case NamedType(name=name):
+                return {"$ref": f"#/$defs/{self._define(self.types[name])}"}
+            case ObjectType(shape=shape):
+                hoisted = self._hoist(shape)
+                if hoisted is None:
+                    return self.object_schema(shape)
+                if hoisted not in self.defs:
+                    self.defs[hoisted] = {}
+                    self.defs[hoisted] = self.object_schema(shape)
+                return {"$ref": f"#/$defs/{hoisted}"}
+            case UnionType(variants=variants, discriminator=None):
+                return {"anyOf": [self.type_schema(v) for v in variants]}
+            case UnionType(variants=variants, discriminator=disc):
+                return {
+                    "oneOf": [self.type_schema(v) for v in variants],
+                    "discriminator": {"propertyName": disc},
+                }
+        raise TypeError(f"not an IR type: {t!r}")
+
+    def _define(self, user_type: UserType) -> str:
+        name = self._def_name(user_type)
+        if name not in self.defs:
+            self.defs[name] = {}  # placeholder first: a recursive type refers to itself
+            self.defs[name] = self.object_schema(user_type.shape)
+        return name
+
+    def object_schema(self, shape: ObjectShape, *, omit: frozenset[str] = frozenset()) -> Schema:
+        out: Schema = {"type": "object"}
+        if shape.description:
+            out["description"] = shape.description
+        fields = [f for f in shape.fields if f.name not in omit]
+        out["properties"] = {f.name: self.field_schema(f) for f in fields}
+        required = [f.name for f in fields if f.required]
+        if required:
+            out["required"] = required
+        # The decoder rejects unknown keys, so the schema says so.
+        out["additionalProperties"] = False
+        out.update(self._extensions(shape))
+        return out
+
+    def field_schema(self, f: Field) -> Schema:
+        out = self.type_schema(f.type)
+        if f.description:
+            out = {**out, "description": f.description} if "$ref" not in out else {"$ref": out["$ref"], "description": f.description}
+        apply_constraints(out, f.constraints)
+        if f.has_default:
+            out["default"] = f.default
+        if f.example is not NO_VALUE:
+            out["examples"] = [f.example]
+        return out
+
+
+def apply_constraints(schema: Schema, constraints: Constraints) -> None:
+    """Put ``constraints`` on ``schema`` (value constraints on the items of an array)."""
+    if constraints.min_items is not None:
+        schema["minItems"] = constraints.min_items
+    if constraints.max_items is not None:
+        schema["maxItems"] = constraints.max_items
+    target = schema
+    while target.get("type") == "array" and isinstance(target.get("items"), dict):
+        target = target["items"]
+    for attr, keyword in _VALUE_KEYWORDS:
+        value = getattr(constraints, attr)
+        if value is not None:
+            target[keyword] = list(value) if attr == "enum" else value

@@ -1,0 +1,259 @@
+"""Phase 3 of evaluation: design rules the IR must satisfy, each reported where it was broken."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+import jsonschema
+import pydantic
+
+from tooldesign.ir.build import describe
+from tooldesign.ir.errors import Issues
+from tooldesign.ir.model import (
+    NO_VALUE,
+    ArrayType,
+    Design,
+    Field,
+    MapType,
+    NamedType,
+    ObjectShape,
+    ObjectType,
+    Primitive,
+    PrimitiveType,
+    Tool,
+    TypeExpr,
+    UnionType,
+)
+from tooldesign.ir.schema import SchemaBuilder
+
+FORMATS = frozenset(
+    {"date-time", "date", "time", "duration", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
+)
+
+_STRING_ONLY = ("min_length", "max_length", "pattern", "format")
+_NUMBER_ONLY = ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum")
+_ORDERED_PAIRS = (
+    ("minimum", "maximum"),
+    ("exclusive_minimum", "exclusive_maximum"),
+    ("min_length", "max_length"),
+    ("min_items", "max_items"),
+)
+
+
+def validate(design: Design, issues: Issues) -> None:
+    _Validator(design, issues).run()
+
+
+def nested_shapes(t: TypeExpr) -> Iterator[ObjectShape]:
+    """Inline object shapes inside a type (not user types: those are checked once, on their own)."""
+    match t:
+        case ObjectType(shape=shape):
+            yield shape
+        case ArrayType(items=items):
+            yield from nested_shapes(items)
+        case MapType(values=values):
+            yield from nested_shapes(values)
+        case UnionType(variants=variants):
+            for v in variants:
+                yield from nested_shapes(v)
+
+
+def _innermost(t: TypeExpr) -> TypeExpr:
+    while isinstance(t, ArrayType):
+        t = t.items
+    return t
+
+
+class _Validator:
+    def __init__(self, design: Design, issues: Issues) -> None:
+        self.design = design
+        self.issues = issues
+        self.schemas = SchemaBuilder(design.types)
+
+    def run(self) -> None:
+        for user_type in self.design.types.values():
+            self._shape(user_type.shape)
+        for tool in self.design.tools():
+            self._tool(tool)
+
+    def _tool(self, tool: Tool) -> None:
+        messages = [tool.payload, tool.result, *(sd.message for sd in tool.server_data)]
+        for message in messages:
+            for shape in nested_shapes(message.type):
+                self._shape(shape, omit=frozenset(tool.injected) if message is tool.payload else frozenset())
+            self._union_rules(message.type, tool.location, tool.path)
+        self._injected(tool)
+
+    def _injected(self, tool: Tool) -> None:
+        payload = tool.payload.type
+        shape = payload.shape if isinstance(payload, ObjectType) else None
+        if isinstance(payload, NamedType):
+            shape = self.design.types[payload.name].shape
+        for name in tool.injected:
+            f = shape.field(name) if shape else None
+            if f is None:
+                known = ", ".join(x.name for x in shape.fields) if shape else "none"
+                self.issues.add(f"Inject names unknown payload field {name!r} (fields: {known})", tool.location, tool.path)
+            elif not f.required:
+                self.issues.add(
+                    f"injected field {name!r} must be required (the runtime always fills it); add it to Required",
+                    f.location,
+                    f.path,
+                )
+
+    def _shape(self, shape: ObjectShape, *, omit: frozenset[str] = frozenset()) -> None:
+        for f in shape.fields:
+            self._field(f)
+            for inner in nested_shapes(f.type):
+                self._shape(inner)
+            self._union_rules(f.type, f.location, f.path)
+        for example in shape.examples:
+            problem = self._check_value(example, self.schemas.object_schema(shape, omit=omit))
+            if problem:
+                self.issues.add(f"Example {_short(example)} does not match the design: {problem}", shape.location, shape.path)
+
+    # ── attributes ────────────────────────────────────────────────────────────────────────
+
+    def _field(self, f: Field) -> None:
+        c = f.constraints
+        base = _innermost(f.type)
+        kind = base.kind if isinstance(base, PrimitiveType) else None
+        wrong: list[str] = []
+        if kind is not Primitive.STRING:
+            wrong += [k for k in _STRING_ONLY if getattr(c, k) is not None]
+        if kind not in (Primitive.INTEGER, Primitive.NUMBER):
+            wrong += [k for k in _NUMBER_ONLY if getattr(c, k) is not None]
+        if c.enum is not None and kind in (None, Primitive.ANY):
+            wrong.append("enum")
+        if not isinstance(f.type, ArrayType):
+            wrong += [k for k in ("min_items", "max_items") if getattr(c, k) is not None]
+        if wrong:
+            self.issues.add(f"{', '.join(wrong)} cannot apply to {describe(f.type)}", f.location, f.path)
+        for lo, hi in _ORDERED_PAIRS:
+            a, b = getattr(c, lo), getattr(c, hi)
+            if a is not None and b is not None and a > b:
+                self.issues.add(f"{lo}={a!r} is greater than {hi}={b!r}", f.location, f.path)
+        if isinstance(f.type, ArrayType):
+            for key in ("min_items", "max_items"):
+                own, arr = getattr(c, key), getattr(f.type, key)
+                if own is not None and arr is not None and own != arr:
+                    self.issues.add(f"{key} is given twice with different values ({own} and {arr})", f.location, f.path)
+            lo = c.min_items if c.min_items is not None else f.type.min_items
+            hi = c.max_items if c.max_items is not None else f.type.max_items
+            if lo is not None and hi is not None and lo > hi:
+                self.issues.add(f"min_items={lo} is greater than max_items={hi}", f.location, f.path)
+        if c.enum is not None and kind is not None:
+            self._enum(f, kind)
+        if c.pattern is not None and kind is Primitive.STRING:
+            self._pattern(f, c.pattern)
+        if c.format is not None and c.format not in FORMATS:
+            self.issues.add(f"unknown format {c.format!r}; supported: {', '.join(sorted(FORMATS))}", f.location, f.path)
+        self._default_and_example(f)
+
+    def _enum(self, f: Field, kind: Primitive) -> None:
+        enum = f.constraints.enum or ()
+        accepts = {
+            Primitive.STRING: lambda v: isinstance(v, str),
+            Primitive.INTEGER: lambda v: isinstance(v, int) and not isinstance(v, bool),
+            Primitive.NUMBER: lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+            Primitive.BOOLEAN: lambda v: isinstance(v, bool),
+        }.get(kind)
+        if accepts is None:
+            return
+        bad = [v for v in enum if not accepts(v)]
+        if bad:
+            self.issues.add(
+                f"enum values {', '.join(_short(v) for v in bad)} are not {describe(PrimitiveType(kind))} values",
+                f.location,
+                f.path,
+            )
+        if len(set(map(repr, enum))) != len(enum):
+            self.issues.add("enum lists a value more than once", f.location, f.path)
+
+    def _pattern(self, f: Field, pattern: str) -> None:
+        try:
+            re.compile(pattern)
+            # The generated model validates with pydantic's engine; it must accept the pattern too.
+            pydantic.TypeAdapter(Annotated[str, pydantic.Field(pattern=pattern)])
+        except (re.error, pydantic.PydanticUserError, pydantic.PydanticSchemaGenerationError, ValueError) as exc:
+            self.issues.add(f"pattern {pattern!r} is not a valid regular expression: {exc}", f.location, f.path)
+
+    def _default_and_example(self, f: Field) -> None:
+        if f.has_default and f.required:
+            self.issues.add(
+                f"attribute has a default ({_short(f.default)}) but is Required; a default only applies to optional attributes",
+                f.location,
+                f.path,
+            )
+        checks = (("default", f.default), ("example", f.example))
+        for label, value in checks:
+            if value is NO_VALUE:
+                continue
+            schema = self.schemas.field_schema(f)
+            schema.pop("default", None)
+            schema.pop("examples", None)
+            problem = self._check_value(value, schema)
+            if problem:
+                self.issues.add(f"{label} {_short(value)} does not satisfy the attribute's own type or constraints: {problem}", f.location, f.path)
+
+    def _check_value(self, value: Any, schema: dict[str, Any]) -> str | None:
+        document = self.schemas.document(schema)
+        validator = jsonschema.Draft202012Validator(document, format_checker=jsonschema.FormatChecker())
+        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        if error is None:
+            return None
+        where = "".join(f"[{p!r}]" for p in error.absolute_path)
+        return f"{where + ' ' if where else ''}{error.message}"
+
+    # ── unions ────────────────────────────────────────────────────────────────────────────
+
+    def _union_rules(self, t: TypeExpr, location: Any, path: str) -> None:
+        match t:
+            case ArrayType(items=items):
+                self._union_rules(items, location, path)
+            case MapType(values=values):
+                self._union_rules(values, location, path)
+            case UnionType(variants=variants, discriminator=disc):
+                for v in variants:
+                    self._union_rules(v, location, path)
+                if disc is not None:
+                    self._discriminated(variants, disc, location, path)
+
+    def _discriminated(self, variants: tuple[TypeExpr, ...], disc: str, location: Any, path: str) -> None:
+        tags: dict[Any, str] = {}
+        for v in variants:
+            label = describe(v)
+            shape = v.shape if isinstance(v, ObjectType) else None
+            if isinstance(v, NamedType):
+                shape = self.design.types[v.name].shape
+            if shape is None:
+                self.issues.add(f"OneOf with discriminator={disc!r}: variant {label} must be an object", location, path)
+                continue
+            tag = shape.field(disc)
+            if tag is None:
+                self.issues.add(f"OneOf with discriminator={disc!r}: variant {label} has no attribute {disc!r}", location, path)
+                continue
+            enum = tag.constraints.enum
+            if tag.type != PrimitiveType(Primitive.STRING) or not tag.required or enum is None or len(enum) != 1:
+                self.issues.add(
+                    f"OneOf with discriminator={disc!r}: in variant {label}, {disc!r} must be a required String "
+                    f"with exactly one enum value (its tag), e.g. enum=[\"{label.lower()}\"]",
+                    tag.location,
+                    tag.path,
+                )
+                continue
+            value = enum[0]
+            if value in tags:
+                self.issues.add(
+                    f"OneOf with discriminator={disc!r}: variants {tags[value]} and {label} share the tag {value!r}",
+                    location,
+                    path,
+                )
+            tags[value] = label
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"

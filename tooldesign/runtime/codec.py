@@ -1,0 +1,173 @@
+"""Codecs: the support code behind each generated ``codecs.py``.
+
+A payload codec turns what a model sent (JSON text, bytes or a dict) into the tool's typed
+payload, or raises :class:`ToolValidationError` with one :class:`FieldIssue` per problem. A
+result codec validates what a service returned and encodes it as JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import pydantic
+import pydantic_core
+
+from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
+from tooldesign.runtime.issues import SchemaNavigator, field_issues, json_type, shown
+from tooldesign.runtime.specs import TypeSpec
+
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
+
+RawPayload = str | bytes | bytearray | Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded(Generic[ModelT]):
+    """A decoded payload and the injected fields the caller tried to set (and which were ignored)."""
+
+    value: ModelT
+    discarded_injected: tuple[str, ...] = ()
+
+
+class PayloadCodec(Generic[ModelT]):
+    """Decodes one tool's payload.
+
+    ``injected`` names fields the model must never set: values it sends for them are discarded
+    and the values passed as ``injected=`` (from the call's metadata) are used instead.
+    """
+
+    __slots__ = ("_injected", "_navigator", "model", "spec", "tool")
+
+    def __init__(self, tool: str, spec: TypeSpec[ModelT], *, injected: tuple[str, ...] = ()) -> None:
+        self.tool = tool
+        self.spec = spec
+        self.model = spec.model
+        self._injected = injected
+        self._navigator: SchemaNavigator | None = None
+
+    @property
+    def injected(self) -> tuple[str, ...]:
+        return self._injected
+
+    def decode(self, data: RawPayload, *, injected: Mapping[str, Any] | None = None) -> ModelT:
+        """The typed payload, or :class:`ToolValidationError` naming every bad field."""
+        return self.decode_detailed(data, injected=injected).value
+
+    def decode_detailed(
+        self, data: RawPayload, *, injected: Mapping[str, Any] | None = None
+    ) -> Decoded[ModelT]:
+        if not self._injected and isinstance(data, str | bytes | bytearray):
+            # Fast path: pydantic parses and validates JSON in one pass.
+            try:
+                return Decoded(self.model.model_validate_json(data))
+            except pydantic.ValidationError as exc:
+                raise self._invalid(exc, _parse_or_keep(data)) from None
+        raw = parse_object(data, self.tool)
+        discarded = tuple(name for name in self._injected if name in raw)
+        arguments = {k: v for k, v in raw.items() if k not in self._injected} if discarded else dict(raw)
+        if injected:
+            arguments.update({k: v for k, v in injected.items() if v is not None})
+        try:
+            return Decoded(self.model.model_validate(arguments), discarded)
+        except pydantic.ValidationError as exc:
+            shown_input = {k: v for k, v in raw.items() if k not in self._injected}
+            raise self._invalid(exc, shown_input) from None
+
+    def _invalid(self, exc: pydantic.ValidationError, prior: Any) -> ToolValidationError:
+        if self._navigator is None:
+            self._navigator = SchemaNavigator(self.spec.schema)
+        errors = exc.errors(include_url=False)
+        if any(e["type"] == "json_invalid" for e in errors):
+            issues = [_malformed_json_issue(errors[0])]
+        else:
+            issues = field_issues(errors, self._navigator, prior)
+        return ToolValidationError(self.tool, issues, input=prior)
+
+
+class ResultCodec(Generic[ModelT]):
+    """Validates and encodes one tool's result."""
+
+    __slots__ = ("_navigator", "model", "spec", "tool")
+
+    def __init__(self, tool: str, spec: TypeSpec[ModelT]) -> None:
+        self.tool = tool
+        self.spec = spec
+        self.model = spec.model
+        self._navigator: SchemaNavigator | None = None
+
+    def encode(self, result: ModelT) -> str:
+        """The result as compact JSON with wire names; absent optional fields are left out."""
+        return result.model_dump_json(by_alias=True, exclude_none=True)
+
+    def coerce(self, value: Any) -> ModelT:
+        """``value`` as the result model: kept if it already is one, validated otherwise."""
+        if isinstance(value, self.model):
+            return value
+        if isinstance(value, pydantic.BaseModel):
+            value = value.model_dump(by_alias=True)
+        try:
+            return self.model.model_validate(value)
+        except pydantic.ValidationError as exc:
+            if self._navigator is None:
+                self._navigator = SchemaNavigator(self.spec.schema)
+            issues = field_issues(exc.errors(include_url=False), self._navigator, value)
+            raise ToolValidationError(self.tool, issues, input=value, kind="result") from None
+
+    def decode(self, data: RawPayload) -> ModelT:
+        """A result sent as JSON (by a remote server, say), validated."""
+        if isinstance(data, str | bytes | bytearray):
+            try:
+                parsed = pydantic_core.from_json(data)
+            except ValueError as exc:
+                issue = FieldIssue(ROOT_PATH, Constraint.INVALID_FORMAT, f"not valid JSON: {exc}")
+                raise ToolValidationError(self.tool, [issue], kind="result") from None
+            return self.coerce(parsed)
+        return self.coerce(data)
+
+
+def parse_object(data: Any, tool: str) -> Mapping[str, Any]:
+    """The payload as a JSON object, or a validation error saying why it is not one."""
+    if isinstance(data, str | bytes | bytearray):
+        try:
+            data = pydantic_core.from_json(data)
+        except ValueError as exc:
+            issue = FieldIssue(
+                ROOT_PATH,
+                Constraint.INVALID_FORMAT,
+                f"the arguments are not valid JSON ({exc})",
+                expected="object",
+            )
+            raise ToolValidationError(tool, [issue], input=_text(data)) from None
+    if not isinstance(data, Mapping):
+        issue = FieldIssue(
+            ROOT_PATH,
+            Constraint.INVALID_FIELD_TYPE,
+            f"the arguments must be a JSON object, got {json_type(data)} {shown(data)}",
+            expected="object",
+            actual=json_type(data),
+        )
+        raise ToolValidationError(tool, [issue], input=data)
+    return data
+
+
+def _parse_or_keep(data: str | bytes | bytearray) -> Any:
+    try:
+        return pydantic_core.from_json(data)
+    except ValueError:
+        return _text(data)
+
+
+def _text(data: str | bytes | bytearray) -> str:
+    return data if isinstance(data, str) else bytes(data).decode("utf-8", errors="replace")
+
+
+def _malformed_json_issue(error: pydantic_core.ErrorDetails) -> FieldIssue:
+    detail = (error.get("ctx") or {}).get("error", error.get("msg", "invalid JSON"))
+    return FieldIssue(
+        ROOT_PATH,
+        Constraint.INVALID_FORMAT,
+        f"the arguments are not valid JSON ({detail})",
+        expected="object",
+    )

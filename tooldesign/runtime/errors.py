@@ -1,0 +1,134 @@
+"""Errors the runtime and generated codecs raise or return."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Constraint(StrEnum):
+    """What a value broke. One of these per :class:`FieldIssue`."""
+
+    MISSING_FIELD = "missing_field"
+    INVALID_FIELD_TYPE = "invalid_field_type"
+    INVALID_ENUM_VALUE = "invalid_enum_value"
+    INVALID_RANGE = "invalid_range"
+    INVALID_LENGTH = "invalid_length"
+    INVALID_PATTERN = "invalid_pattern"
+    INVALID_FORMAT = "invalid_format"
+    UNKNOWN_FIELD = "unknown_field"
+
+
+ROOT_PATH = ""
+"""The path of the payload itself (for malformed JSON or a non-object payload)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldIssue:
+    """One problem with one field of a payload or result.
+
+    ``field`` is the instance path (``devices[0].id``; ``""`` is the payload itself).
+    ``bounds`` holds the JSON Schema keywords that were broken or apply
+    (``minimum``, ``maxLength``, ``minItems`` …).
+    """
+
+    field: str
+    constraint: Constraint
+    message: str
+    description: str | None = None
+    expected: str | None = None
+    actual: str | None = None
+    allowed: tuple[Any, ...] | None = None
+    bounds: Mapping[str, int | float] | None = None
+    pattern: str | None = None
+    format: str | None = None
+
+    def describe(self) -> str:
+        """One line for a human or a model: ``limit: must be at most 500 (got 900). Maximum results``."""
+        where = self.field or "arguments"
+        text = f"{where}: {self.message}"
+        if self.description:
+            text += f" — {self.description}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "field": self.field,
+            "constraint": str(self.constraint),
+            "message": self.message,
+        }
+        for key in ("description", "expected", "actual", "pattern", "format"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        if self.allowed is not None:
+            data["allowed"] = list(self.allowed)
+        if self.bounds:
+            data["bounds"] = dict(self.bounds)
+        return data
+
+
+class ToolValidationError(ValueError):
+    """A payload or result did not match its tool's design. Carries one issue per problem."""
+
+    def __init__(
+        self,
+        tool: str,
+        issues: Iterable[FieldIssue],
+        *,
+        input: Any = None,
+        kind: str = "payload",
+    ) -> None:
+        self.tool = tool
+        self.issues = tuple(issues)
+        self.input = input
+        self.kind = kind
+        super().__init__(self._summary())
+
+    def _summary(self) -> str:
+        lines = [f"invalid {self.kind} for tool {self.tool!r}:"]
+        lines.extend(f"  - {issue.describe()}" for issue in self.issues)
+        return "\n".join(lines)
+
+    @property
+    def missing_fields(self) -> tuple[str, ...]:
+        return tuple(i.field for i in self.issues if i.constraint is Constraint.MISSING_FIELD)
+
+
+@dataclass(slots=True)
+class ToolError:
+    """An error result: a message safe to show the model, and the chain of causes for operators.
+
+    ``message`` is what the model may read. ``cause`` is the original exception (kept for
+    logs and telemetry, never shown to the model unless the application opts in).
+    """
+
+    message: str
+    cause: BaseException | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_exception(cls, exc: BaseException, *, message: str | None = None) -> ToolError:
+        return cls(message=message or "the tool failed", cause=exc)
+
+    def chain(self) -> list[str]:
+        """``"Type: text"`` for the cause and every exception it was raised from, outermost first."""
+        out: list[str] = []
+        seen: set[int] = set()
+        exc = self.cause
+        while exc is not None and id(exc) not in seen:
+            seen.add(id(exc))
+            out.append(f"{type(exc).__name__}: {exc}")
+            exc = exc.__cause__ or exc.__context__
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"message": self.message}
+        if self.cause is not None:
+            data["chain"] = self.chain()
+        if self.details:
+            data["details"] = json.loads(json.dumps(self.details, default=str))
+        return data

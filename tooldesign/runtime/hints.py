@@ -1,0 +1,105 @@
+"""Retry hints: what a model needs to repair a call it got wrong."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from tooldesign.runtime.errors import FieldIssue, ToolValidationError
+
+
+class RetryReason(StrEnum):
+    INVALID_ARGUMENTS = "invalid_arguments"
+    MISSING_FIELDS = "missing_fields"
+    MALFORMED_RESPONSE = "malformed_response"
+    TIMEOUT = "timeout"
+    RATE_LIMITED = "rate_limited"
+    TOOL_UNAVAILABLE = "tool_unavailable"
+
+
+@dataclass(frozen=True, slots=True)
+class RetryHint:
+    """Guidance attached to an error result so the caller (usually a model) can try again.
+
+    ``restrict_to_tool`` says the next attempt should call this same tool again (with the
+    repaired input) rather than pick another. ``retry_after`` is in seconds (rate limits).
+    """
+
+    reason: RetryReason
+    tool: str
+    message: str
+    restrict_to_tool: bool = False
+    missing_fields: tuple[str, ...] = ()
+    example_input: Any = None
+    prior_input: Any = None
+    clarifying_question: str | None = None
+    issues: tuple[FieldIssue, ...] = ()
+    retry_after: float | None = None
+    valid_tools: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "reason": str(self.reason),
+            "tool": self.tool,
+            "message": self.message,
+            "restrict_to_tool": self.restrict_to_tool,
+        }
+        if self.missing_fields:
+            data["missing_fields"] = list(self.missing_fields)
+        if self.issues:
+            data["issues"] = [issue.to_dict() for issue in self.issues]
+        if self.example_input is not None:
+            data["example_input"] = self.example_input
+        if self.prior_input is not None:
+            data["prior_input"] = self.prior_input
+        if self.clarifying_question:
+            data["clarifying_question"] = self.clarifying_question
+        if self.retry_after is not None:
+            data["retry_after"] = self.retry_after
+        if self.valid_tools:
+            data["valid_tools"] = list(self.valid_tools)
+        return data
+
+
+def compact_json(value: Any) -> str:
+    """JSON on one line, non-ASCII kept, for messages meant to be read."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
+
+
+def retry_hint_for_invalid_payload(
+    error: ToolValidationError,
+    *,
+    example: Any = None,
+) -> RetryHint:
+    """Turn a payload validation error into the hint a model needs to repair its call.
+
+    Missing fields only → ``missing_fields``; anything else → ``invalid_arguments``. The message
+    names every bad field, what was expected and the field's design description, and shows the
+    design's example.
+    """
+    missing = error.missing_fields
+    only_missing = bool(missing) and len(missing) == len(error.issues)
+    reason = RetryReason.MISSING_FIELDS if only_missing else RetryReason.INVALID_ARGUMENTS
+    lines = [f"The arguments for tool {error.tool!r} are invalid:"]
+    lines.extend(f"- {issue.describe()}" for issue in error.issues)
+    if example is not None:
+        lines.append(f"Example of valid arguments: {compact_json(example)}")
+    lines.append(f"Call {error.tool!r} again with corrected arguments.")
+    question = None
+    if only_missing:
+        names = ", ".join(missing)
+        question = f"What value should be used for {names}?"
+    return RetryHint(
+        reason=reason,
+        tool=error.tool,
+        message="\n".join(lines),
+        restrict_to_tool=True,
+        missing_fields=missing,
+        example_input=example,
+        prior_input=error.input,
+        clarifying_question=question,
+        issues=error.issues,
+    )
+

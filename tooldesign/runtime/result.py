@@ -1,0 +1,157 @@
+"""Results: what every tool call returns, whatever happened."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from tooldesign.runtime.errors import ToolError
+from tooldesign.runtime.hints import RetryHint, compact_json
+
+BOUNDS_CONFIG_KEY = "x-tooldesign-bounds"
+"""Key in a bounded result model's ``json_schema_extra`` naming its next-cursor attribute."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """How much of the full answer a bounded result carries.
+
+    ``returned`` items are in the result; ``total`` is the full count when known; ``truncated``
+    says more exist; ``refinement_hint`` tells the model how to narrow the query;
+    ``next_cursor`` fetches the next page.
+    """
+
+    returned: int
+    total: int | None = None
+    truncated: bool = False
+    refinement_hint: str | None = None
+    next_cursor: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"returned": self.returned, "truncated": self.truncated}
+        if self.total is not None:
+            data["total"] = self.total
+        if self.refinement_hint is not None:
+            data["refinement_hint"] = self.refinement_hint
+        if self.next_cursor is not None:
+            data["next_cursor"] = self.next_cursor
+        return data
+
+
+class BoundedResultModel(BaseModel):
+    """Base class of generated bounded result types.
+
+    Generated subclasses declare ``returned``, ``total``, ``truncated`` and ``refinement_hint``
+    (and a next-cursor field when the tool pages, named in the model config).
+    """
+
+    def result_bounds(self) -> Bounds:
+        extra = self.model_config.get("json_schema_extra")
+        config = extra.get(BOUNDS_CONFIG_KEY) if isinstance(extra, Mapping) else None
+        cursor_attr = config.get("next_cursor") if isinstance(config, Mapping) else None
+        return Bounds(
+            returned=getattr(self, "returned", 0),
+            total=getattr(self, "total", None),
+            truncated=bool(getattr(self, "truncated", False)),
+            refinement_hint=getattr(self, "refinement_hint", None),
+            next_cursor=getattr(self, str(cursor_attr), None) if cursor_attr else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallMeta:
+    """Who is calling, from where. The source of injected fields.
+
+    ``labels`` carry application values (tenant, user) that injected fields can also be filled
+    from. ``server_data`` turns server-data kinds on or off for this call, overriding the design's
+    default.
+    """
+
+    run_id: str | None = None
+    session_id: str | None = None
+    turn_id: str | None = None
+    tool_call_id: str | None = None
+    parent_tool_call_id: str | None = None
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    server_data: Mapping[str, bool] = field(default_factory=dict)
+
+    def value_for(self, name: str) -> Any:
+        """The value an injected field called ``name`` takes, or ``None`` if the caller gave none."""
+        if name in _META_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                return value
+        return self.labels.get(name)
+
+
+_META_FIELDS = frozenset({"run_id", "session_id", "turn_id", "tool_call_id", "parent_tool_call_id"})
+
+
+@dataclass(frozen=True, slots=True)
+class ServerDataItem:
+    """One piece of server data emitted by a call: its kind and its validated value."""
+
+    kind: str
+    data: BaseModel
+
+
+@dataclass(slots=True)
+class ToolTelemetry:
+    """What happened during one call, for observers. Never shown to the model."""
+
+    duration_ms: float = 0.0
+    outcome: str = "pending"
+    discarded_injected: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """The outcome of one tool call: a typed result, or an error with a retry hint.
+
+    ``for_model()`` is exactly what goes back to the model.
+    """
+
+    name: str
+    result: Any = None
+    error: ToolError | None = None
+    retry_hint: RetryHint | None = None
+    bounds: Bounds | None = None
+    server_data: tuple[ServerDataItem, ...] = ()
+    telemetry: ToolTelemetry = field(default_factory=ToolTelemetry)
+    tool_call_id: str | None = None
+    result_json: str | None = None
+    """The result encoded by the tool's codec (set by the runtime)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @classmethod
+    def failure(
+        cls,
+        name: str,
+        message: str,
+        *,
+        hint: RetryHint | None = None,
+        cause: BaseException | None = None,
+    ) -> ToolResult:
+        return cls(name=name, error=ToolError(message, cause=cause), retry_hint=hint)
+
+    def for_model(self) -> str:
+        """The text to send back to the model: result JSON, or an error it can act on."""
+        if self.error is None:
+            if self.result_json is not None:
+                return self.result_json
+            if isinstance(self.result, BaseModel):
+                return self.result.model_dump_json(by_alias=True, exclude_none=True)
+            return compact_json(self.result)
+        if self.retry_hint is not None:
+            text = self.retry_hint.message
+            if self.error.message and self.error.message not in text:
+                text = f"{self.error.message}\n{text}"
+            return f"Error: {text}"
+        return f"Error: {self.error.message}"

@@ -1,0 +1,91 @@
+"""Specs: what generated ``specs.py`` modules declare about each tool.
+
+Specs are plain immutable data. They are what agents introspect, what the runtime dispatches
+on, and what provider exports are built from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from tooldesign.runtime.ident import ToolIdent
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+PayloadT = TypeVar("PayloadT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=BaseModel)
+
+JsonSchema = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TypeSpec(Generic[ModelT]):
+    """A payload, result or server-data type: its generated model and model-facing schema.
+
+    ``schema`` is what a model sees (JSON Schema 2020-12; injected fields removed).
+    ``field_descriptions`` maps dotted field paths (``devices[].id``) to design descriptions.
+    """
+
+    name: str
+    model: type[ModelT]
+    schema: JsonSchema
+    example: Any = None
+    field_descriptions: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerDataSpec(Generic[ModelT]):
+    """Typed data a tool emits for observers (UIs, logs), never for the model."""
+
+    kind: str
+    model: type[ModelT]
+    schema: JsonSchema
+    description: str | None
+    default: Literal["on", "off"]
+
+
+@dataclass(frozen=True, slots=True)
+class BoundsSpec:
+    """How a bounded tool pages: the payload field that takes a cursor, the result field that returns one."""
+
+    cursor_field: str | None = None
+    next_cursor_field: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAnnotations:
+    """Behaviour hints for clients (MCP annotations). ``None`` means not stated."""
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec(Generic[PayloadT, ResultT]):
+    """Everything the design says about one tool."""
+
+    id: ToolIdent
+    name: str
+    service: str
+    toolset: str
+    title: str | None
+    description: str
+    tags: tuple[str, ...]
+    payload: TypeSpec[PayloadT]
+    result: TypeSpec[ResultT]
+    bounded: bool = False
+    bounds: BoundsSpec | None = None
+    injected: tuple[str, ...] = ()
+    server_data: tuple[ServerDataSpec[Any], ...] = ()
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+
+    def server_data_spec(self, kind: str) -> ServerDataSpec[Any] | None:
+        for spec in self.server_data:
+            if spec.kind == kind:
+                return spec
+        return None
