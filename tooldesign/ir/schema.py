@@ -139,13 +139,19 @@ class SchemaBuilder:
     def field_schema(self, f: Field) -> Schema:
         out = self.type_schema(f.type)
         if f.description:
-            out = {**out, "description": f.description} if "$ref" not in out else {"$ref": out["$ref"], "description": f.description}
+            out = _with_description(out, f.description)
         apply_constraints(out, f.constraints)
         if f.has_default:
             out["default"] = f.default
         if f.example is not NO_VALUE:
             out["examples"] = [f.example]
         return out
+
+
+def _with_description(schema: Schema, description: str) -> Schema:
+    """``schema`` with ``description`` right after its ``type`` (or ``$ref``), for readability."""
+    head = {k: schema[k] for k in ("$ref", "type") if k in schema}
+    return {**head, "description": description, **{k: v for k, v in schema.items() if k not in head}}
 
 
 def apply_constraints(schema: Schema, constraints: Constraints) -> None:

@@ -1,0 +1,63 @@
+"""``tool_schemas.json``: the catalog of tools that agents and LLM providers consume."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from tooldesign.codegen.views import ToolView, TypeView
+from tooldesign.ir.schema import DIALECT
+
+
+def tool_entry(tool: ToolView, service: str, toolset: str) -> dict[str, Any]:
+    """One tool as the catalog lists it: only what a model may see, plus server-data specs."""
+    entry: dict[str, Any] = {
+        "id": tool.id,
+        "name": tool.name,
+        "service": service,
+        "toolset": toolset,
+        "title": tool.title,
+        "description": tool.description,
+        "tags": list(tool.tags),
+        "payload": _type_entry(tool.payload),
+        "result": _type_entry(tool.result),
+        "bounded": tool.bounded,
+    }
+    if tool.annotations:
+        entry["annotations"] = dict(tool.annotations)
+    entry["server_data"] = [
+        {"kind": sd.kind, "description": sd.description, "default": sd.default, "schema": sd.type.schema}
+        for sd in tool.server_data
+    ]
+    return entry
+
+
+def _type_entry(view: TypeView) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": view.class_name, "schema": view.schema}
+    if view.example is not None:
+        entry["example"] = view.example
+    return entry
+
+
+def catalog_hash(tools: list[dict[str, Any]]) -> str:
+    """sha256 of the tools in canonical JSON: equal for equal content, whatever the key order."""
+    canonical = json.dumps(tools, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def build_catalog(tools: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    listed = list(tools)
+    digest = catalog_hash(listed)
+    return {
+        "version": digest[:12],
+        "hash": digest,
+        "schema_dialect": DIALECT,
+        "count": len(listed),
+        "tools": listed,
+    }
+
+
+def catalog_text(catalog: dict[str, Any]) -> str:
+    return json.dumps(catalog, indent=2, ensure_ascii=False) + "\n"

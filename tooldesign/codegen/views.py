@@ -1,0 +1,392 @@
+"""IR → views: everything a toolset's templates and model generation need, precomputed.
+
+A view is plain data (strings, dicts, tuples) so it can be hashed to decide whether a toolset
+changed, sent to a worker process, and rendered by short templates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooldesign.ir.model import (
+    ArrayType,
+    Design,
+    MapType,
+    Message,
+    NamedType,
+    ObjectShape,
+    ObjectType,
+    Service,
+    Tool,
+    Toolset,
+    TypeExpr,
+    UnionType,
+    UserType,
+)
+from tooldesign.ir.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
+from tooldesign.ir.schema import SchemaBuilder
+from tooldesign.runtime.result import BOUNDS_CONFIG_KEY
+
+BOUNDED_BASE_CLASS = "tooldesign.runtime.BoundedResultModel"
+
+# Module-level names the generated specs/codecs modules define or import themselves.
+MODULE_RESERVED = frozenset(
+    {"Any", "Final", "Mapping", "SPECS", "BY_ID", "BY_NAME", "rt", "t", "specs", "spec_by_id", "spec_by_name"}
+)
+
+
+@dataclass(frozen=True)
+class TypeView:
+    """A payload, result or server-data type as specs.py declares it."""
+
+    class_name: str
+    schema: dict[str, Any]
+    example: Any
+    field_descriptions: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ServerDataView:
+    kind: str
+    type: TypeView
+    description: str | None
+    default: str
+
+
+@dataclass(frozen=True)
+class ToolView:
+    name: str
+    id: str
+    ident: str
+    title: str | None
+    description: str
+    tags: tuple[str, ...]
+    payload: TypeView
+    result: TypeView
+    bounded: bool
+    cursor_field: str | None
+    next_cursor_field: str | None
+    injected: tuple[str, ...]
+    server_data: tuple[ServerDataView, ...]
+    annotations: dict[str, bool]
+    # Module-level names in the generated package (unique per package).
+    id_const: str
+    spec_const: str
+    payload_codec: str
+    result_codec: str
+    decode_fn: str
+    encode_fn: str
+
+
+@dataclass(frozen=True)
+class ToolsetView:
+    """One generated toolset package."""
+
+    service: str
+    service_ident: str
+    name: str
+    ident: str
+    description: str | None
+    tools: tuple[ToolView, ...]
+    model_schema: dict[str, Any]
+    """The document the model generator reads: every class under ``$defs``."""
+    aliases: dict[str, str]
+    """``"Class.wire_name": "python_name"`` for fields whose Python name differs."""
+    bounded_classes: tuple[str, ...]
+    catalog: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def package_dir(self) -> str:
+        return f"{self.service_ident}/toolsets/{self.ident}"
+
+
+def toolset_views(design: Design) -> Iterator[tuple[Service, ToolsetView]]:
+    for service in design.services:
+        for toolset in service.toolsets:
+            yield service, _ToolsetViewBuilder(design, service, toolset).build()
+
+
+class _ToolsetViewBuilder:
+    def __init__(self, design: Design, service: Service, toolset: Toolset) -> None:
+        self.design = design
+        self.service = service
+        self.toolset = toolset
+        self.classes = NameScope(RESERVED_CLASS_NAMES)
+        self.user_class: dict[str, str] = {}
+        self.shape_class: dict[int, str] = {}
+        self.message_class: dict[int, str] = {}
+
+    def build(self) -> ToolsetView:
+        self._name_classes()
+        module_names = NameScope(MODULE_RESERVED)
+        tools = tuple(self._tool(tool, module_names) for tool in self.toolset.tools)
+        model_schema, aliases, bounded = self._model_document()
+        view = ToolsetView(
+            service=self.service.name,
+            service_ident=self.service.ident,
+            name=self.toolset.name,
+            ident=self.toolset.ident,
+            description=self.toolset.description,
+            tools=tools,
+            model_schema=model_schema,
+            aliases=aliases,
+            bounded_classes=bounded,
+        )
+        return view
+
+    # ── class names ───────────────────────────────────────────────────────────────────────
+
+    def _messages(self, tool: Tool) -> list[Message]:
+        return [tool.payload, tool.result, *(sd.message for sd in tool.server_data)]
+
+    def _name_classes(self) -> None:
+        # User types first, in declaration order, so they keep their own names when they can.
+        used = self._used_user_types()
+        for name in self.design.types:
+            if name in used:
+                self.user_class[name] = self.classes.unique(self.design.types[name].class_name)
+        for tool in self.toolset.tools:
+            for message in self._messages(tool):
+                t = message.type
+                if not isinstance(t, NamedType | ObjectType):
+                    self.message_class[id(message)] = self.classes.unique(message.name_hint)
+                for shape in _inline_shapes(t, top=True):
+                    self._name_shape(shape)
+        for name in self.user_class:
+            for f in self.design.types[name].shape.fields:
+                for shape in _inline_shapes(f.type, top=True):
+                    self._name_shape(shape)
+
+    def _name_shape(self, shape: ObjectShape) -> None:
+        if id(shape) in self.shape_class:
+            return
+        self.shape_class[id(shape)] = self.classes.unique(shape.name_hint)
+        for f in shape.fields:
+            for inner in _inline_shapes(f.type, top=True):
+                self._name_shape(inner)
+
+    def _used_user_types(self) -> set[str]:
+        used: set[str] = set()
+        pending = [m.type for tool in self.toolset.tools for m in self._messages(tool)]
+        while pending:
+            t = pending.pop()
+            for name in _named_types(t):
+                if name not in used:
+                    used.add(name)
+                    pending.extend(f.type for f in self.design.types[name].shape.fields)
+        return used
+
+    def message_class_name(self, message: Message) -> str:
+        t = message.type
+        if isinstance(t, NamedType):
+            return self.user_class[t.name]
+        if isinstance(t, ObjectType):
+            return self.shape_class[id(t.shape)]
+        return self.message_class[id(message)]
+
+    # ── tools ─────────────────────────────────────────────────────────────────────────────
+
+    def _tool(self, tool: Tool, names: NameScope) -> ToolView:
+        const = constant_name(tool.ident)
+        bounds = tool.bounds
+        next_cursor = None
+        if bounds is not None and bounds.next_cursor is not None:
+            shape = _object_shape(tool.result, self.design)
+            f = shape.field(bounds.next_cursor) if shape else None
+            next_cursor = f.ident if f else None
+        cursor = None
+        if bounds is not None and bounds.cursor is not None:
+            shape = _object_shape(tool.payload, self.design)
+            f = shape.field(bounds.cursor) if shape else None
+            cursor = f.ident if f else None
+        annotations = {
+            key: value
+            for key in ("read_only", "destructive", "idempotent", "open_world")
+            if (value := getattr(tool.annotations, key)) is not None
+        }
+        return ToolView(
+            name=tool.name,
+            id=tool.id,
+            ident=tool.ident,
+            title=tool.title,
+            description=tool.description,
+            tags=tool.tags,
+            payload=self._type_view(tool.payload, omit=frozenset(tool.injected)),
+            result=self._type_view(tool.result),
+            bounded=bounds is not None,
+            cursor_field=cursor,
+            next_cursor_field=next_cursor,
+            injected=tool.injected,
+            server_data=tuple(
+                ServerDataView(sd.kind, self._type_view(sd.message), sd.description, sd.default)
+                for sd in tool.server_data
+            ),
+            annotations=annotations,
+            id_const=names.unique(const),
+            spec_const=names.unique(f"{const}_SPEC"),
+            payload_codec=names.unique(f"{const}_PAYLOAD"),
+            result_codec=names.unique(f"{const}_RESULT"),
+            decode_fn=names.unique(f"decode_{tool.ident}_payload"),
+            encode_fn=names.unique(f"encode_{tool.ident}_result"),
+        )
+
+    def _type_view(self, message: Message, omit: frozenset[str] = frozenset()) -> TypeView:
+        builder = SchemaBuilder(self.design.types, def_name=lambda ut: self.user_class[ut.name])
+        shape = _object_shape(message, self.design)
+        if shape is not None:
+            # Providers want an object at the root, so a user type is inlined there, not a $ref.
+            root = builder.object_schema(shape, omit=omit)
+            if message.description and "description" not in root:
+                root = {"description": message.description, **root}
+        else:
+            root = builder.type_schema(message.type)
+            if message.description:
+                root = {**root, "description": message.description}
+        descriptions: dict[str, str] = {}
+        if shape is not None:
+            _collect_descriptions(self.design, shape, "", descriptions, frozenset(), omit)
+        return TypeView(
+            class_name=self.message_class_name(message),
+            schema=builder.document(root),
+            example=message.examples[0] if message.examples else None,
+            field_descriptions=descriptions,
+        )
+
+    # ── the model generator's document ────────────────────────────────────────────────────
+
+    def _model_document(self) -> tuple[dict[str, Any], dict[str, str], tuple[str, ...]]:
+        bounded_shapes: dict[int, str | None] = {}
+        for tool in self.toolset.tools:
+            if tool.bounds is not None and isinstance(tool.result.type, ObjectType):
+                shape = tool.result.type.shape
+                f = shape.field(tool.bounds.next_cursor) if tool.bounds.next_cursor else None
+                bounded_shapes[id(shape)] = f.ident if f else None
+
+        def extensions(shape: ObjectShape) -> dict[str, Any]:
+            if id(shape) not in bounded_shapes:
+                return {}
+            return {BOUNDS_CONFIG_KEY: {"next_cursor": bounded_shapes[id(shape)]}}
+
+        builder = SchemaBuilder(
+            self.design.types,
+            def_name=lambda ut: self.user_class[ut.name],
+            hoist=lambda shape: self.shape_class[id(shape)],
+            extensions=extensions,
+        )
+        for name in self.user_class:
+            builder.type_schema(NamedType(name))
+        for tool in self.toolset.tools:
+            for message in self._messages(tool):
+                schema = builder.type_schema(message.type)
+                if "$ref" not in schema:
+                    # A non-object message (``Return(String)``) becomes a root model.
+                    if message.description:
+                        schema["description"] = message.description
+                    builder.defs[self.message_class[id(message)]] = schema
+        aliases: dict[str, str] = {}
+        shapes: list[tuple[str, ObjectShape]] = [
+            (self.user_class[name], self.design.types[name].shape) for name in self.user_class
+        ]
+        shapes.extend(self._all_inline_shapes())
+        for class_name, shape in shapes:
+            for f in shape.fields:
+                if f.ident != f.name:
+                    aliases[f"{class_name}.{f.name}"] = f.ident
+        bounded = tuple(sorted(self.shape_class[i] for i in bounded_shapes))
+        return builder.document({}), aliases, bounded
+
+    def _all_inline_shapes(self) -> Iterator[tuple[str, ObjectShape]]:
+        seen: set[int] = set()
+        stack: list[ObjectShape] = []
+        for tool in self.toolset.tools:
+            for message in self._messages(tool):
+                stack.extend(_inline_shapes(message.type, top=True))
+        for name in self.user_class:
+            for f in self.design.types[name].shape.fields:
+                stack.extend(_inline_shapes(f.type, top=True))
+        while stack:
+            shape = stack.pop(0)
+            if id(shape) in seen:
+                continue
+            seen.add(id(shape))
+            yield self.shape_class[id(shape)], shape
+            for f in shape.fields:
+                stack.extend(_inline_shapes(f.type, top=True))
+
+
+def _inline_shapes(t: TypeExpr, *, top: bool) -> Iterator[ObjectShape]:
+    """Inline object shapes directly inside ``t`` (``top``: including ``t`` itself)."""
+    match t:
+        case ObjectType(shape=shape):
+            if top:
+                yield shape
+        case ArrayType(items=items):
+            yield from _inline_shapes(items, top=True)
+        case MapType(values=values):
+            yield from _inline_shapes(values, top=True)
+        case UnionType(variants=variants):
+            for v in variants:
+                yield from _inline_shapes(v, top=True)
+
+
+def _named_types(t: TypeExpr) -> Iterator[str]:
+    match t:
+        case NamedType(name=name):
+            yield name
+        case ArrayType(items=items):
+            yield from _named_types(items)
+        case MapType(values=values):
+            yield from _named_types(values)
+        case UnionType(variants=variants):
+            for v in variants:
+                yield from _named_types(v)
+        case ObjectType(shape=shape):
+            for f in shape.fields:
+                yield from _named_types(f.type)
+
+
+def _object_shape(message: Message, design: Design) -> ObjectShape | None:
+    t = message.type
+    if isinstance(t, ObjectType):
+        return t.shape
+    if isinstance(t, NamedType):
+        user: UserType = design.types[t.name]
+        return user.shape
+    return None
+
+
+def _collect_descriptions(
+    design: Design,
+    shape: ObjectShape,
+    prefix: str,
+    out: dict[str, str],
+    visiting: frozenset[str],
+    omit: frozenset[str] = frozenset(),
+) -> None:
+    """Design descriptions by field path (``devices[].id``); recursion stops at a repeated type."""
+    for f in shape.fields:
+        if f.name in omit:
+            continue
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        if f.description:
+            out[path] = f.description
+        _descend(design, f.type, path, out, visiting)
+
+
+def _descend(design: Design, t: TypeExpr, path: str, out: dict[str, str], visiting: frozenset[str]) -> None:
+    match t:
+        case ObjectType(shape=shape):
+            _collect_descriptions(design, shape, path, out, visiting)
+        case NamedType(name=name):
+            if name not in visiting:
+                _collect_descriptions(design, design.types[name].shape, path, out, visiting | {name})
+        case ArrayType(items=items):
+            _descend(design, items, f"{path}[]", out, visiting)
+        case MapType(values=values):
+            _descend(design, values, f"{path}{{}}", out, visiting)
+        case UnionType(variants=variants):
+            for v in variants:
+                _descend(design, v, path, out, visiting)
+
