@@ -26,10 +26,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tooldesign", description="Design-first tools for LLM agents.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    gen = commands.add_parser("gen", help="generate toolset packages and tool_schemas.json from designs")
-    gen.add_argument("designs", nargs="+", metavar="DESIGN", help="a design .py file, a folder of them, or a dotted module")
+    gen = commands.add_parser(
+        "gen", help="generate toolset packages and tool_schemas.json from designs"
+    )
+    gen.add_argument(
+        "designs",
+        nargs="+",
+        metavar="DESIGN",
+        help="a design .py file, a folder of them, or a dotted module",
+    )
     gen.add_argument("--out", required=True, metavar="DIR", help="output folder (for example gen)")
-    gen.add_argument("--check", action="store_true", help="write nothing; exit 1 listing files that would change")
+    gen.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 listing files that would change"
+    )
     gen.set_defaults(run=_gen)
     return parser
 

@@ -28,7 +28,12 @@ def tool_entry(tool: ToolView, service: str, toolset: str) -> dict[str, Any]:
     if tool.annotations:
         entry["annotations"] = dict(tool.annotations)
     entry["server_data"] = [
-        {"kind": sd.kind, "description": sd.description, "default": sd.default, "schema": sd.type.schema}
+        {
+            "kind": sd.kind,
+            "description": sd.description,
+            "default": sd.default,
+            "schema": sd.type.schema,
+        }
         for sd in tool.server_data
     ]
     return entry

@@ -7,7 +7,15 @@ from pathlib import Path
 
 # Fixed settings, independent of any ruff configuration around the output folder, so the same
 # design gives the same bytes wherever it is generated.
-RUFF_FORMAT_ARGS = ("format", "--isolated", "--line-length", "100", "--target-version", "py311", "--quiet")
+RUFF_FORMAT_ARGS = (
+    "format",
+    "--isolated",
+    "--line-length",
+    "100",
+    "--target-version",
+    "py311",
+    "--quiet",
+)
 
 
 class FormattingError(Exception):
@@ -15,7 +23,7 @@ class FormattingError(Exception):
 
 
 def ruff_binary() -> str:
-    from ruff import find_ruff_bin
+    from ruff import find_ruff_bin  # type: ignore[import-untyped]
 
     return str(find_ruff_bin())
 

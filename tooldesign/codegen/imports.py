@@ -35,7 +35,11 @@ def _section(module: str, level: int) -> int:
 def sort_imports(source: str) -> str:
     tree = ast.parse(source)
     body = list(tree.body)
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(getattr(body[0], "value", None), ast.Constant)
+    ):
         body = body[1:]  # a module docstring
     block: list[ast.Import | ast.ImportFrom] = []
     for node in body:
@@ -59,9 +63,13 @@ def sort_imports(source: str) -> str:
     sections: list[list[str]] = []
     for section in range(4):
         lines = [f"import {name}" for name in sorted(straight[section], key=str.lower)]
-        modules = sorted((k for k in from_names if k[0] == section), key=lambda k: (-k[2], k[1].lower()))
+        modules = sorted(
+            (k for k in from_names if k[0] == section), key=lambda k: (-k[2], k[1].lower())
+        )
         for _, module, level in modules:
-            names = sorted(from_names[(section, module, level)], key=lambda n: _name_key(n.split(" as ")[0]))
+            names = sorted(
+                from_names[(section, module, level)], key=lambda n: _name_key(n.split(" as ")[0])
+            )
             lines.append(f"from {'.' * level}{module} import {', '.join(names)}")
         if lines:
             sections.append(lines)

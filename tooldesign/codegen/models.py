@@ -31,12 +31,9 @@ def models_source(
     header: str = HEADER,
 ) -> str:
     # Imported here: it is the slowest import of the generator, and unchanged toolsets skip it.
-    from datamodel_code_generator import (
-        DataModelType,
-        InputFileType,
-        PythonVersion,
-        generate,
-    )
+    from datamodel_code_generator import PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType, InputFileType
+    from datamodel_code_generator.parser import LiteralType
 
     output = generate(
         json.dumps(schema),
@@ -52,10 +49,13 @@ def models_source(
         use_union_operator=True,
         use_schema_description=True,
         use_double_quotes=True,
-        enum_field_as_literal="all",
+        enum_field_as_literal=LiteralType.All,
         allow_population_by_field_name=True,
         strict_nullable=True,
         skip_root_model=True,
+        # Inline wrappers DMCG would invent (a discriminated union inside a list), so every
+        # class in types.py is one the design named.
+        collapse_root_models=True,
         aliases=dict(aliases),
         base_class_map={name: BOUNDED_BASE_CLASS for name in bounded_classes},
         model_extra_keys={BOUNDS_CONFIG_KEY},

@@ -95,7 +95,9 @@ def render_toolset(view: ToolsetView) -> dict[str, str]:
     header = f"{HEADER}\n# Toolset {view.name!r} of service {view.service!r}."
     return {
         f"{package}/__init__.py": render(
-            "package_init.py.j2", header=header, doc=f"Toolset {view.name} of service {view.service}."
+            "package_init.py.j2",
+            header=header,
+            doc=f"Toolset {view.name} of service {view.service}.",
         ),
         f"{package}/types.py": generate_models(view),
         f"{package}/specs.py": render("specs.py.j2", view=view, header=header),
@@ -114,7 +116,9 @@ def _render_all(views: list[ToolsetView]) -> list[dict[str, str]]:
     # Largest first, so the last toolset to start is a small one.
     order = sorted(range(len(views)), key=lambda i: -len(views[i].tools))
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        rendered = dict(zip(order, pool.map(render_toolset, [views[i] for i in order]), strict=True))
+        rendered = dict(
+            zip(order, pool.map(render_toolset, [views[i] for i in order]), strict=True)
+        )
     return [rendered[i] for i in range(len(views))]
 
 
@@ -128,7 +132,9 @@ def generate(sources: Sequence[str], out: str | Path, *, check: bool = False) ->
     return write_design(design, out, check=check, started=started)
 
 
-def write_design(design: Design, out: Path, *, check: bool = False, started: float | None = None) -> Report:
+def write_design(
+    design: Design, out: Path, *, check: bool = False, started: float | None = None
+) -> Report:
     started = time.perf_counter() if started is None else started
     report = Report(services=len(design.services))
     old = Manifest.load(out)
@@ -147,8 +153,10 @@ def write_design(design: Design, out: Path, *, check: bool = False, started: flo
         fingerprint = view_fingerprint(view)
         manifest.toolsets[key] = fingerprint
         previous = [p for p in old.files if p.startswith(f"{key}/") and p.endswith(".py")]
-        if old.toolsets.get(key) == fingerprint and previous and all(
-            on_disk_matches(out, p, old.files[p]) for p in previous
+        if (
+            old.toolsets.get(key) == fingerprint
+            and previous
+            and all(on_disk_matches(out, p, old.files[p]) for p in previous)
         ):
             kept.update({p: old.files[p] for p in previous})
         else:
@@ -156,7 +164,9 @@ def write_design(design: Design, out: Path, *, check: bool = False, started: flo
     for service in design.services:
         header = f"{HEADER}\n# Service {service.name!r}."
         files[f"{service.ident}/__init__.py"] = render(
-            "package_init.py.j2", header=header, doc=f"Generated toolsets of service {service.name}."
+            "package_init.py.j2",
+            header=header,
+            doc=f"Generated toolsets of service {service.name}.",
         ).encode()
         files[f"{service.ident}/toolsets/__init__.py"] = render(
             "package_init.py.j2", header=header, doc=f"Toolset packages of service {service.name}."
@@ -179,7 +189,9 @@ def write_design(design: Design, out: Path, *, check: bool = False, started: flo
         report.written = sorted(changes.write)
         report.unchanged = changes.unchanged
         report.removed = changes.remove
-        if not check and (changes.write or changes.remove or manifest.text() != _manifest_bytes(out)):
+        if not check and (
+            changes.write or changes.remove or manifest.text() != _manifest_bytes(out)
+        ):
             commit(out, staging, changes, manifest)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

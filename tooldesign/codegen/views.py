@@ -33,7 +33,19 @@ BOUNDED_BASE_CLASS = "tooldesign.runtime.BoundedResultModel"
 
 # Module-level names the generated specs/codecs modules define or import themselves.
 MODULE_RESERVED = frozenset(
-    {"Any", "Final", "Mapping", "SPECS", "BY_ID", "BY_NAME", "rt", "t", "specs", "spec_by_id", "spec_by_name"}
+    {
+        "Any",
+        "Final",
+        "Mapping",
+        "SPECS",
+        "BY_ID",
+        "BY_NAME",
+        "rt",
+        "t",
+        "specs",
+        "spec_by_id",
+        "spec_by_name",
+    }
 )
 
 
@@ -375,13 +387,17 @@ def _collect_descriptions(
         _descend(design, f.type, path, out, visiting)
 
 
-def _descend(design: Design, t: TypeExpr, path: str, out: dict[str, str], visiting: frozenset[str]) -> None:
+def _descend(
+    design: Design, t: TypeExpr, path: str, out: dict[str, str], visiting: frozenset[str]
+) -> None:
     match t:
         case ObjectType(shape=shape):
             _collect_descriptions(design, shape, path, out, visiting)
         case NamedType(name=name):
             if name not in visiting:
-                _collect_descriptions(design, design.types[name].shape, path, out, visiting | {name})
+                _collect_descriptions(
+                    design, design.types[name].shape, path, out, visiting | {name}
+                )
         case ArrayType(items=items):
             _descend(design, items, f"{path}[]", out, visiting)
         case MapType(values=values):
@@ -389,4 +405,3 @@ def _descend(design: Design, t: TypeExpr, path: str, out: dict[str, str], visiti
         case UnionType(variants=variants):
             for v in variants:
                 _descend(design, v, path, out, visiting)
-

@@ -14,8 +14,8 @@ Blocks are context managers; every other call records into the block around it.
 
 from tooldesign.dsl.calls import (
     Annotations,
-    ArrayOf,
     Args,
+    ArrayOf,
     Attribute,
     BindTo,
     BoundedResult,
@@ -37,8 +37,8 @@ from tooldesign.dsl.types import Any, Boolean, Float, Int, Object, String
 __all__ = [
     "Annotations",
     "Any",
-    "ArrayOf",
     "Args",
+    "ArrayOf",
     "Attribute",
     "BindTo",
     "Boolean",

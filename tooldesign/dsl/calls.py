@@ -71,14 +71,18 @@ def Service(name: str, description: str | None = None) -> Block:
     if rec.top is None:
         rec.design.services.append(record)
     else:
-        _misplaced("Service", "no other block (at the top level of a design file)", where, record.path)
+        _misplaced(
+            "Service", "no other block (at the top level of a design file)", where, record.path
+        )
     return Block(record, rec)
 
 
 def Toolset(name: str, description: str | None = None) -> Block:
     """Declare a toolset of the enclosing service: ``with Toolset("devices", "…"):``."""
     rec, where = current(), caller_location()
-    record = ToolsetRecord(where, rec.child_path(f"toolset {_quoted(name)}"), name=name, description=description)
+    record = ToolsetRecord(
+        where, rec.child_path(f"toolset {_quoted(name)}"), name=name, description=description
+    )
     if isinstance(rec.top, ServiceRecord):
         rec.top.toolsets.append(record)
     else:
@@ -89,7 +93,13 @@ def Toolset(name: str, description: str | None = None) -> Block:
 def Tool(name: str, description: str | None = None, *, title: str | None = None) -> Block:
     """Declare a tool of the enclosing toolset: ``with Tool("list_devices", "…", title="…"):``."""
     rec, where = current(), caller_location()
-    record = ToolRecord(where, rec.child_path(f"tool {_quoted(name)}"), name=name, description=description, title=title)
+    record = ToolRecord(
+        where,
+        rec.child_path(f"tool {_quoted(name)}"),
+        name=name,
+        description=description,
+        title=title,
+    )
     if isinstance(rec.top, ToolsetRecord):
         rec.top.tools.append(record)
     else:
@@ -105,11 +115,18 @@ def Type(name: str, description: str | None = None) -> Block:
     if rec.top is None or isinstance(rec.top, ServiceRecord):
         rec.design.types.append(record)
     else:
-        _misplaced("Type", "no block but a Service (types are shared by the whole design)", where, record.path)
+        _misplaced(
+            "Type",
+            "no block but a Service (types are shared by the whole design)",
+            where,
+            record.path,
+        )
     return Block(record, rec)
 
 
-def _message_record(where: Location, path: str, type: TypeLike, description: str | None) -> MessageRecord:
+def _message_record(
+    where: Location, path: str, type: TypeLike, description: str | None
+) -> MessageRecord:
     # The shape always exists so attributes recorded in a block that wrongly names a type too are
     # caught once, by the IR (``Args(Device)`` with a block), not as misplaced attributes.
     block_form = type is None or isinstance(type, ObjectExpr)
@@ -156,7 +173,14 @@ def Attribute(name: str, type: TypeLike, description: str | None = None, **optio
     """
     rec, where = current(), caller_location()
     shape = shape_of(rec.top)
-    record = AttributeRecord(where, rec.child_path(_quoted(name)), name=name, type=type, description=description, options=options)
+    record = AttributeRecord(
+        where,
+        rec.child_path(_quoted(name)),
+        name=name,
+        type=type,
+        description=description,
+        options=options,
+    )
     unknown = sorted(set(options) - set(_CONSTRAINT_OPTIONS))
     if unknown:
         rec.issue(
@@ -169,7 +193,12 @@ def Attribute(name: str, type: TypeLike, description: str | None = None, **optio
     if shape is not None:
         shape.attributes.append(record)
     else:
-        _misplaced("Attribute", "Args, Return, Type, ServerData or an Object attribute block", where, record.path)
+        _misplaced(
+            "Attribute",
+            "Args, Return, Type, ServerData or an Object attribute block",
+            where,
+            record.path,
+        )
     return Block(record, rec)
 
 
@@ -203,7 +232,9 @@ def Tags(*tags: str) -> None:
         _misplaced("Tags", "a Toolset or Tool block", where)
 
 
-def ArrayOf(items: TypeLike, *, min_items: int | None = None, max_items: int | None = None) -> ArrayExpr:
+def ArrayOf(
+    items: TypeLike, *, min_items: int | None = None, max_items: int | None = None
+) -> ArrayExpr:
     """An array of ``items``."""
     return ArrayExpr(items, min_items, max_items, caller_location())
 
@@ -231,7 +262,9 @@ def BoundedResult(cursor: str | None = None, next_cursor: str | None = None) -> 
     if tool.bounded is not None:
         tool.duplicates.append(("BoundedResult", where))
         return
-    tool.bounded = BoundedRecord(where, rec.child_path("bounded"), cursor=cursor, next_cursor=next_cursor)
+    tool.bounded = BoundedRecord(
+        where, rec.child_path("bounded"), cursor=cursor, next_cursor=next_cursor
+    )
 
 
 def Inject(*names: str) -> None:

@@ -10,7 +10,7 @@ import difflib
 import importlib
 import re
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from tooldesign.dsl.calls import block_record
 from tooldesign.dsl.records import (
@@ -110,8 +110,12 @@ class _Builder:
     def design(self, sources: tuple[str, ...]) -> Design:
         self._register_types()
         for name, rec in self.type_names.items():
-            shape = self._shape(rec.shape, pascal_case(name), self._text(rec.description, rec, "description"))
-            self.types[name] = UserType(name, pascal_case(name), shape.description, shape, rec.location, rec.path)
+            shape = self._shape(
+                rec.shape, pascal_case(name), self._text(rec.description, rec, "description")
+            )
+            self.types[name] = UserType(
+                name, pascal_case(name), shape.description, shape, rec.location, rec.path
+            )
         services = self._services()
         return Design(services=services, types=dict(self.types), sources=sources)
 
@@ -120,15 +124,25 @@ class _Builder:
         for rec in self.record.types:
             name = rec.name
             if not _is_text(name) or not name:
-                self.issues.add(f"type name must be a non-empty string, got {name!r}", rec.location, rec.path)
+                self.issues.add(
+                    f"type name must be a non-empty string, got {name!r}", rec.location, rec.path
+                )
                 continue
             if name in self.type_names:
                 first = self.type_names[name].location
-                self.issues.add(f"duplicate type name {name!r} (first declared at {first})", rec.location, rec.path)
+                self.issues.add(
+                    f"duplicate type name {name!r} (first declared at {first})",
+                    rec.location,
+                    rec.path,
+                )
                 continue
             class_name = pascal_case(name)
             if not class_name.isidentifier() or class_name[0].isdigit():
-                self.issues.add(f"type name {name!r} is not a valid identifier after sanitising", rec.location, rec.path)
+                self.issues.add(
+                    f"type name {name!r} is not a valid identifier after sanitising",
+                    rec.location,
+                    rec.path,
+                )
                 continue
             if class_name in by_class:
                 self.issues.add(
@@ -146,8 +160,7 @@ class _Builder:
         out: list[Service] = []
         for rec in self._unique_groups(self.record.services, "service"):
             toolsets = tuple(
-                self._toolset(t, rec.name)
-                for t in self._unique_groups(rec.toolsets, "toolset")
+                self._toolset(t, rec.name) for t in self._unique_groups(rec.toolsets, "toolset")
             )
             tool_names: dict[str, Location] = {}
             for toolset in toolsets:
@@ -162,7 +175,11 @@ class _Builder:
                     else:
                         tool_names[tool.name] = tool.location
             desc = self._text(rec.description, rec, "description")
-            out.append(Service(rec.name, _ident(rec.name, "service_"), desc, toolsets, rec.location, rec.path))
+            out.append(
+                Service(
+                    rec.name, _ident(rec.name, "service_"), desc, toolsets, rec.location, rec.path
+                )
+            )
         return tuple(out)
 
     def _unique_groups(self, records: list[GroupT], kind: str) -> list[GroupT]:
@@ -180,7 +197,11 @@ class _Builder:
                 )
                 continue
             if name in names:
-                self.issues.add(f"duplicate {kind} name {name!r} (first declared at {names[name].location})", rec.location, rec.path)
+                self.issues.add(
+                    f"duplicate {kind} name {name!r} (first declared at {names[name].location})",
+                    rec.location,
+                    rec.path,
+                )
                 continue
             ident = _ident(name, f"{kind}_")
             if ident in idents:
@@ -220,15 +241,23 @@ class _Builder:
             idents[ident] = tool_rec
             tools.append(self._tool(tool_rec, service, rec.name, ident, tags))
         desc = self._text(rec.description, rec, "description")
-        return Toolset(rec.name, _ident(rec.name, "toolset_"), desc, tags, tuple(tools), rec.location, rec.path)
+        return Toolset(
+            rec.name, _ident(rec.name, "toolset_"), desc, tags, tuple(tools), rec.location, rec.path
+        )
 
-    def _tool(self, rec: ToolRecord, service: str, toolset: str, ident: str, toolset_tags: tuple[str, ...]) -> Tool:
+    def _tool(
+        self, rec: ToolRecord, service: str, toolset: str, ident: str, toolset_tags: tuple[str, ...]
+    ) -> Tool:
         for what, where in rec.duplicates:
             self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
         prefix = pascal_case(ident)
         description = self._text(rec.description, rec, "description")
         if not description:
-            self.issues.add("tool needs a description (models read it to decide when to call the tool)", rec.location, rec.path)
+            self.issues.add(
+                "tool needs a description (models read it to decide when to call the tool)",
+                rec.location,
+                rec.path,
+            )
         title = self._text(rec.title, rec, "title")
         tags = tuple(dict.fromkeys((*toolset_tags, *self._tags(rec.tags, rec))))
         payload = self._payload(rec.args, prefix, rec)
@@ -281,7 +310,11 @@ class _Builder:
         for key in ("read_only", "destructive", "idempotent", "open_world"):
             value = getattr(ann, key)
             if value is not None and not isinstance(value, bool):
-                self.issues.add(f"Annotations {key}= must be True, False or None, got {value!r}", ann.location, ann.path)
+                self.issues.add(
+                    f"Annotations {key}= must be True, False or None, got {value!r}",
+                    ann.location,
+                    ann.path,
+                )
                 value = None
             values[key] = value
         return Annotations(**values)
@@ -291,7 +324,11 @@ class _Builder:
     def _payload(self, rec: MessageRecord | None, prefix: str, tool: ToolRecord) -> Message:
         hint = f"{prefix}Payload"
         if rec is None:
-            return Message(ObjectType(ObjectShape(hint, (), None, tool.location, f"{tool.path} › args")), hint, None)
+            return Message(
+                ObjectType(ObjectShape(hint, (), None, tool.location, f"{tool.path} › args")),
+                hint,
+                None,
+            )
         message = self._message(rec, hint, "Args")
         if isinstance(message.type, ObjectType | NamedType):
             return message
@@ -304,7 +341,7 @@ class _Builder:
             required=True,
             constraints=Constraints(),
             location=rec.location,
-            path=f"{rec.path} › \"value\"",
+            path=f'{rec.path} › "value"',
         )
         shape = ObjectShape(hint, (field,), message.description, rec.location, rec.path)
         return Message(ObjectType(shape), hint, message.description)
@@ -312,7 +349,11 @@ class _Builder:
     def _result(self, rec: MessageRecord | None, prefix: str, tool: ToolRecord) -> Message:
         hint = f"{prefix}Result"
         if rec is None:
-            return Message(ObjectType(ObjectShape(hint, (), None, tool.location, f"{tool.path} › result")), hint, None)
+            return Message(
+                ObjectType(ObjectShape(hint, (), None, tool.location, f"{tool.path} › result")),
+                hint,
+                None,
+            )
         return self._message(rec, hint, "Return")
 
     def _message(self, rec: MessageRecord, hint: str, what: str) -> Message:
@@ -330,14 +371,20 @@ class _Builder:
                 rec.path,
             )
         examples = tuple(v for v, _ in shape_rec.examples) if shape_rec else ()
-        return Message(self._type(rec.type, rec.location, rec.path, None, hint), hint, description, examples)
+        return Message(
+            self._type(rec.type, rec.location, rec.path, None, hint), hint, description, examples
+        )
 
     def _server_data(self, rec: ToolRecord, prefix: str) -> tuple[ServerDataKind, ...]:
         out: list[ServerDataKind] = []
         seen: dict[str, Location] = {}
         for sd in rec.server_data:
             if not _is_text(sd.kind) or not sd.kind:
-                self.issues.add(f"server data kind must be a non-empty string, got {sd.kind!r}", sd.location, sd.path)
+                self.issues.add(
+                    f"server data kind must be a non-empty string, got {sd.kind!r}",
+                    sd.location,
+                    sd.path,
+                )
                 continue
             if sd.kind in seen:
                 self.issues.add(
@@ -348,11 +395,19 @@ class _Builder:
                 continue
             seen[sd.kind] = sd.location
             if sd.default not in ("on", "off"):
-                self.issues.add(f"server data default must be 'on' or 'off', got {sd.default!r}", sd.location, sd.path)
+                self.issues.add(
+                    f"server data default must be 'on' or 'off', got {sd.default!r}",
+                    sd.location,
+                    sd.path,
+                )
             assert sd.message is not None
-            message = self._message(sd.message, f"{prefix}{pascal_case(sd.kind)}ServerData", "ServerData")
-            default = "off" if sd.default == "off" else "on"
-            out.append(ServerDataKind(sd.kind, message, message.description, default, sd.location, sd.path))
+            message = self._message(
+                sd.message, f"{prefix}{pascal_case(sd.kind)}ServerData", "ServerData"
+            )
+            default: Literal["on", "off"] = "off" if sd.default == "off" else "on"
+            out.append(
+                ServerDataKind(sd.kind, message, message.description, default, sd.location, sd.path)
+            )
         return tuple(out)
 
     def _bounded(
@@ -364,7 +419,9 @@ class _Builder:
         cursor, next_cursor = bounded.cursor, bounded.next_cursor
         for label, value in (("cursor", cursor), ("next_cursor", next_cursor)):
             if value is not None and (not _is_text(value) or python_identifier(value) is None):
-                self.issues.add(f"BoundedResult {label}= must be a field name, got {value!r}", where, path)
+                self.issues.add(
+                    f"BoundedResult {label}= must be a field name, got {value!r}", where, path
+                )
                 cursor = next_cursor = None
         if (cursor is None) != (next_cursor is None):
             self.issues.add(
@@ -376,16 +433,23 @@ class _Builder:
         bounds = ResultBounds(cursor, next_cursor, where)
         result_shape = self._own_shape(result, f"{prefix}Result")
         if result_shape is None:
-            self.issues.add("BoundedResult needs an object result (a Return block or a user type)", where, path)
+            self.issues.add(
+                "BoundedResult needs an object result (a Return block or a user type)", where, path
+            )
             return bounds, payload, result
         wanted = list(BOUND_FIELDS)
         if next_cursor is not None:
-            wanted.append((next_cursor, STRING, False, f"Pass as {cursor!r} to fetch the next page."))
+            wanted.append(
+                (next_cursor, STRING, False, f"Pass as {cursor!r} to fetch the next page.")
+            )
         fields = list(result_shape.fields)
         for name, kind, required, description in wanted:
             self._merge_field(fields, name, kind, required, description, where, result_shape.path)
         result = Message(
-            ObjectType(_with_fields(result_shape, fields)), result.name_hint, result.description, result.examples
+            ObjectType(_with_fields(result_shape, fields)),
+            result.name_hint,
+            result.description,
+            result.examples,
         )
         if cursor is not None:
             payload_shape = self._own_shape(payload, f"{prefix}Payload")
@@ -394,12 +458,25 @@ class _Builder:
             existing = payload_shape.field(cursor)
             if existing is not None and existing.required:
                 self.issues.add(
-                    f"cursor field {cursor!r} must be optional (the first call has no cursor)", existing.location, existing.path
+                    f"cursor field {cursor!r} must be optional (the first call has no cursor)",
+                    existing.location,
+                    existing.path,
                 )
             self._merge_field(
-                fields, cursor, STRING, False, f"Cursor from a previous result's {next_cursor!r}; omit for the first page.", where, payload_shape.path
+                fields,
+                cursor,
+                STRING,
+                False,
+                f"Cursor from a previous result's {next_cursor!r}; omit for the first page.",
+                where,
+                payload_shape.path,
             )
-            payload = Message(ObjectType(_with_fields(payload_shape, fields)), payload.name_hint, payload.description, payload.examples)
+            payload = Message(
+                ObjectType(_with_fields(payload_shape, fields)),
+                payload.name_hint,
+                payload.description,
+                payload.examples,
+            )
         return bounds, payload, result
 
     def _own_shape(self, message: Message, hint: str) -> ObjectShape | None:
@@ -409,7 +486,9 @@ class _Builder:
             return t.shape
         if isinstance(t, NamedType) and t.name in self.types:
             shape = self.types[t.name].shape
-            return ObjectShape(hint, shape.fields, shape.description, shape.location, shape.path, shape.examples)
+            return ObjectShape(
+                hint, shape.fields, shape.description, shape.location, shape.path, shape.examples
+            )
         return None
 
     def _merge_field(
@@ -433,12 +512,31 @@ class _Builder:
                 )
             # The author's words stay; the contract (type, requiredness) is BoundedResult's.
             fields[i] = Field(
-                name, existing.ident, kind, existing.description or description, required,
-                existing.constraints, existing.location, existing.path, existing.default, existing.example,
+                name,
+                existing.ident,
+                kind,
+                existing.description or description,
+                required,
+                existing.constraints,
+                existing.location,
+                existing.path,
+                existing.default,
+                existing.example,
             )
             return
         ident = python_identifier(name) or name
-        fields.append(Field(name, ident, kind, description, required, Constraints(), where, f"{parent_path} › \"{name}\""))
+        fields.append(
+            Field(
+                name,
+                ident,
+                kind,
+                description,
+                required,
+                Constraints(),
+                where,
+                f'{parent_path} › "{name}"',
+            )
+        )
 
     def _binding(self, rec: BindRecord) -> Binding | None:
         target = rec.target
@@ -462,11 +560,17 @@ class _Builder:
             obj: Any = importlib.import_module(module)
             for part in qualname.split("."):
                 obj = getattr(obj, part)
-        except Exception as exc:  # any import-time failure of the application's module
-            self.issues.add(f"BindTo target {module}:{qualname} is not importable: {type(exc).__name__}: {exc}", rec.location, rec.path)
+        except Exception as exc:  # noqa: BLE001 - the application's module may fail to import in any way
+            self.issues.add(
+                f"BindTo target {module}:{qualname} is not importable: {type(exc).__name__}: {exc}",
+                rec.location,
+                rec.path,
+            )
             return None
         if not callable(obj):
-            self.issues.add(f"BindTo target {module}:{qualname} is not callable", rec.location, rec.path)
+            self.issues.add(
+                f"BindTo target {module}:{qualname} is not callable", rec.location, rec.path
+            )
             return None
         return Binding(module, qualname, rec.location, rec.path)
 
@@ -479,15 +583,25 @@ class _Builder:
         for attr in rec.attributes:
             name = attr.name
             if not _is_text(name):
-                self.issues.add(f"attribute name must be a string, got {name!r}", attr.location, attr.path)
+                self.issues.add(
+                    f"attribute name must be a string, got {name!r}", attr.location, attr.path
+                )
                 continue
             if name in names:
-                self.issues.add(f"duplicate attribute {name!r} (first declared at {names[name].location})", attr.location, attr.path)
+                self.issues.add(
+                    f"duplicate attribute {name!r} (first declared at {names[name].location})",
+                    attr.location,
+                    attr.path,
+                )
                 continue
             names[name] = attr
             ident = python_identifier(name)
             if ident is None:
-                self.issues.add(f"attribute name {name!r} is not a valid identifier after sanitising", attr.location, attr.path)
+                self.issues.add(
+                    f"attribute name {name!r} is not a valid identifier after sanitising",
+                    attr.location,
+                    attr.path,
+                )
                 continue
             if ident in idents:
                 self.issues.add(
@@ -502,7 +616,11 @@ class _Builder:
         for name, where in rec.required:
             if name not in names:
                 known = ", ".join(names) or "none"
-                self.issues.add(f"Required names unknown attribute {name!r} (attributes: {known})", where, rec.path)
+                self.issues.add(
+                    f"Required names unknown attribute {name!r} (attributes: {known})",
+                    where,
+                    rec.path,
+                )
             required.add(name)
         fields = [_required(f) if f.name in required else f for f in fields]
         examples = tuple(value for value, _ in rec.examples)
@@ -512,7 +630,11 @@ class _Builder:
         hint = parent_hint + pascal_case(ident)
         block = attr.shape
         t = self._type(attr.type, attr.location, attr.path, block, hint)
-        if block is not None and (block.attributes or block.required) and not _contains_object(attr.type):
+        if (
+            block is not None
+            and (block.attributes or block.required)
+            and not _contains_object(attr.type)
+        ):
             self.issues.add(
                 f"attribute {attr.name!r} has a block of attributes but its type is {attr.type!r}; use Object (or ArrayOf(Object))",
                 attr.location,
@@ -547,7 +669,11 @@ class _Builder:
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                self.issues.add(f"{key}= must be a non-negative integer, got {value!r}", attr.location, attr.path)
+                self.issues.add(
+                    f"{key}= must be a non-negative integer, got {value!r}",
+                    attr.location,
+                    attr.path,
+                )
                 continue
             values[key] = value
         for key in ("pattern", "format"):
@@ -560,15 +686,23 @@ class _Builder:
             values[key] = value
         enum = options.get("enum")
         if enum is not None:
-            if isinstance(enum, str | bytes) or not isinstance(enum, list | tuple | set | frozenset):
-                self.issues.add(f"enum= must be a list of values, got {enum!r}", attr.location, attr.path)
+            if isinstance(enum, str | bytes) or not isinstance(
+                enum, list | tuple | set | frozenset
+            ):
+                self.issues.add(
+                    f"enum= must be a list of values, got {enum!r}", attr.location, attr.path
+                )
             elif not enum:
                 self.issues.add("enum= must list at least one value", attr.location, attr.path)
             else:
-                values["enum"] = tuple(sorted(enum, key=repr) if isinstance(enum, set | frozenset) else enum)
+                values["enum"] = tuple(
+                    sorted(enum, key=repr) if isinstance(enum, set | frozenset) else enum
+                )
         return Constraints(**values)
 
-    def _type(self, value: Any, where: Location, path: str, block: ShapeRecord | None, hint: str) -> TypeExpr:
+    def _type(
+        self, value: Any, where: Location, path: str, block: ShapeRecord | None, hint: str
+    ) -> TypeExpr:
         value = block_record(value)
         if isinstance(value, PrimitiveExpr):
             return PrimitiveType(Primitive(value.kind))
@@ -593,24 +727,35 @@ class _Builder:
             for key in ("min_items", "max_items"):
                 n = getattr(value, key)
                 if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
-                    self.issues.add(f"ArrayOf {key}= must be a non-negative integer, got {n!r}", value.location, path)
+                    self.issues.add(
+                        f"ArrayOf {key}= must be a non-negative integer, got {n!r}",
+                        value.location,
+                        path,
+                    )
                     n = None
                 bounds[key] = n
             return ArrayType(items, **bounds)
         if isinstance(value, MapExpr):
-            key = self._type(value.key, where, path, None, hint)
-            if key != STRING:
-                self.issues.add(f"MapOf keys must be String (JSON object keys are strings), got {value.key!r}", value.location, path)
+            if self._type(value.key, where, path, None, hint) != STRING:
+                self.issues.add(
+                    f"MapOf keys must be String (JSON object keys are strings), got {value.key!r}",
+                    value.location,
+                    path,
+                )
             return MapType(self._type(value.values, where, path, block, hint + "Value"))
         if isinstance(value, UnionExpr):
             if len(value.variants) < 2:
                 self.issues.add("OneOf needs at least two types", value.location, path)
-            disc = value.discriminator
-            if disc is not None and not _is_text(disc):
-                self.issues.add(f"OneOf discriminator= must be a field name, got {disc!r}", value.location, path)
-                disc = None
+            disc = value.discriminator if isinstance(value.discriminator, str) else None
+            if value.discriminator is not None and disc is None:
+                self.issues.add(
+                    f"OneOf discriminator= must be a field name, got {value.discriminator!r}",
+                    value.location,
+                    path,
+                )
             variants = tuple(
-                self._type(v, where, path, block, f"{hint}Option{i + 1}") for i, v in enumerate(value.variants)
+                self._type(v, where, path, block, f"{hint}Option{i + 1}")
+                for i, v in enumerate(value.variants)
             )
             return UnionType(variants, disc)
         self.issues.add(
@@ -640,11 +785,29 @@ def _ident(name: str, digit_prefix: str) -> str:
 
 
 def _required(f: Field) -> Field:
-    return Field(f.name, f.ident, f.type, f.description, True, f.constraints, f.location, f.path, f.default, f.example)
+    return Field(
+        f.name,
+        f.ident,
+        f.type,
+        f.description,
+        True,
+        f.constraints,
+        f.location,
+        f.path,
+        f.default,
+        f.example,
+    )
 
 
 def _with_fields(shape: ObjectShape, fields: list[Field]) -> ObjectShape:
-    return ObjectShape(shape.name_hint, tuple(fields), shape.description, shape.location, shape.path, shape.examples)
+    return ObjectShape(
+        shape.name_hint,
+        tuple(fields),
+        shape.description,
+        shape.location,
+        shape.path,
+        shape.examples,
+    )
 
 
 def _contains_object(value: Any) -> bool:
@@ -689,4 +852,3 @@ def describe(t: TypeExpr) -> str:
         case UnionType():
             return f"OneOf({', '.join(describe(v) for v in t.variants)})"
     return "?"
-

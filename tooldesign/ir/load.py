@@ -39,7 +39,9 @@ def design_files(sources: Sequence[str]) -> list[tuple[str, Path | None]]:
             out.extend((str(f), f) for f in files)
         elif path.is_file():
             if path.suffix != ".py":
-                raise UsageError(f"{source}: not a design: expected a .py file, a folder of them, or a module")
+                raise UsageError(
+                    f"{source}: not a design: expected a .py file, a folder of them, or a module"
+                )
             out.append((source, path))
         elif path.suffix == ".py" or os.sep in source or "/" in source:
             raise UsageError(f"{source}: no such file or folder")
@@ -88,7 +90,7 @@ def run_designs(sources: Sequence[str], issues: Issues) -> list[str]:
                 if file is None and exc.name and label.startswith(exc.name):
                     raise UsageError(f"{label}: no such file, folder or module") from None
                 _report(exc, issues, design_paths)
-            except (Exception, SystemExit) as exc:
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - design code may raise anything
                 _report(exc, issues, design_paths)
             finally:
                 current().stack.clear()
@@ -114,10 +116,9 @@ def _run_file(file: Path) -> None:
 def _report(exc: BaseException, issues: Issues, design_paths: set[str]) -> None:
     """Report an exception raised by design code at the design's own line, without a traceback."""
     if isinstance(exc, SyntaxError) and exc.filename:
-        location = Location(exc.filename, exc.lineno or 0)
-        issues.add(f"SyntaxError: {exc.msg}", location, "")
+        issues.add(f"SyntaxError: {exc.msg}", Location(exc.filename, exc.lineno or 0), "")
         return
-    location = None
+    location: Location | None = None
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if frame.filename in design_paths:
             location = Location(frame.filename, frame.lineno or 0)

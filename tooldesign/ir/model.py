@@ -19,7 +19,7 @@ class _NoValue:
 
     _instance: _NoValue | None = None
 
-    def __new__(cls) -> _NoValue:
+    def __new__(cls) -> _NoValue:  # noqa: PYI034 - a singleton: always the one instance
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance

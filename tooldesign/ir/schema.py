@@ -150,8 +150,12 @@ class SchemaBuilder:
 
 def _with_description(schema: Schema, description: str) -> Schema:
     """``schema`` with ``description`` right after its ``type`` (or ``$ref``), for readability."""
-    head = {k: schema[k] for k in ("$ref", "type") if k in schema}
-    return {**head, "description": description, **{k: v for k, v in schema.items() if k not in head}}
+    head: Schema = {k: schema[k] for k in ("$ref", "type") if k in schema}
+    return {
+        **head,
+        "description": description,
+        **{k: v for k, v in schema.items() if k not in head},
+    }
 
 
 def apply_constraints(schema: Schema, constraints: Constraints) -> None:

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import jsonschema
 import pydantic
-
 from tooldesign.ir.build import describe
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
@@ -82,7 +81,9 @@ class _Validator:
         messages = [tool.payload, tool.result, *(sd.message for sd in tool.server_data)]
         for message in messages:
             for shape in nested_shapes(message.type):
-                self._shape(shape, omit=frozenset(tool.injected) if message is tool.payload else frozenset())
+                self._shape(
+                    shape, omit=frozenset(tool.injected) if message is tool.payload else frozenset()
+                )
             self._union_rules(message.type, tool.location, tool.path)
         self._injected(tool)
 
@@ -95,7 +96,11 @@ class _Validator:
             f = shape.field(name) if shape else None
             if f is None:
                 known = ", ".join(x.name for x in shape.fields) if shape else "none"
-                self.issues.add(f"Inject names unknown payload field {name!r} (fields: {known})", tool.location, tool.path)
+                self.issues.add(
+                    f"Inject names unknown payload field {name!r} (fields: {known})",
+                    tool.location,
+                    tool.path,
+                )
             elif not f.required:
                 self.issues.add(
                     f"injected field {name!r} must be required (the runtime always fills it); add it to Required",
@@ -112,7 +117,11 @@ class _Validator:
         for example in shape.examples:
             problem = self._check_value(example, self.schemas.object_schema(shape, omit=omit))
             if problem:
-                self.issues.add(f"Example {_short(example)} does not match the design: {problem}", shape.location, shape.path)
+                self.issues.add(
+                    f"Example {_short(example)} does not match the design: {problem}",
+                    shape.location,
+                    shape.path,
+                )
 
     # ── attributes ────────────────────────────────────────────────────────────────────────
 
@@ -130,26 +139,38 @@ class _Validator:
         if not isinstance(f.type, ArrayType):
             wrong += [k for k in ("min_items", "max_items") if getattr(c, k) is not None]
         if wrong:
-            self.issues.add(f"{', '.join(wrong)} cannot apply to {describe(f.type)}", f.location, f.path)
+            self.issues.add(
+                f"{', '.join(wrong)} cannot apply to {describe(f.type)}", f.location, f.path
+            )
         for lo, hi in _ORDERED_PAIRS:
             a, b = getattr(c, lo), getattr(c, hi)
             if a is not None and b is not None and a > b:
                 self.issues.add(f"{lo}={a!r} is greater than {hi}={b!r}", f.location, f.path)
         if isinstance(f.type, ArrayType):
-            for key in ("min_items", "max_items"):
-                own, arr = getattr(c, key), getattr(f.type, key)
+            for label in ("min_items", "max_items"):
+                own, arr = getattr(c, label), getattr(f.type, label)
                 if own is not None and arr is not None and own != arr:
-                    self.issues.add(f"{key} is given twice with different values ({own} and {arr})", f.location, f.path)
-            lo = c.min_items if c.min_items is not None else f.type.min_items
-            hi = c.max_items if c.max_items is not None else f.type.max_items
-            if lo is not None and hi is not None and lo > hi:
-                self.issues.add(f"min_items={lo} is greater than max_items={hi}", f.location, f.path)
+                    self.issues.add(
+                        f"{label} is given twice with different values ({own} and {arr})",
+                        f.location,
+                        f.path,
+                    )
+            fewest = c.min_items if c.min_items is not None else f.type.min_items
+            most = c.max_items if c.max_items is not None else f.type.max_items
+            if fewest is not None and most is not None and fewest > most:
+                self.issues.add(
+                    f"min_items={fewest} is greater than max_items={most}", f.location, f.path
+                )
         if c.enum is not None and kind is not None:
             self._enum(f, kind)
         if c.pattern is not None and kind is Primitive.STRING:
             self._pattern(f, c.pattern)
         if c.format is not None and c.format not in FORMATS:
-            self.issues.add(f"unknown format {c.format!r}; supported: {', '.join(sorted(FORMATS))}", f.location, f.path)
+            self.issues.add(
+                f"unknown format {c.format!r}; supported: {', '.join(sorted(FORMATS))}",
+                f.location,
+                f.path,
+            )
         self._default_and_example(f)
 
     def _enum(self, f: Field, kind: Primitive) -> None:
@@ -177,8 +198,15 @@ class _Validator:
             re.compile(pattern)
             # The generated model validates with pydantic's engine; it must accept the pattern too.
             pydantic.TypeAdapter(Annotated[str, pydantic.Field(pattern=pattern)])
-        except (re.error, pydantic.PydanticUserError, pydantic.PydanticSchemaGenerationError, ValueError) as exc:
-            self.issues.add(f"pattern {pattern!r} is not a valid regular expression: {exc}", f.location, f.path)
+        except (
+            re.error,
+            pydantic.PydanticUserError,
+            pydantic.PydanticSchemaGenerationError,
+            ValueError,
+        ) as exc:
+            self.issues.add(
+                f"pattern {pattern!r} is not a valid regular expression: {exc}", f.location, f.path
+            )
 
     def _default_and_example(self, f: Field) -> None:
         if f.has_default and f.required:
@@ -196,11 +224,17 @@ class _Validator:
             schema.pop("examples", None)
             problem = self._check_value(value, schema)
             if problem:
-                self.issues.add(f"{label} {_short(value)} does not satisfy the attribute's own type or constraints: {problem}", f.location, f.path)
+                self.issues.add(
+                    f"{label} {_short(value)} does not satisfy the attribute's own type or constraints: {problem}",
+                    f.location,
+                    f.path,
+                )
 
     def _check_value(self, value: Any, schema: dict[str, Any]) -> str | None:
         document = self.schemas.document(schema)
-        validator = jsonschema.Draft202012Validator(document, format_checker=jsonschema.FormatChecker())
+        validator = jsonschema.Draft202012Validator(
+            document, format_checker=jsonschema.FormatChecker()
+        )
         error = jsonschema.exceptions.best_match(validator.iter_errors(value))
         if error is None:
             return None
@@ -221,7 +255,9 @@ class _Validator:
                 if disc is not None:
                     self._discriminated(variants, disc, location, path)
 
-    def _discriminated(self, variants: tuple[TypeExpr, ...], disc: str, location: Any, path: str) -> None:
+    def _discriminated(
+        self, variants: tuple[TypeExpr, ...], disc: str, location: Any, path: str
+    ) -> None:
         tags: dict[Any, str] = {}
         for v in variants:
             label = describe(v)
@@ -229,17 +265,30 @@ class _Validator:
             if isinstance(v, NamedType):
                 shape = self.design.types[v.name].shape
             if shape is None:
-                self.issues.add(f"OneOf with discriminator={disc!r}: variant {label} must be an object", location, path)
+                self.issues.add(
+                    f"OneOf with discriminator={disc!r}: variant {label} must be an object",
+                    location,
+                    path,
+                )
                 continue
             tag = shape.field(disc)
             if tag is None:
-                self.issues.add(f"OneOf with discriminator={disc!r}: variant {label} has no attribute {disc!r}", location, path)
+                self.issues.add(
+                    f"OneOf with discriminator={disc!r}: variant {label} has no attribute {disc!r}",
+                    location,
+                    path,
+                )
                 continue
             enum = tag.constraints.enum
-            if tag.type != PrimitiveType(Primitive.STRING) or not tag.required or enum is None or len(enum) != 1:
+            if (
+                tag.type != PrimitiveType(Primitive.STRING)
+                or not tag.required
+                or enum is None
+                or len(enum) != 1
+            ):
                 self.issues.add(
                     f"OneOf with discriminator={disc!r}: in variant {label}, {disc!r} must be a required String "
-                    f"with exactly one enum value (its tag), e.g. enum=[\"{label.lower()}\"]",
+                    f'with exactly one enum value (its tag), e.g. enum=["{label.lower()}"]',
                     tag.location,
                     tag.path,
                 )

@@ -5,8 +5,8 @@ from tooldesign.runtime.errors import Constraint, FieldIssue, ToolError, ToolVal
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.result import (
-    Bounds,
     BoundedResultModel,
+    Bounds,
     ServerDataItem,
     ToolCallMeta,
     ToolResult,

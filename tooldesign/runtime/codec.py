@@ -13,7 +13,6 @@ from typing import Any, Generic, TypeVar
 
 import pydantic
 import pydantic_core
-
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
 from tooldesign.runtime.issues import SchemaNavigator, field_issues, json_type, shown
 from tooldesign.runtime.specs import TypeSpec
@@ -40,7 +39,9 @@ class PayloadCodec(Generic[ModelT]):
 
     __slots__ = ("_injected", "_navigator", "model", "spec", "tool")
 
-    def __init__(self, tool: str, spec: TypeSpec[ModelT], *, injected: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, tool: str, spec: TypeSpec[ModelT], *, injected: tuple[str, ...] = ()
+    ) -> None:
         self.tool = tool
         self.spec = spec
         self.model = spec.model
@@ -66,7 +67,9 @@ class PayloadCodec(Generic[ModelT]):
                 raise self._invalid(exc, _parse_or_keep(data)) from None
         raw = parse_object(data, self.tool)
         discarded = tuple(name for name in self._injected if name in raw)
-        arguments = {k: v for k, v in raw.items() if k not in self._injected} if discarded else dict(raw)
+        arguments = (
+            {k: v for k, v in raw.items() if k not in self._injected} if discarded else dict(raw)
+        )
         if injected:
             arguments.update({k: v for k, v in injected.items() if v is not None})
         try:

@@ -102,4 +102,3 @@ def retry_hint_for_invalid_payload(
         clarifying_question=question,
         issues=error.issues,
     )
-

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Self
+
 
 class ToolIdent(str):
     """The canonical id of a tool, ``"<service>.<toolset>.<tool>"``.
@@ -12,7 +14,7 @@ class ToolIdent(str):
 
     __slots__ = ()
 
-    def __new__(cls, value: str) -> ToolIdent:
+    def __new__(cls, value: str) -> Self:
         parts = value.split(".")
         if len(parts) != 3 or not all(parts):
             raise ValueError(f"tool id must look like 'service.toolset.tool', got {value!r}")

@@ -13,11 +13,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import ErrorDetails
-
 from tooldesign.runtime.errors import Constraint, FieldIssue
 
 _RANGE_ERRORS = frozenset(
-    {"greater_than", "greater_than_equal", "less_than", "less_than_equal", "multiple_of", "finite_number"}
+    {
+        "greater_than",
+        "greater_than_equal",
+        "less_than",
+        "less_than_equal",
+        "multiple_of",
+        "finite_number",
+    }
 )
 _LENGTH_ERRORS = frozenset({"string_too_short", "string_too_long", "too_short", "too_long"})
 _ENUM_ERRORS = frozenset({"literal_error", "enum"})
@@ -146,7 +152,9 @@ class SchemaNavigator:
             tag_schema = self.resolve((variant.get("properties") or {}).get(prop))
             if tag_schema is None:
                 continue
-            values = tag_schema.get("enum") or ([tag_schema["const"]] if "const" in tag_schema else [])
+            values = tag_schema.get("enum") or (
+                [tag_schema["const"]] if "const" in tag_schema else []
+            )
             if tag in values:
                 return variant
         return None
@@ -200,9 +208,10 @@ def _constraint(error_type: str, value: Any, node: Mapping[str, Any] | None) -> 
         if node is not None and "format" in node and "pattern" not in node:
             return Constraint.INVALID_FORMAT
         return Constraint.INVALID_PATTERN
-    if error_type.startswith(_FORMAT_PREFIXES) or error_type == "value_error":
-        if isinstance(value, str):
-            return Constraint.INVALID_FORMAT
+    if (error_type.startswith(_FORMAT_PREFIXES) or error_type == "value_error") and isinstance(
+        value, str
+    ):
+        return Constraint.INVALID_FORMAT
     return Constraint.INVALID_FIELD_TYPE
 
 
@@ -233,7 +242,12 @@ def _message(
     if constraint is Constraint.INVALID_RANGE:
         parts = []
         bounds = schema_bounds(node)
-        for key, op in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<")):
+        for key, op in (
+            ("minimum", ">="),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "<="),
+            ("exclusiveMaximum", "<"),
+        ):
             if key in bounds:
                 parts.append(f"{op} {bounds[key]}")
         if "multipleOf" in bounds:
@@ -244,7 +258,12 @@ def _message(
     if constraint is Constraint.INVALID_LENGTH:
         bounds = schema_bounds(node)
         if isinstance(value, str):
-            lo, hi, unit, size = bounds.get("minLength"), bounds.get("maxLength"), "characters", len(value)
+            lo, hi, unit, size = (
+                bounds.get("minLength"),
+                bounds.get("maxLength"),
+                "characters",
+                len(value),
+            )
         else:
             lo, hi, unit = bounds.get("minItems"), bounds.get("maxItems"), "items"
             size = len(value) if isinstance(value, Sequence) else 0
@@ -297,7 +316,9 @@ def field_issues(
                 description=_description(node),
                 expected=expected if constraint is not Constraint.UNKNOWN_FIELD else None,
                 actual=json_type(value) if has_value else None,
-                allowed=tuple(node["enum"]) if node and isinstance(node.get("enum"), list) else None,
+                allowed=tuple(node["enum"])
+                if node and isinstance(node.get("enum"), list)
+                else None,
                 bounds=schema_bounds(node) or None,
                 pattern=node.get("pattern") if node else None,
                 format=node.get("format") if node else None,
@@ -310,9 +331,9 @@ def _value_at(root: Any, loc: Sequence[int | str]) -> Any:
     """The value the caller sent at ``loc`` (pydantic reports a variant's inner value instead)."""
     value = root
     for part in loc:
-        if isinstance(value, Mapping) and part in value:
-            value = value[part]
-        elif isinstance(part, int) and isinstance(value, list) and -len(value) <= part < len(value):
+        if isinstance(value, Mapping):
+            value = value.get(part)
+        elif isinstance(value, list) and isinstance(part, int) and -len(value) <= part < len(value):
             value = value[part]
         else:
             return None

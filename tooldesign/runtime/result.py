@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
-
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, compact_json
 

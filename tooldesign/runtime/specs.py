@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
-
 from tooldesign.runtime.ident import ToolIdent
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

@@ -1,0 +1,295 @@
+"""In-memory services of the network operations backend.
+
+Deterministic data, no I/O: good for examples and tests. The methods are ordinary application
+code — the design binds tools to them with ``BindTo``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from datetime import UTC, datetime, timedelta
+
+from examples.netops.models import (
+    Address,
+    ArticleHit,
+    Device,
+    DevicePage,
+    DeviceQuery,
+    DeviceStatus,
+    Metric,
+    MetricPoint,
+    MetricSummary,
+    Profile,
+    Region,
+    RunbookHit,
+    SearchPage,
+    Site,
+    SitePage,
+    TopologyNode,
+    Window,
+)
+
+EPOCH = datetime(2026, 11, 1, tzinfo=UTC)
+_STATUSES: tuple[DeviceStatus, ...] = ("online", "online", "online", "offline", "unknown")
+_MODELS = ("edge-router-x", "core-switch-48", "access-point-6e", "firewall-2100")
+
+
+class NotFoundError(LookupError):
+    """Raised when an id names nothing; the runtime turns it into an error result."""
+
+
+class Inventory:
+    """Sites and devices."""
+
+    def __init__(self) -> None:
+        regions: tuple[Region, ...] = ("emea", "amer", "apac")
+        self.sites = [
+            Site(
+                id=site_id,
+                name=name,
+                region=regions[i % 3],
+                address=Address(street=f"{i + 1} Network Way", city=city, country=country),
+                device_count=0,
+            )
+            for i, (site_id, name, city, country) in enumerate(
+                [
+                    ("hq", "Headquarters", "London", "GB"),
+                    ("nyc", "New York office", "New York", "US"),
+                    ("sgp", "Singapore office", "Singapore", "SG"),
+                    ("ber", "Berlin lab", "Berlin", "DE"),
+                ]
+            )
+        ]
+        self.devices: list[Device] = []
+        for n in range(150):
+            site = self.sites[n % len(self.sites)]
+            self.devices.append(
+                Device(
+                    id=f"dev-{n * 2654435761 % 2**32:08x}",
+                    name=f"{site.id}-{_MODELS[n % 4].split('-')[0]}-{n:03d}",
+                    status=_STATUSES[n % len(_STATUSES)],
+                    site_id=site.id,
+                    model=_MODELS[n % 4],
+                    last_seen=EPOCH - timedelta(minutes=7 * n),
+                    tags=["core"] if n % 4 == 1 else ["edge"],
+                    labels={"rack": f"r{n % 12:02d}"},
+                )
+            )
+            site.device_count += 1
+
+    def device(self, device_id: str) -> Device:
+        for device in self.devices:
+            if device.id == device_id:
+                return device
+        raise NotFoundError(f"no device {device_id!r}")
+
+
+class SiteService:
+    def __init__(self, inventory: Inventory) -> None:
+        self.inventory = inventory
+
+    def list_sites(
+        self, region: Region | None = None, cursor: str | None = None, page_size: int = 2
+    ) -> SitePage:
+        """Sites, optionally in one region, a page at a time (keyword parameters; TypedDict result)."""
+        matching = [s for s in self.inventory.sites if region is None or s.region == region]
+        start = int(cursor) if cursor and cursor.isdigit() else 0
+        page = matching[start : start + page_size]
+        more = start + page_size < len(matching)
+        return SitePage(
+            sites=page,
+            returned=len(page),
+            total=len(matching),
+            truncated=more,
+            next_cursor=str(start + page_size) if more else None,
+        )
+
+    def get_site(self, site_id: str) -> Site:
+        for site in self.inventory.sites:
+            if site.id == site_id:
+                return site
+        raise NotFoundError(f"no site {site_id!r}")
+
+    async def get_topology(self, site_id: str, depth: int = 3) -> TopologyNode:
+        """The site's devices as a tree: core switches under the site router, the rest under them."""
+        await asyncio.sleep(0)
+        self.get_site(site_id)
+        devices = [d for d in self.inventory.devices if d.site_id == site_id]
+        cores = [d for d in devices if "core" in d.tags]
+        root = TopologyNode(
+            device_id=cores[0].id if cores else "", name=f"{site_id}-root", role="router"
+        )
+        if depth < 2:
+            return root
+        for i, core in enumerate(cores[:4]):
+            node = TopologyNode(device_id=core.id, name=core.name, role="core")
+            if depth >= 3:
+                node.children = [
+                    TopologyNode(device_id=d.id, name=d.name, role="access")
+                    for d in devices[i::4][:3]
+                    if d is not core
+                ]
+            root.children.append(node)
+        return root
+
+
+class DeviceService:
+    def __init__(self, inventory: Inventory) -> None:
+        self.inventory = inventory
+
+    def list_devices(self, query: DeviceQuery) -> DevicePage:
+        """Devices of a site (a pydantic payload in, a pydantic page out)."""
+        matching = [
+            d
+            for d in self.inventory.devices
+            if d.site_id == query.site_id and (query.status is None or d.status == query.status)
+        ]
+        page = matching[: query.limit]
+        truncated = len(page) < len(matching)
+        return DevicePage(
+            devices=page,
+            returned=len(page),
+            total=len(matching),
+            truncated=truncated,
+            refinement_hint="Filter by status, or raise limit (at most 500)."
+            if truncated
+            else None,
+        )
+
+    async def get_device(self, device_id: str) -> Device:
+        await asyncio.sleep(0)
+        return self.inventory.device(device_id)
+
+
+class MetricsService:
+    def __init__(self, inventory: Inventory) -> None:
+        self.inventory = inventory
+
+    async def get_time_series(
+        self, device_id: str, metric: Metric, window: Window = "1h"
+    ) -> MetricSummary:
+        """A deterministic synthetic series and its summary."""
+        await asyncio.sleep(0)
+        device = self.inventory.device(device_id)
+        count = {"1h": 12, "24h": 48, "7d": 84}[window]
+        step = {"1h": 5, "24h": 30, "7d": 120}[window]
+        seed = int(device.id[4:], 16) % 97
+        unit = {"cpu": "%", "memory": "%", "latency": "ms", "packet_loss": "%"}[metric]
+        scale = {"cpu": 60.0, "memory": 70.0, "latency": 20.0, "packet_loss": 0.5}[metric]
+        series = [
+            MetricPoint(
+                at=EPOCH - timedelta(minutes=step * (count - i)),
+                value=round(scale * (1 + 0.3 * math.sin((i + seed) / 3)), 3),
+            )
+            for i in range(count)
+        ]
+        values = [p.value for p in series]
+        return MetricSummary(
+            device_id=device_id,
+            metric=metric,
+            unit=unit,
+            minimum=min(values),
+            maximum=max(values),
+            mean=round(sum(values) / len(values), 3),
+            points=len(values),
+            series=series,
+        )
+
+
+class ProfileService:
+    def __init__(self) -> None:
+        self.profiles = {
+            "sess-alice": Profile(
+                "u-alice", "Alice Ops", "alice@example.com", "admin", {"theme": "dark"}
+            ),
+            "sess-bob": Profile("u-bob", "Bob Net", "bob@example.com", "operator"),
+        }
+
+    def get_profile(self, session_id: str) -> Profile:
+        profile = self.profiles.get(session_id)
+        if profile is None:
+            raise NotFoundError("no profile for this session")
+        return profile
+
+    def update_preferences(
+        self, session_id: str, preferences: dict[str, str | int | bool]
+    ) -> Profile:
+        profile = self.get_profile(session_id)
+        profile.preferences.update(preferences)
+        return profile
+
+
+class DocumentService:
+    def __init__(self) -> None:
+        self.articles = [
+            ArticleHit(
+                "article",
+                "kb-101",
+                "Why devices go offline",
+                "Power, uplink and config drift explain most outages.",
+                0.0,
+            ),
+            ArticleHit(
+                "article",
+                "kb-204",
+                "Reading latency charts",
+                "Spikes that line up across devices point at the uplink.",
+                0.0,
+            ),
+            ArticleHit(
+                "article",
+                "kb-310",
+                "Site naming conventions",
+                "Sites use three-letter codes; devices prefix them.",
+                0.0,
+            ),
+        ]
+        self.runbooks = [
+            RunbookHit(
+                "runbook",
+                "rb-7",
+                "Restart an edge router",
+                ["Drain traffic", "Restart", "Verify uplink"],
+                0.0,
+            ),
+            RunbookHit(
+                "runbook",
+                "rb-9",
+                "Replace an offline access point",
+                ["Check power", "Swap unit", "Re-adopt"],
+                0.0,
+            ),
+        ]
+
+    def search(self, query: str, kinds: list[str] | None = None, limit: int = 5) -> SearchPage:
+        words = {w for w in query.lower().split() if len(w) > 2}
+        hits: list[ArticleHit | RunbookHit] = []
+        for doc in [*self.articles, *self.runbooks]:
+            if kinds and doc.kind not in kinds:
+                continue
+            text = f"{doc.title} {getattr(doc, 'snippet', '')} {' '.join(getattr(doc, 'steps', []))}".lower()
+            score = sum(1 for w in words if w in text) / max(len(words), 1)
+            if score > 0:
+                doc.score = round(score, 3)
+                hits.append(doc)
+        hits.sort(key=lambda d: (-d.score, d.doc_id))
+        page = hits[:limit]
+        truncated = len(page) < len(hits)
+        return SearchPage(
+            hits=page,
+            returned=len(page),
+            total=len(hits),
+            truncated=truncated,
+            refinement_hint="Add words to the query or filter by kind." if truncated else None,
+        )
+
+
+def answer_question(question: str) -> str:
+    """A module-level function tool: canned answers (a real app would call a model here)."""
+    q = question.lower()
+    if "offline" in q:
+        return "Check power and the uplink first; runbook rb-9 covers access points."
+    if "latency" in q:
+        return "Compare latency across devices of the site; shared spikes point at the uplink."
+    return "I could not find an answer; try search_docs with more specific words."
