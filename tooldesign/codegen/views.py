@@ -262,7 +262,7 @@ class _ToolsetViewBuilder:
         return TypeView(
             class_name=self.message_class_name(message),
             schema=builder.document(root),
-            example=message.examples[0] if message.examples else None,
+            example=message.examples[0].value if message.examples else None,
             field_descriptions=descriptions,
         )
 

@@ -71,8 +71,10 @@ def Service(name: str, description: str | None = None) -> Block:
     if rec.top is None:
         rec.design.services.append(record)
     else:
-        _misplaced(
-            "Service", "no other block (at the top level of a design file)", where, record.path
+        rec.issue(
+            "Service must be declared at the top level of a design file, not inside another block",
+            where,
+            record.path,
         )
     return Block(record, rec)
 

@@ -42,6 +42,7 @@ from tooldesign.ir.model import (
     Binding,
     Constraints,
     Design,
+    ExampleValue,
     Field,
     MapType,
     Message,
@@ -223,8 +224,14 @@ class _Builder:
         for tool_rec in rec.tools:
             name = tool_rec.name
             if not _is_text(name) or not TOOL_NAME.match(name):
+                length = (
+                    f" is {len(name)} characters long and"
+                    if _is_text(name) and len(name) > 64
+                    else ""
+                )
                 self.issues.add(
-                    f"tool name {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ (models see it as the function name)",
+                    f"tool name {name!r}{length} must match ^[A-Za-z0-9_-]{{1,64}}$: 1 to 64 letters, digits, "
+                    "_ or - (models see it as the function name)",
                     tool_rec.location,
                     tool_rec.path,
                 )
@@ -252,7 +259,7 @@ class _Builder:
             self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
         prefix = pascal_case(ident)
         description = self._text(rec.description, rec, "description")
-        if not description:
+        if not description or not description.strip():
             self.issues.add(
                 "tool needs a description (models read it to decide when to call the tool)",
                 rec.location,
@@ -265,14 +272,6 @@ class _Builder:
         bounds = None
         if rec.bounded is not None:
             bounds, payload, result = self._bounded(rec, payload, result, prefix)
-        injected: list[str] = []
-        for name, where in rec.injected:
-            if not _is_text(name):
-                self.issues.add(f"Inject takes field names, got {name!r}", where, rec.path)
-            elif name in injected:
-                self.issues.add(f"field {name!r} is injected more than once", where, rec.path)
-            else:
-                injected.append(name)
         return Tool(
             name=rec.name,
             ident=ident,
@@ -287,11 +286,39 @@ class _Builder:
             location=rec.location,
             path=rec.path,
             bounds=bounds,
-            injected=tuple(injected),
+            injected=self._injected(rec, payload),
             server_data=self._server_data(rec, prefix),
             binding=self._binding(rec.bind) if rec.bind is not None else None,
             annotations=self._annotations(rec),
         )
+
+    def _injected(self, rec: ToolRecord, payload: Message) -> tuple[str, ...]:
+        shape = self._own_shape(payload, payload.name_hint)
+        injected: list[str] = []
+        for name, where in rec.injected:
+            if not _is_text(name):
+                self.issues.add(f"Inject takes field names, got {name!r}", where, rec.path)
+                continue
+            if name in injected:
+                self.issues.add(f"field {name!r} is injected more than once", where, rec.path)
+                continue
+            injected.append(name)
+            f = shape.field(name) if shape else None
+            if f is None:
+                known = ", ".join(x.name for x in shape.fields) if shape else "none"
+                self.issues.add(
+                    f"Inject names unknown payload field {name!r} (fields: {known})",
+                    where,
+                    rec.path,
+                )
+            elif not f.required:
+                self.issues.add(
+                    f"injected field {name!r} (declared at {f.location}) must be Required: the runtime always "
+                    "fills it, so the payload type can rely on it",
+                    where,
+                    rec.path,
+                )
+        return tuple(injected)
 
     def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
         out: list[str] = []
@@ -370,10 +397,13 @@ class _Builder:
                 rec.location,
                 rec.path,
             )
-        examples = tuple(v for v, _ in shape_rec.examples) if shape_rec else ()
-        return Message(
-            self._type(rec.type, rec.location, rec.path, None, hint), hint, description, examples
+        examples = (
+            tuple(ExampleValue(v, where) for v, where in shape_rec.examples) if shape_rec else ()
         )
+        t = self._type(rec.type, rec.location, rec.path, None, hint)
+        if not examples and isinstance(t, NamedType) and t.name in self.types:
+            examples = self.types[t.name].shape.examples  # Args(Device): the type's own examples
+        return Message(t, hint, description, examples)
 
     def _server_data(self, rec: ToolRecord, prefix: str) -> tuple[ServerDataKind, ...]:
         out: list[ServerDataKind] = []
@@ -623,7 +653,7 @@ class _Builder:
                 )
             required.add(name)
         fields = [_required(f) if f.name in required else f for f in fields]
-        examples = tuple(value for value, _ in rec.examples)
+        examples = tuple(ExampleValue(value, where) for value, where in rec.examples)
         return ObjectShape(hint, tuple(fields), description, rec.location, rec.path, examples)
 
     def _field(self, attr: AttributeRecord, ident: str, parent_hint: str) -> Field:
@@ -757,7 +787,7 @@ class _Builder:
                 self._type(v, where, path, block, f"{hint}Option{i + 1}")
                 for i, v in enumerate(value.variants)
             )
-            return UnionType(variants, disc)
+            return UnionType(variants, disc, value.location)
         self.issues.add(
             f"{value!r} is not a type; use String, Int, Float, Boolean, Any, Object, ArrayOf, MapOf, OneOf or a Type",
             where,

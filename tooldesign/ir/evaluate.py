@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from tooldesign.dsl.recorder import recording
 from tooldesign.ir.build import build
 from tooldesign.ir.errors import DesignError, Issues
-from tooldesign.ir.load import UsageError, run_designs
+from tooldesign.ir.load import UsageError, design_files, design_folders, importable, run_designs
 from tooldesign.ir.model import Design
 from tooldesign.ir.validate import validate
 
@@ -21,9 +21,12 @@ def evaluate(sources: Sequence[str]) -> Design:
     is not a design at all.
     """
     issues = Issues()
-    with recording() as recorder:
-        ran = run_designs(sources, issues)
-    design = build(recorder.design, issues, ran)
+    entries = design_files(sources)
+    # The design's folder stays importable while building: BindTo imports application code,
+    # which may sit next to the design.
+    with importable(design_folders(entries)), recording() as recorder:
+        ran = run_designs(entries, issues)
+        design = build(recorder.design, issues, ran)
     if not recorder.design.services and not issues:
         raise UsageError(f"{', '.join(sources)}: not a design: no Service is declared")
     validate(design, issues)

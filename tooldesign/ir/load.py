@@ -71,29 +71,33 @@ def importable(folders: Sequence[Path]) -> Iterator[None]:
                 del sys.modules[name]
 
 
-def run_designs(sources: Sequence[str], issues: Issues) -> list[str]:
-    """Run every design source, recording DSL calls. Returns the design files that ran."""
-    entries = design_files(sources)
-    folders = sorted({f.parent for _, f in entries if f is not None})
+def design_folders(entries: Sequence[tuple[str, Path | None]]) -> list[Path]:
+    return sorted({f.parent for _, f in entries if f is not None})
+
+
+def run_designs(entries: Sequence[tuple[str, Path | None]], issues: Issues) -> list[str]:
+    """Run every design source, recording DSL calls. Returns the design files that ran.
+
+    Call it inside :func:`importable` for the entries' folders.
+    """
     ran: list[str] = []
-    with importable(folders):
-        design_paths = {str(f.resolve()) for _, f in entries if f is not None}
-        for label, file in entries:
-            try:
-                if file is None:
-                    module = importlib.import_module(label)
-                    ran.append(getattr(module, "__file__", None) or label)
-                else:
-                    _run_file(file)
-                    ran.append(str(file))
-            except ModuleNotFoundError as exc:
-                if file is None and exc.name and label.startswith(exc.name):
-                    raise UsageError(f"{label}: no such file, folder or module") from None
-                _report(exc, issues, design_paths)
-            except (Exception, SystemExit) as exc:  # noqa: BLE001 - design code may raise anything
-                _report(exc, issues, design_paths)
-            finally:
-                current().stack.clear()
+    design_paths = {str(f.resolve()) for _, f in entries if f is not None}
+    for label, file in entries:
+        try:
+            if file is None:
+                module = importlib.import_module(label)
+                ran.append(getattr(module, "__file__", None) or label)
+            else:
+                _run_file(file)
+                ran.append(str(file))
+        except ModuleNotFoundError as exc:
+            if file is None and exc.name and label.startswith(exc.name):
+                raise UsageError(f"{label}: no such file, folder or module") from None
+            _report(exc, issues, design_paths)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - design code may raise anything
+            _report(exc, issues, design_paths)
+        finally:
+            current().stack.clear()
     return ran
 
 

@@ -79,6 +79,8 @@ class ObjectType:
 class UnionType:
     variants: tuple[TypeExpr, ...]
     discriminator: str | None = None
+    location: Location | None = field(default=None, compare=False)
+    """The ``OneOf`` call (for errors about the union itself)."""
 
 
 TypeExpr = PrimitiveType | ArrayType | MapType | NamedType | ObjectType | UnionType
@@ -124,6 +126,14 @@ class Field:
 
 
 @dataclass(frozen=True, slots=True)
+class ExampleValue:
+    """An ``Example(...)`` value and where it was given."""
+
+    value: Any
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
 class ObjectShape:
     """The attributes of an object: a user type, a payload, a result or an inline ``Object``."""
 
@@ -133,7 +143,7 @@ class ObjectShape:
     description: str | None
     location: Location
     path: str
-    examples: tuple[Any, ...] = ()
+    examples: tuple[ExampleValue, ...] = ()
 
     def field(self, name: str) -> Field | None:
         for f in self.fields:
@@ -159,7 +169,7 @@ class Message:
     type: TypeExpr
     name_hint: str
     description: str | None
-    examples: tuple[Any, ...] = ()
+    examples: tuple[ExampleValue, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,28 +85,6 @@ class _Validator:
                     shape, omit=frozenset(tool.injected) if message is tool.payload else frozenset()
                 )
             self._union_rules(message.type, tool.location, tool.path)
-        self._injected(tool)
-
-    def _injected(self, tool: Tool) -> None:
-        payload = tool.payload.type
-        shape = payload.shape if isinstance(payload, ObjectType) else None
-        if isinstance(payload, NamedType):
-            shape = self.design.types[payload.name].shape
-        for name in tool.injected:
-            f = shape.field(name) if shape else None
-            if f is None:
-                known = ", ".join(x.name for x in shape.fields) if shape else "none"
-                self.issues.add(
-                    f"Inject names unknown payload field {name!r} (fields: {known})",
-                    tool.location,
-                    tool.path,
-                )
-            elif not f.required:
-                self.issues.add(
-                    f"injected field {name!r} must be required (the runtime always fills it); add it to Required",
-                    f.location,
-                    f.path,
-                )
 
     def _shape(self, shape: ObjectShape, *, omit: frozenset[str] = frozenset()) -> None:
         for f in shape.fields:
@@ -115,11 +93,11 @@ class _Validator:
                 self._shape(inner)
             self._union_rules(f.type, f.location, f.path)
         for example in shape.examples:
-            problem = self._check_value(example, self.schemas.object_schema(shape, omit=omit))
+            problem = self._check_value(example.value, self.schemas.object_schema(shape, omit=omit))
             if problem:
                 self.issues.add(
-                    f"Example {_short(example)} does not match the design: {problem}",
-                    shape.location,
+                    f"Example {_short(example.value)} does not match the design: {problem}",
+                    example.location,
                     shape.path,
                 )
 
@@ -157,7 +135,8 @@ class _Validator:
                     )
             fewest = c.min_items if c.min_items is not None else f.type.min_items
             most = c.max_items if c.max_items is not None else f.type.max_items
-            if fewest is not None and most is not None and fewest > most:
+            both_options = c.min_items is not None and c.max_items is not None  # checked above
+            if fewest is not None and most is not None and fewest > most and not both_options:
                 self.issues.add(
                     f"min_items={fewest} is greater than max_items={most}", f.location, f.path
                 )
@@ -253,7 +232,7 @@ class _Validator:
                 for v in variants:
                     self._union_rules(v, location, path)
                 if disc is not None:
-                    self._discriminated(variants, disc, location, path)
+                    self._discriminated(variants, disc, t.location or location, path)
 
     def _discriminated(
         self, variants: tuple[TypeExpr, ...], disc: str, location: Any, path: str

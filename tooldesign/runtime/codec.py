@@ -33,6 +33,9 @@ class Decoded(Generic[ModelT]):
 class PayloadCodec(Generic[ModelT]):
     """Decodes one tool's payload.
 
+    Only wire names are accepted (``class``, not the Python attribute ``class_``): exactly the
+    keys the model-facing schema lists.
+
     ``injected`` names fields the model must never set: values it sends for them are discarded
     and the values passed as ``injected=`` (from the call's metadata) are used instead.
     """
@@ -62,7 +65,7 @@ class PayloadCodec(Generic[ModelT]):
         if not self._injected and isinstance(data, str | bytes | bytearray):
             # Fast path: pydantic parses and validates JSON in one pass.
             try:
-                return Decoded(self.model.model_validate_json(data))
+                return Decoded(self.model.model_validate_json(data, by_alias=True, by_name=False))
             except pydantic.ValidationError as exc:
                 raise self._invalid(exc, _parse_or_keep(data)) from None
         raw = parse_object(data, self.tool)
@@ -73,7 +76,9 @@ class PayloadCodec(Generic[ModelT]):
         if injected:
             arguments.update({k: v for k, v in injected.items() if v is not None})
         try:
-            return Decoded(self.model.model_validate(arguments), discarded)
+            return Decoded(
+                self.model.model_validate(arguments, by_alias=True, by_name=False), discarded
+            )
         except pydantic.ValidationError as exc:
             shown_input = {k: v for k, v in raw.items() if k not in self._injected}
             raise self._invalid(exc, shown_input) from None

@@ -1,0 +1,69 @@
+"""Shared helpers: write a design, generate it, import what was generated."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from tooldesign.codegen.pipeline import Report, generate
+
+_counter = itertools.count()
+
+
+class Generated:
+    """A design generated into a temporary folder, importable under a unique package name."""
+
+    def __init__(self, root: Path, package: str, report: Report) -> None:
+        self.root = root
+        self.package = package
+        self.report = report
+
+    @property
+    def out(self) -> Path:
+        return self.root / self.package
+
+    def module(self, dotted: str) -> ModuleType:
+        """``svc.toolsets.ts.codecs`` → that generated module."""
+        return importlib.import_module(f"{self.package}.{dotted}")
+
+
+@pytest.fixture
+def write_design(tmp_path: Path) -> Callable[[str, str], Path]:
+    def write(text: str, name: str = "design.py") -> Path:
+        path = tmp_path / "designs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def gen_design(tmp_path: Path) -> Iterator[Callable[[str], Generated]]:
+    """Generate a design text and make the output importable (cleaned up after the test)."""
+    added: list[str] = []
+
+    def run(text: str) -> Generated:
+        n = next(_counter)
+        design = tmp_path / f"design_{n}.py"
+        design.write_text(textwrap.dedent(text), encoding="utf-8")
+        package = f"tdgen_{n}_{tmp_path.name.replace('-', '_')}"
+        root = tmp_path / f"root_{n}"
+        report = generate([str(design)], root / package)
+        sys.path.insert(0, str(root))
+        added.append(str(root))
+        importlib.invalidate_caches()
+        return Generated(root, package, report)
+
+    yield run
+    for entry in added:
+        if entry in sys.path:
+            sys.path.remove(entry)
+    for name in [m for m in sys.modules if m.startswith("tdgen_")]:
+        del sys.modules[name]

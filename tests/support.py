@@ -1,0 +1,16 @@
+"""Helpers shared by tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file below ``root`` with its content (for before/after comparisons)."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }

@@ -1,0 +1,394 @@
+"""What `tooldesign gen` writes: exact strings, safe names, atomic and minimal writes, --check."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tooldesign.cli import main
+from tooldesign.codegen import formatting, output, pipeline
+from tooldesign.codegen.pipeline import generate
+from tooldesign.runtime import Constraint, ToolValidationError
+
+from tests.conftest import Generated
+from tests.support import tree_bytes
+
+HOSTILE = 'Tricky """ \\ \\n {{ x }} {% raw %} ${y}\n  second line é中😀 \'q\' "dq" \t\x00end'
+
+HOSTILE_DESIGN = f'''
+from tooldesign.dsl import *
+
+HOSTILE = {HOSTILE!r}
+
+with Type("Thing", HOSTILE) as Thing:
+    Attribute("class", String, HOSTILE)
+    Attribute("from", Int, "a keyword")
+    Attribute("json", String, "a pydantic method", enum=['a"b', "c'd", "e\\\\f", "{{{{g}}}}", HOSTILE])
+    Attribute("schema", String, default='x"""y')
+    Attribute("model_config", Boolean)
+    Attribute("site-id", String)
+    Attribute("date", String, format="date")
+    Attribute("_private", String)
+    Required("class")
+    Example({{"class": HOSTILE, "from": 1}})
+
+with Service("svc", HOSTILE):
+    with Toolset("ts", HOSTILE):
+        with Tool("do-it", HOSTILE, title=HOSTILE):
+            Tags(HOSTILE)
+            Args(Thing)
+            with Return():
+                Attribute("copy", String, HOSTILE)
+                Attribute("validate", ArrayOf(Thing))
+'''
+
+
+@pytest.fixture
+def hostile(gen_design: Callable[[str], Generated]) -> Generated:
+    return gen_design(HOSTILE_DESIGN)
+
+
+def test_design_strings_round_trip_exactly(hostile: Generated) -> None:
+    specs = hostile.module("svc.toolsets.ts.specs")
+    spec = specs.DO_IT_SPEC
+    assert spec.description == HOSTILE
+    assert spec.title == HOSTILE
+    assert spec.tags == (HOSTILE,)
+    props = spec.payload.schema["properties"]
+    assert props["class"]["description"] == HOSTILE
+    assert props["json"]["enum"] == ['a"b', "c'd", "e\\f", "{{g}}", HOSTILE]
+    assert props["schema"]["default"] == 'x"""y'
+    assert spec.payload.example == {"class": HOSTILE, "from": 1}
+    assert spec.payload.field_descriptions["class"] == HOSTILE
+    types = hostile.module("svc.toolsets.ts.types")
+    assert types.Thing.model_fields["class_"].description == HOSTILE
+    catalog = json.loads(
+        (hostile.out / "svc" / "toolsets" / "ts" / "tool_schemas.json").read_text("utf-8")
+    )
+    assert catalog["tools"][0]["description"] == HOSTILE
+
+
+def test_reserved_field_names_get_safe_identifiers_and_keep_wire_names(hostile: Generated) -> None:
+    types = hostile.module("svc.toolsets.ts.types")
+    codecs = hostile.module("svc.toolsets.ts.codecs")
+    fields = types.Thing.model_fields
+    expected = {
+        "class_": "class",
+        "from_": "from",
+        "json_": "json",
+        "schema_": "schema",
+        "model_config_": "model_config",
+        "site_id": "site-id",
+        "date_": "date",
+        "private": "_private",
+    }
+    assert {name: fields[name].alias or name for name in expected} == expected
+    payload = codecs.decode_do_it_payload(
+        {
+            "class": "c",
+            "from": 2,
+            "json": 'a"b',
+            "site-id": "s",
+            "date": "2026-11-21",
+            "_private": "p",
+        }
+    )
+    assert (payload.class_, payload.from_, payload.json_, payload.site_id, payload.private) == (
+        "c",
+        2,
+        'a"b',
+        "s",
+        "p",
+    )
+    assert payload.schema_ == 'x"""y'
+    dumped = payload.model_dump(by_alias=True, exclude_none=True, mode="json")
+    assert set(dumped) == {"class", "from", "json", "schema", "site-id", "date", "_private"}
+    result = types.DoItResult(copy_="x", validate_=[payload])
+    assert json.loads(codecs.encode_do_it_result(result))["validate"][0]["class"] == "c"
+
+
+def test_python_names_are_not_accepted_as_wire_names(hostile: Generated) -> None:
+    codecs = hostile.module("svc.toolsets.ts.codecs")
+    with pytest.raises(ToolValidationError) as info:
+        codecs.decode_do_it_payload({"class_": "c"})
+    constraints = {i.field: i.constraint for i in info.value.issues}
+    assert constraints == {"class": Constraint.MISSING_FIELD, "class_": Constraint.UNKNOWN_FIELD}
+
+
+def test_hostile_output_passes_ruff_and_mypy_strict(hostile: Generated) -> None:
+    ruff = subprocess.run(
+        [formatting.ruff_binary(), "check", "--isolated", str(hostile.out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ruff.returncode == 0, ruff.stdout
+    mypy = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--explicit-package-bases",
+            hostile.package,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=hostile.root,
+    )
+    assert mypy.returncode == 0, mypy.stdout
+
+
+SMALL = """
+from tooldesign.dsl import *
+
+with Service("svc", "A service"):
+    with Toolset("alpha", "First"):
+        with Tool("ping", "Say hello"):
+            with Args():
+                Attribute("name", String, "Who")
+                Required("name")
+            Return(String, "The greeting")
+    with Toolset("beta", "Second"):
+        with Tool("pong", "Say goodbye"):
+            Return(Int, "A number")
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_generation_is_deterministic(tmp_path: Path) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    generate([str(design)], tmp_path / "one")
+    generate([str(design)], tmp_path / "two")
+    assert tree_bytes(tmp_path / "one") == tree_bytes(tmp_path / "two")
+
+
+def test_every_python_file_has_the_header(tmp_path: Path) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    generate([str(design)], tmp_path / "out")
+    for path in (tmp_path / "out").rglob("*.py"):
+        assert path.read_text().startswith("# Code generated by tooldesign — DO NOT EDIT.\n"), path
+
+
+def test_unchanged_files_are_not_rewritten_and_only_changed_toolsets_render(tmp_path: Path) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    report = generate([str(design)], out)
+    assert report.written == [] and report.rendered_toolsets == 0
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
+    write(design, SMALL.replace("Say goodbye", "Say farewell"))
+    report = generate([str(design)], out)
+    assert report.rendered_toolsets == 1
+    assert report.written == [
+        "svc/tool_schemas.json",
+        "svc/toolsets/beta/specs.py",
+        "svc/toolsets/beta/tool_schemas.json",
+    ]
+
+
+def test_one_ruff_process_formats_a_whole_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counting_run(args: list[str], *rest: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real_run(args, *rest, **kwargs)
+
+    monkeypatch.setattr(formatting.subprocess, "run", counting_run)
+    design = write(tmp_path / "design.py", SMALL)
+    generate([str(design)], tmp_path / "out")
+    assert len(calls) == 1 and "format" in calls[0]
+
+
+def test_stale_files_are_removed_and_other_files_never_touched(tmp_path: Path) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    notes = write(out / "notes.txt", "mine")
+    custom = write(out / "svc" / "toolsets" / "beta" / "custom.py", "x = 1\n")
+    write(design, SMALL.split('    with Toolset("beta"')[0])
+    report = generate([str(design)], out)
+    assert "svc/toolsets/beta/specs.py" in report.removed
+    assert not (out / "svc" / "toolsets" / "beta" / "specs.py").exists()
+    assert notes.read_text() == "mine"
+    assert custom.read_text() == "x = 1\n"
+
+
+def test_a_folder_emptied_of_generated_files_is_pruned(tmp_path: Path) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    write(design, SMALL.replace('Toolset("beta", "Second")', 'Toolset("gamma", "Second")'))
+    generate([str(design)], out)
+    assert not (out / "svc" / "toolsets" / "beta").exists()
+    assert (out / "svc" / "toolsets" / "gamma" / "specs.py").is_file()
+
+
+def test_a_file_in_the_way_that_tooldesign_did_not_write_is_an_error(tmp_path: Path) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    theirs = write(out / "svc" / "__init__.py", "# hand written\n")
+    with pytest.raises(output.OutputError, match="not written by tooldesign"):
+        generate([str(design)], out)
+    assert theirs.read_text() == "# hand written\n"
+    assert tree_bytes(out) == {"svc/__init__.py": b"# hand written\n"}
+
+
+@pytest.mark.parametrize("stage", ["formatting", "commit"])
+def test_failed_generation_leaves_the_output_exactly_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str
+) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    write(out / "notes.txt", "mine")
+    before = tree_bytes(out)
+    write(design, SMALL.replace("Say hello", "Say hi").replace("Say goodbye", "Say bye"))
+    if stage == "formatting":
+
+        def broken_format(root: Path) -> None:
+            raise formatting.FormattingError("ruff exploded")
+
+        monkeypatch.setattr(pipeline, "format_tree", broken_format)
+        expected: type[Exception] = formatting.FormattingError
+    else:
+        real_replace = os.replace
+        count = {"n": 0}
+
+        def failing_replace(src: Any, dst: Any) -> None:
+            count["n"] += 1
+            if count["n"] == 3:  # fail part-way through moving files into place
+                raise OSError("disk full")
+            real_replace(src, dst)
+
+        monkeypatch.setattr(output.os, "replace", failing_replace)
+        expected = OSError
+    with pytest.raises(expected):
+        generate([str(design)], out)
+    assert tree_bytes(out) == before
+    assert not any(p.name.startswith(".out.tooldesign-") for p in tmp_path.iterdir()), (
+        "staging is cleaned up"
+    )
+
+
+def test_check_reports_drift_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    assert main(["gen", str(design), "--out", str(out)]) == 0
+    assert main(["gen", str(design), "--out", str(out), "--check"]) == 0
+    capsys.readouterr()
+    before = tree_bytes(out)
+    write(design, SMALL.replace("Say hello", "Greet someone"))
+    assert main(["gen", str(design), "--out", str(out), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "would write  svc/toolsets/alpha/specs.py" in err
+    assert tree_bytes(out) == before
+
+
+def test_summary_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    assert main(["gen", str(design), "--out", str(tmp_path / "out")]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(
+        "tooldesign: 1 service(s), 2 toolset(s), 2 tool(s); wrote 13, unchanged 0, removed 0 file(s) in "
+    )
+    assert line.endswith("s")
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda d: ["gen", str(d / "missing.py"), "--out", str(d / "out")], "no such file"),
+        (
+            lambda d: ["gen", str(write(d / "notes.txt", "hi")), "--out", str(d / "out")],
+            "not a design",
+        ),
+        (
+            lambda d: ["gen", str(write(d / "empty.py", "x = 1\n")), "--out", str(d / "out")],
+            "no Service is declared",
+        ),
+        (
+            lambda d: [
+                "gen",
+                str(write(d / "design.py", SMALL)),
+                "--out",
+                str(write(d / "file", "")),
+            ],
+            "is a file",
+        ),
+        (
+            lambda d: [
+                "gen",
+                str(
+                    write(
+                        d / "bad.py",
+                        "import tooldesign.dsl as t\nt.Attribute('x', t.String)\nwith t.Service('s'):\n    pass\n",
+                    )
+                ),
+                "--out",
+                str(d / "out"),
+            ],
+            "bad.py:2",
+        ),
+        (
+            lambda d: [
+                "gen",
+                str(
+                    write(
+                        d / "typo.py",
+                        "from tooldesign.dsl import *\nwith Service('s'):\n    Strng\n",
+                    )
+                ),
+                "--out",
+                str(d / "out"),
+            ],
+            "typo.py:3: NameError",
+        ),
+        (lambda d: ["gen"], "required"),
+    ],
+)
+def test_errors_exit_2_with_a_message_and_no_traceback(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    setup: Callable[[Path], list[str]],
+    message: str,
+) -> None:
+    argv = setup(tmp_path)
+    with pytest.raises(SystemExit) if argv == ["gen"] else _no_raise() as raised:
+        code = main(argv)
+    if argv == ["gen"]:
+        assert raised.value.code == 2  # type: ignore[union-attr]
+    else:
+        assert code == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+class _no_raise:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None

@@ -1,0 +1,241 @@
+"""The worked example's generated packages (gen/), used as an agent would use them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from tooldesign.codegen.pipeline import generate
+from tooldesign.runtime import (
+    Bounds,
+    Constraint,
+    RetryReason,
+    ToolValidationError,
+    retry_hint_for_invalid_payload,
+)
+
+from gen.assistant.toolsets.devices import codecs as device_codecs
+from gen.assistant.toolsets.devices import specs as device_specs
+from gen.assistant.toolsets.devices import types as device_types
+from gen.assistant.toolsets.docs import codecs as doc_codecs
+from gen.assistant.toolsets.metrics import specs as metric_specs
+from gen.assistant.toolsets.profiles import codecs as profile_codecs
+from gen.assistant.toolsets.sites import specs as site_specs
+from gen.assistant.toolsets.sites import types as site_types
+from tests.support import REPO, tree_bytes
+
+GEN = REPO / "gen"
+
+
+def test_gen_is_what_design_generates(tmp_path: Path) -> None:
+    out = tmp_path / "gen"
+    generate([str(REPO / "design")], out)
+    generated, committed = tree_bytes(out), tree_bytes(GEN)
+    # The manifest is bookkeeping (it fingerprints the generator itself), not generated output.
+    generated.pop(".tooldesign-manifest.json")
+    committed.pop(".tooldesign-manifest.json")
+    assert generated == committed
+
+
+def test_decode_valid_payload_fills_defaults_and_injected() -> None:
+    payload = device_codecs.decode_list_devices_payload(
+        '{"site_id": "hq", "status": "online"}', injected={"session_id": "sess-1"}
+    )
+    assert isinstance(payload, device_types.ListDevicesPayload)
+    assert payload.site_id == "hq"
+    assert payload.status == "online"
+    assert payload.limit == 50
+    assert payload.session_id == "sess-1"
+
+
+def issues_of(call: Any) -> dict[str, Any]:
+    with pytest.raises(ToolValidationError) as info:
+        call()
+    return {issue.field: issue for issue in info.value.issues}
+
+
+def test_invalid_payload_names_every_bad_field_with_what_was_expected() -> None:
+    issues = issues_of(
+        lambda: device_codecs.decode_list_devices_payload(
+            {"status": "broken", "limit": 900, "color": "red"}, injected={"session_id": "s"}
+        )
+    )
+    assert set(issues) == {"site_id", "status", "limit", "color"}
+    assert issues["site_id"].constraint is Constraint.MISSING_FIELD
+    assert issues["site_id"].description == "Site identifier"
+    status = issues["status"]
+    assert status.constraint is Constraint.INVALID_ENUM_VALUE
+    assert status.allowed == ("online", "offline", "unknown")
+    assert '"broken"' in status.message
+    limit = issues["limit"]
+    assert limit.constraint is Constraint.INVALID_RANGE
+    assert limit.bounds == {"minimum": 1, "maximum": 500}
+    assert "<= 500" in limit.message and "900" in limit.message
+    assert issues["color"].constraint is Constraint.UNKNOWN_FIELD
+    assert "site_id" in issues["color"].message
+
+
+def test_wrong_type_pattern_length_and_format_issues() -> None:
+    issues = issues_of(lambda: device_codecs.decode_get_device_payload({"device_id": "router-1"}))
+    assert issues["device_id"].constraint is Constraint.INVALID_PATTERN
+    assert issues["device_id"].pattern == "^dev-[0-9a-f]{8}$"
+    issues = issues_of(lambda: device_codecs.decode_get_device_payload({"device_id": 42}))
+    assert issues["device_id"].constraint is Constraint.INVALID_FIELD_TYPE
+    assert (issues["device_id"].expected, issues["device_id"].actual) == ("string", "integer")
+    issues = issues_of(lambda: doc_codecs.decode_search_docs_payload({"query": "x"}))
+    assert issues["query"].constraint is Constraint.INVALID_LENGTH
+    assert issues["query"].bounds == {"minLength": 2, "maxLength": 200}
+
+
+def test_nested_and_array_paths_are_precise() -> None:
+    issues = issues_of(
+        lambda: doc_codecs.decode_search_docs_payload(
+            {"query": "offline", "kinds": ["runbook", "video"]}
+        )
+    )
+    assert issues["kinds[1]"].constraint is Constraint.INVALID_ENUM_VALUE
+    assert issues["kinds[1]"].allowed == ("article", "runbook")
+
+
+def test_union_value_issue_is_one_issue_at_the_union() -> None:
+    issues = issues_of(
+        lambda: profile_codecs.decode_update_preferences_payload(
+            {"preferences": {"theme": ["dark"]}}, injected={"session_id": "s"}
+        )
+    )
+    assert list(issues) == ["preferences.theme"]
+    assert issues["preferences.theme"].constraint is Constraint.INVALID_FIELD_TYPE
+    assert "string or integer or boolean" in issues["preferences.theme"].message
+
+
+def test_malformed_json_and_non_object_payloads() -> None:
+    issues = issues_of(lambda: device_codecs.decode_get_device_payload('{"device_id": '))
+    assert issues[""].constraint is Constraint.INVALID_FORMAT
+    assert "not valid JSON" in issues[""].message
+    issues = issues_of(lambda: device_codecs.decode_get_device_payload("[1, 2]"))
+    assert issues[""].constraint is Constraint.INVALID_FIELD_TYPE
+
+
+def test_injected_value_from_the_model_is_discarded() -> None:
+    decoded = device_codecs.LIST_DEVICES_PAYLOAD.decode_detailed(
+        {"site_id": "hq", "session_id": "forged"}, injected={"session_id": "real"}
+    )
+    assert decoded.value.session_id == "real"
+    assert decoded.discarded_injected == ("session_id",)
+
+
+def test_retry_hint_from_validation_error_carries_example_and_prior_input() -> None:
+    spec = device_specs.LIST_DEVICES_SPEC
+    with pytest.raises(ToolValidationError) as info:
+        device_codecs.decode_list_devices_payload({"limit": 0}, injected={"session_id": "s"})
+    hint = retry_hint_for_invalid_payload(info.value, example=spec.payload.example)
+    assert hint.reason is RetryReason.INVALID_ARGUMENTS
+    assert hint.example_input == {"site_id": "hq", "status": "online", "limit": 20}
+    assert hint.prior_input == {"limit": 0}
+    assert "site_id" in hint.message and "limit" in hint.message and "Example" in hint.message
+    with pytest.raises(ToolValidationError) as info:
+        device_codecs.decode_list_devices_payload({}, injected={"session_id": "s"})
+    hint = retry_hint_for_invalid_payload(info.value)
+    assert hint.reason is RetryReason.MISSING_FIELDS
+    assert hint.missing_fields == ("site_id",)
+
+
+def test_specs_describe_each_tool() -> None:
+    spec = device_specs.spec_by_name("list_devices")
+    assert spec is device_specs.LIST_DEVICES_SPEC
+    assert device_specs.spec_by_id("assistant.devices.list_devices") is spec
+    assert spec.id == device_specs.LIST_DEVICES == "assistant.devices.list_devices"
+    assert (spec.id.service, spec.id.toolset, spec.id.tool) == (
+        "assistant",
+        "devices",
+        "list_devices",
+    )
+    assert spec.title == "List devices"
+    assert spec.tags == ("inventory",)
+    assert spec.payload.model is device_types.ListDevicesPayload
+    assert spec.result.model is device_types.ListDevicesResult
+    assert spec.payload.field_descriptions["limit"] == "Maximum results"
+    assert spec.result.field_descriptions["devices[].status"] == "Connection state"
+    assert spec.injected == ("session_id",)
+    assert spec.annotations.read_only is True
+    assert [s.name for s in device_specs.SPECS] == ["list_devices", "get_device", "restart_device"]
+
+
+def test_injected_fields_are_in_the_model_but_not_the_schema() -> None:
+    spec = device_specs.LIST_DEVICES_SPEC
+    assert "session_id" in spec.payload.model.model_fields
+    assert "session_id" not in spec.payload.schema["properties"]
+    assert "session_id" not in spec.payload.schema.get("required", [])
+    assert spec.payload.schema["additionalProperties"] is False
+
+
+def test_bounded_result_fields_and_bounds() -> None:
+    spec = device_specs.LIST_DEVICES_SPEC
+    assert spec.bounded is True
+    props = spec.result.schema["properties"]
+    assert {"returned", "total", "truncated", "refinement_hint"} <= set(props)
+    assert set(spec.result.schema["required"]) == {"devices", "returned", "truncated"}
+    result = device_types.ListDevicesResult(devices=[], returned=0, total=0, truncated=False)
+    assert result.result_bounds() == Bounds(returned=0, total=0, truncated=False)
+
+
+def test_paging_tool_has_cursor_in_payload_and_next_cursor_in_result() -> None:
+    spec = site_specs.LIST_SITES_SPEC
+    assert spec.bounds is not None
+    assert (spec.bounds.cursor_field, spec.bounds.next_cursor_field) == ("cursor", "next_cursor")
+    assert "cursor" in spec.payload.schema["properties"]
+    assert "cursor" not in spec.payload.schema.get("required", [])
+    result = site_types.ListSitesResult(
+        sites=[], returned=0, total=0, truncated=True, next_cursor="2"
+    )
+    assert result.result_bounds().next_cursor == "2"
+
+
+def test_server_data_specs_are_typed_and_kept_out_of_the_result() -> None:
+    spec = metric_specs.GET_TIME_SERIES_SPEC
+    kinds = {sd.kind: sd for sd in spec.server_data}
+    assert set(kinds) == {"atlas.time_series", "atlas.thresholds"}
+    series = kinds["atlas.time_series"]
+    assert series.default == "off"
+    assert series.description == "Full series for charts"
+    assert series.model.__name__ == "TimeSeries"
+    assert "points" in series.schema["properties"]
+    assert kinds["atlas.thresholds"].default == "on"
+    assert kinds["atlas.thresholds"].model.model_validate({"warning": 1, "critical": 2})
+    result_schema = json.dumps(spec.result.schema)
+    assert "TimeSeries" not in result_schema and "warning" not in result_schema
+
+
+def catalog_paths() -> list[Path]:
+    return sorted(GEN.rglob("tool_schemas.json"))
+
+
+@pytest.mark.parametrize("path", catalog_paths(), ids=lambda p: str(p.relative_to(GEN)))
+def test_catalog_is_valid_and_hides_injected_fields(path: Path) -> None:
+    catalog = json.loads(path.read_text())
+    assert catalog["count"] == len(catalog["tools"])
+    assert catalog["version"] == catalog["hash"][:12]
+    meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
+    for tool in catalog["tools"]:
+        assert tool["id"] == f"{tool['service']}.{tool['toolset']}.{tool['name']}"
+        for schema in (
+            tool["payload"]["schema"],
+            tool["result"]["schema"],
+            *(s["schema"] for s in tool["server_data"]),
+        ):
+            meta.validate(schema)
+            jsonschema.Draft202012Validator.check_schema(schema)
+        assert "session_id" not in json.dumps(tool["payload"]["schema"])
+        assert tool["payload"]["schema"]["type"] == "object"
+    service_catalog = json.loads((GEN / "assistant" / "tool_schemas.json").read_text())
+    assert service_catalog["count"] == 11
+
+
+def test_example_inputs_validate_against_their_own_schema() -> None:
+    for module in (device_specs, site_specs, metric_specs):
+        for spec in module.SPECS:
+            if spec.payload.example is not None:
+                jsonschema.validate(spec.payload.example, spec.payload.schema)
