@@ -1,0 +1,130 @@
+"""Property tests: every generated codec against random and schema-valid input.
+
+Whatever a model sends, a codec returns a typed payload or raises ToolValidationError, never
+anything else. And the schema a model sees agrees with the decoder: what the schema accepts
+decodes, and what decodes, re-encoded, satisfies the schema.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tooldesign.runtime import (
+    Constraint,
+    PayloadCodec,
+    ToolSpec,
+    ToolValidationError,
+    retry_hint_for_invalid_payload,
+)
+
+from tests.strategies import from_schema, json_values
+from tests.support import REPO
+
+TOOLSETS = sorted(
+    p.name
+    for p in (REPO / "gen" / "assistant" / "toolsets").iterdir()
+    if (p / "codecs.py").is_file()
+)
+
+
+def _tools() -> list[tuple[ToolSpec[Any, Any], PayloadCodec[Any]]]:
+    out = []
+    for toolset in TOOLSETS:
+        codecs = importlib.import_module(f"gen.assistant.toolsets.{toolset}.codecs")
+        specs = importlib.import_module(f"gen.assistant.toolsets.{toolset}.specs")
+        for spec in specs.SPECS:
+            codec = next(
+                v
+                for v in vars(codecs).values()
+                if isinstance(v, PayloadCodec) and v.spec is spec.payload
+            )
+            out.append((spec, codec))
+    return out
+
+
+TOOLS = _tools()
+IDS = [spec.name for spec, _ in TOOLS]
+
+
+def _near_miss(spec: ToolSpec[Any, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Objects using the payload's real field names with arbitrary values: reaches deep validation."""
+    names = list(spec.payload.schema.get("properties", {})) + ["unexpected", *spec.injected]
+    return st.dictionaries(st.sampled_from(names), json_values, max_size=len(names))
+
+
+def _injected(spec: ToolSpec[Any, Any]) -> dict[str, str]:
+    return {name: f"meta-{name}" for name in spec.injected}
+
+
+def _check_error(error: ToolValidationError) -> None:
+    assert error.issues, "a validation error names at least one problem"
+    for issue in error.issues:
+        assert isinstance(issue.constraint, Constraint)
+        assert issue.message and isinstance(issue.field, str)
+        assert "meta-" not in issue.describe(), "injected values never appear in messages"
+    hint = retry_hint_for_invalid_payload(error)
+    json.dumps(hint.to_dict(), default=str)
+
+
+@pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_input_gives_a_payload_or_a_validation_error(
+    spec: ToolSpec[Any, Any], codec: PayloadCodec[Any], data: st.DataObject
+) -> None:
+    raw = data.draw(
+        json_values.map(json.dumps)
+        | json_values
+        | _near_miss(spec)
+        | _near_miss(spec).map(json.dumps)
+        | st.text()
+        | st.binary()
+    )
+    try:
+        payload = codec.decode(raw, injected=_injected(spec))
+    except ToolValidationError as error:
+        _check_error(error)
+    else:
+        assert isinstance(payload, spec.payload.model)
+
+
+@pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(data=st.data())
+def test_what_the_schema_accepts_decodes_and_round_trips(
+    spec: ToolSpec[Any, Any], codec: PayloadCodec[Any], data: st.DataObject
+) -> None:
+    arguments = data.draw(from_schema(spec.payload.schema))
+    payload = codec.decode(json.dumps(arguments), injected=_injected(spec))
+    assert isinstance(payload, spec.payload.model)
+    encoded = payload.model_dump(
+        mode="json", by_alias=True, exclude_none=True, exclude=set(spec.injected)
+    )
+    jsonschema.validate(encoded, spec.payload.schema)
+
+
+@pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_what_decodes_satisfies_the_schema(
+    spec: ToolSpec[Any, Any], codec: PayloadCodec[Any], data: st.DataObject
+) -> None:
+    raw = data.draw(_near_miss(spec))
+    try:
+        payload = codec.decode(raw, injected=_injected(spec))
+    except ToolValidationError:
+        return
+    encoded = payload.model_dump(
+        mode="json", by_alias=True, exclude_none=True, exclude=set(spec.injected)
+    )
+    jsonschema.validate(encoded, spec.payload.schema)
