@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from tooldesign.cli import main
-from tooldesign.codegen import formatting, output, pipeline
+from tooldesign.codegen import formatting, output
 from tooldesign.codegen.pipeline import generate
 from tooldesign.runtime import Constraint, ToolValidationError
 
@@ -190,11 +190,12 @@ def test_unchanged_files_are_not_rewritten_and_only_changed_toolsets_render(tmp_
     generate([str(design)], out)
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     report = generate([str(design)], out)
-    assert report.written == [] and report.rendered_toolsets == 0
+    assert report.written == [] and report.rendered_toolsets == 0 and report.generated_models == 0
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
     write(design, SMALL.replace("Say goodbye", "Say farewell"))
     report = generate([str(design)], out)
     assert report.rendered_toolsets == 1
+    assert report.generated_models == 0, "a tool description is not in types.py: it is reused"
     assert report.written == [
         "svc/tool_schemas.json",
         "svc/toolsets/beta/specs.py",
@@ -267,7 +268,7 @@ def test_failed_generation_leaves_the_output_exactly_as_it_was(
         def broken_format(root: Path) -> None:
             raise formatting.FormattingError("ruff exploded")
 
-        monkeypatch.setattr(pipeline, "format_tree", broken_format)
+        monkeypatch.setattr(formatting, "format_tree", broken_format)
         expected: type[Exception] = formatting.FormattingError
     else:
         real_replace = os.replace
@@ -392,3 +393,17 @@ class _no_raise:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def test_a_manifest_from_another_version_keeps_file_ownership(tmp_path: Path) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    manifest_path = out / ".tooldesign-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["toolsets"] = {key: "an-older-fingerprint-format" for key in manifest["toolsets"]}
+    manifest_path.write_text(json.dumps(manifest))
+    write(design, SMALL.replace("Say hello", "Say hi"))
+    report = generate([str(design)], out)
+    assert "svc/toolsets/alpha/specs.py" in report.written
+    assert report.rendered_toolsets == 2, "without readable fingerprints nothing is reused"

@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 listing files that would change"
     )
+    gen.add_argument(
+        "--timings", action="store_true", help="also print how long each phase took (to stderr)"
+    )
     gen.set_defaults(run=_gen)
     return parser
 
@@ -47,6 +50,9 @@ def _gen(args: argparse.Namespace) -> int:
     from tooldesign.codegen.pipeline import generate
 
     report = generate(args.designs, args.out, check=args.check)
+    if args.timings:
+        for phase, seconds in report.phases.items():
+            print(f"  {phase:<20} {seconds:7.3f}s", file=sys.stderr)
     if args.check:
         if report.changed:
             print("tooldesign: generated files are out of date:", file=sys.stderr)
@@ -63,8 +69,7 @@ def _gen(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tooldesign.codegen.formatting import FormattingError
-    from tooldesign.codegen.output import OutputError
+    from tooldesign.codegen.output import FormattingError, OutputError
     from tooldesign.ir.errors import DesignError
     from tooldesign.ir.load import UsageError
 

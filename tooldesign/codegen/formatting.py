@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tooldesign.codegen.output import FormattingError
+
 # Fixed settings, independent of any ruff configuration around the output folder, so the same
 # design gives the same bytes wherever it is generated.
 RUFF_FORMAT_ARGS = (
@@ -16,10 +18,6 @@ RUFF_FORMAT_ARGS = (
     "py311",
     "--quiet",
 )
-
-
-class FormattingError(Exception):
-    pass
 
 
 def ruff_binary() -> str:

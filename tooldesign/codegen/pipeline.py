@@ -1,23 +1,26 @@
 """``tooldesign gen``: design sources → IR → views → rendered, formatted files → output folder.
 
-Toolsets whose view and generator are unchanged since the last run (and whose files are intact
-on disk) are not rendered again. The rest render in worker processes, since model generation
-dominates the cost and toolsets are independent.
+What did not change is reused rather than generated again, at two levels:
+- a toolset whose content fingerprint (and the generator) is unchanged since the last run, and
+  whose files are intact on disk, keeps its files: no view, no rendering;
+- a changed toolset whose model document is unchanged (a tool's description was edited, say)
+  keeps its ``types.py``: the model generator, by far the slowest step, does not run.
+The rest render in worker processes, since model generation dominates and toolsets are
+independent.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import gc
 import hashlib
 import json
-import multiprocessing
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -25,12 +28,20 @@ from typing import Any
 
 import tooldesign
 from tooldesign.codegen.catalog import build_catalog, catalog_text, tool_entry
-from tooldesign.codegen.formatting import format_tree
-from tooldesign.codegen.models import HEADER, generate_models
-from tooldesign.codegen.output import Manifest, OutputError, commit, on_disk_matches, plan
-from tooldesign.codegen.render import render
-from tooldesign.codegen.views import ToolsetView, toolset_views
+from tooldesign.codegen.output import (
+    HEADER,
+    MANIFEST_NAME,
+    Manifest,
+    OutputError,
+    ToolsetEntry,
+    commit,
+    digest,
+    on_disk_matches,
+    plan,
+)
+from tooldesign.codegen.views import ToolsetView, package_dir, toolset_view
 from tooldesign.ir.evaluate import evaluate
+from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import Design
 
 PACKAGE_ROOT = Path(tooldesign.__file__).parent
@@ -45,7 +56,17 @@ class Report:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     rendered_toolsets: int = 0
+    generated_models: int = 0
     seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - started
 
     @property
     def changed(self) -> list[str]:
@@ -74,6 +95,7 @@ def generator_fingerprint() -> str:
         [
             *(PACKAGE_ROOT / "codegen").rglob("*.py"),
             *(PACKAGE_ROOT / "codegen" / "templates").glob("*.j2"),
+            PACKAGE_ROOT / "contract.py",
             PACKAGE_ROOT / "ir" / "schema.py",
             PACKAGE_ROOT / "ir" / "naming.py",
         ]
@@ -84,42 +106,67 @@ def generator_fingerprint() -> str:
     return h.hexdigest()
 
 
-def view_fingerprint(view: ToolsetView) -> str:
-    data = json.dumps(dataclasses.asdict(view), sort_keys=True, ensure_ascii=False, default=repr)
-    return hashlib.sha256(f"{generator_fingerprint()}\n{data}".encode()).hexdigest()
+def models_fingerprint(view: ToolsetView) -> str:
+    """Equal whenever ``types.py`` would come out the same."""
+    text = f"{generator_fingerprint()}\n{view.model_schema!r}\n{view.aliases!r}\n{view.bounded_classes!r}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
-def render_toolset(view: ToolsetView) -> dict[str, str]:
-    """Every Python file of one toolset package, unformatted."""
+@dataclass(frozen=True)
+class RenderJob:
+    view: ToolsetView
+    with_models: bool
+    """False when the package's ``types.py`` on disk is reused."""
+
+
+def render_toolset(job: RenderJob) -> dict[str, str]:
+    """The Python files of one toolset package, unformatted."""
+    from tooldesign.codegen.render import render
+
+    view = job.view
     package = view.package_dir
     header = f"{HEADER}\n# Toolset {view.name!r} of service {view.service!r}."
-    return {
+    files = {
         f"{package}/__init__.py": render(
             "package_init.py.j2",
             header=header,
             doc=f"Toolset {view.name} of service {view.service}.",
         ),
-        f"{package}/types.py": generate_models(view),
         f"{package}/specs.py": render("specs.py.j2", view=view, header=header),
         f"{package}/codecs.py": render("codecs.py.j2", view=view, header=header),
     }
+    if job.with_models:
+        from tooldesign.codegen.models import generate_models
+
+        files[f"{package}/types.py"] = generate_models(view)
+    return files
 
 
-def _render_all(views: list[ToolsetView]) -> list[dict[str, str]]:
-    workers = min(len(views), os.cpu_count() or 1)
+def service_init(name: str, doc: str) -> bytes:
+    # Already in its formatted form (names are [A-Za-z0-9_-]), so it needs no formatting run.
+    return f'{HEADER}\n# Service {name!r}.\n"""{doc}"""\n'.encode()
+
+
+def _render_all(jobs: list[RenderJob]) -> list[dict[str, str]]:
+    heavy = sum(1 for job in jobs if job.with_models)
+    workers = min(heavy, os.cpu_count() or 1)
     if workers < 2 or sys.platform == "win32":
-        return [render_toolset(v) for v in views]
-    # Fork so workers start with everything already imported (the model generator included).
-    import datamodel_code_generator  # noqa: F401
+        return [render_toolset(job) for job in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Fork after importing the model generator, so every worker starts with it loaded.
+    import tooldesign.codegen.models
+    import tooldesign.codegen.render  # noqa: F401
 
     context = multiprocessing.get_context("fork")
-    # Largest first, so the last toolset to start is a small one.
-    order = sorted(range(len(views)), key=lambda i: -len(views[i].tools))
+    # Slowest first, so the last job to start is a quick one.
+    order = sorted(
+        range(len(jobs)), key=lambda i: (not jobs[i].with_models, -len(jobs[i].view.tools))
+    )
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        rendered = dict(
-            zip(order, pool.map(render_toolset, [views[i] for i in order]), strict=True)
-        )
-    return [rendered[i] for i in range(len(views))]
+        rendered = dict(zip(order, pool.map(render_toolset, [jobs[i] for i in order]), strict=True))
+    return [rendered[i] for i in range(len(jobs))]
 
 
 def generate(sources: Sequence[str], out: str | Path, *, check: bool = False) -> Report:
@@ -128,78 +175,148 @@ def generate(sources: Sequence[str], out: str | Path, *, check: bool = False) ->
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out}: the output path is a file, not a folder")
-    design = evaluate(sources)
-    return write_design(design, out, check=check, started=started)
+    report = Report()
+    old = Manifest.load(out)
+    validated = {entry.design for entry in old.toolsets.values()}
+    with _gc_paused():
+        with report.phase("evaluate"):
+            design = evaluate(sources, known_valid=validated.__contains__)
+        return write_design(design, out, check=check, started=started, report=report, old=old)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Generation builds a large, short-lived object graph: cyclic GC pauses cost more than they free."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def write_design(
-    design: Design, out: Path, *, check: bool = False, started: float | None = None
+    design: Design,
+    out: Path,
+    *,
+    check: bool = False,
+    started: float | None = None,
+    report: Report | None = None,
+    old: Manifest | None = None,
 ) -> Report:
     started = time.perf_counter() if started is None else started
-    report = Report(services=len(design.services))
-    old = Manifest.load(out)
+    report = report or Report()
+    old = old if old is not None else Manifest.load(out)
     manifest = Manifest(generator=generator_fingerprint())
+    same_generator = old.generator == manifest.generator
     files: dict[str, bytes] = {}
     kept: dict[str, str] = {}
-    to_render: list[ToolsetView] = []
-    service_entries: dict[str, list[dict[str, Any]]] = {}
-    for service, view in toolset_views(design):
-        report.toolsets += 1
-        report.tools += len(view.tools)
-        key = view.package_dir
-        entries = [tool_entry(t, view.service, view.name) for t in view.tools]
-        service_entries.setdefault(service.ident, []).extend(entries)
-        files[f"{key}/tool_schemas.json"] = catalog_text(build_catalog(entries)).encode()
-        fingerprint = view_fingerprint(view)
-        manifest.toolsets[key] = fingerprint
-        previous = [p for p in old.files if p.startswith(f"{key}/") and p.endswith(".py")]
-        if (
-            old.toolsets.get(key) == fingerprint
-            and previous
-            and all(on_disk_matches(out, p, old.files[p]) for p in previous)
-        ):
-            kept.update({p: old.files[p] for p in previous})
-        else:
-            to_render.append(view)
-    for service in design.services:
-        header = f"{HEADER}\n# Service {service.name!r}."
-        files[f"{service.ident}/__init__.py"] = render(
-            "package_init.py.j2",
-            header=header,
-            doc=f"Generated toolsets of service {service.name}.",
-        ).encode()
-        files[f"{service.ident}/toolsets/__init__.py"] = render(
-            "package_init.py.j2", header=header, doc=f"Toolset packages of service {service.name}."
-        ).encode()
-        files[f"{service.ident}/tool_schemas.json"] = catalog_text(
-            build_catalog(service_entries.get(service.ident, []))
-        ).encode()
+    jobs: list[RenderJob] = []
+    report.services = len(design.services)
 
-    report.rendered_toolsets = len(to_render)
+    with report.phase("plan and catalogs"):
+        for service in design.services:
+            # Each toolset's catalog entries, or the file on disk that holds them (read only if
+            # the service catalog must be written again).
+            parts: list[list[dict[str, Any]] | Path] = []
+            everything_kept = True
+            for toolset in service.toolsets:
+                report.toolsets += 1
+                report.tools += len(toolset.tools)
+                key = package_dir(service.ident, toolset.ident)
+                content = design.fingerprints[toolset_key(service, toolset)]
+                previous = old.toolsets.get(key)
+                owned = [p for p in old.files if p.startswith(f"{key}/")]
+                intact = bool(owned) and all(on_disk_matches(out, p, old.files[p]) for p in owned)
+                if (
+                    same_generator
+                    and previous is not None
+                    and previous.design == content
+                    and intact
+                ):
+                    kept.update({p: old.files[p] for p in owned})
+                    manifest.toolsets[key] = previous
+                    parts.append(out / key / "tool_schemas.json")
+                    continue
+                everything_kept = False
+                view = toolset_view(design, service, toolset)
+                models = models_fingerprint(view)
+                types_path = f"{key}/types.py"
+                reuse_models = (
+                    same_generator
+                    and previous is not None
+                    and previous.models == models
+                    and types_path in old.files
+                    and on_disk_matches(out, types_path, old.files[types_path])
+                )
+                if reuse_models:
+                    kept[types_path] = old.files[types_path]
+                jobs.append(RenderJob(view, with_models=not reuse_models))
+                manifest.toolsets[key] = ToolsetEntry(content, models)
+                toolset_entries = [tool_entry(t, view.service, view.name) for t in view.tools]
+                files[f"{key}/tool_schemas.json"] = catalog_text(
+                    build_catalog(toolset_entries)
+                ).encode()
+                parts.append(toolset_entries)
+            files[f"{service.ident}/__init__.py"] = service_init(
+                service.name, f"Generated toolsets of service {service.name}."
+            )
+            files[f"{service.ident}/toolsets/__init__.py"] = service_init(
+                service.name, f"Toolset packages of service {service.name}."
+            )
+            catalog = f"{service.ident}/tool_schemas.json"
+            if (
+                everything_kept
+                and catalog in old.files
+                and on_disk_matches(out, catalog, old.files[catalog])
+            ):
+                kept[catalog] = old.files[catalog]
+            else:
+                entries = [
+                    e
+                    for part in parts
+                    for e in (_read_catalog_tools(part) if isinstance(part, Path) else part)
+                ]
+                files[catalog] = catalog_text(build_catalog(entries)).encode()
+
+    report.rendered_toolsets = len(jobs)
+    report.generated_models = sum(1 for job in jobs if job.with_models)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tooldesign-", dir=_staging_parent(out)))
     try:
         rendered: dict[str, str] = {}
-        for package in _render_all(to_render):
-            rendered.update(package)
-        rendered.update({p: c.decode() for p, c in files.items() if p.endswith(".py")})
-        formatted = _format(rendered, staging / "_format")
+        with report.phase("render"):
+            for package in _render_all(jobs):
+                rendered.update(package)
+        with report.phase("format"):
+            formatted = _format(rendered, staging / "_format")
         files.update({p: c.encode() for p, c in formatted.items()})
-        manifest.files = {**kept, **{p: _digest(c) for p, c in files.items()}}
-        changes = plan(out, files, kept, old)
-        report.written = sorted(changes.write)
-        report.unchanged = changes.unchanged
-        report.removed = changes.remove
-        if not check and (
-            changes.write or changes.remove or manifest.text() != _manifest_bytes(out)
-        ):
-            commit(out, staging, changes, manifest)
+        manifest.files = {**kept, **{p: digest(c) for p, c in files.items()}}
+        with report.phase("write"):
+            changes = plan(out, files, kept, old)
+            report.written = sorted(changes.write)
+            report.unchanged = changes.unchanged
+            report.removed = changes.remove
+            if not check and (
+                changes.write or changes.remove or manifest.text() != _manifest_bytes(out)
+            ):
+                commit(out, staging, changes, manifest)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     report.seconds = time.perf_counter() - started
     return report
 
 
+def _read_catalog_tools(path: Path) -> list[dict[str, Any]]:
+    tools: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["tools"]
+    return tools
+
+
 def _format(sources: dict[str, str], root: Path) -> dict[str, str]:
+    if not sources:
+        return {}
+    from tooldesign.codegen.formatting import format_tree
+
     for relpath, text in sources.items():
         path = root / relpath
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -208,13 +325,9 @@ def _format(sources: dict[str, str], root: Path) -> dict[str, str]:
     return {relpath: (root / relpath).read_text(encoding="utf-8") for relpath in sources}
 
 
-def _digest(content: bytes) -> str:
-    return hashlib.sha256(content).hexdigest()
-
-
 def _manifest_bytes(out: Path) -> bytes | None:
     try:
-        return (out / ".tooldesign-manifest.json").read_bytes()
+        return (out / MANIFEST_NAME).read_bytes()
     except OSError:
         return None
 

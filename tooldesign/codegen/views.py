@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.ir.model import (
     ArrayType,
     Design,
@@ -27,9 +28,7 @@ from tooldesign.ir.model import (
 )
 from tooldesign.ir.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
 from tooldesign.ir.schema import SchemaBuilder
-from tooldesign.runtime.result import BOUNDS_CONFIG_KEY
-
-BOUNDED_BASE_CLASS = "tooldesign.runtime.BoundedResultModel"
+from tooldesign.ir.walk import inline_shapes, messages, used_user_types
 
 # Module-level names the generated specs/codecs modules define or import themselves.
 MODULE_RESERVED = frozenset(
@@ -111,13 +110,22 @@ class ToolsetView:
 
     @property
     def package_dir(self) -> str:
-        return f"{self.service_ident}/toolsets/{self.ident}"
+        return package_dir(self.service_ident, self.ident)
+
+
+def package_dir(service_ident: str, toolset_ident: str) -> str:
+    """Where a toolset's package goes, relative to the output folder."""
+    return f"{service_ident}/toolsets/{toolset_ident}"
+
+
+def toolset_view(design: Design, service: Service, toolset: Toolset) -> ToolsetView:
+    return _ToolsetViewBuilder(design, service, toolset).build()
 
 
 def toolset_views(design: Design) -> Iterator[tuple[Service, ToolsetView]]:
     for service in design.services:
         for toolset in service.toolsets:
-            yield service, _ToolsetViewBuilder(design, service, toolset).build()
+            yield service, toolset_view(design, service, toolset)
 
 
 class _ToolsetViewBuilder:
@@ -150,25 +158,20 @@ class _ToolsetViewBuilder:
 
     # ── class names ───────────────────────────────────────────────────────────────────────
 
-    def _messages(self, tool: Tool) -> list[Message]:
-        return [tool.payload, tool.result, *(sd.message for sd in tool.server_data)]
-
     def _name_classes(self) -> None:
         # User types first, in declaration order, so they keep their own names when they can.
-        used = self._used_user_types()
-        for name in self.design.types:
-            if name in used:
-                self.user_class[name] = self.classes.unique(self.design.types[name].class_name)
+        for name in used_user_types(self.design, self.toolset.tools):
+            self.user_class[name] = self.classes.unique(self.design.types[name].class_name)
         for tool in self.toolset.tools:
-            for message in self._messages(tool):
+            for message in messages(tool):
                 t = message.type
                 if not isinstance(t, NamedType | ObjectType):
                     self.message_class[id(message)] = self.classes.unique(message.name_hint)
-                for shape in _inline_shapes(t, top=True):
+                for shape in inline_shapes(t):
                     self._name_shape(shape)
         for name in self.user_class:
             for f in self.design.types[name].shape.fields:
-                for shape in _inline_shapes(f.type, top=True):
+                for shape in inline_shapes(f.type):
                     self._name_shape(shape)
 
     def _name_shape(self, shape: ObjectShape) -> None:
@@ -176,19 +179,8 @@ class _ToolsetViewBuilder:
             return
         self.shape_class[id(shape)] = self.classes.unique(shape.name_hint)
         for f in shape.fields:
-            for inner in _inline_shapes(f.type, top=True):
+            for inner in inline_shapes(f.type):
                 self._name_shape(inner)
-
-    def _used_user_types(self) -> set[str]:
-        used: set[str] = set()
-        pending = [m.type for tool in self.toolset.tools for m in self._messages(tool)]
-        while pending:
-            t = pending.pop()
-            for name in _named_types(t):
-                if name not in used:
-                    used.add(name)
-                    pending.extend(f.type for f in self.design.types[name].shape.fields)
-        return used
 
     def message_class_name(self, message: Message) -> str:
         t = message.type
@@ -290,7 +282,7 @@ class _ToolsetViewBuilder:
         for name in self.user_class:
             builder.type_schema(NamedType(name))
         for tool in self.toolset.tools:
-            for message in self._messages(tool):
+            for message in messages(tool):
                 schema = builder.type_schema(message.type)
                 if "$ref" not in schema:
                     # A non-object message (``Return(String)``) becomes a root model.
@@ -313,11 +305,11 @@ class _ToolsetViewBuilder:
         seen: set[int] = set()
         stack: list[ObjectShape] = []
         for tool in self.toolset.tools:
-            for message in self._messages(tool):
-                stack.extend(_inline_shapes(message.type, top=True))
+            for message in messages(tool):
+                stack.extend(inline_shapes(message.type))
         for name in self.user_class:
             for f in self.design.types[name].shape.fields:
-                stack.extend(_inline_shapes(f.type, top=True))
+                stack.extend(inline_shapes(f.type))
         while stack:
             shape = stack.pop(0)
             if id(shape) in seen:
@@ -325,38 +317,7 @@ class _ToolsetViewBuilder:
             seen.add(id(shape))
             yield self.shape_class[id(shape)], shape
             for f in shape.fields:
-                stack.extend(_inline_shapes(f.type, top=True))
-
-
-def _inline_shapes(t: TypeExpr, *, top: bool) -> Iterator[ObjectShape]:
-    """Inline object shapes directly inside ``t`` (``top``: including ``t`` itself)."""
-    match t:
-        case ObjectType(shape=shape):
-            if top:
-                yield shape
-        case ArrayType(items=items):
-            yield from _inline_shapes(items, top=True)
-        case MapType(values=values):
-            yield from _inline_shapes(values, top=True)
-        case UnionType(variants=variants):
-            for v in variants:
-                yield from _inline_shapes(v, top=True)
-
-
-def _named_types(t: TypeExpr) -> Iterator[str]:
-    match t:
-        case NamedType(name=name):
-            yield name
-        case ArrayType(items=items):
-            yield from _named_types(items)
-        case MapType(values=values):
-            yield from _named_types(values)
-        case UnionType(variants=variants):
-            for v in variants:
-                yield from _named_types(v)
-        case ObjectType(shape=shape):
-            for f in shape.fields:
-                yield from _named_types(f.type)
+                stack.extend(inline_shapes(f.type))
 
 
 def _object_shape(message: Message, design: Design) -> ObjectShape | None:

@@ -36,6 +36,7 @@ from tooldesign.dsl.types import (
 )
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
+    NO_CONSTRAINTS,
     NO_VALUE,
     Annotations,
     ArrayType,
@@ -728,7 +729,7 @@ class _Builder:
                 values["enum"] = tuple(
                     sorted(enum, key=repr) if isinstance(enum, set | frozenset) else enum
                 )
-        return Constraints(**values)
+        return Constraints(**values) if values else NO_CONSTRAINTS
 
     def _type(
         self, value: Any, where: Location, path: str, block: ShapeRecord | None, hint: str

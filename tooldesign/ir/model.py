@@ -1,7 +1,9 @@
 """The IR: a design after evaluation, resolved and validated. Immutable.
 
 Every element keeps the design-file location and element path it came from, so later stages
-(validation, transforms) can report errors where the user will look.
+(validation, transforms) can report errors where the user will look. Locations and paths are
+left out of ``repr``: an element's repr is its content, which is what code generation
+fingerprints (moving a tool down a file must not count as a change).
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ class ObjectType:
 class UnionType:
     variants: tuple[TypeExpr, ...]
     discriminator: str | None = None
-    location: Location | None = field(default=None, compare=False)
+    location: Location | None = field(default=None, compare=False, repr=False)
     """The ``OneOf`` call (for errors about the union itself)."""
 
 
@@ -103,6 +105,10 @@ class Constraints:
     max_items: int | None = None
 
 
+NO_CONSTRAINTS = Constraints()
+"""Shared by every attribute declared without constraints (most of them)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Field:
     """One attribute of an object."""
@@ -115,8 +121,8 @@ class Field:
     description: str | None
     required: bool
     constraints: Constraints
-    location: Location
-    path: str
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
     default: Any = NO_VALUE
     example: Any = NO_VALUE
 
@@ -130,7 +136,7 @@ class ExampleValue:
     """An ``Example(...)`` value and where it was given."""
 
     value: Any
-    location: Location
+    location: Location = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +147,8 @@ class ObjectShape:
     """The class name this shape would like (``ListDevicesPayload``); made unique per toolset."""
     fields: tuple[Field, ...]
     description: str | None
-    location: Location
-    path: str
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
     examples: tuple[ExampleValue, ...] = ()
 
     def field(self, name: str) -> Field | None:
@@ -158,8 +164,8 @@ class UserType:
     class_name: str
     description: str | None
     shape: ObjectShape
-    location: Location
-    path: str
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +184,7 @@ class ResultBounds:
 
     cursor: str | None = None
     next_cursor: str | None = None
-    location: Location | None = None
+    location: Location | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +193,8 @@ class ServerDataKind:
     message: Message
     description: str | None
     default: Literal["on", "off"]
-    location: Location
-    path: str
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +203,8 @@ class Binding:
 
     module: str
     qualname: str
-    location: Location
-    path: str
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
 
     @property
     def target(self) -> str:
@@ -225,8 +231,8 @@ class Tool:
     tags: tuple[str, ...]
     payload: Message
     result: Message
-    location: Location
-    path: str
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
     bounds: ResultBounds | None = None
     injected: tuple[str, ...] = ()
     server_data: tuple[ServerDataKind, ...] = ()
@@ -245,8 +251,8 @@ class Toolset:
     description: str | None
     tags: tuple[str, ...]
     tools: tuple[Tool, ...]
-    location: Location
-    path: str
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,8 +261,8 @@ class Service:
     ident: str
     description: str | None
     toolsets: tuple[Toolset, ...]
-    location: Location
-    path: str
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +270,8 @@ class Design:
     services: tuple[Service, ...]
     types: Mapping[str, UserType]
     sources: tuple[str, ...] = ()
+    fingerprints: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Content fingerprint per toolset (``"service/toolset"``), see ``ir.fingerprint``."""
 
     def tools(self) -> Iterator[Tool]:
         for service in self.services:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Any
 
 import jsonschema
-import pydantic
 from tooldesign.ir.build import describe
 from tooldesign.ir.errors import Issues
+from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import (
+    NO_CONSTRAINTS,
     NO_VALUE,
     ArrayType,
     Design,
@@ -26,6 +27,7 @@ from tooldesign.ir.model import (
     UnionType,
 )
 from tooldesign.ir.schema import SchemaBuilder
+from tooldesign.ir.walk import inline_shapes, messages, used_user_types
 
 FORMATS = frozenset(
     {"date-time", "date", "time", "duration", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
@@ -41,22 +43,9 @@ _ORDERED_PAIRS = (
 )
 
 
-def validate(design: Design, issues: Issues) -> None:
-    _Validator(design, issues).run()
-
-
-def nested_shapes(t: TypeExpr) -> Iterator[ObjectShape]:
-    """Inline object shapes inside a type (not user types: those are checked once, on their own)."""
-    match t:
-        case ObjectType(shape=shape):
-            yield shape
-        case ArrayType(items=items):
-            yield from nested_shapes(items)
-        case MapType(values=values):
-            yield from nested_shapes(values)
-        case UnionType(variants=variants):
-            for v in variants:
-                yield from nested_shapes(v)
+def validate(design: Design, issues: Issues, *, trusted: frozenset[str] = frozenset()) -> None:
+    """Check every rule; toolsets in ``trusted`` (keys of already-validated content) are skipped."""
+    _Validator(design, issues).run(trusted)
 
 
 def _innermost(t: TypeExpr) -> TypeExpr:
@@ -70,17 +59,29 @@ class _Validator:
         self.design = design
         self.issues = issues
         self.schemas = SchemaBuilder(design.types)
+        self._formats = jsonschema.FormatChecker()
+        self._validators: dict[str, jsonschema.protocols.Validator] = {}
 
-    def run(self) -> None:
-        for user_type in self.design.types.values():
-            self._shape(user_type.shape)
-        for tool in self.design.tools():
+    def run(self, trusted: frozenset[str]) -> None:
+        checked_tools: list[Tool] = []
+        trusted_types: set[str] = set()
+        for service in self.design.services:
+            for toolset in service.toolsets:
+                if toolset_key(service, toolset) in trusted:
+                    trusted_types.update(used_user_types(self.design, toolset.tools))
+                else:
+                    checked_tools.extend(toolset.tools)
+        # A type reached by a changed toolset is checked even if a trusted one reaches it too.
+        must_check = set(used_user_types(self.design, checked_tools))
+        for name, user_type in self.design.types.items():
+            if name in must_check or name not in trusted_types:
+                self._shape(user_type.shape)
+        for tool in checked_tools:
             self._tool(tool)
 
     def _tool(self, tool: Tool) -> None:
-        messages = [tool.payload, tool.result, *(sd.message for sd in tool.server_data)]
-        for message in messages:
-            for shape in nested_shapes(message.type):
+        for message in messages(tool):
+            for shape in inline_shapes(message.type):
                 self._shape(
                     shape, omit=frozenset(tool.injected) if message is tool.payload else frozenset()
                 )
@@ -89,7 +90,7 @@ class _Validator:
     def _shape(self, shape: ObjectShape, *, omit: frozenset[str] = frozenset()) -> None:
         for f in shape.fields:
             self._field(f)
-            for inner in nested_shapes(f.type):
+            for inner in inline_shapes(f.type):
                 self._shape(inner)
             self._union_rules(f.type, f.location, f.path)
         for example in shape.examples:
@@ -105,6 +106,9 @@ class _Validator:
 
     def _field(self, f: Field) -> None:
         c = f.constraints
+        if c is NO_CONSTRAINTS and isinstance(f.type, PrimitiveType):
+            self._default_and_example(f)
+            return
         base = _innermost(f.type)
         kind = base.kind if isinstance(base, PrimitiveType) else None
         wrong: list[str] = []
@@ -173,16 +177,13 @@ class _Validator:
             self.issues.add("enum lists a value more than once", f.location, f.path)
 
     def _pattern(self, f: Field, pattern: str) -> None:
+        from pydantic_core import SchemaError, SchemaValidator, core_schema
+
         try:
             re.compile(pattern)
             # The generated model validates with pydantic's engine; it must accept the pattern too.
-            pydantic.TypeAdapter(Annotated[str, pydantic.Field(pattern=pattern)])
-        except (
-            re.error,
-            pydantic.PydanticUserError,
-            pydantic.PydanticSchemaGenerationError,
-            ValueError,
-        ) as exc:
+            SchemaValidator(core_schema.str_schema(pattern=pattern))
+        except (re.error, SchemaError) as exc:
             self.issues.add(
                 f"pattern {pattern!r} is not a valid regular expression: {exc}", f.location, f.path
             )
@@ -211,9 +212,14 @@ class _Validator:
 
     def _check_value(self, value: Any, schema: dict[str, Any]) -> str | None:
         document = self.schemas.document(schema)
-        validator = jsonschema.Draft202012Validator(
-            document, format_checker=jsonschema.FormatChecker()
-        )
+        # Designs repeat field shapes; one validator per distinct schema.
+        key = json.dumps(document, sort_keys=True, default=repr)
+        validator = self._validators.get(key)
+        if validator is None:
+            validator = jsonschema.Draft202012Validator(document, format_checker=self._formats)
+            self._validators[key] = validator
+        if validator.is_valid(value):
+            return None
         error = jsonschema.exceptions.best_match(validator.iter_errors(value))
         if error is None:
             return None

@@ -7,11 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
+from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, compact_json
-
-BOUNDS_CONFIG_KEY = "x-tooldesign-bounds"
-"""Key in a bounded result model's ``json_schema_extra`` naming its next-cursor attribute."""
 
 
 @dataclass(frozen=True, slots=True)

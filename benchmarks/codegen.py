@@ -1,0 +1,196 @@
+"""Code generation speed on a 1,000-tool synthetic design (50 toolsets x 20 tools).
+
+Prints, side by side (medians of --repeat runs):
+  - full generation into an empty folder (the `tooldesign gen` command, start to finish);
+  - regeneration with nothing changed;
+  - regeneration after one tool's description changed (its types.py is reused);
+  - regeneration after one tool's argument changed (its toolset's models are generated again);
+  - peak memory of the generation (largest process, and the whole process tree);
+  - the floor: datamodel-code-generator alone producing the same models, sequentially, in one
+    process (import included).
+
+Targets: full ≤ 1.0 x floor, unchanged ≤ 0.6 s, one-tool change ≤ 1.0 s, peak RSS ≤ 400 MB.
+
+Run: python benchmarks/codegen.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic import write_design
+
+FLOOR_SCRIPT = """
+import json, sys, time
+started = time.perf_counter()
+from tooldesign.codegen.models import models_source
+documents = json.load(open(sys.argv[1]))
+for doc in documents:
+    models_source(doc["schema"], aliases=doc["aliases"], bounded_classes=tuple(doc["bounded"]))
+print(time.perf_counter() - started)
+"""
+
+
+def _tree_rss_kb(pid: int) -> tuple[int, int]:
+    """(largest process, sum over the tree) resident set sizes in KiB for ``pid`` and descendants."""
+    pids, sizes = [pid], []
+    while pids:
+        current = pids.pop()
+        try:
+            with open(f"/proc/{current}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        sizes.append(int(line.split()[1]))
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as handle:
+                    pids.extend(int(p) for p in handle.read().split())
+        except (OSError, ValueError):
+            continue
+    return (max(sizes, default=0), sum(sizes))
+
+
+def run_gen(design: Path, out: Path) -> tuple[float, int, int]:
+    """Wall seconds and peak RSS (largest process, whole tree; KiB) of one `tooldesign gen`."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tooldesign.cli", "gen", str(design), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    peak_single = peak_tree = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak_single, peak_tree
+        while not stop.is_set():
+            single, tree = _tree_rss_kb(process.pid)
+            peak_single, peak_tree = max(peak_single, single), max(peak_tree, tree)
+            time.sleep(0.005)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, stderr = process.communicate()
+    elapsed = time.perf_counter() - started
+    stop.set()
+    sampler.join()
+    if process.returncode != 0:
+        raise SystemExit(f"tooldesign gen failed:\n{stderr}")
+    return elapsed, peak_single, peak_tree
+
+
+def floor_seconds(design: Path, work: Path) -> float:
+    """datamodel-code-generator alone on the same per-toolset schemas, in one fresh process."""
+    import json
+
+    from tooldesign.codegen.views import toolset_views
+    from tooldesign.ir.evaluate import evaluate
+
+    documents = [
+        {
+            "schema": view.model_schema,
+            "aliases": view.aliases,
+            "bounded": list(view.bounded_classes),
+        }
+        for _, view in toolset_views(evaluate([str(design)]))
+    ]
+    data = work / "documents.json"
+    data.write_text(json.dumps(documents))
+    result = subprocess.run(
+        [sys.executable, "-c", FLOOR_SCRIPT, str(data)], capture_output=True, text=True, check=True
+    )
+    return float(result.stdout.strip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--toolsets", type=int, default=50)
+    parser.add_argument("--tools", type=int, default=20)
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="tooldesign-bench-"))
+    try:
+        design = write_design(work / "design", toolsets=args.toolsets, tools=args.tools)
+        full, unchanged, one_tool, one_arg, floors, single_rss, tree_rss = (
+            [],
+            [],
+            [],
+            [],
+            [],
+            [],
+            [],
+        )
+        for i in range(args.repeat):
+            out = work / f"gen{i}"
+            write_design(work / "design", toolsets=args.toolsets, tools=args.tools)
+            seconds, single, tree = run_gen(design, out)
+            full.append(seconds)
+            single_rss.append(single)
+            tree_rss.append(tree)
+            unchanged.append(run_gen(design, out)[0])
+            changed = {f"tool_{i % args.toolsets:02d}_07": f"Changed description, run {i}"}
+            write_design(
+                work / "design", toolsets=args.toolsets, tools=args.tools, descriptions=changed
+            )
+            one_tool.append(run_gen(design, out)[0])
+            limits = {f"tool_{(i + 1) % args.toolsets:02d}_03": 100 + i}
+            write_design(
+                work / "design",
+                toolsets=args.toolsets,
+                tools=args.tools,
+                descriptions=changed,
+                query_limits=limits,
+            )
+            one_arg.append(run_gen(design, out)[0])
+            floors.append(floor_seconds(design, work))
+            shutil.rmtree(out)
+
+        med = statistics.median
+        floor = med(floors)
+        tools = args.toolsets * args.tools
+        print(
+            f"tooldesign codegen benchmark: {args.toolsets} toolsets x {args.tools} tools = {tools} tools, "
+            f"{args.repeat} runs, {os.cpu_count()} CPUs (medians; min-max in brackets)"
+        )
+        rows = [
+            ("full generation", full, f"{med(full) / floor:.2f} x floor (target <= 1.0)"),
+            ("regenerate, nothing changed", unchanged, "target <= 0.6 s"),
+            ("regenerate, one tool's description changed", one_tool, "target <= 1.0 s"),
+            (
+                "regenerate, one tool's argument changed",
+                one_arg,
+                "models of one toolset regenerated",
+            ),
+            (
+                "floor: datamodel-code-generator alone",
+                floors,
+                f"{1000 * floor / args.toolsets:.0f} ms per toolset",
+            ),
+        ]
+        for label, values, note in rows:
+            print(
+                f"  {label:<44} {med(values):7.3f} s  [{min(values):.3f}-{max(values):.3f}]  {note}"
+            )
+        print(
+            f"  {'peak RSS, largest process':<44} {med(single_rss) / 1024:7.1f} MB  (target <= 400 MB)"
+        )
+        print(f"  {'peak RSS, whole process tree':<44} {med(tree_rss) / 1024:7.1f} MB")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Content fingerprints of a design's toolsets.
+
+A toolset's fingerprint covers everything its validation and generation read: the toolset, the
+user types it reaches and the rules that check them. IR reprs leave out source locations, so
+moving code around a design file changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+
+import tooldesign
+from tooldesign.ir.model import Design, Service, Toolset
+from tooldesign.ir.walk import used_user_types
+
+
+def toolset_key(service: Service, toolset: Toolset) -> str:
+    return f"{service.name}/{toolset.name}"
+
+
+def toolset_fingerprint(design: Design, service: Service, toolset: Toolset) -> str:
+    types = [design.types[name] for name in used_user_types(design, toolset.tools)]
+    text = f"{rules_fingerprint()}\n{service.name!r}\n{toolset!r}\n{types!r}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def toolset_fingerprints(design: Design) -> dict[str, str]:
+    return {
+        toolset_key(service, toolset): toolset_fingerprint(design, service, toolset)
+        for service in design.services
+        for toolset in service.toolsets
+    }
+
+
+@cache
+def rules_fingerprint() -> str:
+    """Changes with tooldesign's version or any of the IR's rules."""
+    h = hashlib.sha256(tooldesign.__version__.encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.read_bytes())
+    return h.hexdigest()
