@@ -69,7 +69,8 @@ class Manifest:
             pass
         try:
             manifest.toolsets = {
-                str(k): ToolsetEntry(str(v["design"]), str(v["models"])) for k, v in data["toolsets"].items()
+                str(k): ToolsetEntry(str(v["design"]), str(v["models"]))
+                for k, v in data["toolsets"].items()
             }
         except (KeyError, AttributeError, TypeError):
             manifest.generator = ""  # nothing can be reused without its toolset fingerprints
