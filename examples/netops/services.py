@@ -265,7 +265,8 @@ class DocumentService:
     def search(self, query: str, kinds: list[str] | None = None, limit: int = 5) -> SearchPage:
         words = {w for w in query.lower().split() if len(w) > 2}
         hits: list[ArticleHit | RunbookHit] = []
-        for doc in [*self.articles, *self.runbooks]:
+        documents: list[ArticleHit | RunbookHit] = [*self.articles, *self.runbooks]
+        for doc in documents:
             if kinds and doc.kind not in kinds:
                 continue
             text = f"{doc.title} {getattr(doc, 'snippet', '')} {' '.join(getattr(doc, 'steps', []))}".lower()
