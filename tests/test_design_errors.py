@@ -292,7 +292,7 @@ def test_dsl_call_outside_its_block(
                 Attribute("site_id", String, "The same name again")  # <-- error
                 """
             ),
-            "duplicate attribute 'site_id'",
+            "duplicate attribute name 'site_id'",
             f'{ARGS} › "site_id"',
             id="attribute",
         ),
@@ -337,7 +337,7 @@ def test_attribute_name_invalid_after_sanitising(tmp_path: Path, name: str) -> N
                 Attribute("site_id", String, "Site identifier again")  # <-- error
                 """
             ),
-            ("attribute 'site_id' collides with 'site-id'", "both become 'site_id'"),
+            ("attribute name 'site_id' collides with 'site-id'", "both become 'site_id'"),
             f'{ARGS} › "site_id"',
             id="attributes",
         ),
@@ -350,7 +350,7 @@ def test_attribute_name_invalid_after_sanitising(tmp_path: Path, name: str) -> N
             with Service("assistant", "Network operations assistant"):
                 pass
             """,
-            ("type name 'Device' collides with type 'device'", "both become 'Device'"),
+            ("type name 'Device' collides with 'device'", "both become 'Device'"),
             'type "Device"',
             id="types",
         ),

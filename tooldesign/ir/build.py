@@ -100,6 +100,46 @@ def _is_text(value: object) -> bool:
     return isinstance(value, str)
 
 
+class _UniqueNames:
+    """Names of one kind in one scope: unique as written, and still unique once sanitised.
+
+    ``claim`` reports the first problem found and says whether the name may be used.
+    """
+
+    def __init__(self, kind: str, issues: Issues) -> None:
+        self.kind = kind
+        self.issues = issues
+        self.first: dict[str, Location] = {}
+        self.sanitised: dict[str, str] = {}
+
+    def claim(self, name: str, sanitised: str | None, location: Location, path: str) -> bool:
+        if name in self.first:
+            self.issues.add(
+                f"duplicate {self.kind} name {name!r} (first declared at {self.first[name]})",
+                location,
+                path,
+            )
+            return False
+        if sanitised is None:
+            self.issues.add(
+                f"{self.kind} name {name!r} is not a valid identifier after sanitising",
+                location,
+                path,
+            )
+            return False
+        if sanitised in self.sanitised:
+            other = self.sanitised[sanitised]
+            self.issues.add(
+                f"{self.kind} name {name!r} collides with {other!r} after sanitising (both become {sanitised!r})",
+                location,
+                path,
+            )
+            return False
+        self.first[name] = location
+        self.sanitised[sanitised] = name
+        return True
+
+
 class _Builder:
     def __init__(self, record: DesignRecord, issues: Issues) -> None:
         self.record = record
@@ -122,7 +162,7 @@ class _Builder:
         return Design(services=services, types=dict(self.types), sources=sources)
 
     def _register_types(self) -> None:
-        by_class: dict[str, str] = {}
+        names = _UniqueNames("type", self.issues)
         for rec in self.record.types:
             name = rec.name
             if not _is_text(name) or not name:
@@ -130,31 +170,10 @@ class _Builder:
                     f"type name must be a non-empty string, got {name!r}", rec.location, rec.path
                 )
                 continue
-            if name in self.type_names:
-                first = self.type_names[name].location
-                self.issues.add(
-                    f"duplicate type name {name!r} (first declared at {first})",
-                    rec.location,
-                    rec.path,
-                )
-                continue
             class_name = pascal_case(name)
-            if not class_name.isidentifier() or class_name[0].isdigit():
-                self.issues.add(
-                    f"type name {name!r} is not a valid identifier after sanitising",
-                    rec.location,
-                    rec.path,
-                )
-                continue
-            if class_name in by_class:
-                self.issues.add(
-                    f"type name {name!r} collides with type {by_class[class_name]!r} after sanitising (both become {class_name!r})",
-                    rec.location,
-                    rec.path,
-                )
-                continue
-            by_class[class_name] = name
-            self.type_names[name] = rec
+            valid = class_name.isidentifier() and not class_name[0].isdigit()
+            if names.claim(name, class_name if valid else None, rec.location, rec.path):
+                self.type_names[name] = rec
 
     # ── services, toolsets, tools ─────────────────────────────────────────────────────────
 
@@ -185,10 +204,9 @@ class _Builder:
         return tuple(out)
 
     def _unique_groups(self, records: list[GroupT], kind: str) -> list[GroupT]:
-        """Records with valid, unique names (by name and by Python identifier)."""
+        """Records with valid, unique names (as written and as Python identifiers)."""
+        names = _UniqueNames(kind, self.issues)
         kept: list[GroupT] = []
-        names: dict[str, GroupT] = {}
-        idents: dict[str, GroupT] = {}
         for rec in records:
             name = rec.name
             if not _is_text(name) or not GROUP_NAME.match(name):
@@ -198,30 +216,14 @@ class _Builder:
                     rec.path,
                 )
                 continue
-            if name in names:
-                self.issues.add(
-                    f"duplicate {kind} name {name!r} (first declared at {names[name].location})",
-                    rec.location,
-                    rec.path,
-                )
-                continue
-            ident = _ident(name, f"{kind}_")
-            if ident in idents:
-                other = idents[ident]
-                self.issues.add(
-                    f"{kind} name {name!r} collides with {other.name!r} after sanitising (both become {ident!r})",
-                    rec.location,
-                    rec.path,
-                )
-                continue
-            names[name] = idents[ident] = rec
-            kept.append(rec)
+            if names.claim(name, _ident(name, f"{kind}_"), rec.location, rec.path):
+                kept.append(rec)
         return kept
 
     def _toolset(self, rec: ToolsetRecord, service: str) -> Toolset:
         tags = self._tags(rec.tags, rec)
         tools: list[Tool] = []
-        idents: dict[str, ToolRecord] = {}
+        names = _UniqueNames("tool", self.issues)
         for tool_rec in rec.tools:
             name = tool_rec.name
             if not _is_text(name) or not TOOL_NAME.match(name):
@@ -238,16 +240,8 @@ class _Builder:
                 )
                 continue
             ident = _ident(name, "tool_")
-            if ident in idents:
-                other = idents[ident]
-                if other.name == name:
-                    message = f"duplicate tool name {name!r} (first declared at {other.location})"
-                else:
-                    message = f"tool name {name!r} collides with {other.name!r} after sanitising (both become {ident!r})"
-                self.issues.add(message, tool_rec.location, tool_rec.path)
-                continue
-            idents[ident] = tool_rec
-            tools.append(self._tool(tool_rec, service, rec.name, ident, tags))
+            if names.claim(name, ident, tool_rec.location, tool_rec.path):
+                tools.append(self._tool(tool_rec, service, rec.name, ident, tags))
         desc = self._text(rec.description, rec, "description")
         return Toolset(
             rec.name, _ident(rec.name, "toolset_"), desc, tags, tuple(tools), rec.location, rec.path
@@ -609,8 +603,8 @@ class _Builder:
 
     def _shape(self, rec: ShapeRecord, hint: str, description: str | None) -> ObjectShape:
         fields: list[Field] = []
-        names: dict[str, AttributeRecord] = {}
-        idents: dict[str, str] = {}
+        names = _UniqueNames("attribute", self.issues)
+        declared: list[str] = []  # valid or not: Required may name them without a second error
         for attr in rec.attributes:
             name = attr.name
             if not _is_text(name):
@@ -618,35 +612,15 @@ class _Builder:
                     f"attribute name must be a string, got {name!r}", attr.location, attr.path
                 )
                 continue
-            if name in names:
-                self.issues.add(
-                    f"duplicate attribute {name!r} (first declared at {names[name].location})",
-                    attr.location,
-                    attr.path,
-                )
-                continue
-            names[name] = attr
+            declared.append(name)
             ident = python_identifier(name)
-            if ident is None:
-                self.issues.add(
-                    f"attribute name {name!r} is not a valid identifier after sanitising",
-                    attr.location,
-                    attr.path,
-                )
-                continue
-            if ident in idents:
-                self.issues.add(
-                    f"attribute {name!r} collides with {idents[ident]!r} after sanitising (both become {ident!r})",
-                    attr.location,
-                    attr.path,
-                )
-                continue
-            idents[ident] = name
-            fields.append(self._field(attr, ident, hint))
+            if names.claim(name, ident, attr.location, attr.path):
+                assert ident is not None
+                fields.append(self._field(attr, ident, hint))
         required: set[str] = set()
         for name, where in rec.required:
-            if name not in names:
-                known = ", ".join(names) or "none"
+            if name not in declared:
+                known = ", ".join(dict.fromkeys(declared)) or "none"
                 self.issues.add(
                     f"Required names unknown attribute {name!r} (attributes: {known})",
                     where,
