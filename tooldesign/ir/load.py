@@ -67,8 +67,13 @@ def importable(folders: Sequence[Path]) -> Iterator[None]:
         roots = tuple(str(f.resolve()) + os.sep for f in folders)
         for name in set(sys.modules) - before:
             file = getattr(sys.modules.get(name), "__file__", None) or ""
-            if file.startswith(roots):
+            if file.startswith(roots) or name in _dotted_designs:
                 del sys.modules[name]
+        _dotted_designs.clear()
+
+
+# Dotted-module designs imported during the current evaluation (forgotten after it).
+_dotted_designs: set[str] = set()
 
 
 def design_folders(entries: Sequence[tuple[str, Path | None]]) -> list[Path]:
@@ -85,7 +90,14 @@ def run_designs(entries: Sequence[tuple[str, Path | None]], issues: Issues) -> l
     for label, file in entries:
         try:
             if file is None:
-                module = importlib.import_module(label)
+                # Already imported (by the application, say)? Run it again so its calls record.
+                loaded = sys.modules.get(label)
+                module = (
+                    importlib.reload(loaded)
+                    if loaded is not None
+                    else importlib.import_module(label)
+                )
+                _dotted_designs.add(label)
                 ran.append(getattr(module, "__file__", None) or label)
             else:
                 _run_file(file)
