@@ -9,6 +9,7 @@ from tooldesign.runtime.result import (
     Bounds,
     ServerDataItem,
     ToolCallMeta,
+    ToolRequest,
     ToolResult,
     ToolTelemetry,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "ToolCallMeta",
     "ToolError",
     "ToolIdent",
+    "ToolRequest",
     "ToolResult",
     "ToolSpec",
     "ToolTelemetry",

@@ -88,6 +88,19 @@ _META_FIELDS = frozenset({"run_id", "session_id", "turn_id", "tool_call_id", "pa
 
 
 @dataclass(frozen=True, slots=True)
+class ToolRequest:
+    """One tool call to execute.
+
+    ``name`` is the tool's id (``service.toolset.tool``) or its provider-facing name;
+    ``payload`` is the arguments as the model sent them (JSON text, bytes, or a dict).
+    """
+
+    name: str
+    payload: str | bytes | Mapping[str, Any] = "{}"
+    meta: ToolCallMeta = field(default_factory=ToolCallMeta)
+
+
+@dataclass(frozen=True, slots=True)
 class ServerDataItem:
     """One piece of server data emitted by a call: its kind and its validated value."""
 
