@@ -135,8 +135,18 @@ with Service("assistant", "Network operations assistant"):
                 Attribute("mean", Float, "Average over the window")
                 Attribute("points", Int, "Measurements in the window", minimum=0)
                 Required("device_id", "metric", "unit", "minimum", "maximum", "mean", "points")
-            ServerData("atlas.time_series", TimeSeries, "Full series for charts", default="off")
-            with ServerData("atlas.thresholds", description="Alert thresholds for the metric"):
+            ServerData(
+                "atlas.time_series",
+                TimeSeries,
+                "Full series for charts",
+                default="off",
+                from_field="series",
+            )
+            with ServerData(
+                "atlas.thresholds",
+                description="Alert thresholds for the metric",
+                from_field="thresholds",
+            ):
                 Attribute("warning", Float, "Warning level")
                 Attribute("critical", Float, "Critical level")
                 Required("warning", "critical")

@@ -13,6 +13,7 @@ Region = Literal["emea", "amer", "apac"]
 Metric = Literal["cpu", "memory", "latency", "packet_loss"]
 Window = Literal["1h", "24h", "7d"]
 Role = Literal["viewer", "operator", "admin"]
+NodeRole = Literal["router", "core", "access"]
 
 
 @dataclass
@@ -47,7 +48,7 @@ class Site:
 class TopologyNode:
     device_id: str
     name: str
-    role: str
+    role: NodeRole
     children: list[TopologyNode] = field(default_factory=list)
 
 
@@ -83,6 +84,20 @@ class MetricPoint:
 
 
 @dataclass
+class TimeSeriesData:
+    device_id: str
+    metric: Metric
+    unit: str
+    points: list[MetricPoint]
+
+
+@dataclass
+class Thresholds:
+    warning: float
+    critical: float
+
+
+@dataclass
 class MetricSummary:
     device_id: str
     metric: Metric
@@ -91,7 +106,8 @@ class MetricSummary:
     maximum: float
     mean: float
     points: int
-    series: list[MetricPoint]
+    series: TimeSeriesData
+    thresholds: Thresholds
 
 
 @dataclass

@@ -26,6 +26,8 @@ from examples.netops.models import (
     SearchPage,
     Site,
     SitePage,
+    Thresholds,
+    TimeSeriesData,
     TopologyNode,
     Window,
 )
@@ -72,7 +74,7 @@ class Inventory:
                     site_id=site.id,
                     model=_MODELS[n % 4],
                     last_seen=EPOCH - timedelta(minutes=7 * n),
-                    tags=["core"] if n % 4 == 1 else ["edge"],
+                    tags=["core"] if (n // 4) % 5 == 0 else ["edge"],
                     labels={"rack": f"r{n % 12:02d}"},
                 )
             )
@@ -193,7 +195,8 @@ class MetricsService:
             maximum=max(values),
             mean=round(sum(values) / len(values), 3),
             points=len(values),
-            series=series,
+            series=TimeSeriesData(device_id=device_id, metric=metric, unit=unit, points=series),
+            thresholds=Thresholds(warning=round(scale * 1.2, 3), critical=round(scale * 1.5, 3)),
         )
 
 

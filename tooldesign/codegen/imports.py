@@ -4,7 +4,9 @@ The model generator emits its imports unsorted; formatting does not sort them, a
 ruff process just for that would double the formatting cost. The block is small and regular,
 so it is rebuilt here: ``__future__``, standard library, third party, then relative imports,
 one blank line between sections, straight imports before ``from`` imports, names ordered
-constants → classes → others.
+constants → classes → others. The application's own packages (``first_party``) get a section of
+their own between third-party and relative imports, as ruff sorts them in the application's
+project.
 """
 
 from __future__ import annotations
@@ -24,15 +26,18 @@ def _name_key(name: str) -> tuple[int, str, str]:
     return kind, name.lower(), name
 
 
-def _section(module: str, level: int) -> int:
+def _section(module: str, level: int, first_party: frozenset[str]) -> int:
     if level:
-        return 3
+        return 4
     if module == "__future__":
         return 0
-    return 1 if module.split(".")[0] in sys.stdlib_module_names else 2
+    top = module.split(".")[0]
+    if top in sys.stdlib_module_names:
+        return 1
+    return 3 if top in first_party else 2
 
 
-def sort_imports(source: str) -> str:
+def sort_imports(source: str, first_party: frozenset[str] = frozenset()) -> str:
     tree = ast.parse(source)
     body = list(tree.body)
     if (
@@ -54,14 +59,14 @@ def sort_imports(source: str) -> str:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 text = alias.name + (f" as {alias.asname}" if alias.asname else "")
-                straight[_section(alias.name, 0)].add(text)
+                straight[_section(alias.name, 0, first_party)].add(text)
         else:
             module = node.module or ""
-            key = (_section(module, node.level), module, node.level)
+            key = (_section(module, node.level, first_party), module, node.level)
             for alias in node.names:
                 from_names[key].add(alias.name + (f" as {alias.asname}" if alias.asname else ""))
     sections: list[list[str]] = []
-    for section in range(4):
+    for section in range(5):
         lines = [f"import {name}" for name in sorted(straight[section], key=str.lower)]
         modules = sorted(
             (k for k in from_names if k[0] == section), key=lambda k: (-k[2], k[1].lower())
@@ -70,7 +75,12 @@ def sort_imports(source: str) -> str:
             names = sorted(
                 from_names[(section, module, level)], key=lambda n: _name_key(n.split(" as ")[0])
             )
-            lines.append(f"from {'.' * level}{module} import {', '.join(names)}")
+            plain = [n for n in names if " as " not in n]
+            head = f"from {'.' * level}{module} import"
+            if plain:
+                lines.append(f"{head} {', '.join(plain)}")
+            # An aliased name keeps a statement of its own (isort's combine-as-imports is off).
+            lines.extend(f"{head} {n}" for n in names if " as " in n)
         if lines:
             sections.append(lines)
     rendered = "\n\n".join("\n".join(lines) for lines in sections)

@@ -121,11 +121,13 @@ class RenderJob:
 
 def render_toolset(job: RenderJob) -> dict[str, str]:
     """The Python files of one toolset package, unformatted."""
+    from tooldesign.codegen.imports import sort_imports
     from tooldesign.codegen.render import render
 
     view = job.view
     package = view.package_dir
     header = f"{HEADER}\n# Toolset {view.name!r} of service {view.service!r}."
+    bindings = view.bindings
     files = {
         f"{package}/__init__.py": render(
             "package_init.py.j2",
@@ -134,7 +136,22 @@ def render_toolset(job: RenderJob) -> dict[str, str]:
         ),
         f"{package}/specs.py": render("specs.py.j2", view=view, header=header),
         f"{package}/codecs.py": render("codecs.py.j2", view=view, header=header),
+        f"{package}/executor.py": sort_imports(
+            render(
+                "executor.py.j2",
+                view=view,
+                header=header,
+                ex=bindings.executor,
+                tr=bindings.transforms,
+            ),
+            bindings.first_party,
+        ),
     }
+    if bindings.transforms is not None:
+        files[f"{package}/transforms.py"] = sort_imports(
+            render("transforms.py.j2", view=view, header=header, tr=bindings.transforms),
+            bindings.first_party,
+        )
     if job.with_models:
         from tooldesign.codegen.models import generate_models
 

@@ -7,9 +7,10 @@ changed, sent to a worker process, and rendered by short templates.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from tooldesign.codegen.bindings import BindingsBuilder, BindingsView
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.ir.model import (
     ArrayType,
@@ -27,6 +28,7 @@ from tooldesign.ir.model import (
     UserType,
 )
 from tooldesign.ir.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
+from tooldesign.ir.plan import ToolEnd
 from tooldesign.ir.schema import SchemaBuilder
 from tooldesign.ir.walk import inline_shapes, messages, used_user_types
 
@@ -106,7 +108,8 @@ class ToolsetView:
     aliases: dict[str, str]
     """``"Class.wire_name": "python_name"`` for fields whose Python name differs."""
     bounded_classes: tuple[str, ...]
-    catalog: dict[str, Any] = field(default_factory=dict)
+    bindings: BindingsView
+    """The code of ``transforms.py`` (bound tools) and ``executor.py``."""
 
     @property
     def package_dir(self) -> str:
@@ -143,6 +146,17 @@ class _ToolsetViewBuilder:
         module_names = NameScope(MODULE_RESERVED)
         tools = tuple(self._tool(tool, module_names) for tool in self.toolset.tools)
         model_schema, aliases, bounded = self._model_document()
+        by_name = {view.name: view for view in tools}
+        bindings = BindingsBuilder(
+            self.toolset.tools,
+            class_of=self._class_of,
+            payload_class=lambda tool: self.message_class_name(tool.payload),
+            result_class=lambda tool: self.message_class_name(tool.result),
+            server_data_class=lambda tool, kind: self.message_class_name(
+                next(sd.message for sd in tool.server_data if sd.kind == kind)
+            ),
+            tool_names=lambda tool: by_name[tool.name],
+        ).build()
         view = ToolsetView(
             service=self.service.name,
             service_ident=self.service.ident,
@@ -153,8 +167,17 @@ class _ToolsetViewBuilder:
             model_schema=model_schema,
             aliases=aliases,
             bounded_classes=bounded,
+            bindings=bindings,
         )
         return view
+
+    def _class_of(self, end: ToolEnd) -> str:
+        if end.type_name is not None:
+            return self.user_class[end.type_name]
+        if end.shape is not None:
+            return self.shape_class[id(end.shape)]
+        assert end.message is not None
+        return self.message_class_name(end.message)
 
     # ── class names ───────────────────────────────────────────────────────────────────────
 

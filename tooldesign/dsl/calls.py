@@ -283,12 +283,19 @@ def ServerData(
     description: str | None = None,
     *,
     default: str = "on",
+    from_field: str | None = None,
 ) -> Block:
-    """Typed data for observers, never for the model: a type, or a ``with`` block of attributes."""
+    """Typed data for observers, never for the model: a type, or a ``with`` block of attributes.
+
+    ``default`` says whether it is emitted unless a call asks otherwise. For a bound tool,
+    ``from_field`` names the field of the method's result that holds the data.
+    """
     rec, where = current(), caller_location()
     path = rec.child_path(f"server_data {_quoted(kind)}")
     message = _message_record(where, path, type, description)
-    record = ServerDataRecord(where, path, kind=kind, default=default, message=message)
+    record = ServerDataRecord(
+        where, path, kind=kind, default=default, message=message, from_field=from_field
+    )
     tool = _tool_top("ServerData", where)
     if tool is not None:
         tool.server_data.append(record)

@@ -77,6 +77,7 @@ class ServerDataRecord(Record):
     kind: Any = None
     default: Any = "on"
     message: MessageRecord | None = None
+    from_field: Any = None
 
 
 @dataclass(eq=False)

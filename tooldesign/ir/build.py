@@ -6,6 +6,7 @@ stand-in (``Any``) so later checks go on without cascading errors.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 import re
@@ -34,6 +35,7 @@ from tooldesign.dsl.types import (
     PrimitiveExpr,
     UnionExpr,
 )
+from tooldesign.ir.binding import BindingError, plan_binding
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
     NO_CONSTRAINTS,
@@ -60,6 +62,8 @@ from tooldesign.ir.model import (
     TypeExpr,
     UnionType,
     UserType,
+    describe,
+    dsl_name,
 )
 from tooldesign.ir.naming import pascal_case, python_identifier
 
@@ -242,14 +246,36 @@ class _Builder:
             ident = _ident(name, "tool_")
             if names.claim(name, ident, tool_rec.location, tool_rec.path):
                 tools.append(self._tool(tool_rec, service, rec.name, ident, tags))
+        self._one_service_class(tools)
         desc = self._text(rec.description, rec, "description")
         return Toolset(
             rec.name, _ident(rec.name, "toolset_"), desc, tags, tuple(tools), rec.location, rec.path
         )
 
+    def _one_service_class(self, tools: list[Tool]) -> None:
+        """A toolset's registration takes one service instance, so its methods share a class."""
+        owners: dict[str, Tool] = {}
+        for tool in tools:
+            plan = tool.binding.plan if tool.binding else None
+            if plan is None or plan.owner is None:
+                continue
+            owner = str(plan.owner)
+            if owners and owner not in owners:
+                first_owner, first = next(iter(owners.items()))
+                assert tool.binding is not None
+                self.issues.add(
+                    f"tool {tool.name!r} binds a method of {owner}, but tool {first.name!r} binds one of {first_owner}: "
+                    "the bound methods of a toolset belong to one class (its registration takes one service "
+                    "instance); use one class, module-level functions, or separate toolsets",
+                    tool.binding.location,
+                    tool.binding.path,
+                )
+            owners.setdefault(owner, tool)
+
     def _tool(
         self, rec: ToolRecord, service: str, toolset: str, ident: str, toolset_tags: tuple[str, ...]
     ) -> Tool:
+        issues_before = len(self.issues.items)
         for what, where in rec.duplicates:
             self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
         prefix = pascal_case(ident)
@@ -267,7 +293,7 @@ class _Builder:
         bounds = None
         if rec.bounded is not None:
             bounds, payload, result = self._bounded(rec, payload, result, prefix)
-        return Tool(
+        tool = Tool(
             name=rec.name,
             ident=ident,
             class_prefix=prefix,
@@ -286,6 +312,18 @@ class _Builder:
             binding=self._binding(rec.bind) if rec.bind is not None else None,
             annotations=self._annotations(rec),
         )
+        # Transforms are planned only for an otherwise sound tool: stand-ins for broken parts
+        # would only add confusing mismatches.
+        if tool.binding is not None and len(self.issues.items) == issues_before:
+            try:
+                plan = plan_binding(self.types, tool, tool.binding)
+            except BindingError as exc:
+                self.issues.add(str(exc), tool.binding.location, tool.binding.path)
+            else:
+                tool = dataclasses.replace(
+                    tool, binding=dataclasses.replace(tool.binding, plan=plan)
+                )
+        return tool
 
     def _injected(self, rec: ToolRecord, payload: Message) -> tuple[str, ...]:
         shape = self._own_shape(payload, payload.name_hint)
@@ -430,8 +468,18 @@ class _Builder:
                 sd.message, f"{prefix}{pascal_case(sd.kind)}ServerData", "ServerData"
             )
             default: Literal["on", "off"] = "off" if sd.default == "off" else "on"
+            source = sd.from_field
+            if source is not None and (not _is_text(source) or not source):
+                self.issues.add(
+                    f"ServerData from_field= must be a field name, got {source!r}",
+                    sd.location,
+                    sd.path,
+                )
+                source = None
             out.append(
-                ServerDataKind(sd.kind, message, message.description, default, sd.location, sd.path)
+                ServerDataKind(
+                    sd.kind, message, message.description, default, sd.location, sd.path, source
+                )
             )
         return tuple(out)
 
@@ -531,7 +579,7 @@ class _Builder:
                 continue
             if existing.type != kind:
                 self.issues.add(
-                    f"BoundedResult needs field {name!r} to be {_dsl_name(kind)}, but it is declared as {describe(existing.type)}",
+                    f"BoundedResult needs field {name!r} to be {dsl_name(kind)}, but it is declared as {describe(existing.type)}",
                     existing.location,
                     existing.path,
                 )
@@ -826,34 +874,3 @@ def _contains_object(value: Any) -> bool:
     if isinstance(value, UnionExpr):
         return any(_contains_object(v) for v in value.variants)
     return False
-
-
-_DSL_NAMES = {
-    Primitive.STRING: "String",
-    Primitive.INTEGER: "Int",
-    Primitive.NUMBER: "Float",
-    Primitive.BOOLEAN: "Boolean",
-    Primitive.ANY: "Any",
-}
-
-
-def _dsl_name(t: PrimitiveType) -> str:
-    return _DSL_NAMES[t.kind]
-
-
-def describe(t: TypeExpr) -> str:
-    """A type as the DSL spells it, for messages."""
-    match t:
-        case PrimitiveType():
-            return _dsl_name(t)
-        case ArrayType():
-            return f"ArrayOf({describe(t.items)})"
-        case MapType():
-            return f"MapOf(String, {describe(t.values)})"
-        case NamedType():
-            return t.name
-        case ObjectType():
-            return "Object"
-        case UnionType():
-            return f"OneOf({', '.join(describe(v) for v in t.variants)})"
-    return "?"

@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tooldesign.dsl.records import Location
+
+if TYPE_CHECKING:
+    from tooldesign.ir.plan import BindingPlan
 
 
 class _NoValue:
@@ -86,6 +89,37 @@ class UnionType:
 
 
 TypeExpr = PrimitiveType | ArrayType | MapType | NamedType | ObjectType | UnionType
+
+
+_DSL_NAMES = {
+    Primitive.STRING: "String",
+    Primitive.INTEGER: "Int",
+    Primitive.NUMBER: "Float",
+    Primitive.BOOLEAN: "Boolean",
+    Primitive.ANY: "Any",
+}
+
+
+def dsl_name(t: PrimitiveType) -> str:
+    return _DSL_NAMES[t.kind]
+
+
+def describe(t: TypeExpr) -> str:
+    """A type as the DSL spells it, for messages."""
+    match t:
+        case PrimitiveType():
+            return dsl_name(t)
+        case ArrayType():
+            return f"ArrayOf({describe(t.items)})"
+        case MapType():
+            return f"MapOf(String, {describe(t.values)})"
+        case NamedType():
+            return t.name
+        case ObjectType():
+            return "Object"
+        case UnionType():
+            return f"OneOf({', '.join(describe(v) for v in t.variants)})"
+    return "?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +229,8 @@ class ServerDataKind:
     default: Literal["on", "off"]
     location: Location = field(repr=False)
     path: str = field(repr=False)
+    source_field: str | None = None
+    """For a bound tool: the field of the method's result that holds this data."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +241,8 @@ class Binding:
     qualname: str
     location: Location = field(repr=False)
     path: str = field(repr=False)
+    plan: BindingPlan | None = None
+    """How the tool's values reach the method and come back (see ``ir.binding``)."""
 
     @property
     def target(self) -> str:

@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 import jsonschema
-from tooldesign.ir.build import describe
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import (
@@ -25,6 +24,7 @@ from tooldesign.ir.model import (
     Tool,
     TypeExpr,
     UnionType,
+    describe,
 )
 from tooldesign.ir.schema import SchemaBuilder
 from tooldesign.ir.walk import inline_shapes, messages, used_user_types

@@ -1,9 +1,27 @@
 """The runtime library that generated toolsets and agents use."""
 
 from tooldesign.runtime.codec import Decoded, PayloadCodec, ResultCodec
-from tooldesign.runtime.errors import Constraint, FieldIssue, ToolError, ToolValidationError
+from tooldesign.runtime.errors import (
+    Constraint,
+    FieldIssue,
+    ToolError,
+    ToolFailure,
+    ToolValidationError,
+)
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.ident import ToolIdent
+from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.registration import (
+    CallNext,
+    Interceptor,
+    Invoke,
+    Outcome,
+    RegistrationError,
+    ToolBinding,
+    ToolsetRegistration,
+    check_registration,
+    handler_invoke,
+)
 from tooldesign.runtime.result import (
     BoundedResultModel,
     Bounds,
@@ -13,6 +31,7 @@ from tooldesign.runtime.result import (
     ToolResult,
     ToolTelemetry,
 )
+from tooldesign.runtime.runtime import Runtime, ToolsetInfo, bounds_problems
 from tooldesign.runtime.specs import (
     BoundsSpec,
     ServerDataSpec,
@@ -25,24 +44,40 @@ __all__ = [
     "BoundedResultModel",
     "Bounds",
     "BoundsSpec",
+    "CallNext",
     "Constraint",
     "Decoded",
     "FieldIssue",
+    "Interceptor",
+    "Invoke",
+    "LogCalls",
+    "Outcome",
     "PayloadCodec",
+    "RateLimit",
+    "RegistrationError",
     "ResultCodec",
     "RetryHint",
     "RetryReason",
+    "Runtime",
     "ServerDataItem",
     "ServerDataSpec",
+    "Timeout",
     "ToolAnnotations",
+    "ToolBinding",
     "ToolCallMeta",
     "ToolError",
+    "ToolFailure",
     "ToolIdent",
     "ToolRequest",
     "ToolResult",
     "ToolSpec",
     "ToolTelemetry",
     "ToolValidationError",
+    "ToolsetInfo",
+    "ToolsetRegistration",
     "TypeSpec",
+    "bounds_problems",
+    "check_registration",
+    "handler_invoke",
     "retry_hint_for_invalid_payload",
 ]

@@ -132,3 +132,16 @@ class ToolError:
         if self.details:
             data["details"] = json.loads(json.dumps(self.details, default=str))
         return data
+
+
+class ToolFailure(Exception):
+    """Raise it from a tool to fail with a message meant for the model.
+
+    Other exceptions are reported to the model as a generic failure (their text may hold
+    internals); this one's message is shown as it is, with an optional clarifying question.
+    """
+
+    def __init__(self, message: str, *, clarifying_question: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.clarifying_question = clarifying_question

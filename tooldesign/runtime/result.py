@@ -159,9 +159,7 @@ class ToolResult:
             if isinstance(self.result, BaseModel):
                 return self.result.model_dump_json(by_alias=True, exclude_none=True)
             return compact_json(self.result)
-        if self.retry_hint is not None:
-            text = self.retry_hint.message
-            if self.error.message and self.error.message not in text:
-                text = f"{self.error.message}\n{text}"
-            return f"Error: {text}"
-        return f"Error: {self.error.message}"
+        # A retry hint's message is written for the model and complete; the error's own message
+        # is the short form kept for logs.
+        text = self.retry_hint.message if self.retry_hint is not None else self.error.message
+        return f"Error: {text}"

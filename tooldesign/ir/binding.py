@@ -1,0 +1,675 @@
+"""Plan a bound tool's transforms: tool payload → method payload, method result → tool result.
+
+Fields map by name (the field's Python name, then its wire name), recursing into nested
+records, lists, maps and unions. Everything that cannot be mapped is a design error naming
+both sides and the field — never a transform left out, and never one that can only fail at
+run time (values typed ``Any`` or ``dict`` are the one exception: they are validated when the
+call returns, since no type says more about them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from tooldesign.ir.model import (
+    NO_VALUE,
+    ArrayType,
+    Binding,
+    Constraints,
+    Field,
+    MapType,
+    Message,
+    NamedType,
+    ObjectShape,
+    ObjectType,
+    Primitive,
+    PrimitiveType,
+    Tool,
+    TypeExpr,
+    UnionType,
+    UserType,
+    describe,
+)
+from tooldesign.ir.plan import (
+    AppEnd,
+    AppGuard,
+    BindingPlan,
+    BuildRecord,
+    Case,
+    Conv,
+    Dispatch,
+    DumpModel,
+    EachItem,
+    EachValue,
+    FieldMove,
+    OrNone,
+    RecordMapping,
+    ResultPlan,
+    Same,
+    ScalarGuard,
+    ServerDataPlan,
+    ToolEnd,
+    ToolGuard,
+    ValidateInto,
+)
+from tooldesign.ir.pytypes import (
+    ANY,
+    NONE,
+    PyClass,
+    PyDict,
+    PyField,
+    PyList,
+    PyLiteral,
+    PyRecord,
+    PyRef,
+    PyScalar,
+    PyType,
+    PyUnion,
+    Registry,
+    UnsupportedType,
+    accepts_none,
+    describe_py,
+    ref_of,
+    without_none,
+)
+
+Direction = Literal["in", "out"]
+
+# The Python class a generated model uses for a string of each format.
+_FORMAT_CLASSES = {
+    "date-time": "datetime",
+    "date": "date",
+    "time": "time",
+    "duration": "timedelta",
+    "uuid": "UUID",
+    "ipv4": "IPv4Address",
+    "ipv6": "IPv6Address",
+}
+
+
+class BindingError(Exception):
+    """A bound tool that cannot be mapped. The message names both sides and the field."""
+
+
+def resolve_target(binding: Binding) -> Any:
+    obj: Any = importlib.import_module(binding.module)
+    for part in binding.qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def plan_binding(types: Mapping[str, UserType], tool: Tool, binding: Binding) -> BindingPlan:
+    """The transform plan of a bound tool, or :class:`BindingError` naming what cannot be mapped."""
+    return _Planner(types, tool, binding).plan()
+
+
+class _Mismatch(Exception):
+    pass
+
+
+class _Planner:
+    def __init__(self, types: Mapping[str, UserType], tool: Tool, binding: Binding) -> None:
+        self.types = types
+        self.tool = tool
+        self.binding = binding
+        self.registry = Registry()
+        self.records: dict[str, RecordMapping | None] = {}
+        self.target = binding.target
+
+    # ── the callable ──────────────────────────────────────────────────────────────────────
+
+    def plan(self) -> BindingPlan:
+        function = resolve_target(self.binding)
+        owner, skip_first = self._owner(function)
+        try:
+            hints = typing.get_type_hints(function, include_extras=True)
+        except Exception as exc:  # noqa: BLE001 - unresolvable annotations are the application's to fix
+            raise BindingError(
+                f"{self.target}: its type annotations cannot be resolved: {exc}"
+            ) from None
+        if "return" not in hints:
+            raise BindingError(
+                f"{self.target}: annotate its return type (transforms map the result by type)"
+            )
+        try:
+            payload_mode, payload_type = self._payload_type(function, skip_first, hints)
+            returned = self.registry.describe(hints["return"])
+        except UnsupportedType as exc:
+            raise BindingError(f"{self.target}: unsupported type {exc}") from None
+        payload_key = self._payload(payload_type)
+        result = self._result(returned)
+        server_data = tuple(
+            self._server_data(kind.kind, kind.message, kind.source_field, returned)
+            for kind in self.tool.server_data
+            if kind.source_field
+        )
+        missing = [kind.kind for kind in self.tool.server_data if not kind.source_field]
+        if missing:
+            raise BindingError(
+                f"server data {', '.join(map(repr, missing))} of a bound tool needs from_field= naming the field of "
+                f"the result of {self.target} that holds it"
+            )
+        return BindingPlan(
+            owner=owner,
+            method=self.binding.qualname.rsplit(".", 1)[-1],
+            is_async=inspect.iscoroutinefunction(function),
+            payload_mode=payload_mode,
+            payload_key=payload_key,
+            payload_type=payload_type,
+            result=result,
+            server_data=server_data,
+            records=tuple(r for r in self.records.values() if r is not None),
+            app_records=tuple(self.registry.records.values()),
+        )
+
+    def _owner(self, function: Any) -> tuple[PyRef | None, bool]:
+        parts = self.binding.qualname.split(".")
+        if len(parts) == 1:
+            return None, False
+        cls: Any = importlib.import_module(self.binding.module)
+        for part in parts[:-1]:
+            cls = getattr(cls, part)
+        if not isinstance(cls, type):
+            raise BindingError(
+                f"{self.target}: bind a module-level function or a method of a module-level class"
+            )
+        static = inspect.getattr_static(cls, parts[-1])
+        return ref_of(cls), not isinstance(static, staticmethod)
+
+    def _payload_type(
+        self, function: Callable[..., Any], skip_first: bool, hints: dict[str, Any]
+    ) -> tuple[Literal["record", "arguments"], PyRecord]:
+        params = [
+            p
+            for i, p in enumerate(inspect.signature(function).parameters.values())
+            if not (skip_first and i == 0)
+        ]
+        payload = self._tool_shape(self.tool.payload)
+        assert payload is not None, "payloads are objects"
+        if len(params) == 1 and params[0].name in hints and payload.field(params[0].name) is None:
+            described = self.registry.describe(hints[params[0].name])
+            if isinstance(described, PyClass):
+                return "record", self.registry.records[described.ref]
+        ref = PyRef(self.binding.module, self.binding.qualname)
+        return "arguments", self.registry.arguments(function, ref, skip_first)
+
+    # ── payload: tool → method ────────────────────────────────────────────────────────────
+
+    def _payload(self, payload_type: PyRecord) -> str:
+        shape = self._tool_shape(self.tool.payload)
+        assert shape is not None, "payloads are objects"
+        source = self._tool_end(self.tool.payload.type, shape)
+        try:
+            return self._record_in(shape, source, payload_type, "payload")
+        except _Mismatch as exc:
+            raise BindingError(str(exc)) from None
+
+    def _record_in(self, shape: ObjectShape, source: ToolEnd, target: PyRecord, path: str) -> str:
+        key = f"in:{_end_key(source)}->{target.ref}"
+        if key in self.records:
+            return key
+        self.records[key] = None  # in progress: a recursive type refers to it
+        moves: list[FieldMove] = []
+        used: set[str] = set()
+        for app_field in target.fields:
+            tool_field = _source_field(shape, app_field.name)
+            where = f"{path}.{app_field.name}"
+            if tool_field is None:
+                if app_field.required:
+                    raise _Mismatch(
+                        f"{self._app_label(target)} needs {app_field.name!r} ({describe_py(app_field.type)}), "
+                        f"but tool {self.tool.name!r} has no such field at {path}"
+                    )
+                continue
+            used.add(tool_field.name)
+            moves.append(self._move_in(tool_field, app_field, target, where))
+        unused = [f.name for f in shape.fields if f.name not in used]
+        if unused:
+            raise _Mismatch(
+                f"tool {self.tool.name!r} field(s) {', '.join(map(repr, unused))} at {path} have no counterpart in "
+                f"{self._app_label(target)} (fields: {', '.join(f.name for f in target.fields) or 'none'}); "
+                "every argument the model gives must reach the method"
+            )
+        self.records[key] = RecordMapping(
+            key, source, AppEnd(target.ref, target.kind), tuple(moves)
+        )
+        return key
+
+    def _move_in(
+        self, tool_field: Field, app_field: PyField, target: PyRecord, where: str
+    ) -> FieldMove:
+        conv = self._conv(
+            "in", tool_field.type, tool_field.constraints, without_none(app_field.type), where
+        )
+        may_be_none = not tool_field.required and not tool_field.has_default
+        if not may_be_none:
+            return FieldMove(app_field.name, tool_field.ident, conv)
+        if accepts_none(app_field.type):
+            return FieldMove(
+                app_field.name, tool_field.ident, _or_none(conv), source_may_be_none=True
+            )
+        if target.kind in ("typeddict", "arguments") and not app_field.required:
+            return FieldMove(
+                app_field.name, tool_field.ident, conv, source_may_be_none=True, omit_when_none=True
+            )
+        if app_field.default is not NO_VALUE:
+            return FieldMove(
+                app_field.name,
+                tool_field.ident,
+                conv,
+                source_may_be_none=True,
+                default=app_field.default,
+            )
+        raise _Mismatch(
+            f"tool field {where} is optional, but {self._app_label(target)} field {app_field.name!r} "
+            f"({describe_py(app_field.type)}) accepts no None and has no plain default: make the tool field "
+            "required or give it a default, or make the method field Optional"
+        )
+
+    # ── result: method → tool ─────────────────────────────────────────────────────────────
+
+    def _result(self, returned: PyType) -> ResultPlan:
+        message = self.tool.result
+        shape = self._tool_shape(message)
+        try:
+            if shape is not None:
+                end = self._tool_end(message.type, shape)
+                if returned == NONE:
+                    required = [f.name for f in shape.fields if f.required]
+                    if required:
+                        raise _Mismatch(
+                            f"{self.target} returns None, but tool {self.tool.name!r} result requires {', '.join(required)}"
+                        )
+                    return ResultPlan(Same(), None)
+                return ResultPlan(self._object_out(shape, end, returned, "result"), returned)
+            return ResultPlan(
+                self._conv("out", message.type, _NO_CONSTRAINTS, returned, "result"),
+                returned,
+                root=True,
+            )
+        except _Mismatch as exc:
+            raise BindingError(str(exc)) from None
+
+    def _object_out(self, shape: ObjectShape, end: ToolEnd, app: PyType, path: str) -> Conv:
+        app = without_none(app)
+        if isinstance(app, PyClass):
+            return BuildRecord(self._record_out(self.registry.records[app.ref], shape, end, path))
+        if app == ANY or isinstance(app, PyDict):
+            return ValidateInto(end)
+        raise _Mismatch(
+            f"{self.target} gives {describe_py(app)} at {path}, but tool {self.tool.name!r} expects an object "
+            f"({', '.join(f.name for f in shape.fields) or 'no fields'})"
+        )
+
+    def _record_out(self, source: PyRecord, shape: ObjectShape, target: ToolEnd, path: str) -> str:
+        key = f"out:{source.ref}->{_end_key(target)}"
+        if key in self.records:
+            return key
+        self.records[key] = None
+        moves: list[FieldMove] = []
+        for tool_field in shape.fields:
+            where = f"{path}.{tool_field.name}"
+            app_field = source.field(tool_field.ident) or source.field(tool_field.name)
+            if app_field is None:
+                if tool_field.required:
+                    raise _Mismatch(
+                        f"tool {self.tool.name!r} {where} is required, but {self._app_label(source)} has no field "
+                        f"{tool_field.name!r} (fields: {', '.join(f.name for f in source.fields) or 'none'})"
+                    )
+                continue
+            moves.append(self._move_out(app_field, source, tool_field, where))
+        access: Literal["attribute", "key"] = "key" if source.kind == "typeddict" else "attribute"
+        self.records[key] = RecordMapping(
+            key, AppEnd(source.ref, source.kind), target, tuple(moves), access
+        )
+        return key
+
+    def _move_out(
+        self, app_field: PyField, source: PyRecord, tool_field: Field, where: str
+    ) -> FieldMove:
+        conv = self._conv(
+            "out", tool_field.type, tool_field.constraints, without_none(app_field.type), where
+        )
+        may_be_none = accepts_none(app_field.type) or (
+            source.kind == "typeddict" and not app_field.required
+        )
+        if not may_be_none:
+            return FieldMove(tool_field.ident, app_field.name, conv)
+        if tool_field.required:
+            raise _Mismatch(
+                f"{self._app_label(source)} field {app_field.name!r} may be None, but tool {self.tool.name!r} "
+                f"{where} is required"
+            )
+        if tool_field.has_default:
+            return FieldMove(
+                tool_field.ident,
+                app_field.name,
+                conv,
+                source_may_be_none=True,
+                default=tool_field.default,
+            )
+        return FieldMove(tool_field.ident, app_field.name, _or_none(conv), source_may_be_none=True)
+
+    def _server_data(
+        self, kind: str, message: Message, field_name: str, returned: PyType
+    ) -> ServerDataPlan:
+        record = self.registry.records.get(returned.ref) if isinstance(returned, PyClass) else None
+        if record is None:
+            raise BindingError(
+                f"server data {kind!r} comes from field {field_name!r} of the result of {self.target}, "
+                f"but it returns {describe_py(returned)}, not a record"
+            )
+        app_field = record.field(field_name)
+        if app_field is None:
+            raise BindingError(
+                f"server data {kind!r}: {self._app_label(record)} has no field {field_name!r} "
+                f"(fields: {', '.join(f.name for f in record.fields) or 'none'})"
+            )
+        shape = self._tool_shape(message)
+        where = f"server_data[{kind!r}]"
+        try:
+            if shape is not None:
+                conv = self._object_out(
+                    shape, self._tool_end(message.type, shape), app_field.type, where
+                )
+            else:
+                conv = self._conv(
+                    "out", message.type, _NO_CONSTRAINTS, without_none(app_field.type), where
+                )
+        except _Mismatch as exc:
+            raise BindingError(str(exc)) from None
+        access: Literal["attribute", "key"] = "key" if record.kind == "typeddict" else "attribute"
+        may_be_none = accepts_none(app_field.type) or (
+            record.kind == "typeddict" and not app_field.required
+        )
+        return ServerDataPlan(kind, field_name, access, conv, may_be_none)
+
+    # ── values ────────────────────────────────────────────────────────────────────────────
+
+    def _conv(
+        self,
+        direction: Direction,
+        tool: TypeExpr,
+        constraints: Constraints,
+        app: PyType,
+        where: str,
+    ) -> Conv:
+        """Convert a non-None value between ``tool`` and ``app`` (``app`` without ``None``)."""
+        if app == ANY:
+            if direction == "in":
+                return DumpModel() if self._is_object(tool) else Same()
+            return self._validate_into(tool, where)
+        match tool:
+            case PrimitiveType(kind=Primitive.ANY):
+                if direction == "in":
+                    raise _Mismatch(
+                        self._mismatch(direction, tool, app, where, "the tool value is Any")
+                    )
+                return Same()
+            case PrimitiveType():
+                return self._scalar(direction, tool, constraints, app, where)
+            case ArrayType(items=items):
+                if not isinstance(app, PyList):
+                    raise _Mismatch(self._mismatch(direction, tool, app, where))
+                return EachItem(
+                    self._conv(direction, items, constraints, without_none(app.item), f"{where}[]")
+                )
+            case MapType(values=values):
+                if not isinstance(app, PyDict):
+                    raise _Mismatch(self._mismatch(direction, tool, app, where))
+                return EachValue(
+                    self._conv(
+                        direction, values, _NO_CONSTRAINTS, without_none(app.value), f"{where}{{}}"
+                    )
+                )
+            case NamedType() | ObjectType():
+                shape = self._shape_of(tool)
+                end = self._tool_end(tool, shape)
+                if direction == "out":
+                    return self._object_out(shape, end, app, where)
+                if isinstance(app, PyClass):
+                    return BuildRecord(
+                        self._record_in(shape, end, self.registry.records[app.ref], where)
+                    )
+                if isinstance(app, PyDict) and app.value == ANY:
+                    return DumpModel()
+                if isinstance(app, PyUnion):
+                    return self._union(direction, (tool,), app.options, where)
+                raise _Mismatch(self._mismatch(direction, tool, app, where))
+            case UnionType(variants=variants):
+                options = app.options if isinstance(app, PyUnion) else (app,)
+                return self._union(direction, variants, options, where)
+        raise _Mismatch(self._mismatch(direction, tool, app, where))
+
+    def _union(
+        self,
+        direction: Direction,
+        variants: tuple[TypeExpr, ...],
+        options: tuple[PyType, ...],
+        where: str,
+    ) -> Conv:
+        """Each value the source side can hold must convert to some member of the target side."""
+        cases: list[Case] = []
+        if direction == "in":
+            for variant in variants:
+                conv = self._first_fit(direction, variant, options, where)
+                cases.append(Case(self._tool_guard(variant), conv))
+        else:
+            for option in options:
+                if option == NONE:
+                    continue
+                conv = self._first_fit_tool(option, variants, where)
+                cases.append(Case(self._app_guard(option, where), conv))
+        if len(cases) == 1:
+            return cases[0].conv
+        if all(isinstance(c.conv, Same) for c in cases):
+            return Same()
+        # bool is an int to isinstance: test it first.
+        cases.sort(key=lambda c: 0 if c.guard == ScalarGuard("bool") else 1)
+        return Dispatch(tuple(cases))
+
+    def _first_fit(
+        self, direction: Direction, variant: TypeExpr, options: tuple[PyType, ...], where: str
+    ) -> Conv:
+        for option in options:
+            if option == NONE:
+                continue
+            try:
+                return self._conv(direction, variant, _NO_CONSTRAINTS, option, where)
+            except _Mismatch:
+                continue
+        raise _Mismatch(
+            f"tool {self.tool.name!r} {where} can be {describe(variant)}, which none of "
+            f"{' | '.join(describe_py(o) for o in options)} in {self.target} accepts"
+        )
+
+    def _first_fit_tool(self, option: PyType, variants: tuple[TypeExpr, ...], where: str) -> Conv:
+        for variant in variants:
+            try:
+                return self._conv("out", variant, _NO_CONSTRAINTS, option, where)
+            except _Mismatch:
+                continue
+        raise _Mismatch(
+            f"{self.target} can give {describe_py(option)} at {where}, which none of the tool's "
+            f"{' | '.join(describe(v) for v in variants)} accepts"
+        )
+
+    def _scalar(
+        self,
+        direction: Direction,
+        tool: PrimitiveType,
+        constraints: Constraints,
+        app: PyType,
+        where: str,
+    ) -> Conv:
+        kind = tool.kind
+        fmt_class = (
+            _FORMAT_CLASSES.get(constraints.format or "") if kind is Primitive.STRING else None
+        )
+        if fmt_class is not None:
+            if app == PyScalar(fmt_class):
+                return Same()
+            raise _Mismatch(
+                self._mismatch(
+                    direction,
+                    tool,
+                    app,
+                    where,
+                    f"a {constraints.format} string is a {fmt_class} in Python",
+                )
+            )
+        enum = constraints.enum
+        if isinstance(app, PyLiteral):
+            values = set(app.values)
+            if direction == "in":
+                if enum is not None and set(enum) <= values:
+                    return Same()
+                detail = (
+                    "the tool allows any value"
+                    if enum is None
+                    else f"the tool also allows {sorted(set(enum) - values)!r}"
+                )
+                raise _Mismatch(self._mismatch(direction, tool, app, where, detail))
+            if (enum is None or values <= set(enum)) and all(_scalar_fits(kind, v) for v in values):
+                return Same()
+            extra = sorted(values - set(enum or ())) if enum else sorted(values)
+            raise _Mismatch(
+                self._mismatch(direction, tool, app, where, f"the tool does not allow {extra!r}")
+            )
+        if not isinstance(app, PyScalar):
+            raise _Mismatch(self._mismatch(direction, tool, app, where))
+        ok = {
+            Primitive.STRING: {"str"},
+            Primitive.BOOLEAN: {"bool"},
+            Primitive.INTEGER: {"int", "float"} if direction == "in" else {"int"},
+            Primitive.NUMBER: {"float"} if direction == "in" else {"float", "int"},
+        }[kind]
+        if app.name not in ok:
+            raise _Mismatch(self._mismatch(direction, tool, app, where))
+        if direction == "out" and enum is not None and kind is Primitive.STRING:
+            raise _Mismatch(
+                self._mismatch(
+                    direction,
+                    tool,
+                    app,
+                    where,
+                    f"the tool allows only {list(enum)!r}: declare it Literal[...]",
+                )
+            )
+        return Same()
+
+    def _validate_into(self, tool: TypeExpr, where: str) -> Conv:
+        if self._is_object(tool):
+            shape = self._shape_of(tool)
+            return ValidateInto(self._tool_end(tool, shape))
+        return Same()
+
+    # ── helpers ───────────────────────────────────────────────────────────────────────────
+
+    def _tool_shape(self, message: Message) -> ObjectShape | None:
+        """The message's object shape; ``None`` for a root message (``Return(String)``)."""
+        t = message.type
+        if isinstance(t, ObjectType):
+            return t.shape
+        if isinstance(t, NamedType):
+            return self.types[t.name].shape
+        return None
+
+    def _shape_of(self, t: TypeExpr) -> ObjectShape:
+        if isinstance(t, ObjectType):
+            return t.shape
+        assert isinstance(t, NamedType)
+        return self.types[t.name].shape
+
+    def _tool_end(self, t: TypeExpr, shape: ObjectShape) -> ToolEnd:
+        if isinstance(t, NamedType):
+            return ToolEnd(type_name=t.name)
+        return ToolEnd(shape=shape)
+
+    def _is_object(self, t: TypeExpr) -> bool:
+        return isinstance(t, ObjectType | NamedType)
+
+    def _tool_guard(self, t: TypeExpr) -> ToolGuard | ScalarGuard:
+        if self._is_object(t):
+            return ToolGuard(self._tool_end(t, self._shape_of(t)))
+        if isinstance(t, PrimitiveType) and t.kind in _GUARD_NAMES:
+            return ScalarGuard(_GUARD_NAMES[t.kind])
+        if isinstance(t, ArrayType):
+            return ScalarGuard("list")
+        if isinstance(t, MapType):
+            return ScalarGuard("dict")
+        raise _Mismatch(
+            f"tool {self.tool.name!r}: a union member {describe(t)} cannot be told apart at run time"
+        )
+
+    def _app_guard(self, t: PyType, where: str) -> AppGuard | ScalarGuard:
+        if isinstance(t, PyClass):
+            return AppGuard(t.ref)
+        if isinstance(t, PyScalar) and t.name in ("str", "int", "float", "bool"):
+            return ScalarGuard(t.name)
+        if isinstance(t, PyLiteral):
+            names = {type(v).__name__ for v in t.values}
+            if len(names) == 1:
+                return ScalarGuard(names.pop())
+        if isinstance(t, PyList):
+            return ScalarGuard("list")
+        if isinstance(t, PyDict):
+            return ScalarGuard("dict")
+        raise _Mismatch(
+            f"{self.target}: union member {describe_py(t)} at {where} cannot be told apart at run time"
+        )
+
+    def _app_label(self, record: PyRecord) -> str:
+        if record.kind == "arguments":
+            return f"the parameters of {self.target}"
+        return f"{record.ref.qualname} (of {self.target})"
+
+    def _mismatch(
+        self, direction: Direction, tool: TypeExpr, app: PyType, where: str, detail: str = ""
+    ) -> str:
+        tool_side = f"tool {self.tool.name!r} {where} is {describe(tool)}"
+        app_side = f"{self.target} {'expects' if direction == 'in' else 'gives'} {describe_py(app)}"
+        return f"{tool_side}, but {app_side}" + (f" ({detail})" if detail else "")
+
+
+_NO_CONSTRAINTS = Constraints()
+
+_GUARD_NAMES = {
+    Primitive.STRING: "str",
+    Primitive.INTEGER: "int",
+    Primitive.NUMBER: "float",
+    Primitive.BOOLEAN: "bool",
+}
+
+
+def _scalar_fits(kind: Primitive, value: Any) -> bool:
+    if kind is Primitive.STRING:
+        return isinstance(value, str)
+    if kind is Primitive.BOOLEAN:
+        return isinstance(value, bool)
+    if kind is Primitive.INTEGER:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _or_none(conv: Conv) -> Conv:
+    return conv if isinstance(conv, Same) else OrNone(conv)
+
+
+def _source_field(shape: ObjectShape, name: str) -> Field | None:
+    for f in shape.fields:
+        if f.ident == name:
+            return f
+    return shape.field(name)
+
+
+def _end_key(end: ToolEnd) -> str:
+    if end.type_name is not None:
+        return f"type:{end.type_name}"
+    if end.shape is not None:
+        return f"shape:{end.shape.name_hint}"
+    return "message"

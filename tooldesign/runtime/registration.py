@@ -1,0 +1,137 @@
+"""Registrations: what a generated ``executor.py`` hands to the :class:`Runtime`.
+
+A registration lists, per tool, its spec, its codecs and how to invoke it: a bound method
+(called through the generated transforms) or an application handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tooldesign.runtime.codec import PayloadCodec, ResultCodec
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.specs import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a tool's implementation produced.
+
+    ``value`` is the result (a generated model, a dict, a primitive) or a ``ToolResult``;
+    ``server_data`` maps a kind to a function producing its data, called only when the kind is
+    on for the call.
+    """
+
+    value: Any
+    server_data: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+
+
+Invoke = Callable[[Any, ToolCallMeta], Awaitable[Outcome]]
+"""Runs one tool: typed payload and call metadata in, outcome out."""
+
+CallNext = Callable[[ToolRequest, ToolCallMeta], Awaitable[ToolResult]]
+
+
+class Interceptor(Protocol):
+    """Wraps tool calls: rewrite the request, short-circuit with a result, or post-process one.
+
+    ``call_next`` runs the rest of the chain (and, at its end, decoding, the call itself and
+    encoding). Interceptors run in registration order: the runtime's, then the toolset's.
+    """
+
+    def __call__(
+        self, request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
+    ) -> Awaitable[ToolResult]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolBinding:
+    spec: ToolSpec[Any, Any]
+    payload: PayloadCodec[Any]
+    result: ResultCodec[Any]
+    invoke: Invoke
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsetRegistration:
+    service: str
+    toolset: str
+    tools: tuple[ToolBinding, ...]
+    interceptors: tuple[Interceptor, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.service}.{self.toolset}"
+
+
+class RegistrationError(Exception):
+    """A registration that cannot work: a missing handler or service, a clashing tool name…"""
+
+
+Handler = Callable[[Any, ToolCallMeta], Any]
+
+
+def handler_invoke(handler: Handler) -> Invoke:
+    """Invoke an application handler: awaited if async, run in a worker thread if not."""
+    is_async = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+        getattr(handler, "__call__", None)  # noqa: B004 - an object with an async __call__
+    )
+    if is_async:
+
+        async def invoke_async(args: Any, meta: ToolCallMeta) -> Outcome:
+            return Outcome(await handler(args, meta))
+
+        return invoke_async
+
+    async def invoke_sync(args: Any, meta: ToolCallMeta) -> Outcome:
+        # A sync handler may block; a worker thread keeps the event loop free.
+        value = await asyncio.to_thread(handler, args, meta)
+        if inspect.isawaitable(value):  # a sync function that returned a coroutine
+            value = await value
+        return Outcome(value)
+
+    return invoke_sync
+
+
+def check_registration(
+    toolset: str,
+    *,
+    handlers: Mapping[str, Any] | None,
+    required: Iterable[str],
+    known: Iterable[str],
+    service: Any = None,
+    service_type: type | None = None,
+) -> None:
+    """Fail at registration, not at the first call: every handler present, a service if needed."""
+    given = dict(handlers or {})
+    known_names = set(known)
+    unknown = sorted(set(given) - known_names)
+    if unknown:
+        raise RegistrationError(
+            f"toolset {toolset!r}: handlers for unknown tools {', '.join(unknown)} (tools: {', '.join(sorted(known_names))})"
+        )
+    missing = [name for name in required if name not in given]
+    if missing:
+        raise RegistrationError(
+            f"toolset {toolset!r}: no handler for {', '.join(missing)} (these tools have no BindTo; pass handlers={{...}})"
+        )
+    not_callable = sorted(name for name, handler in given.items() if not callable(handler))
+    if not_callable:
+        raise RegistrationError(
+            f"toolset {toolset!r}: handlers for {', '.join(not_callable)} are not callable"
+        )
+    if service_type is not None:
+        bound = [name for name in known_names if name not in given]
+        if bound and service is None:
+            raise RegistrationError(
+                f"toolset {toolset!r}: tools {', '.join(sorted(bound))} call methods of {service_type.__qualname__}; "
+                "pass service=<an instance>"
+            )
+        if service is not None and not isinstance(service, service_type):
+            raise RegistrationError(
+                f"toolset {toolset!r}: service must be a {service_type.__qualname__}, got {type(service).__qualname__}"
+            )

@@ -1,0 +1,447 @@
+"""The runtime: executes tool calls and always answers with a :class:`ToolResult`.
+
+One call goes through: the tool's lookup (unknown → ``tool_unavailable``), the interceptors
+(the runtime's, then the toolset's), decoding with the generated codec (→ a retry hint naming
+every bad field), injection of hidden fields from the call's metadata, the bound method or
+handler, the bounded-result contract, server data, and encoding. Nothing a model or a tool does
+makes ``execute`` raise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tooldesign.runtime.codec import PayloadCodec
+from tooldesign.runtime.errors import FieldIssue, ToolError, ToolFailure, ToolValidationError
+from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
+from tooldesign.runtime.registration import (
+    CallNext,
+    Interceptor,
+    Outcome,
+    RegistrationError,
+    ToolBinding,
+    ToolsetRegistration,
+)
+from tooldesign.runtime.result import (
+    BoundedResultModel,
+    Bounds,
+    ServerDataItem,
+    ToolCallMeta,
+    ToolRequest,
+    ToolResult,
+    ToolTelemetry,
+)
+from tooldesign.runtime.specs import JsonSchema, ToolSpec
+
+log = logging.getLogger("tooldesign.runtime")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsetInfo:
+    service: str
+    toolset: str
+    tools: tuple[str, ...]
+
+
+class _Link:
+    """One interceptor in a chain: calling it runs the interceptor with the rest as ``call_next``."""
+
+    __slots__ = ("interceptor", "rest")
+
+    def __init__(self, interceptor: Interceptor, rest: CallNext) -> None:
+        self.interceptor = interceptor
+        self.rest = rest
+
+    def __call__(self, request: ToolRequest, meta: ToolCallMeta) -> Any:
+        return self.interceptor(request, meta, self.rest)
+
+
+def _chain(interceptors: Sequence[Interceptor], last: CallNext) -> CallNext:
+    call = last
+    for interceptor in reversed(interceptors):
+        call = _Link(interceptor, call)
+    return call
+
+
+class _Tool:
+    """A registered tool with its precomposed call chain."""
+
+    __slots__ = ("binding", "chain", "injected", "registration", "spec")
+
+    def __init__(
+        self, binding: ToolBinding, registration: ToolsetRegistration, chain: CallNext
+    ) -> None:
+        self.binding = binding
+        self.spec = binding.spec
+        self.registration = registration
+        self.injected = binding.spec.injected
+        self.chain = chain
+
+
+class Runtime:
+    """Executes tool calls for the registered toolsets.
+
+    ``expose`` lists exception types whose messages are safe to show the model (a not-found
+    error, say); other exceptions reach the model as a generic failure and the logs in full.
+    """
+
+    def __init__(
+        self,
+        registrations: Iterable[ToolsetRegistration] = (),
+        *,
+        interceptors: Sequence[Interceptor] = (),
+        expose: tuple[type[BaseException], ...] = (),
+    ) -> None:
+        self._interceptors = tuple(interceptors)
+        self._expose = expose
+        self._registrations: dict[str, ToolsetRegistration] = {}
+        self._tools: dict[str, _Tool] = {}  # by id and by provider-facing name
+        self._listeners: list[Callable[[], None]] = []
+        self._unknown = _chain(self._interceptors, self._unavailable)
+        self._local = threading.local()
+        for registration in registrations:
+            self.register(registration)
+
+    # ── registrations ─────────────────────────────────────────────────────────────────────
+
+    def register(self, registration: ToolsetRegistration) -> None:
+        """Add a toolset. Its tool ids and names must not clash with registered ones."""
+        if registration.key in self._registrations:
+            raise RegistrationError(f"toolset {registration.key} is already registered")
+        added: dict[str, _Tool] = {}
+        for binding in registration.tools:
+            for key in (binding.spec.id, binding.spec.name):
+                other = self._tools.get(key) or added.get(key)
+                if other is not None and other.spec.id != binding.spec.id:
+                    raise RegistrationError(
+                        f"tool name {binding.spec.name!r} of {binding.spec.id} clashes with {other.spec.id}: "
+                        "models call tools by name, so names must be unique in a runtime"
+                    )
+            chain = _chain((*self._interceptors, *registration.interceptors), self._core)
+            tool = _Tool(binding, registration, chain)
+            added[binding.spec.id] = added[binding.spec.name] = tool
+        self._registrations[registration.key] = registration
+        self._tools.update(added)
+        self._changed()
+
+    def unregister(self, service: str, toolset: str) -> None:
+        registration = self._registrations.pop(f"{service}.{toolset}", None)
+        if registration is None:
+            return
+        for binding in registration.tools:
+            self._tools.pop(binding.spec.id, None)
+            self._tools.pop(binding.spec.name, None)
+        self._changed()
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` whenever toolsets are registered or removed. Returns an unsubscribe."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:
+                log.exception("a registration listener failed")
+
+    # ── introspection ─────────────────────────────────────────────────────────────────────
+
+    def toolsets(self) -> list[ToolsetInfo]:
+        return [
+            ToolsetInfo(r.service, r.toolset, tuple(b.spec.name for b in r.tools))
+            for r in self._registrations.values()
+        ]
+
+    def specs(self, toolset: str | None = None) -> list[ToolSpec[Any, Any]]:
+        """Specs of every registered tool, or of one toolset (``"toolset"`` or ``"service.toolset"``)."""
+        out: list[ToolSpec[Any, Any]] = []
+        for registration in self._registrations.values():
+            if toolset is None or toolset in (registration.toolset, registration.key):
+                out.extend(b.spec for b in registration.tools)
+        return out
+
+    def spec(self, name: str) -> ToolSpec[Any, Any] | None:
+        """The spec of a tool by id or provider-facing name."""
+        tool = self._tools.get(name)
+        return tool.spec if tool else None
+
+    def schema(self, name: str) -> JsonSchema | None:
+        """The model-facing payload schema of a tool by id or name."""
+        spec = self.spec(name)
+        return spec.payload.schema if spec else None
+
+    # ── execution ─────────────────────────────────────────────────────────────────────────
+
+    async def execute(self, request: ToolRequest) -> ToolResult:
+        """Run one call. Never raises for anything a model or a tool does."""
+        started = time.perf_counter()
+        meta = request.meta
+        tool = self._tools.get(request.name)
+        try:
+            if tool is None:
+                result = await self._unknown(request, meta)
+            else:
+                if request.name != tool.spec.id:
+                    request = ToolRequest(tool.spec.id, request.payload, meta)
+                result = await tool.chain(request, meta)
+        except Exception as exc:  # an interceptor's bug: still an answer, never a crash
+            log.exception("interceptor failed for %s", request.name)
+            result = ToolResult.failure(
+                request.name, "The tool call failed inside the runtime.", cause=exc
+            )
+            result.telemetry.outcome = "error"
+        result.telemetry.duration_ms = (time.perf_counter() - started) * 1000
+        if result.tool_call_id is None:
+            result.tool_call_id = meta.tool_call_id
+        return result
+
+    def execute_sync(self, request: ToolRequest) -> ToolResult:
+        """:meth:`execute` for synchronous code (not from inside a running event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError(
+                "execute_sync cannot run inside a running event loop; await execute() instead"
+            )
+        runner: asyncio.Runner | None = getattr(self._local, "runner", None)
+        if runner is None:
+            runner = self._local.runner = asyncio.Runner()
+        return runner.run(self.execute(request))
+
+    async def _unavailable(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
+        names = sorted({t.spec.name for t in self._tools.values()})
+        listed = ", ".join(names) or "none"
+        message = f"There is no tool named {request.name!r}. Available tools: {listed}."
+        hint = RetryHint(
+            RetryReason.TOOL_UNAVAILABLE, request.name, message, valid_tools=tuple(names)
+        )
+        result = ToolResult(
+            request.name, error=ToolError(f"unknown tool {request.name!r}"), retry_hint=hint
+        )
+        result.telemetry.outcome = str(RetryReason.TOOL_UNAVAILABLE)
+        return result
+
+    async def _core(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
+        tool = self._tools[request.name]
+        spec = tool.spec
+        binding = tool.binding
+        telemetry = ToolTelemetry()
+        # 2-3. Decode with the generated codec; fill injected fields from the metadata (a value
+        # the model sent for one is discarded and recorded).
+        injected = {
+            name: value for name in tool.injected if (value := meta.value_for(name)) is not None
+        }
+        try:
+            decoded = binding.payload.decode_detailed(request.payload, injected=injected)
+        except ToolValidationError as error:
+            return self._invalid(spec, tool, error, injected, telemetry)
+        telemetry.discarded_injected = decoded.discarded_injected
+        # 5. Call the bound method or the handler.
+        try:
+            outcome = await binding.invoke(decoded.value, meta)
+        except ToolFailure as failure:
+            return self._failed(
+                spec, failure.message, failure, telemetry, failure.clarifying_question
+            )
+        except Exception as exc:
+            if isinstance(exc, self._expose):
+                return self._failed(spec, str(exc), exc, telemetry)
+            log.exception("tool %s raised", spec.id)
+            message = f"Tool {spec.name!r} failed with an internal error. Try again later or use another tool."
+            return self._failed(spec, message, exc, telemetry)
+        return self._finish(spec, binding, outcome, meta, telemetry)
+
+    def _invalid(
+        self,
+        spec: ToolSpec[Any, Any],
+        tool: _Tool,
+        error: ToolValidationError,
+        injected: Mapping[str, Any],
+        telemetry: ToolTelemetry,
+    ) -> ToolResult:
+        mine = [i for i in error.issues if _top_field(i) not in tool.injected]
+        if mine:
+            shown = ToolValidationError(error.tool, mine, input=error.input)
+            hint = retry_hint_for_invalid_payload(shown, example=spec.payload.example)
+            telemetry.outcome = str(hint.reason)
+            return ToolResult(
+                spec.id,
+                error=ToolError(f"invalid arguments for {spec.name!r}"),
+                retry_hint=hint,
+                telemetry=telemetry,
+            )
+        # Only injected fields are wrong: the caller's metadata, not the model, must change.
+        missing = sorted({_top_field(i) for i in error.issues} - set(injected))
+        detail = (
+            f"no value for injected field(s) {', '.join(missing)} in the call's metadata"
+            if missing
+            else "the call's metadata gives invalid values for injected fields"
+        )
+        log.error("tool %s cannot run: %s", spec.id, detail)
+        telemetry.outcome = "missing_injected" if missing else "invalid_injected"
+        message = f"Tool {spec.name!r} cannot run in this context ({detail})."
+        return ToolResult(
+            spec.id, error=ToolError(message, details={"fields": missing}), telemetry=telemetry
+        )
+
+    def _failed(
+        self,
+        spec: ToolSpec[Any, Any],
+        message: str,
+        cause: BaseException,
+        telemetry: ToolTelemetry,
+        question: str | None = None,
+    ) -> ToolResult:
+        telemetry.outcome = "error"
+        hint = None
+        if question:
+            hint = RetryHint(
+                RetryReason.INVALID_ARGUMENTS, spec.name, message, clarifying_question=question
+            )
+        return ToolResult(
+            spec.id, error=ToolError(message, cause=cause), retry_hint=hint, telemetry=telemetry
+        )
+
+    def _finish(
+        self,
+        spec: ToolSpec[Any, Any],
+        binding: ToolBinding,
+        outcome: Outcome,
+        meta: ToolCallMeta,
+        telemetry: ToolTelemetry,
+    ) -> ToolResult:
+        value = outcome.value
+        extra: tuple[ServerDataItem, ...] = ()
+        if isinstance(value, ToolResult):  # a handler answering with a full result
+            if not value.ok:
+                value.name = spec.id
+                value.telemetry = telemetry
+                telemetry.outcome = str(value.retry_hint.reason) if value.retry_hint else "error"
+                return value
+            extra = value.server_data
+            value = value.result
+        try:
+            result = binding.result.coerce(value)
+        except ToolValidationError as error:
+            return self._malformed(
+                spec, "the result does not match the tool's result type", error.issues, telemetry
+            )
+        bounds = None
+        # 6. The bounded-result contract.
+        if isinstance(result, BoundedResultModel):
+            bounds = result.result_bounds()
+            problems = bounds_problems(bounds)
+            if problems:
+                return self._malformed(spec, "; ".join(problems), (), telemetry)
+        # 7. Server data: validated, and only the kinds that are on for this call.
+        server_data = self._server_data(spec, outcome.server_data, extra, meta, telemetry)
+        # 8. Encode.
+        telemetry.outcome = "ok"
+        return ToolResult(
+            spec.id,
+            result=result,
+            bounds=bounds,
+            server_data=server_data,
+            telemetry=telemetry,
+            result_json=binding.result.encode(result),
+        )
+
+    def _malformed(
+        self,
+        spec: ToolSpec[Any, Any],
+        problem: str,
+        issues: Sequence[FieldIssue],
+        telemetry: ToolTelemetry,
+    ) -> ToolResult:
+        details = "; ".join(issue.describe() for issue in issues)
+        log.error(
+            "tool %s returned a malformed response (a bug in the tool): %s %s",
+            spec.id,
+            problem,
+            details,
+        )
+        telemetry.outcome = str(RetryReason.MALFORMED_RESPONSE)
+        message = (
+            f"Tool {spec.name!r} returned a malformed response. The problem is in the tool, not in your "
+            "arguments; try again later or use another tool."
+        )
+        hint = RetryHint(RetryReason.MALFORMED_RESPONSE, spec.name, message, issues=tuple(issues))
+        return ToolResult(
+            spec.id,
+            error=ToolError(message, details={"problem": problem}),
+            retry_hint=hint,
+            telemetry=telemetry,
+        )
+
+    def _server_data(
+        self,
+        spec: ToolSpec[Any, Any],
+        produced: Mapping[str, Callable[[], Any]],
+        extra: tuple[ServerDataItem, ...],
+        meta: ToolCallMeta,
+        telemetry: ToolTelemetry,
+    ) -> tuple[ServerDataItem, ...]:
+        if not spec.server_data:
+            if extra:
+                log.warning("tool %s returned server data it does not declare; dropped", spec.id)
+            return ()
+        given = {item.kind: item.data for item in extra}
+        unknown = set(given) - {s.kind for s in spec.server_data}
+        if unknown:
+            log.warning(
+                "tool %s returned undeclared server data %s; dropped", spec.id, sorted(unknown)
+            )
+        items: list[ServerDataItem] = []
+        dropped: list[str] = []
+        for kind in spec.server_data:
+            if not meta.server_data.get(kind.kind, kind.default == "on"):
+                continue
+            try:
+                value = produced[kind.kind]() if kind.kind in produced else given.get(kind.kind)
+                if value is None:
+                    continue
+                data = value if isinstance(value, kind.model) else kind.model.model_validate(value)
+            except Exception:  # server data is for observers: a bad one is dropped, not the call
+                log.exception(
+                    "tool %s produced invalid server data %r; dropped", spec.id, kind.kind
+                )
+                dropped.append(kind.kind)
+                continue
+            items.append(ServerDataItem(kind.kind, data))
+        if dropped:
+            telemetry.extra["dropped_server_data"] = dropped
+        return tuple(items)
+
+
+def bounds_problems(bounds: Bounds) -> list[str]:
+    """How ``bounds`` breaks the bounded-result contract (empty when it keeps it)."""
+    problems: list[str] = []
+    if not isinstance(bounds.returned, int) or bounds.returned < 0:
+        problems.append(f"returned must be a count, got {bounds.returned!r}")
+        return problems
+    if bounds.total is not None and bounds.total < bounds.returned:
+        problems.append(f"total ({bounds.total}) is less than returned ({bounds.returned})")
+    if bounds.returned == 0:
+        if bounds.total != 0:
+            problems.append(f"nothing was returned, so total must be 0 (got {bounds.total!r})")
+        if bounds.truncated:
+            problems.append("nothing was returned, so the result cannot be truncated")
+    if bounds.truncated and not (bounds.refinement_hint or bounds.next_cursor):
+        problems.append("a truncated result must carry a refinement_hint or a next cursor")
+    return problems
+
+
+def _top_field(issue: FieldIssue) -> str:
+    return issue.field.split(".", 1)[0].split("[", 1)[0]
+
+
+__all__ = ["PayloadCodec", "Runtime", "ToolsetInfo", "bounds_problems"]
