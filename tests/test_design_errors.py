@@ -695,8 +695,8 @@ _HELPERS = """\
 MAX_DEVICES = 100
 
 
-def list_devices(payload):
-    return payload
+def list_devices() -> None:
+    return None
 """
 
 
@@ -978,7 +978,6 @@ def test_valid_design_evaluates(tmp_path: Path) -> None:
                     Inject("user_id")
                     BoundedResult()
                     ServerData("timings", MapOf(String, Float), "Query timings", default="off")
-                    BindTo("json:dumps")
         """,
     )
     design = evaluate([str(path)])
@@ -988,7 +987,7 @@ def test_valid_design_evaluates(tmp_path: Path) -> None:
     assert tool.id == "assistant.devices.list_devices"
     assert tool.tags == ("network", "read")
     assert tool.injected == ("user_id",)
-    assert tool.binding is not None and tool.binding.target == "json:dumps"
+    assert tool.binding is None
     assert [sd.kind for sd in tool.server_data] == ["timings"]
     payload, result = tool.payload.type, tool.result.type
     assert isinstance(payload, ObjectType) and isinstance(result, ObjectType)

@@ -487,15 +487,16 @@ class BindingsBuilder:
     def _bound_factory(
         self, tool: Tool, imports: _Imports, scope: NameScope, service: str | None
     ) -> FunctionView | None:
-        plan = tool.binding.plan if tool.binding else None
-        if plan is None:
+        binding = tool.binding
+        plan = binding.plan if binding else None
+        if binding is None or plan is None:
             return None
         names = self.entry_names[tool.name]
         target = (
             f"service.{plan.method}"
             if plan.owner is not None
-            else imports.app(PyRef(tool.binding.module, tool.binding.qualname))
-        )  # type: ignore[union-attr]
+            else imports.app(PyRef(binding.module, binding.qualname))
+        )
         arguments = f"tr.{names['payload']}(args)"
         call_args = f"**{arguments}" if plan.payload_mode == "arguments" else arguments
         if plan.is_async:
