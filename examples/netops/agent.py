@@ -1,0 +1,135 @@
+"""A small agent loop over the generated netops toolsets, driven by a scripted planner.
+
+No network and no API key: ``ScriptedPlanner`` stands in for the model. It makes the mistakes
+models make (a missing field), reads the retry hint the runtime sends back, repairs its call,
+and finishes when the bounded result tells it how to narrow the query.
+
+Run it from the repository root:  python -m examples.netops.agent
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooldesign.runtime import (
+    LogCalls,
+    RateLimit,
+    Runtime,
+    Timeout,
+    ToolCallMeta,
+    ToolRequest,
+    ToolResult,
+)
+
+from examples.netops.services import (
+    DeviceService,
+    DocumentService,
+    Inventory,
+    MetricsService,
+    NotFoundError,
+    ProfileService,
+    SiteService,
+)
+from gen.assistant.toolsets.devices import executor as devices
+from gen.assistant.toolsets.devices import types as device_types
+from gen.assistant.toolsets.docs import executor as docs
+from gen.assistant.toolsets.metrics import executor as metrics
+from gen.assistant.toolsets.profiles import executor as profiles
+from gen.assistant.toolsets.sites import executor as sites
+
+
+async def restart_device(
+    args: device_types.RestartDevicePayload, meta: ToolCallMeta
+) -> device_types.RestartDeviceResult:
+    """restart_device has no BindTo: the application handles it."""
+    return device_types.RestartDeviceResult(accepted=True, job_id=f"restart-{args.device_id}")
+
+
+def build_runtime() -> Runtime:
+    inventory = Inventory()
+    return Runtime(
+        [
+            sites.new_registration(service=SiteService(inventory)),
+            devices.new_registration(
+                service=DeviceService(inventory), handlers={"restart_device": restart_device}
+            ),
+            metrics.new_registration(service=MetricsService(inventory)),
+            profiles.new_registration(service=ProfileService()),
+            docs.new_registration(service=DocumentService()),
+        ],
+        interceptors=[LogCalls(), Timeout(5.0), RateLimit(rate=20, burst=5)],
+        expose=(NotFoundError,),
+    )
+
+
+@dataclass
+class ScriptedPlanner:
+    """Plays the model: one tool call per turn, decided from the previous result."""
+
+    goal_site: str = "hq"
+    turn: int = 0
+    seen: list[str] = field(default_factory=list)
+
+    def next_call(self, previous: ToolResult | None) -> tuple[str, dict[str, Any]] | None:
+        self.turn += 1
+        if previous is None:
+            # A typical first attempt: the model forgets a required argument.
+            return "list_devices", {"status": "offline", "limit": 5}
+        hint = previous.retry_hint
+        if hint is not None and hint.missing_fields:
+            # Repair from the hint: keep what was sent, add what is missing.
+            repaired = dict(hint.prior_input or {})
+            for name in hint.missing_fields:
+                repaired[name] = (
+                    self.goal_site if name == "site_id" else (hint.example_input or {}).get(name)
+                )
+            return hint.tool, repaired
+        if previous.ok and previous.bounds is not None and previous.bounds.truncated:
+            self.seen.append(previous.bounds.refinement_hint or "")
+            return None  # a real model would refine the query; the script stops here
+        return None
+
+
+def _show(label: str, text: str) -> None:
+    print(f"{label}\n  " + text.replace("\n", "\n  "))
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING)
+    runtime = build_runtime()
+    planner = ScriptedPlanner()
+    meta = ToolCallMeta(session_id="sess-alice", run_id="run-1")
+    previous: ToolResult | None = None
+    while (call := planner.next_call(previous)) is not None:
+        name, arguments = call
+        print(f"\n── turn {planner.turn}: the model calls {name}({json.dumps(arguments)})")
+        previous = runtime.execute_sync(ToolRequest(name, json.dumps(arguments), meta))
+        _show("what goes back to the model:", previous.for_model())
+        if previous.retry_hint is not None:
+            hint = previous.retry_hint
+            print(
+                f"retry hint: reason={hint.reason}, missing={list(hint.missing_fields)}, example={hint.example_input}"
+            )
+        if previous.bounds is not None:
+            b = previous.bounds
+            print(f"bounds: returned={b.returned} total={b.total} truncated={b.truncated}")
+            print(f"refinement hint: {b.refinement_hint}")
+    # Server data reaches observers (a UI), never the model.
+    chart = runtime.execute_sync(
+        ToolRequest(
+            "get_time_series",
+            {"device_id": "dev-00000000", "metric": "latency", "window": "1h"},
+            ToolCallMeta(session_id="sess-alice", server_data={"atlas.time_series": True}),
+        )
+    )
+    print("\n── get_time_series with the chart data switched on for this call")
+    _show("what goes back to the model:", chart.for_model())
+    for item in chart.server_data:
+        print(f"server data for observers: {item.kind} ({type(item.data).__name__})")
+
+
+if __name__ == "__main__":
+    main()
