@@ -154,10 +154,14 @@ class DeviceService:
             returned=len(page),
             total=len(matching),
             truncated=truncated,
-            refinement_hint="Filter by status, or raise limit (at most 500)."
-            if truncated
-            else None,
+            refinement_hint=self._refinement(query, len(matching)) if truncated else None,
         )
+
+    @staticmethod
+    def _refinement(query: DeviceQuery, total: int) -> str:
+        if query.status is None:
+            return f"{total} devices match: filter by status, or raise limit (at most 500)."
+        return f"{total} {query.status} devices match: raise limit to {min(total, 500)} to see them all."
 
     async def get_device(self, device_id: str) -> Device:
         await asyncio.sleep(0)
