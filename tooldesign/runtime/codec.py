@@ -65,7 +65,9 @@ class PayloadCodec(Generic[ModelT]):
         if not self._injected and isinstance(data, str | bytes | bytearray):
             # Fast path: pydantic parses and validates JSON in one pass.
             try:
-                return Decoded(self.model.model_validate_json(data, by_alias=True, by_name=False))
+                # pydantic-core directly: the hot path of every call, without the Python wrapper.
+                value = self.model.__pydantic_validator__.validate_json(data, by_alias=True, by_name=False)
+                return Decoded(value)
             except pydantic.ValidationError as exc:
                 raise self._invalid(exc, _parse_or_keep(data)) from None
         raw = parse_object(data, self.tool)
