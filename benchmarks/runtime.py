@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-DESIGN = '''
+DESIGN = """
 from tooldesign.dsl import *
 
 with Service("bench", "Benchmark service"):
@@ -51,7 +51,7 @@ with Service("bench", "Benchmark service"):
                 Attribute("item_id", String, "Item")
                 Attribute("score", Float, "Score")
                 Required("item_id", "score")
-'''
+"""
 
 PAYLOAD = json.dumps(
     {
@@ -84,13 +84,14 @@ def median_us(samples: list[float], calls: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--calls", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
 
     import jsonschema
-
     from tooldesign.runtime import LogCalls, RateLimit, Runtime, Timeout, ToolCallMeta, ToolRequest
 
     work = Path(tempfile.mkdtemp(prefix="tooldesign-runtime-bench-"))
@@ -165,7 +166,8 @@ def main() -> None:
 
     async def storm() -> tuple[float, int]:
         tasks: list[Awaitable[Any]] = [
-            runtime.execute(ToolRequest("score", PAYLOAD, ToolCallMeta(tool_call_id=f"c{i}"))) for i in range(concurrent)
+            runtime.execute(ToolRequest("score", PAYLOAD, ToolCallMeta(tool_call_id=f"c{i}")))
+            for i in range(concurrent)
         ]
         started = time.perf_counter()
         results = await asyncio.gather(*tasks)
@@ -178,15 +180,23 @@ def main() -> None:
     tracemalloc.stop()
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    print(f"tooldesign runtime benchmark: {args.calls} calls x {rounds} rounds (medians), 10-field payload")
+    print(
+        f"tooldesign runtime benchmark: {args.calls} calls x {rounds} rounds (medians), 10-field payload"
+    )
     print(f"  (a) pydantic validate + handler + dump          {a:8.1f} us/call")
-    print(f"  (b) Runtime.execute, LogCalls + RateLimit         {b:8.1f} us/call   b/a = {b / a:.2f} (target <= 2.5)")
-    print(f"  (c) jsonschema validate + handler + json.dumps   {c:8.1f} us/call   c/b = {c / b:.2f} (target >= 3)")
+    print(
+        f"  (b) Runtime.execute, LogCalls + RateLimit         {b:8.1f} us/call   b/a = {b / a:.2f} (target <= 2.5)"
+    )
+    print(
+        f"  (c) jsonschema validate + handler + json.dumps   {c:8.1f} us/call   c/b = {c / b:.2f} (target >= 3)"
+    )
     print(f"      Runtime.execute, no interceptors             {bare:8.1f} us/call")
     print(f"      Runtime.execute, + Timeout                   {with_timeout:8.1f} us/call")
     print(f"      Runtime.execute, sync handler in a thread    {threaded:8.1f} us/call")
-    print(f"  {concurrent} concurrent execute calls: {storm_seconds:.3f} s, {ok} ok, "
-          f"peak traced memory {peak_bytes / 2**20:.1f} MB, process peak RSS {rss_mb:.0f} MB")
+    print(
+        f"  {concurrent} concurrent execute calls: {storm_seconds:.3f} s, {ok} ok, "
+        f"peak traced memory {peak_bytes / 2**20:.1f} MB, process peak RSS {rss_mb:.0f} MB"
+    )
 
 
 if __name__ == "__main__":
