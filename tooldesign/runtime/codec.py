@@ -66,7 +66,9 @@ class PayloadCodec(Generic[ModelT]):
             # Fast path: pydantic parses and validates JSON in one pass.
             try:
                 # pydantic-core directly: the hot path of every call, without the Python wrapper.
-                value = self.model.__pydantic_validator__.validate_json(data, by_alias=True, by_name=False)
+                value = self.model.__pydantic_validator__.validate_json(
+                    data, by_alias=True, by_name=False
+                )
                 return Decoded(value)
             except pydantic.ValidationError as exc:
                 raise self._invalid(exc, _parse_or_keep(data)) from None
