@@ -1,12 +1,13 @@
-"""``tooldesign`` command line.
+"""``tooldesign`` command line: the table of commands. Each command lives in ``tooldesign.commands``.
 
-Exit codes: 0 success; 1 ``--check`` found files that would change; 2 a design or usage error
+Exit codes: 0 success; 1 ``gen --check`` found files that would change; 2 a design or usage error
 (a clear message on stderr, no traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
@@ -14,12 +15,19 @@ EXIT_OK = 0
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
 
+PROVIDERS = ("openai", "anthropic", "gemini", "mcp")
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         print(f"tooldesign: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_ERROR)
+
+
+def _command(parser: argparse.ArgumentParser, module: str) -> None:
+    """Run ``tooldesign.commands.<module>.run(args)`` for this parser (imported only when used)."""
+    parser.set_defaults(command_module=f"tooldesign.commands.{module}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,44 +50,89 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument(
         "--timings", action="store_true", help="also print how long each phase took (to stderr)"
     )
-    gen.set_defaults(run=_gen)
+    _command(gen, "gen")
+
+    export = commands.add_parser(
+        "export", help="write the tool definitions a provider takes, or a prompt listing of tools"
+    )
+    export.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="a tool_schemas.json, or a folder searched for them (a gen/ folder)",
+    )
+    export.add_argument("--provider", required=True, choices=PROVIDERS)
+    export.add_argument("--strict", action="store_true", help="strict schemas (OpenAI, Anthropic)")
+    export.add_argument(
+        "--api",
+        choices=("chat", "responses"),
+        default="chat",
+        help="OpenAI only: Chat Completions or Responses tool shape (default chat)",
+    )
+    export.add_argument(
+        "--format",
+        choices=("json", "prompt"),
+        default="json",
+        help="json: the provider's tool definitions; prompt: a readable list for system prompts",
+    )
+    export.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    _command(export, "export")
+
+    serve = commands.add_parser("serve-mcp", help="serve a Runtime's toolsets over MCP")
+    serve.add_argument(
+        "target",
+        metavar="MODULE:ATTR",
+        help="a Runtime, or a function returning one (sync or async), by import path",
+    )
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="http only (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="http only (default 8000)")
+    serve.add_argument("--name", help="the server name clients see (default: the services')")
+    _command(serve, "serve_mcp")
+
+    importing = commands.add_parser(
+        "import", help="write a design from existing tools (Python code or an MCP server)"
+    )
+    kinds = importing.add_subparsers(dest="kind", required=True, parser_class=_Parser)
+
+    from_python = kinds.add_parser(
+        "python", help="tool functions of a Python file, read without running it"
+    )
+    from_python.add_argument("file", metavar="FILE.py")
+    from_python.add_argument("--out", metavar="FILE", help="the design file to write")
+    from_python.add_argument("--service", help="the service name (default: the file's name)")
+    from_python.add_argument("--toolset", help="the toolset name (default: the file's name)")
+    from_python.add_argument(
+        "--all", action="store_true", help="every public function, decorated or not"
+    )
+    _command(from_python, "import_python")
+
+    from_mcp = kinds.add_parser("mcp", help="the tools an MCP server lists")
+    server = from_mcp.add_mutually_exclusive_group(required=True)
+    server.add_argument("--stdio", metavar="COMMAND", help="start the server with this command")
+    server.add_argument("--url", help="a streamable-HTTP server's URL")
+    from_mcp.add_argument("--out", metavar="FILE", help="the design file to write")
+    from_mcp.add_argument("--service", help="the service name (default: the server's name)")
+    from_mcp.add_argument("--toolset", help="the toolset name (default: the server's name)")
+    from_mcp.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds to wait for the server (default 30)"
+    )
+    _command(from_mcp, "import_mcp")
     return parser
 
 
-def _gen(args: argparse.Namespace) -> int:
-    from tooldesign.codegen.pipeline import generate
-
-    report = generate(args.designs, args.out, check=args.check)
-    if args.timings:
-        for phase, seconds in report.phases.items():
-            print(f"  {phase:<20} {seconds:7.3f}s", file=sys.stderr)
-    if args.check:
-        if report.changed:
-            print("tooldesign: generated files are out of date:", file=sys.stderr)
-            for path in report.written:
-                print(f"  would write  {path}", file=sys.stderr)
-            for path in report.removed:
-                print(f"  would remove {path}", file=sys.stderr)
-            print(report.summary(check=True))
-            return EXIT_DRIFT
-        print(report.summary(check=True))
-        return EXIT_OK
-    print(report.summary())
-    return EXIT_OK
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    from tooldesign.codegen.output import FormattingError, OutputError
+    from tooldesign.errors import UserError
     from tooldesign.ir.errors import DesignError
-    from tooldesign.ir.load import UsageError
 
     args = build_parser().parse_args(argv)
     try:
-        code: int = args.run(args)
+        module = importlib.import_module(args.command_module)
+        code: int = module.run(args)
     except DesignError as exc:
         print(f"tooldesign: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except (UsageError, OutputError, FormattingError) as exc:
+    except UserError as exc:
         print(f"tooldesign: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     return code

@@ -18,12 +18,13 @@ from pathlib import Path
 
 from tooldesign.dsl.recorder import current
 from tooldesign.dsl.records import Location
+from tooldesign.errors import UserError
 from tooldesign.ir.errors import Issues
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
 
 
-class UsageError(Exception):
+class UsageError(UserError):
     """The command was given something that is not a design (a missing path, a text file…)."""
 
 
