@@ -1,0 +1,56 @@
+"""The tool index: a tool that lists the registered tools, for agents that discover tools in code.
+
+Generated into ``tooldesign/builtin/gen`` with
+``tooldesign gen tooldesign/builtin/design --out tooldesign/builtin/gen``; the handler is
+``tooldesign.runtime.tool_index``.
+"""
+
+from tooldesign.dsl import (
+    Annotations,
+    Any,
+    Args,
+    ArrayOf,
+    Attribute,
+    Example,
+    Int,
+    MapOf,
+    Object,
+    Required,
+    Return,
+    Service,
+    String,
+    Tags,
+    Tool,
+    Toolset,
+)
+
+# One service with one toolset: both blocks open in one statement.
+with (
+    Service("builtin", "Toolsets that ship with tooldesign"),
+    Toolset("tool_index", "Discover the tools this agent can call"),
+):
+    Tags("discovery")
+    with Tool(
+        "tool_index",
+        "List the tools you can call, with the JSON Schemas of their arguments and results. "
+        "Filter by toolset or tag to keep the list short.",
+        title="Tool index",
+    ):
+        with Args():
+            Attribute(
+                "toolset", String, "Only tools of this toolset (its name, or service.toolset)"
+            )
+            Attribute("tag", String, "Only tools with this tag")
+            Example({"toolset": "devices"})
+        with Return():
+            with Attribute("tools", ArrayOf(Object), "The matching tools, in registration order"):
+                Attribute("name", String, "The name to call the tool by")
+                Attribute("description", String, "What the tool does")
+                with Attribute("schema", Object, "The tool's JSON Schemas"):
+                    Attribute("input", MapOf(String, Any), "JSON Schema of the arguments")
+                    Attribute("output", MapOf(String, Any), "JSON Schema of the result")
+                    Required("input", "output")
+                Required("name", "description", "schema")
+            Attribute("count", Int, "How many tools are listed", minimum=0)
+            Required("tools", "count")
+        Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
