@@ -1,0 +1,35 @@
+"""The example agent: a scripted model repairs a call from its retry hint and reads bounds."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.support import REPO
+
+
+def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "examples.netops.agent"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    out = done.stdout
+    turns = out.split("── turn ")
+    # Turn 1: the model forgets site_id and is told exactly that, with an example.
+    assert 'the model calls list_devices({"status": "offline", "limit": 5})' in turns[1]
+    assert "site_id: required field is missing (expected string) — Site identifier" in turns[1]
+    assert "retry hint: reason=missing_fields, missing=['site_id']" in turns[1]
+    # Turn 2: the repaired call keeps what was sent and adds the missing field.
+    assert '"status": "offline", "limit": 5, "site_id": "hq"' in turns[2]
+    assert "bounds: returned=5 total=8 truncated=True" in turns[2]
+    assert "refinement hint: 8 offline devices match: raise limit to 8 to see them all." in turns[2]
+    # Server data reaches observers, not the model.
+    assert "server data for observers: atlas.time_series (TimeSeries)" in out
+    chart = out.split("get_time_series with the chart data switched on")[1]
+    model_text = chart.split("server data for observers")[0]
+    assert '"points":12' in model_text and '"value"' not in model_text
+    assert done.stderr == ""
