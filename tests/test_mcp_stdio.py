@@ -1,0 +1,153 @@
+"""``tooldesign serve-mcp`` on stdio, in a subprocess, with the SDK's real client."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters, types
+from mcp.client.session import IncomingMessage
+from mcp.shared.exceptions import MCPError
+from tooldesign.runtime.providers import export_tools
+
+from examples.netops.mcp_server import runtime as netops_runtime
+from tests.support import REPO
+
+pytestmark = pytest.mark.anyio
+
+TIMEOUT = 30  # seconds for a whole session: starting Python and the SDK takes about one
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def serve_mcp(target: str, **env: str) -> StdioServerParameters:
+    """The ``tooldesign serve-mcp`` console script of this environment, from the repo root.
+
+    The SDK starts servers with a minimal environment; no bytecode is written, so the
+    repository's committed folders (``gen/``) stay exactly as generated.
+    """
+    script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
+    assert script is not None, "the tooldesign console script is not installed"
+    return StdioServerParameters(
+        command=script,
+        args=["serve-mcp", target],
+        cwd=REPO,
+        env={"PYTHONDONTWRITEBYTECODE": "1", **env},
+    )
+
+
+async def test_the_worked_example_over_stdio() -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with Client(serve_mcp("examples.netops.mcp_server:runtime")) as client:
+            listed = (await client.list_tools()).tools
+            result = await client.call_tool("get_site", {"site_id": "sgp"})
+            invalid = await client.call_tool("list_devices", {"site": "hq", "limit": 0})
+            failed = await client.call_tool("get_device", {"device_id": "dev-0000abcd"})
+            index = await client.call_tool("tool_index", {"tag": "telemetry"})
+            with pytest.raises(MCPError) as unknown:
+                await client.call_tool("format_disk", {})
+
+    specs = netops_runtime().specs()
+    assert [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed] == [
+        types.Tool.model_validate(tool).model_dump(by_alias=True, exclude_none=True, mode="json")
+        for tool in export_tools(specs, "mcp")
+    ]
+    assert "session_id" not in json.dumps([t.input_schema for t in listed])
+
+    assert result.is_error is False
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    assert result.structured_content == json.loads(block.text)
+    assert result.structured_content["name"] == "Singapore office"
+
+    assert invalid.is_error is True
+    [block] = invalid.content
+    assert isinstance(block, types.TextContent)
+    assert "- site_id: required field is missing" in block.text
+    assert "- limit: must be >= 1 and <= 500 (got 0)" in block.text
+    assert "- site: unknown field" in block.text
+
+    assert failed.is_error is True
+    assert [c.model_dump(exclude_none=True) for c in failed.content] == [
+        {"type": "text", "text": "Error: no device 'dev-0000abcd'"}
+    ]
+
+    assert index.is_error is False and index.structured_content is not None
+    assert [t["name"] for t in index.structured_content["tools"]] == ["get_time_series"]
+
+    assert unknown.value.code == types.INVALID_PARAMS
+
+
+CHANGING_SERVER = """
+    '''The example runtime whose restart_device call toggles the profiles toolset.'''
+
+    from examples.netops import mcp_server
+    from examples.netops.services import DeviceService, Inventory, ProfileService
+    from gen.assistant.toolsets.devices import executor as devices
+    from gen.assistant.toolsets.profiles import executor as profiles
+
+
+    class ToggleProfiles:
+        def __init__(self, runtime):
+            self.runtime = runtime
+
+        async def __call__(self, request, meta, call_next):
+            result = await call_next(request, meta)
+            if self.runtime.spec("get_profile") is None:
+                self.runtime.register(profiles.new_registration(service=ProfileService()))
+            else:
+                self.runtime.unregister("assistant", "profiles")
+            return result
+
+
+    async def runtime():  # an async factory: serve-mcp awaits it
+        served = mcp_server.runtime()
+        served.unregister("assistant", "devices")
+        served.register(
+            devices.new_registration(
+                service=DeviceService(Inventory()),
+                handlers={"restart_device": mcp_server.restart_device},
+                interceptors=[ToggleProfiles(served)],
+            )
+        )
+        return served
+"""
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_list_changed_over_stdio(mode: str, tmp_path: Path) -> None:
+    (tmp_path / "changing_server.py").write_text(textwrap.dedent(CHANGING_SERVER))
+    notices: list[IncomingMessage] = []
+
+    async def on_message(message: IncomingMessage) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            notices.append(message)
+
+    params = serve_mcp("changing_server:runtime", PYTHONPATH=str(tmp_path))
+    restart = {"device_id": "dev-00000000", "reason": "test"}
+    with anyio.fail_after(TIMEOUT):
+        async with Client(params, mode=mode, message_handler=on_message) as client:
+            before = {t.name for t in (await client.list_tools()).tools}
+            if mode == "legacy":
+                await client.call_tool("restart_device", restart)
+                await wait_for(lambda: len(notices) == 1)
+            else:
+                async with client.listen(tools_list_changed=True) as subscription:
+                    await client.call_tool("restart_device", restart)
+                    await subscription.__anext__()
+            after = {t.name for t in (await client.list_tools()).tools}
+    assert before - after == {"get_profile", "update_preferences"}
+
+
+async def wait_for(condition: Any) -> None:
+    while not condition():
+        await anyio.sleep(0.01)

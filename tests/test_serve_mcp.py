@@ -1,0 +1,162 @@
+"""``tooldesign serve-mcp``: what it accepts, the errors it gives, and serving over HTTP."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, types
+from tooldesign.cli import main
+
+from tests.support import REPO
+
+TARGETS = """
+    from tooldesign.runtime import Runtime
+    from tooldesign.runtime.mcp import ToolServer
+
+    answer = 42
+
+
+    def not_a_runtime():
+        return {"tools": []}
+
+
+    def broken():
+        raise RuntimeError("the inventory database is down")
+
+
+    def configured():
+        return ToolServer(Runtime(), name="configured")
+"""
+
+
+@pytest.fixture
+def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A module of good and bad targets in the current directory; yields its name."""
+    name = f"serve_targets_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(TARGETS))
+    (tmp_path / f"{name}_raises.py").write_text("raise ValueError('bad config')\n")
+    (tmp_path / f"{name}_needs.py").write_text("import a_package_nobody_installed\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the command adds the current directory
+    yield name
+    for module in [m for m in sys.modules if m.startswith(name)]:
+        del sys.modules[module]
+
+
+def error_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return captured.err.strip()
+
+
+def test_the_target_must_be_module_colon_attribute(capsys: pytest.CaptureFixture[str]) -> None:
+    assert error_of(["serve-mcp", "examples.netops.mcp_server"], capsys) == (
+        "tooldesign: error: serve-mcp takes MODULE:ATTR (for example "
+        "examples.netops.mcp_server:runtime), got 'examples.netops.mcp_server'"
+    )
+
+
+def test_missing_modules_and_attributes(targets: str, capsys: pytest.CaptureFixture[str]) -> None:
+    message = error_of(["serve-mcp", "no_such_module_here:runtime"], capsys)
+    assert message.startswith("tooldesign: error: no module named 'no_such_module_here'")
+    message = error_of(["serve-mcp", f"{targets}:runtime"], capsys)
+    assert message == f"tooldesign: error: module '{targets}' has no attribute 'runtime'"
+    message = error_of(["serve-mcp", f"{targets}_needs:runtime"], capsys)
+    assert message.startswith(f"tooldesign: error: importing '{targets}_needs' failed: ")
+    assert "No module named 'a_package_nobody_installed'" in message
+    message = error_of(["serve-mcp", f"{targets}_raises:runtime"], capsys)
+    assert f"importing '{targets}_raises' failed: ValueError: bad config (" in message
+    assert f"{targets}_raises.py:1)" in message
+
+
+def test_targets_that_are_not_runtimes(targets: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert error_of(["serve-mcp", f"{targets}:answer"], capsys) == (
+        f"tooldesign: error: {targets}:answer is a int, not a Runtime, a ToolServer or a "
+        "function returning one"
+    )
+    assert error_of(["serve-mcp", f"{targets}:not_a_runtime"], capsys) == (
+        f"tooldesign: error: {targets}:not_a_runtime returned a dict, not a Runtime or a ToolServer"
+    )
+    message = error_of(["serve-mcp", f"{targets}:broken"], capsys)
+    assert message.startswith(
+        f"tooldesign: error: calling {targets}:broken failed: "
+        "RuntimeError: the inventory database is down ("
+    )
+    assert error_of(["serve-mcp", f"{targets}:configured", "--name", "x"], capsys) == (
+        f"tooldesign: error: {targets}:configured is a ToolServer, which has its name "
+        "already: drop --name"
+    )
+
+
+def test_without_the_mcp_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "mcp", None)  # what an environment without it imports
+    message = error_of(["serve-mcp", "examples.netops.mcp_server:runtime"], capsys)
+    assert message.startswith("tooldesign: error: serving over MCP needs the mcp package")
+    assert message.endswith("install it with: pip install 'tooldesign[mcp]'")
+
+
+def test_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = ["serve-mcp", "examples.netops.mcp_server:runtime", "--transport", "http"]
+        message = error_of([*argv, "--port", str(port)], capsys)
+    assert message.startswith(f"tooldesign: error: cannot listen on 127.0.0.1:{port}: ")
+    assert error_of([*argv, "--port", "70000"], capsys) == (
+        "tooldesign: error: --port must be between 0 and 65535, got 70000"
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
+    script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
+    assert script is not None
+    command = [script, "serve-mcp", "examples.netops.mcp_server:runtime", "--transport", "http"]
+    process = await anyio.open_process(
+        [*command, "--port", "0", "--name", "netops"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # keep gen/ as generated
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        assert process.stderr is not None
+        with anyio.fail_after(30):  # the server's first line says where it listens
+            said = b""
+            async for chunk in process.stderr:
+                said += chunk
+                if b"\n" in said:
+                    break
+        line = said.decode().splitlines()[0] if said else "(nothing)"
+        found = re.fullmatch(r"tooldesign: serving 12 tool\(s\) over MCP at (http://\S+)", line)
+        assert found, said.decode()
+        with anyio.fail_after(30):
+            async with Client(found.group(1), mode="legacy") as client:
+                assert client.server_info is not None
+                assert client.server_info.name == "netops"
+                result = await client.call_tool("list_sites", {"region": "apac"})
+    finally:
+        process.terminate()
+        with anyio.fail_after(10):
+            await process.wait()
+        await process.aclose()
+    assert result.is_error is False
+    assert result.structured_content is not None
+    assert [s["id"] for s in result.structured_content["sites"]] == ["sgp"]
+    [block] = result.content
+    assert isinstance(block, types.TextContent)

@@ -1,0 +1,166 @@
+"""``tooldesign serve-mcp MODULE:ATTR [--transport stdio|http] [--host] [--port] [--name]``.
+
+``MODULE:ATTR`` names a ``Runtime``, a ``tooldesign.runtime.mcp.ToolServer`` (to configure
+``meta_for`` and the like in code), or a function returning either, sync or async. The current
+directory is importable, as it is for ``python -m``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import inspect
+import os
+import socket
+import sys
+import traceback
+from typing import TYPE_CHECKING, Any
+
+from tooldesign.cli import EXIT_OK
+from tooldesign.errors import UserError
+from tooldesign.runtime.runtime import Runtime
+
+if TYPE_CHECKING:
+    from tooldesign.runtime.mcp import ToolServer
+
+
+def run(args: argparse.Namespace) -> int:
+    _require_mcp()
+    module_name, attr = _split_target(args.target)
+    target = _load(module_name, attr)
+    if args.transport == "http":
+        listener = _listen(args.host, args.port)
+    try:
+        if args.transport == "stdio":
+            asyncio.run(_serve_stdio(target, args))
+        else:
+            asyncio.run(_serve_http(target, args, listener))
+    except KeyboardInterrupt:
+        pass
+    return EXIT_OK
+
+
+def _require_mcp() -> None:
+    try:
+        import mcp  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        raise UserError(
+            f"serving over MCP needs the mcp package ({exc}); install it with: "
+            "pip install 'tooldesign[mcp]'"
+        ) from None
+
+
+def _split_target(target: str) -> tuple[str, str]:
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise UserError(
+            f"serve-mcp takes MODULE:ATTR (for example examples.netops.mcp_server:runtime), "
+            f"got {target!r}"
+        )
+    return module_name, attr
+
+
+def _load(module_name: str, attr: str) -> Any:
+    """``module_name``'s ``attr`` (a dotted path inside the module), with clear errors."""
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if module_name == missing or module_name.startswith(f"{missing}."):
+            raise UserError(
+                f"no module named {module_name!r} (looked in {os.getcwd()} and the installed "
+                "packages; run from the folder that contains it)"
+            ) from None
+        raise UserError(f"importing {module_name!r} failed: {_described(exc)}") from None
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the application's module may raise anything
+        raise UserError(f"importing {module_name!r} failed: {_described(exc)}") from None
+    value: Any = module
+    for part in attr.split("."):
+        if not hasattr(value, part):
+            raise UserError(f"module {module_name!r} has no attribute {attr!r}")
+        value = getattr(value, part)
+    return value
+
+
+async def _resolve(target: Any, args: argparse.Namespace) -> ToolServer:
+    """The target as a ToolServer: a Runtime is wrapped; a function is called (and awaited)."""
+    from tooldesign.runtime.mcp import ToolServer
+
+    value = target
+    if not isinstance(value, Runtime | ToolServer):
+        if not callable(value):
+            raise UserError(
+                f"{args.target} is a {type(value).__name__}, not a Runtime, a ToolServer or a "
+                "function returning one"
+            )
+        try:
+            value = value()
+            if inspect.isawaitable(value):
+                value = await value
+        except Exception as exc:  # noqa: BLE001 - the application's factory may raise anything
+            raise UserError(f"calling {args.target} failed: {_described(exc)}") from None
+        if not isinstance(value, Runtime | ToolServer):
+            raise UserError(
+                f"{args.target} returned a {type(value).__name__}, not a Runtime or a ToolServer"
+            )
+    if isinstance(value, ToolServer):
+        if args.name:
+            raise UserError(
+                f"{args.target} is a ToolServer, which has its name already: drop --name"
+            )
+        return value
+    return ToolServer(value, name=args.name)
+
+
+async def _serve_stdio(target: Any, args: argparse.Namespace) -> None:
+    server = await _resolve(target, args)
+    tools = len(server.tools())
+    # Standard output is the protocol's channel: anything for people goes to standard error.
+    print(f"tooldesign: serving {tools} tool(s) over MCP on stdio", file=sys.stderr)
+    await server.serve_stdio()
+
+
+async def _serve_http(target: Any, args: argparse.Namespace, listener: socket.socket) -> None:
+    import uvicorn
+
+    server = await _resolve(target, args)
+    app = server.streamable_http_app(host=args.host)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    host, port = listener.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"tooldesign: serving {len(server.tools())} tool(s) over MCP at http://{shown}:{port}/mcp",
+        file=sys.stderr,
+        flush=True,
+    )
+    await uvicorn.Server(config).serve(sockets=[listener])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """Bind before serving, so a busy port is a clear error (uvicorn would exit the process)."""
+    if not 0 <= port <= 65535:
+        raise UserError(f"--port must be between 0 and 65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+    except OSError as exc:
+        listener.close()
+        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return listener
+
+
+def _described(exc: BaseException) -> str:
+    """``Type: message (file:line)`` of where ``exc`` was raised: enough to find it, no traceback."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"

@@ -1,0 +1,499 @@
+"""Serve a :class:`Runtime`'s tools over MCP (the official ``mcp`` SDK, stdio or streamable HTTP).
+
+``tools/list`` comes from the runtime's specs through the MCP export (model-facing schemas: no
+injected fields, no server data); ``tools/call`` runs :meth:`Runtime.execute`. A result answers
+with ``structuredContent`` and the same JSON as a text block; invalid arguments and tool errors
+answer ``isError: true`` with the retry-hint text, so the model can correct itself; an unknown
+tool is a JSON-RPC error. Registering or removing toolsets at run time tells connected clients
+(``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28
+connections).
+
+Injected fields are filled from the MCP request: ``tool_call_id`` is the JSON-RPC request id,
+``session_id`` the ``Mcp-Session-Id`` of a streamable-HTTP session, or an id minted for each
+stdio (or in-memory) connection. Stateless HTTP and the 2026-07-28 HTTP wire have no session,
+so the default leaves ``session_id`` unset there. ``meta_for`` lets the application decide
+instead (from headers, an authenticated user, ``_meta``…).
+
+Needs the ``mcp`` extra: ``pip install 'tooldesign[mcp]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import threading
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import ListenHandler
+from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ServerEvent, ToolsListChanged
+from starlette.applications import Starlette
+from starlette.requests import Request
+from tooldesign.runtime.hints import RetryReason
+from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, export_tools
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.runtime import Runtime
+from tooldesign.runtime.specs import ToolSpec
+
+log = logging.getLogger("tooldesign.runtime.mcp")
+
+SESSION_HEADER = "mcp-session-id"
+
+
+@dataclass(frozen=True, slots=True)
+class McpCallContext:
+    """What the MCP request says about one ``tools/call``: the input of ``meta_for``.
+
+    ``meta`` is the default :class:`ToolCallMeta` (``tool_call_id`` = the JSON-RPC request id,
+    ``session_id`` as described in the module docstring); ``request_meta`` is the request's
+    ``_meta`` (set by the client application, never by the model); ``http_request`` and
+    ``headers`` are there on HTTP transports; ``request_context`` is the SDK's own context.
+    """
+
+    tool: str
+    meta: ToolCallMeta
+    request_id: str | None
+    session_id: str | None
+    protocol_version: str
+    client_name: str | None = None
+    request_meta: Mapping[str, Any] = field(default_factory=dict)
+    headers: Mapping[str, str] | None = None
+    http_request: Request | None = None
+    request_context: ServerRequestContext[Any, Any] | None = None
+
+
+MetaFor = Callable[[McpCallContext], ToolCallMeta | Awaitable[ToolCallMeta]]
+"""Builds the metadata of one call (sync or async). Raise ``MCPError`` to refuse the call."""
+
+OnResult = Callable[[ToolResult, McpCallContext], None | Awaitable[None]]
+"""Sees every call's full :class:`ToolResult` (server data, telemetry): for observers, not models."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Connection:
+    """State of one stream connection (stdio, in-memory): the server's lifespan value."""
+
+    id: str
+
+
+class _Listeners:
+    """Callbacks to run on their own event loops when the runtime's registrations change.
+
+    ``Runtime.register`` may run on any thread; each callback is handed to the loop it was
+    added from, where the MCP connection it serves lives.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._callbacks: dict[object, tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = {}
+
+    def add(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Register ``callback`` for the running loop; returns its (idempotent) removal."""
+        loop = asyncio.get_running_loop()
+        token = object()
+        with self._lock:
+            self._callbacks[token] = (loop, callback)
+
+        def remove() -> None:
+            with self._lock:
+                self._callbacks.pop(token, None)
+
+        return remove
+
+    def fire(self) -> None:
+        with self._lock:
+            entries = list(self._callbacks.items())
+        for token, (loop, callback) in entries:
+            try:
+                loop.call_soon_threadsafe(callback)
+            except RuntimeError:  # the loop is closed: its connections are gone
+                with self._lock:
+                    self._callbacks.pop(token, None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._callbacks)
+
+
+class _ChangeBus:
+    """A ``SubscriptionBus`` for ``subscriptions/listen`` streams, fed by runtime changes."""
+
+    def __init__(self, listeners: _Listeners) -> None:
+        self._listeners = listeners
+
+    async def publish(self, event: ServerEvent) -> None:
+        # The SDK's bus protocol; the server itself fires on registration changes. Tools are
+        # the only list this server has, so any event is a tools event.
+        self._listeners.fire()
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        def deliver() -> None:
+            try:
+                listener(ToolsListChanged())
+            except Exception:
+                log.exception("a subscriptions/listen stream failed to take an event")
+
+        return self._listeners.add(deliver)
+
+
+@dataclass(frozen=True, slots=True)
+class _Catalog:
+    """The MCP view of the registered tools, rebuilt after each registration change."""
+
+    tools: tuple[types.Tool, ...]
+    by_name: Mapping[str, types.Tool]
+    specs: Mapping[str, ToolSpec[Any, Any]]
+    adapter: ProviderAdapter
+
+
+class _RuntimeServer(Server[_Connection]):
+    """The low-level server, advertising ``tools.listChanged`` on handshake connections too.
+
+    The SDK's transports call ``create_initialization_options()`` without arguments, so the
+    default must say that tool-list changes are notified.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+@asynccontextmanager
+async def _connection_scope(_: Server[_Connection]) -> AsyncIterator[_Connection]:
+    # The SDK enters the lifespan once per stream connection (stdio, in-memory) and once per
+    # streamable-HTTP app; HTTP calls take their session from the request instead.
+    yield _Connection(id=uuid.uuid4().hex)
+
+
+class ToolServer:
+    """A :class:`Runtime`'s tools as an MCP server.
+
+    ``server`` is the SDK's low-level server: pass it to ``mcp.Client(server)`` to talk to it in
+    memory. :meth:`serve_stdio` and :meth:`streamable_http_app` put it on a transport.
+    ``meta_for`` builds each call's :class:`ToolCallMeta` from an :class:`McpCallContext`
+    (default: the context's ``meta``); ``on_result`` observes every result, server data included.
+
+    Building the server exports every tool once, so a tool that cannot be served over MCP is an
+    error here (an ``ExportError``), not at the first ``tools/list``.
+    """
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        name: str | None = None,
+        version: str = "",
+        instructions: str | None = None,
+        meta_for: MetaFor | None = None,
+        on_result: OnResult | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self._meta_for = meta_for
+        self._on_result = on_result
+        self._lock = threading.Lock()
+        self._catalog: _Catalog | None = None
+        self._listeners = _Listeners()
+        self._catalog_now()  # fail fast on tools that cannot be exported
+        self.server: Server[_Connection] = _RuntimeServer(
+            name or default_server_name(runtime),
+            version=version,
+            instructions=instructions,
+            lifespan=_connection_scope,
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(_ChangeBus(self._listeners)),
+        )
+        # Handshake-era connections: from `initialized` until the connection closes (which
+        # cancels the handler), forward each change as notifications/tools/list_changed.
+        self.server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self._watch_connection
+        )
+        self._unsubscribe = runtime.on_change(self._registrations_changed)
+
+    # ── catalog ───────────────────────────────────────────────────────────────────────────
+
+    def tools(self) -> list[types.Tool]:
+        """What ``tools/list`` answers now."""
+        return list(self._catalog_now().tools)
+
+    def _catalog_now(self) -> _Catalog:
+        catalog = self._catalog
+        if catalog is not None:
+            return catalog
+        # Built under the lock that invalidation takes, so a catalog built from the tools
+        # before a change can never outlive the change.
+        with self._lock:
+            if self._catalog is None:
+                specs = self.runtime.specs()
+                tools = tuple(types.Tool.model_validate(d) for d in export_tools(specs, "mcp"))
+                self._catalog = _Catalog(
+                    tools,
+                    {t.name: t for t in tools},
+                    {s.name: s for s in specs},
+                    adapter("mcp", specs),
+                )
+            return self._catalog
+
+    def _served_catalog(self) -> _Catalog:
+        """The catalog for a request: a tool that cannot be exported is the server's error."""
+        try:
+            return self._catalog_now()
+        except ExportError as exc:
+            log.error("the registered tools cannot be served over MCP: %s", exc)
+            raise MCPError(types.INTERNAL_ERROR, str(exc)) from exc
+
+    def _registrations_changed(self) -> None:
+        with self._lock:
+            self._catalog = None
+        self._listeners.fire()
+
+    def _input_schema(self, name: str) -> Mapping[str, Any] | None:
+        tool = self._served_catalog().by_name.get(name)
+        return tool.input_schema if tool is not None else None
+
+    def close(self) -> None:
+        """Stop following the runtime's registrations (connected clients are not told any more)."""
+        self._unsubscribe()
+
+    # ── handlers ──────────────────────────────────────────────────────────────────────────
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[_Connection], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=list(self._served_catalog().tools))
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[_Connection], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        catalog = self._served_catalog()
+        spec = catalog.specs.get(params.name)
+        if spec is None:  # only the names tools/list shows are callable
+            raise _unknown_tool(params.name, catalog)
+        # Server data is for observers: without one, the tool is not asked to produce it.
+        server_data = (
+            {} if self._on_result is not None else {k.kind: False for k in spec.server_data}
+        )
+        context = _call_context(ctx, params, server_data)
+        meta = await self._call_meta(context)
+        result = await self.runtime.execute(ToolRequest(params.name, params.arguments or {}, meta))
+        hint = result.retry_hint
+        if hint is not None and hint.reason is RetryReason.TOOL_UNAVAILABLE:
+            raise _unknown_tool(params.name, catalog)  # unregistered while the call started
+        await self._observe(result, context)
+        return types.CallToolResult.model_validate(catalog.adapter.result_message(result))
+
+    async def _call_meta(self, context: McpCallContext) -> ToolCallMeta:
+        if self._meta_for is None:
+            return context.meta
+        try:
+            meta = self._meta_for(context)
+            if inspect.isawaitable(meta):
+                meta = await meta
+        except MCPError:
+            raise
+        except Exception as exc:
+            log.exception("meta_for failed for tool %s", context.tool)
+            raise MCPError(types.INTERNAL_ERROR, "The server could not prepare this call.") from exc
+        if not isinstance(meta, ToolCallMeta):
+            log.error("meta_for returned %s, not a ToolCallMeta", type(meta).__name__)
+            raise MCPError(types.INTERNAL_ERROR, "The server could not prepare this call.")
+        return meta
+
+    async def _observe(self, result: ToolResult, context: McpCallContext) -> None:
+        if self._on_result is None:
+            return
+        try:
+            outcome = self._on_result(result, context)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:  # an observer's failure must not change what the model gets
+            log.exception("on_result failed for tool %s", context.tool)
+
+    async def _watch_connection(
+        self, ctx: ServerRequestContext[_Connection], params: types.NotificationParams
+    ) -> None:
+        send, receive = anyio.create_memory_object_stream[None](1)
+
+        def changed() -> None:
+            try:
+                send.send_nowait(None)
+            except anyio.WouldBlock:  # one pending notice already covers this change
+                pass
+
+        remove = self._listeners.add(changed)
+        try:
+            async with receive:
+                async for _ in receive:
+                    await ctx.session.send_tool_list_changed()
+        finally:
+            remove()
+            send.close()
+
+    # ── transports ────────────────────────────────────────────────────────────────────────
+
+    async def serve_stdio(self) -> None:
+        """Serve one client on standard input and output until it disconnects."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self.server.run(
+                read_stream, write_stream, self.server.create_initialization_options()
+            )
+
+    def streamable_http_app(
+        self,
+        *,
+        path: str = "/mcp",
+        host: str = "127.0.0.1",
+        stateless: bool = False,
+        json_response: bool = False,
+        **options: Any,
+    ) -> Starlette:
+        """An ASGI app serving streamable HTTP at ``path`` (run it with uvicorn, once).
+
+        ``host`` is where it listens: on localhost the SDK turns on DNS-rebinding protection.
+        ``stateless`` serves each request on its own (no sessions, so no ``session_id`` by
+        default). Other ``options`` go to the SDK's ``Server.streamable_http_app``.
+        """
+        return self.server.streamable_http_app(
+            streamable_http_path=path,
+            host=host,
+            stateless_http=stateless,
+            json_response=json_response,
+            **options,
+        )
+
+
+def _call_context(
+    ctx: ServerRequestContext[_Connection],
+    params: types.CallToolRequestParams,
+    server_data: Mapping[str, bool],
+) -> McpCallContext:
+    request = ctx.request if isinstance(ctx.request, Request) else None
+    headers: Mapping[str, str] | None = dict(request.headers) if request is not None else None
+    if request is not None:
+        session_id = request.headers.get(SESSION_HEADER) or None
+    else:
+        session_id = (
+            ctx.lifespan_context.id if isinstance(ctx.lifespan_context, _Connection) else None
+        )
+    request_id = None if ctx.request_id is None else str(ctx.request_id)
+    client = ctx.session.client_params
+    return McpCallContext(
+        tool=params.name,
+        meta=ToolCallMeta(session_id=session_id, tool_call_id=request_id, server_data=server_data),
+        request_id=request_id,
+        session_id=session_id,
+        protocol_version=ctx.protocol_version,
+        client_name=client.client_info.name if client is not None else None,
+        request_meta=dict(ctx.meta or {}),
+        headers=headers,
+        http_request=request,
+        request_context=ctx,
+    )
+
+
+def _unknown_tool(name: str, catalog: _Catalog) -> MCPError:
+    # JSON-RPC "invalid params", as the MCP specification answers an unknown tool.
+    return MCPError(
+        types.INVALID_PARAMS,
+        f"Unknown tool: {name!r}",
+        data={"tool": name, "available": sorted(catalog.by_name)},
+    )
+
+
+def default_server_name(runtime: Runtime) -> str:
+    """The services of ``runtime`` (``builtin`` left out when others exist), joined by ``+``."""
+    services: list[str] = []
+    for info in runtime.toolsets():
+        if info.service not in services:
+            services.append(info.service)
+    own = [s for s in services if s != "builtin"]
+    return "+".join(own or services) or "tooldesign"
+
+
+def mcp_server(
+    runtime: Runtime,
+    *,
+    name: str | None = None,
+    version: str = "",
+    instructions: str | None = None,
+    meta_for: MetaFor | None = None,
+    on_result: OnResult | None = None,
+) -> ToolServer:
+    """A :class:`ToolServer` for ``runtime`` (see there for the options)."""
+    return ToolServer(
+        runtime,
+        name=name,
+        version=version,
+        instructions=instructions,
+        meta_for=meta_for,
+        on_result=on_result,
+    )
+
+
+async def serve_stdio(runtime: Runtime | ToolServer, **options: Any) -> None:
+    """Serve ``runtime``'s tools to one client on standard input/output until it disconnects.
+
+    ``options`` are :class:`ToolServer`'s (``name``, ``meta_for``, …), for a ``Runtime``.
+    """
+    await _tool_server(runtime, options).serve_stdio()
+
+
+def streamable_http_app(
+    runtime: Runtime | ToolServer,
+    *,
+    path: str = "/mcp",
+    host: str = "127.0.0.1",
+    stateless: bool = False,
+    json_response: bool = False,
+    **options: Any,
+) -> Starlette:
+    """An ASGI app serving ``runtime``'s tools over streamable HTTP at ``path``.
+
+    ``options`` are :class:`ToolServer`'s (``name``, ``meta_for``, …), for a ``Runtime``.
+    """
+    return _tool_server(runtime, options).streamable_http_app(
+        path=path, host=host, stateless=stateless, json_response=json_response
+    )
+
+
+def _tool_server(runtime: Runtime | ToolServer, options: Mapping[str, Any]) -> ToolServer:
+    if isinstance(runtime, ToolServer):
+        if options:
+            raise TypeError(
+                f"options {sorted(options)} apply when building a ToolServer; "
+                "this one is built already"
+            )
+        return runtime
+    return mcp_server(runtime, **options)
+
+
+__all__ = [
+    "McpCallContext",
+    "MetaFor",
+    "OnResult",
+    "ToolServer",
+    "default_server_name",
+    "mcp_server",
+    "serve_stdio",
+    "streamable_http_app",
+]

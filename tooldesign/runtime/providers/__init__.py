@@ -1,0 +1,127 @@
+"""Tools for every provider: definitions out, tool calls in, results back.
+
+From generated specs (``runtime.specs()``, ``specs.SPECS``) or catalogs (``load_tools``)::
+
+    export_tools(specs, "openai", strict=True)            # Chat Completions tools
+    export_tools(specs, "openai", api="responses")        # Responses tools
+    export_tools(specs, "anthropic")                      # {name, description, input_schema}
+    export_tools(specs, "gemini")                         # function declarations (OpenAPI subset)
+    export_tools(specs, "gemini", api="json_schema")      # … with parametersJsonSchema
+    export_tools(specs, "mcp")                            # MCP Tool objects
+
+    provider = adapter("openai", specs, strict=True)
+    requests = provider.parse_calls(completion)           # → ToolRequests for Runtime.execute
+    messages = [provider.result_message(r) for r in results]
+
+Provider-facing names are the tool names; ``ToolIndex`` maps them back to ids, and two tools
+of one export with the same name are an :class:`ExportError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tooldesign.runtime.providers._common import (
+    ExportError,
+    ExportProblem,
+    Provider,
+    ProviderAdapter,
+    ToolDescription,
+    ToolIndex,
+    ToolSource,
+    describe,
+)
+from tooldesign.runtime.providers.anthropic import (
+    AnthropicAdapter,
+    anthropic_strict_schema,
+    check_anthropic_strict,
+)
+from tooldesign.runtime.providers.gemini import GeminiAdapter, gemini_parameters
+from tooldesign.runtime.providers.mcp import MCPAdapter, output_schema
+from tooldesign.runtime.providers.openai import (
+    OpenAIAdapter,
+    check_openai_strict,
+    openai_strict_schema,
+)
+from tooldesign.runtime.providers.prompt import prompt_listing
+from tooldesign.runtime.providers.sources import load_tools
+
+PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic", "gemini", "mcp")
+
+_APIS: dict[str, tuple[str, ...]] = {
+    "openai": ("chat", "responses"),
+    "gemini": ("parameters", "json_schema"),
+}
+
+
+def adapter(
+    provider: Provider,
+    tools: Iterable[ToolSource] | ToolIndex,
+    *,
+    strict: bool = False,
+    api: str | None = None,
+) -> ProviderAdapter:
+    """The adapter of ``provider`` for ``tools``.
+
+    ``strict`` applies to OpenAI and Anthropic; ``api`` picks a shape within a provider
+    (OpenAI ``"chat"`` or ``"responses"``, Gemini ``"parameters"`` or ``"json_schema"``).
+    Raises :class:`ExportError` listing every tool that cannot be exported as asked.
+    """
+    index = tools if isinstance(tools, ToolIndex) else ToolIndex(tools)
+    shapes = _APIS.get(provider, ())
+    if api is not None and api not in shapes:
+        choices = ", ".join(repr(s) for s in shapes) or "none"
+        raise ValueError(f"api={api!r} does not apply to {provider} (choices: {choices})")
+    if strict and provider not in ("openai", "anthropic"):
+        raise ValueError(f"{provider} has no strict mode; strict applies to openai and anthropic")
+    match provider:
+        case "openai":
+            return OpenAIAdapter(
+                index, strict=strict, api="responses" if api == "responses" else "chat"
+            )
+        case "anthropic":
+            return AnthropicAdapter(index, strict=strict)
+        case "gemini":
+            return GeminiAdapter(index, api="json_schema" if api == "json_schema" else "parameters")
+        case "mcp":
+            return MCPAdapter(index)
+    raise ValueError(f"unknown provider {provider!r} (choices: {', '.join(PROVIDERS)})")
+
+
+def export_tools(
+    tools: Iterable[ToolSource] | ToolIndex,
+    provider: Provider,
+    *,
+    strict: bool = False,
+    api: str | None = None,
+) -> list[dict[str, Any]]:
+    """``provider``'s tool definitions for ``tools``, one per tool, in order (see :func:`adapter`)."""
+    return adapter(provider, tools, strict=strict, api=api).tools()
+
+
+__all__ = [
+    "PROVIDERS",
+    "AnthropicAdapter",
+    "ExportError",
+    "ExportProblem",
+    "GeminiAdapter",
+    "MCPAdapter",
+    "OpenAIAdapter",
+    "Provider",
+    "ProviderAdapter",
+    "ToolDescription",
+    "ToolIndex",
+    "ToolSource",
+    "adapter",
+    "anthropic_strict_schema",
+    "check_anthropic_strict",
+    "check_openai_strict",
+    "describe",
+    "export_tools",
+    "gemini_parameters",
+    "load_tools",
+    "openai_strict_schema",
+    "output_schema",
+    "prompt_listing",
+]

@@ -1,0 +1,331 @@
+"""What every provider shares: the tool description, names, errors and call plumbing."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from tooldesign.errors import UserError
+from tooldesign.runtime.catalog import CatalogTool
+from tooldesign.runtime.ident import ToolIdent
+from tooldesign.runtime.providers._schema import strip_forced_nulls
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
+
+Provider = Literal["openai", "anthropic", "gemini", "mcp"]
+ProblemKind = Literal[
+    "duplicate_name",
+    "invalid_name",
+    "open_map",
+    "untyped",
+    "recursive",
+    "unsupported",
+    "root_not_object",
+    "bad_ref",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDescription:
+    """One tool as every exporter sees it, whatever it was read from.
+
+    ``parameters`` is the model-facing payload schema (injected fields and server data are
+    never in it); ``result`` the result schema; ``example`` the design's example arguments
+    (``None`` when there is none).
+    """
+
+    id: ToolIdent
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    result: Mapping[str, Any]
+    title: str | None = None
+    example: Any = None
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    tags: tuple[str, ...] = ()
+
+    @property
+    def service(self) -> str:
+        return self.id.service
+
+    @property
+    def toolset(self) -> str:
+        return self.id.toolset
+
+
+ToolSource = ToolDescription | ToolSpec[Any, Any] | CatalogTool | Mapping[str, Any]
+"""Anything :func:`describe` accepts."""
+
+
+def describe(source: ToolSource) -> ToolDescription:
+    """Normalise a generated :class:`ToolSpec`, a :class:`CatalogTool` or a raw catalog entry."""
+    if isinstance(source, ToolDescription):
+        return source
+    if isinstance(source, ToolSpec):
+        return ToolDescription(
+            id=ToolIdent(source.id),
+            name=source.name,
+            description=source.description,
+            parameters=source.payload.schema,
+            result=source.result.schema,
+            title=source.title,
+            example=source.payload.example,
+            annotations=source.annotations,
+            tags=tuple(source.tags),
+        )
+    tool = source if isinstance(source, CatalogTool) else CatalogTool.from_entry(source)
+    return ToolDescription(
+        id=tool.id,
+        name=tool.name,
+        description=tool.description,
+        parameters=tool.payload.schema,
+        result=tool.result.schema,
+        title=tool.title,
+        example=tool.payload.example,
+        annotations=tool.annotations,
+        tags=tool.tags,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExportProblem:
+    """Why one tool cannot be exported as asked.
+
+    ``path`` is the field, as people write it (``filter.op``, ``resources[].tags``,
+    ``labels.*``; ``""`` for the arguments object itself).
+    """
+
+    tool: str
+    name: str
+    path: str
+    message: str
+    kind: ProblemKind
+
+    def __str__(self) -> str:
+        where = f"field {self.path!r}" if self.path else "its arguments"
+        return f"tool {self.name!r} ({self.tool}), {where}: {self.message}"
+
+
+class ExportError(UserError, ValueError):
+    """Tools that cannot be exported as asked. Lists every problem found, not only the first."""
+
+    def __init__(self, provider: str | None, problems: Sequence[ExportProblem]) -> None:
+        self.provider = provider
+        self.problems = tuple(problems)
+        target = f"for {provider}" if provider else ""
+        lines = "\n".join(f"  - {problem}" for problem in self.problems)
+        head = " ".join(part for part in ("cannot export tools", target) if part)
+        super().__init__(f"{head}:\n{lines}")
+
+
+_NAME_RULES: Mapping[str, tuple[re.Pattern[str], str]] = {
+    "openai": (re.compile(r"[A-Za-z0-9_-]{1,64}"), "1-64 letters, digits, '_' or '-'"),
+    "anthropic": (re.compile(r"[A-Za-z0-9_-]{1,128}"), "1-128 letters, digits, '_' or '-'"),
+    # Gemini accepts ':' too, but Vertex AI does not; 64 is the limit both document.
+    "gemini": (
+        re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}"),
+        "a letter or '_' first, then letters, digits, '_', '.' or '-', at most 64 in all",
+    ),
+    "mcp": (re.compile(r"[A-Za-z0-9_.-]{1,128}"), "1-128 letters, digits, '_', '.' or '-'"),
+}
+
+
+class ToolIndex:
+    """The tools of one export: their provider-facing names and the way back to their ids.
+
+    Provider-facing names are the tool names. Two tools with the same name (tools of two
+    services, say) would be indistinguishable to a model, so they are an :class:`ExportError`
+    naming both ids.
+    """
+
+    def __init__(self, tools: Iterable[ToolSource]) -> None:
+        self._tools = tuple(describe(tool) for tool in tools)
+        by_name: dict[str, ToolDescription] = {}
+        by_id: dict[str, ToolDescription] = {}
+        problems: list[ExportProblem] = []
+        for tool in self._tools:
+            if tool.id in by_id:
+                problems.append(_problem(tool, "", "the tool is listed twice", "duplicate_name"))
+                continue
+            other = by_name.get(tool.name)
+            if other is not None:
+                message = (
+                    f"{other.id!r} and {tool.id!r} would both be called {tool.name!r}; "
+                    "export them separately or rename one"
+                )
+                problems.append(_problem(tool, "", message, "duplicate_name"))
+                continue
+            by_name[tool.name] = tool
+            by_id[tool.id] = tool
+        if problems:
+            raise ExportError(None, problems)
+        self._by_name = by_name
+        self._by_id = by_id
+
+    def __iter__(self) -> Iterator[ToolDescription]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @property
+    def names(self) -> Mapping[str, ToolIdent]:
+        """Provider-facing name → tool id."""
+        return {name: tool.id for name, tool in self._by_name.items()}
+
+    def tool_id(self, name: str) -> ToolIdent | None:
+        """The id of the tool a provider calls ``name``, or ``None`` if there is none."""
+        tool = self._by_name.get(name)
+        return tool.id if tool is not None else None
+
+    def get(self, key: str) -> ToolDescription | None:
+        """The tool with this provider-facing name or id."""
+        return self._by_name.get(key) or self._by_id.get(key)
+
+    def check_names(self, provider: Provider) -> None:
+        """Raise :class:`ExportError` if a name breaks ``provider``'s naming rule."""
+        pattern, rule = _NAME_RULES[provider]
+        problems = [
+            _problem(tool, "", f"{provider} tool names must be {rule}", "invalid_name")
+            for tool in self._tools
+            if not pattern.fullmatch(tool.name)
+        ]
+        if problems:
+            raise ExportError(provider, problems)
+
+
+def _problem(tool: ToolDescription, path: str, message: str, kind: ProblemKind) -> ExportProblem:
+    return ExportProblem(tool=tool.id, name=tool.name, path=path, message=message, kind=kind)
+
+
+class ProviderAdapter(ABC):
+    """One provider's view of a set of tools: definitions out, calls in, results out.
+
+    ``tools()`` builds the provider's tool definitions (fresh objects on every call: change them
+    freely). ``parse_calls()`` turns a provider response (or its tool-call items, as plain dicts
+    or the provider SDK's own objects) into :class:`ToolRequest` objects for the runtime.
+    ``result_message()`` turns a :class:`ToolResult` into the message the provider expects back.
+    """
+
+    provider: ClassVar[Provider]
+
+    def __init__(self, index: ToolIndex) -> None:
+        self.index = index
+
+    @abstractmethod
+    def tools(self) -> list[dict[str, Any]]:
+        """The provider's tool definitions, one per tool, in catalog order."""
+
+    @abstractmethod
+    def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
+        """The tool calls in ``source``, in order. ``meta`` is the base of each call's meta."""
+
+    @abstractmethod
+    def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
+        """What goes back to the provider for one result."""
+
+    def result_messages(self, results: Iterable[ToolResult]) -> list[dict[str, Any]]:
+        """:meth:`result_message` for each result."""
+        return [self.result_message(result) for result in results]
+
+    def tool_id(self, name: str) -> ToolIdent | None:
+        """The id of the tool the provider calls ``name``."""
+        return self.index.tool_id(name)
+
+    def strict_tool_ids(self) -> frozenset[str]:
+        """Tools whose exported schema is strict: their calls carry nulls for omitted fields."""
+        return frozenset()
+
+    # --- shared plumbing for subclasses ---
+
+    def _request(
+        self, name: Any, arguments: Any, call_id: Any, meta: ToolCallMeta | None
+    ) -> ToolRequest:
+        name = name if isinstance(name, str) else ""
+        tool = self.index.get(name) if name else None
+        strict = tool is not None and tool.id in self.strict_tool_ids()
+        payload = decode_arguments(arguments, tool.parameters if strict and tool else None)
+        base = meta or ToolCallMeta()
+        ident = str(call_id) if call_id is not None and call_id != "" else None
+        return ToolRequest(
+            name=tool.id if tool is not None else name,
+            payload=payload,
+            meta=dataclasses.replace(base, tool_call_id=ident) if ident else base,
+        )
+
+    def _call_id(self, result: ToolResult, call_id: str | None) -> str:
+        value = call_id or result.tool_call_id
+        if not value:
+            raise ValueError(
+                f"the result of {result.name!r} has no tool_call_id; {self.provider} needs it to "
+                "link the result to its call (set ToolRequest.meta.tool_call_id, or pass call_id=)"
+            )
+        return value
+
+    def _provider_name(self, result: ToolResult) -> str:
+        tool = self.index.get(result.name)
+        return tool.name if tool is not None else result.name
+
+
+def decode_arguments(
+    raw: Any, strict_schema: Mapping[str, Any] | None
+) -> str | bytes | dict[str, Any]:
+    """A call's arguments as the runtime takes them.
+
+    JSON text is parsed; text that is not a JSON object is passed through untouched, so the
+    runtime reports it to the model (never raised here). With ``strict_schema`` (the tool's
+    original schema, when it was exported strict), the nulls strict mode forced on optional
+    fields are removed.
+    """
+    if raw is None:
+        return {}
+    value: Any = raw
+    if isinstance(raw, str | bytes | bytearray):
+        try:
+            value = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return bytes(raw) if isinstance(raw, bytearray) else raw
+        if not isinstance(value, dict):
+            return bytes(raw) if isinstance(raw, bytearray) else raw
+    elif isinstance(raw, Mapping):
+        value = dict(raw)
+    else:
+        return json.dumps(raw, default=str)
+    if strict_schema is not None:
+        value = strip_forced_nulls(value, strict_schema)
+    return dict(value)
+
+
+def field_of(obj: Any, *names: str) -> Any:
+    """The first of ``names`` present on ``obj``, a dict or an SDK object; ``None`` if none is."""
+    for name in names:
+        if isinstance(obj, Mapping):
+            if name in obj and obj[name] is not None:
+                return obj[name]
+        else:
+            value = getattr(obj, name, None)
+            if value is not None:
+                return value
+    return None
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` as a list of items: a list or tuple as is, anything else alone."""
+    if value is None:
+        return []
+    if isinstance(value, list | tuple):
+        return list(value)
+    return [value]
+
+
+def parse_json_text(text: str) -> tuple[bool, Any]:
+    """``(True, value)`` when ``text`` is JSON, else ``(False, text)``."""
+    try:
+        return True, json.loads(text)
+    except ValueError:
+        return False, text

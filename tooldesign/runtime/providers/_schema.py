@@ -1,0 +1,422 @@
+"""JSON Schema helpers shared by the provider transforms.
+
+Every transform builds new dictionaries and never mutates its input: the schemas it reads are
+the generated specs' module-level constants and the loaded catalogs, both shared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+Schema = dict[str, Any]
+"""A JSON Schema a transform builds."""
+
+NULL_SCHEMA: Mapping[str, Any] = {"type": "null"}
+
+SCALAR_TYPES = frozenset({"string", "number", "integer", "boolean", "null"})
+
+# Keywords that only constrain or annotate and that a model can read as words instead.
+RESTATABLE = frozenset(
+    {
+        "default",
+        "examples",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "discriminator",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "contentEncoding",
+        "contentMediaType",
+    }
+)
+
+# Keywords with no meaning for a model: dropped without a word.
+IGNORED = frozenset({"$schema", "$comment"})
+
+
+def json_text(value: Any) -> str:
+    """One-line JSON for a value quoted inside a description."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts and lists), much cheaper than ``copy.deepcopy``."""
+    if isinstance(value, Mapping):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [copy_json(item) for item in value]
+    return value
+
+
+def type_list(schema: Mapping[str, Any]) -> list[str]:
+    """The schema's ``type`` as a list (empty when it has none)."""
+    value = schema.get("type")
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for t in value if isinstance(t, str)]
+    return []
+
+
+def ref_target(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
+    """The sub-schema a local ``$ref`` (``#`` or a JSON pointer under it) points to."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node: Any = root
+    for token in ref[2:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if isinstance(node, Mapping) else None
+
+
+def def_name(ref: str) -> str:
+    """``#/$defs/Device`` → ``Device`` (the last pointer token; ``#`` for the root)."""
+    return ref.rsplit("/", 1)[-1] if ref != "#" else "#"
+
+
+def accepts_null(schema: Any, root: Mapping[str, Any], _seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``null`` is a valid instance of ``schema`` (as far as a tool schema can say)."""
+    if schema is True:
+        return True
+    if not isinstance(schema, Mapping):
+        return False
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        if ref in _seen:
+            return False
+        target = ref_target(root, ref)
+        if target is None or not accepts_null(target, root, _seen | {ref}):
+            return False
+    if "type" in schema and "null" not in type_list(schema):
+        return False
+    if "enum" in schema and None not in (schema["enum"] or ()):
+        return False
+    if "const" in schema and schema["const"] is not None:
+        return False
+    for key in ("anyOf", "oneOf"):
+        variants = schema.get(key)
+        if isinstance(variants, list) and not any(accepts_null(v, root, _seen) for v in variants):
+            return False
+    all_of = schema.get("allOf")
+    return not isinstance(all_of, list) or all(accepts_null(v, root, _seen) for v in all_of)
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _range(low: Any, high: Any, unit: str) -> str:
+    if low is not None and high is not None:
+        return f"{low} to {_plural(high, unit)}" if low != high else _plural(low, unit)
+    if low is not None:
+        return f"at least {_plural(low, unit)}"
+    return f"at most {_plural(high, unit)}"
+
+
+_PAIRS = {
+    "minLength": ("maxLength", "character"),
+    "minItems": ("maxItems", "item"),
+    "minProperties": ("maxProperties", "entry"),
+}
+_SECOND_OF_PAIR = {high: low for low, (high, _) in _PAIRS.items()}
+_UNITS = {**{low: unit for low, (_, unit) in _PAIRS.items()}}
+_UNITS.update({high: unit for _, (high, unit) in _PAIRS.items()})
+
+
+def phrases(constraints: Mapping[str, Any], root: Mapping[str, Any] | None = None) -> list[str]:
+    """Words for keywords a provider cannot take, in the order they appear.
+
+    ``{"minLength": 2, "maxLength": 200, "default": "x"}`` → ``["2 to 200 characters",
+    'default: "x"']``.
+    """
+    out: list[str] = []
+    for key, value in constraints.items():
+        if key in _PAIRS:
+            high_key, unit = _PAIRS[key]
+            out.append(_range(value, constraints.get(high_key), unit))
+        elif key in _SECOND_OF_PAIR:
+            if _SECOND_OF_PAIR[key] not in constraints:
+                out.append(_range(None, value, _UNITS[key]))
+        elif key == "minimum" and "maximum" in constraints:
+            out.append(f"from {value} to {constraints['maximum']}")
+        elif key == "maximum" and "minimum" in constraints:
+            continue
+        else:
+            text = phrase(key, value, root)
+            if text:
+                out.append(text)
+    return out
+
+
+def phrase(key: str, value: Any, root: Mapping[str, Any] | None = None) -> str:
+    """Words for one keyword; ``""`` when there is nothing worth saying."""
+    match key:
+        case "default":
+            return f"default: {json_text(value)}"
+        case "examples":
+            values = value if isinstance(value, list) else [value]
+            if not values:
+                return ""
+            label = "example" if len(values) == 1 else "examples"
+            return f"{label}: {', '.join(json_text(v) for v in values)}"
+        case "example":
+            return f"example: {json_text(value)}"
+        case "pattern":
+            return f"must match the regular expression {value}"
+        case "format":
+            return f"format: {value}"
+        case "minimum":
+            return f"at least {value}"
+        case "maximum":
+            return f"at most {value}"
+        case "exclusiveMinimum":
+            return f"greater than {value}"
+        case "exclusiveMaximum":
+            return f"less than {value}"
+        case "multipleOf":
+            return f"a multiple of {value}"
+        case "uniqueItems":
+            return "items must be unique" if value else ""
+        case "discriminator":
+            name = value.get("propertyName") if isinstance(value, Mapping) else None
+            return f'the variant is chosen by its "{name}" field' if name else ""
+        case "deprecated":
+            return "deprecated" if value else ""
+        case "readOnly":
+            return "read-only" if value else ""
+        case "writeOnly":
+            return "write-only" if value else ""
+        case "enum":
+            return f"one of: {', '.join(json_text(v) for v in value)}"
+        case "const":
+            return f"always {json_text(value)}"
+        case "additionalProperties":
+            if value is True or value == {}:
+                return "an object with any keys"
+            return f"an object with any keys; each value is {summary(value, root or {})}"
+        case "contentEncoding":
+            return f"encoded as {value}"
+        case "contentMediaType":
+            return f"media type {value}"
+    return f"{key}: {json_text(value)}"
+
+
+def restate(description: Any, words: Iterable[str]) -> str | None:
+    """``description`` with the restated constraints appended in parentheses."""
+    extra = "; ".join(words)
+    base = description if isinstance(description, str) and description else None
+    if not extra:
+        return base
+    return f"{base} ({extra})" if base else extra
+
+
+_ARTICLE_TYPES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "null": "null",
+    "object": "an object",
+    "array": "an array",
+}
+
+
+def summary(schema: Any, root: Mapping[str, Any], _depth: int = 0) -> str:
+    """A few words for what a schema accepts: ``a string``, ``a string, an integer or a boolean``."""
+    if not isinstance(schema, Mapping) or _depth > 3:
+        return "any value"
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return f"a {def_name(ref)} object" if ref != "#" else "the same shape as the whole"
+    variants = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(variants, list) and variants:
+        parts = [summary(v, root, _depth + 1) for v in variants]
+        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
+    if "enum" in schema and isinstance(schema["enum"], list):
+        return f"one of {', '.join(json_text(v) for v in schema['enum'])}"
+    types = type_list(schema)
+    if not types:
+        return "any value"
+    parts = []
+    for t in types:
+        if t == "array":
+            parts.append(f"an array of {_items_summary(schema.get('items'), root, _depth)}")
+        else:
+            parts.append(_ARTICLE_TYPES.get(t, t))
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
+
+
+def _items_summary(items: Any, root: Mapping[str, Any], depth: int) -> str:
+    text = summary(items, root, depth + 1)
+    for article in ("an ", "a "):
+        if text.startswith(article):
+            word = text[len(article) :]
+            return f"{word}s" if " " not in word else word
+    return text
+
+
+class FieldPath:
+    """Field paths as people write them: ``filter.op``, ``resources[].tags``, ``labels.*``."""
+
+    @staticmethod
+    def prop(path: str, name: str) -> str:
+        return f"{path}.{name}" if path else name
+
+    @staticmethod
+    def items(path: str) -> str:
+        return f"{path}[]"
+
+    @staticmethod
+    def values(path: str) -> str:
+        return f"{path}.*" if path else "*"
+
+
+def resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` with a local ``$ref`` followed (through chains of refs); unresolvable → itself."""
+    seen: set[str] = set()
+    while True:
+        ref = schema.get("$ref")
+        if not isinstance(ref, str) or ref in seen:
+            return schema
+        seen.add(ref)
+        target = ref_target(root, ref)
+        if target is None:
+            return schema
+        schema = target
+
+
+def recursive_defs(root: Mapping[str, Any]) -> frozenset[str]:
+    """Names of the ``$defs`` entries that refer back to themselves, directly or not."""
+    defs = root.get("$defs")
+    if not isinstance(defs, Mapping):
+        return frozenset()
+    edges = {name: _refs_in(body) for name, body in defs.items()}
+    recursive: set[str] = set()
+    for start, targets in edges.items():
+        stack, seen = list(targets), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                recursive.add(start)
+                break
+            if name in seen or name not in edges:
+                continue
+            seen.add(name)
+            stack.extend(edges[name])
+    return frozenset(recursive)
+
+
+def _refs_in(schema: Any) -> set[str]:
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                found.add(ref[len("#/$defs/") :])
+            stack.extend(v for k, v in node.items() if k != "$defs")
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def strip_forced_nulls(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` without the nulls a strict export forced on optional fields.
+
+    ``schema`` is the tool's original (not strict) schema. A ``null`` is removed where the field
+    is optional there and its own schema does not accept ``null``: strict mode made the model
+    send it. A field whose schema accepts ``null`` keeps it.
+    """
+    return _strip(value, schema, schema, 0)
+
+
+def _strip(value: Any, schema: Any, root: Mapping[str, Any], depth: int) -> Any:
+    if not isinstance(schema, Mapping) or depth > 64:
+        return value
+    schema = resolve(schema, root)
+    if isinstance(value, dict):
+        node = _object_variant(value, schema, root)
+        if node is None:
+            return value
+        properties = node.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        required = node.get("required")
+        required = set(required) if isinstance(required, list) else set()
+        extra = node.get("additionalProperties")
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            field_schema = properties.get(key, extra if isinstance(extra, Mapping) else None)
+            if (
+                item is None
+                and key in properties
+                and key not in required
+                and not accepts_null(field_schema, root)
+            ):
+                continue
+            out[key] = _strip(item, field_schema, root, depth + 1)
+        return out
+    if isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            return [_strip(item, items, root, depth + 1) for item in value]
+        variants = _variants(schema, root)
+        for variant in variants:
+            if isinstance(variant.get("items"), Mapping):
+                return [_strip(item, variant["items"], root, depth + 1) for item in value]
+    return value
+
+
+def _variants(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    out: list[Mapping[str, Any]] = []
+    for key in ("anyOf", "oneOf"):
+        variants = schema.get(key)
+        if isinstance(variants, list):
+            out.extend(resolve(v, root) for v in variants if isinstance(v, Mapping))
+    return out
+
+
+def _object_variant(
+    value: Mapping[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any]
+) -> Mapping[str, Any] | None:
+    """The object schema ``value`` is an instance of: ``schema`` itself, or one of its variants.
+
+    Among a union's object variants, the first whose discriminator tag matches, else the first
+    that declares every key the value has.
+    """
+    if "properties" in schema or "additionalProperties" in schema:
+        return schema
+    candidates = [v for v in _variants(schema, root) if "properties" in v]
+    discriminator = schema.get("discriminator")
+    tag = discriminator.get("propertyName") if isinstance(discriminator, Mapping) else None
+    for variant in candidates:
+        properties = variant["properties"]
+        if tag is not None and tag in value and isinstance(properties, Mapping):
+            allowed = resolve(properties.get(tag, {}), root)
+            if value[tag] in (allowed.get("enum") or [allowed.get("const")]):
+                return variant
+        elif tag is None and isinstance(properties, Mapping) and set(value) <= set(properties):
+            return variant
+    return None

@@ -1,0 +1,256 @@
+"""Anthropic tools: ``{name, description, input_schema}``, plain or strict.
+
+Without ``strict`` Anthropic takes any JSON Schema, so the tool's schema goes as it is. With
+``strict`` the model's input is guaranteed to match, for a subset: every object closed, enums
+of primitives, ``minItems`` of 0 or 1, a few string formats, no recursion, and no numeric or
+length bounds, patterns or defaults — those are restated in the description, as the
+``anthropic`` SDK's own ``transform_schema`` does. Required fields stay as designed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from tooldesign.runtime.providers._common import (
+    ExportError,
+    ExportProblem,
+    Provider,
+    ProviderAdapter,
+    ToolDescription,
+    ToolIndex,
+    as_list,
+    field_of,
+)
+from tooldesign.runtime.providers._schema import (
+    IGNORED,
+    FieldPath,
+    Schema,
+    copy_json,
+    phrases,
+    recursive_defs,
+    restate,
+    type_list,
+)
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+)
+_KEPT = frozenset(
+    {
+        "type",
+        "description",
+        "title",
+        "enum",
+        "const",
+        "anyOf",
+        "allOf",
+        "$ref",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "format",
+        "minItems",
+    }
+)
+
+
+def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+    """``tool``'s input schema rewritten for Anthropic's strict tools, and what could not be."""
+    problems: list[ExportProblem] = []
+    root = tool.parameters
+
+    def problem(path: str, message: str, kind: Any) -> None:
+        problems.append(ExportProblem(tool.id, tool.name, path, message, kind))
+
+    def node(schema: Mapping[str, Any], path: str) -> Schema:
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            if ref == "#":
+                problem(
+                    path, "strict tools cannot be recursive (export with strict=False)", "recursive"
+                )
+            siblings = {k: v for k, v in schema.items() if k not in ("$ref", *IGNORED)}
+            out: Schema = {"$ref": ref}
+            description = restate(
+                siblings.get("description"), phrases(_drop(siblings, "description"))
+            )
+            return {"allOf": [out], "description": description} if description else out
+        variants = schema.get("anyOf", schema.get("oneOf"))
+        types = type_list(schema)
+        out = {}
+        if isinstance(variants, list):
+            out["anyOf"] = [node(v, path) for v in variants if isinstance(v, Mapping)]
+        elif "allOf" in schema and isinstance(schema["allOf"], list):
+            out["allOf"] = [node(v, path) for v in schema["allOf"] if isinstance(v, Mapping)]
+        elif not types and "enum" not in schema and "const" not in schema:
+            problem(
+                path,
+                "strict tools need a type for every value; this one accepts anything",
+                "untyped",
+            )
+        if "type" in schema:
+            out["type"] = schema["type"]
+        for key in ("enum", "const"):
+            if key in schema:
+                values = schema[key] if key == "enum" else [schema[key]]
+                if not all(v is None or isinstance(v, str | int | float | bool) for v in values):
+                    problem(
+                        path,
+                        f"strict tools take {key} values of primitive types only",
+                        "unsupported",
+                    )
+                out[key] = list(values) if key == "enum" else schema[key]
+        if "object" in types:
+            extra = schema.get("additionalProperties")
+            if isinstance(extra, Mapping) or extra is True:
+                problem(path, "an object with free-form keys (a map) cannot be strict", "open_map")
+            properties = schema.get("properties") or {}
+            out["properties"] = {
+                name: node(body, FieldPath.prop(path, name)) for name, body in properties.items()
+            }
+            if schema.get("required"):
+                out["required"] = list(schema["required"])
+            out["additionalProperties"] = False
+        if "array" in types and isinstance(schema.get("items"), Mapping):
+            out["items"] = node(schema["items"], FieldPath.items(path))
+        if schema.get("minItems") in (0, 1):
+            out["minItems"] = schema["minItems"]
+        if schema.get("format") in STRICT_FORMATS:
+            out["format"] = schema["format"]
+        if "title" in schema:
+            out["title"] = schema["title"]
+        dropped = {
+            k: v
+            for k, v in schema.items()
+            if k not in out
+            and k not in IGNORED
+            and k not in ("description", "$defs", "oneOf")
+            and not (k == "additionalProperties" and v is False)
+        }
+        description = restate(schema.get("description"), phrases(dropped, root))
+        if description:
+            out["description"] = description
+        return out
+
+    out = node(root, "")
+    defs = root.get("$defs")
+    if isinstance(defs, Mapping):
+        for name in sorted(recursive_defs(root)):
+            problem(
+                f"$defs.{name}",
+                f"type {name!r} refers to itself; strict tools cannot be recursive "
+                "(export with strict=False)",
+                "recursive",
+            )
+        out["$defs"] = {name: node(body, f"$defs.{name}") for name, body in defs.items()}
+    return out, problems
+
+
+def _drop(schema: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k not in keys}
+
+
+def check_anthropic_strict(schema: Mapping[str, Any]) -> list[str]:
+    """Every way ``schema`` breaks the rules of Anthropic's strict tools (empty if none)."""
+    problems: list[str] = []
+    if schema.get("type") != "object":
+        problems.append("(root): input_schema must be an object")
+    if recursive_defs(schema):
+        problems.append(f"recursive types: {sorted(recursive_defs(schema))}")
+
+    def check(node: Any, path: str) -> None:
+        where = path or "(root)"
+        if not isinstance(node, Mapping):
+            problems.append(f"{where}: not a schema object")
+            return
+        if node.get("$ref") == "#":
+            problems.append(f"{where}: refers to the root (recursion)")
+        for key in node:
+            if key not in _KEPT and key != "$defs":
+                problems.append(f"{where}: keyword {key!r} is not supported")
+        types = type_list(node)
+        if not types and not ({"enum", "const", "anyOf", "allOf", "$ref"} & set(node)):
+            problems.append(f"{where}: no type")
+        if "format" in node and node["format"] not in STRICT_FORMATS:
+            problems.append(f"{where}: format {node['format']!r} is not supported")
+        if node.get("minItems", 0) not in (0, 1):
+            problems.append(f"{where}: minItems must be 0 or 1")
+        for value in node.get("enum", []):
+            if not (value is None or isinstance(value, str | int | float | bool)):
+                problems.append(f"{where}: enum value {value!r} is not a primitive")
+        if "object" in types and node.get("additionalProperties") is not False:
+            problems.append(f"{where}: additionalProperties must be false")
+        for name, body in (node.get("properties") or {}).items():
+            check(body, f"{path}.{name}" if path else name)
+        if isinstance(node.get("items"), Mapping):
+            check(node["items"], f"{path}[]")
+        for key in ("anyOf", "allOf"):
+            for index, variant in enumerate(node.get(key, [])):
+                check(variant, f"{path}.{key}[{index}]")
+
+    check({k: v for k, v in schema.items() if k != "$defs"}, "")
+    for name, body in (schema.get("$defs") or {}).items():
+        check(body, f"$defs.{name}")
+    return problems
+
+
+class AnthropicAdapter(ProviderAdapter):
+    """Anthropic tools, tool calls (``tool_use`` blocks) and results (``tool_result`` blocks)."""
+
+    provider: ClassVar[Provider] = "anthropic"
+
+    def __init__(self, index: ToolIndex, *, strict: bool = False) -> None:
+        super().__init__(index)
+        self.strict = strict
+        index.check_names("anthropic")
+        self._schemas: dict[str, Schema] = {}
+        problems: list[ExportProblem] = []
+        for tool in index:
+            if strict:
+                schema, found = anthropic_strict_schema(tool)
+                problems.extend(found)
+            else:
+                schema = {k: v for k, v in tool.parameters.items() if k not in IGNORED}
+            self._schemas[tool.id] = schema
+        if problems:
+            raise ExportError("anthropic (strict)", problems)
+
+    def tools(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for tool in self.index:
+            entry: dict[str, Any] = {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": copy_json(self._schemas[tool.id]),
+            }
+            if self.strict:
+                entry["strict"] = True
+            out.append(entry)
+        return out
+
+    def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
+        """``tool_use`` blocks of a Message (or of its ``content``, or given one by one)."""
+        return [
+            self._request(name, arguments, call_id, meta)
+            for name, arguments, call_id in _tool_uses(source)
+        ]
+
+    def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
+        """A ``tool_result`` block; send it in the next ``user`` message's content."""
+        return {
+            "type": "tool_result",
+            "tool_use_id": self._call_id(result, call_id),
+            "content": result.for_model(),
+            "is_error": not result.ok,
+        }
+
+
+def _tool_uses(source: Any) -> Iterable[tuple[Any, Any, Any]]:
+    content = field_of(source, "content")
+    blocks = as_list(content if content is not None and not isinstance(content, str) else source)
+    for block in blocks:
+        if field_of(block, "type") == "tool_use":
+            yield field_of(block, "name"), field_of(block, "input"), field_of(block, "id")

@@ -1,0 +1,130 @@
+"""MCP tools: ``tools/list`` entries, ``tools/call`` requests and their results.
+
+A tool's ``inputSchema`` is its model-facing payload schema. ``outputSchema`` must describe an
+object, so a result that is not one (a string, a list) is wrapped as ``{"result": …}`` — in the
+schema and, consistently, in every ``structuredContent`` this adapter writes. Annotations use
+MCP's hint names (``readOnlyHint``…). A result answers with ``structuredContent`` and the same
+JSON as a text block (clients that ignore structured content still read it); an error answers
+``isError: true`` with the text written for the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from tooldesign.runtime.providers._common import (
+    Provider,
+    ProviderAdapter,
+    ToolIndex,
+    as_list,
+    field_of,
+    parse_json_text,
+)
+from tooldesign.runtime.providers._schema import IGNORED, Schema, copy_json
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.specs import ToolAnnotations
+
+WRAPPED_RESULT_KEY = "result"
+"""The property a non-object result is carried in (the convention MCP servers share)."""
+
+_HINTS = (
+    ("read_only", "readOnlyHint"),
+    ("destructive", "destructiveHint"),
+    ("idempotent", "idempotentHint"),
+    ("open_world", "openWorldHint"),
+)
+
+
+def output_schema(result: Mapping[str, Any]) -> tuple[Schema, bool]:
+    """The ``outputSchema`` for a result schema, and whether it had to be wrapped in an object."""
+    body = {k: v for k, v in result.items() if k not in IGNORED}
+    if body.get("type") == "object":
+        return body, False
+    defs = body.pop("$defs", None)
+    wrapped: Schema = {
+        "type": "object",
+        "properties": {WRAPPED_RESULT_KEY: body},
+        "required": [WRAPPED_RESULT_KEY],
+        "additionalProperties": False,
+    }
+    if defs is not None:
+        wrapped["$defs"] = defs
+    return wrapped, True
+
+
+def annotation_hints(annotations: ToolAnnotations) -> dict[str, bool]:
+    """The hints a design states, under MCP's names; hints left unstated are left out."""
+    return {
+        name: value for attr, name in _HINTS if (value := getattr(annotations, attr)) is not None
+    }
+
+
+class MCPAdapter(ProviderAdapter):
+    """MCP ``Tool`` definitions, ``tools/call`` parsing and ``CallToolResult``s."""
+
+    provider: ClassVar[Provider] = "mcp"
+
+    def __init__(self, index: ToolIndex) -> None:
+        super().__init__(index)
+        index.check_names("mcp")
+        self._outputs: dict[str, Schema] = {}
+        self._wrapped: set[str] = set()
+        for tool in index:
+            schema, wrapped = output_schema(tool.result)
+            self._outputs[tool.id] = schema
+            if wrapped:
+                self._wrapped.add(tool.id)
+
+    def tools(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for tool in self.index:
+            entry: dict[str, Any] = {"name": tool.name}
+            if tool.title:
+                entry["title"] = tool.title
+            entry["description"] = tool.description
+            entry["inputSchema"] = copy_json(
+                {k: v for k, v in tool.parameters.items() if k not in IGNORED}
+            )
+            entry["outputSchema"] = copy_json(self._outputs[tool.id])
+            hints = annotation_hints(tool.annotations)
+            if hints:
+                entry["annotations"] = hints
+            out.append(entry)
+        return out
+
+    def wraps_result(self, name: str) -> bool:
+        """Whether the tool (by name or id) carries its result as ``{"result": …}``."""
+        tool = self.index.get(name)
+        return tool is not None and tool.id in self._wrapped
+
+    def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
+        """``tools/call`` requests: JSON-RPC messages, their ``params``, or SDK request objects.
+
+        The JSON-RPC id (when there is one) becomes the call's ``tool_call_id``.
+        """
+        return [
+            self._request(name, arguments, call_id, meta)
+            for name, arguments, call_id in _tool_calls(source)
+        ]
+
+    def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
+        """A ``CallToolResult``: structured content and its JSON text, or ``isError``."""
+        text = result.for_model()
+        message: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+        if result.ok:
+            ok, value = parse_json_text(text)
+            if ok:
+                if self.wraps_result(result.name) or not isinstance(value, dict):
+                    value = {WRAPPED_RESULT_KEY: value}
+                message["structuredContent"] = value
+        message["isError"] = not result.ok
+        return message
+
+
+def _tool_calls(source: Any) -> Iterable[tuple[Any, Any, Any]]:
+    for item in as_list(source):
+        params = field_of(item, "params")
+        call = params if params is not None else item
+        call_id = field_of(item, "id") if params is not None else None
+        yield field_of(call, "name"), field_of(call, "arguments") or {}, call_id

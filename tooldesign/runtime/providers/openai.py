@@ -1,0 +1,369 @@
+"""OpenAI function tools: Chat Completions and Responses shapes, and strict mode.
+
+Strict mode (``strict: true``) makes the model's arguments follow the schema exactly, but only
+for a subset of JSON Schema: every object closed, every property required (an optional field
+becomes a union with ``null``), no ``default``, ``oneOf``, ``allOf``, open maps, length limits…
+:func:`openai_strict_schema` rewrites a tool's schema into that subset, restating the keywords
+it removes in the field's description so the model still reads them; what cannot be expressed
+at all (an open map, an untyped value, ``allOf``) is an :class:`ExportProblem` naming the field.
+:func:`check_openai_strict` checks a schema against the rules on its own, for tests and for
+schemas written by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Literal
+
+from tooldesign.runtime.providers._common import (
+    ExportError,
+    ExportProblem,
+    Provider,
+    ProviderAdapter,
+    ToolDescription,
+    ToolIndex,
+    as_list,
+    field_of,
+)
+from tooldesign.runtime.providers._schema import (
+    IGNORED,
+    FieldPath,
+    Schema,
+    copy_json,
+    phrases,
+    restate,
+    type_list,
+)
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+
+# What strict mode supports, per the OpenAI function-calling guide.
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+_STRICT_COMMON = frozenset({"type", "description", "title", "enum", "const", "anyOf", "$ref"})
+_STRICT_BY_TYPE: Mapping[str, frozenset[str]] = {
+    "string": frozenset({"pattern", "format"}),
+    "number": frozenset(
+        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+    ),
+    "integer": frozenset(
+        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+    ),
+    "array": frozenset({"items", "minItems", "maxItems"}),
+    "object": frozenset({"properties", "required", "additionalProperties"}),
+    "boolean": frozenset(),
+    "null": frozenset(),
+}
+# Keywords strict mode rejects and that no description can stand in for.
+_INEXPRESSIBLE = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
+MAX_PROPERTIES = 5000
+MAX_NESTING = 10
+MAX_ENUM_VALUES = 1000
+
+
+def openai_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+    """``tool``'s parameters rewritten for strict mode, and what could not be rewritten."""
+    return _StrictRewrite(tool).document(tool.parameters)
+
+
+class _StrictRewrite:
+    def __init__(self, tool: ToolDescription) -> None:
+        self.tool = tool
+        self.problems: list[ExportProblem] = []
+
+    def document(self, schema: Mapping[str, Any]) -> tuple[Schema, list[ExportProblem]]:
+        self.root = schema
+        out = self.node(schema, "", root=True)
+        defs = schema.get("$defs")
+        if isinstance(defs, Mapping):
+            out["$defs"] = {name: self.node(body, f"$defs.{name}") for name, body in defs.items()}
+        if type_list(out) != ["object"]:
+            self.problem("", "strict mode needs an object at the root", "root_not_object")
+        return out, self.problems
+
+    def problem(self, path: str, message: str, kind: Any) -> None:
+        self.problems.append(ExportProblem(self.tool.id, self.tool.name, path, message, kind))
+
+    def node(self, schema: Mapping[str, Any], path: str, *, root: bool = False) -> Schema:
+        for keyword in _INEXPRESSIBLE:
+            if keyword in schema:
+                self.problem(path, f"strict mode does not support {keyword!r}", "unsupported")
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            siblings = {k: v for k, v in schema.items() if k not in ("$ref", *IGNORED)}
+            if not siblings:
+                return {"$ref": ref}
+            # Strict mode takes no keywords beside a $ref: describe the reference instead.
+            out: Schema = {"anyOf": [{"$ref": ref}]}
+            description = restate(
+                siblings.get("description"), phrases(_without(siblings, "description"))
+            )
+            if description:
+                out["description"] = description
+            return out
+        variants = schema.get("anyOf", schema.get("oneOf"))
+        types = type_list(schema)
+        if isinstance(variants, list):
+            out = {"anyOf": [self.node(v, path) for v in variants if isinstance(v, Mapping)]}
+            allowed = {"anyOf", "oneOf", "description", "title"}
+        elif not types and "enum" not in schema and "const" not in schema:
+            self.problem(
+                path,
+                "strict mode needs a type for every value; this one accepts anything "
+                "(declare a type, or export with strict=False)",
+                "untyped",
+            )
+            return {k: v for k, v in schema.items() if k not in IGNORED}
+        else:
+            out = {"type": schema["type"]} if "type" in schema else {}
+            allowed = set(_STRICT_COMMON)
+            for t in types:
+                allowed |= _STRICT_BY_TYPE.get(t, frozenset())
+            if "enum" in schema:
+                out["enum"] = list(schema["enum"])
+                if len(out["enum"]) > MAX_ENUM_VALUES:
+                    self.problem(path, f"more than {MAX_ENUM_VALUES} enum values", "unsupported")
+            if "const" in schema:
+                out["enum"] = [schema["const"]]
+            if "object" in types:
+                out.update(self.object_members(schema, path))
+            if "array" in types and isinstance(schema.get("items"), Mapping):
+                out["items"] = self.node(schema["items"], FieldPath.items(path))
+            for key in (
+                "pattern",
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "multipleOf",
+                "minItems",
+                "maxItems",
+            ):
+                if key in schema and key in allowed:
+                    out[key] = schema[key]
+            if "format" in schema and schema["format"] in STRICT_FORMATS and "format" in allowed:
+                out["format"] = schema["format"]
+        if "title" in schema:
+            out["title"] = schema["title"]
+        dropped = {
+            k: v
+            for k, v in schema.items()
+            if k not in allowed and k not in IGNORED and k not in _INEXPRESSIBLE and k != "$defs"
+        }
+        if "format" in schema and "format" not in out:
+            dropped["format"] = schema["format"]
+        description = restate(schema.get("description"), phrases(dropped, self.root))
+        if description:
+            out = _with_description(out, description)
+        return out
+
+    def object_members(self, schema: Mapping[str, Any], path: str) -> Schema:
+        extra = schema.get("additionalProperties")
+        properties = schema.get("properties")
+        if isinstance(extra, Mapping) or extra is True or (extra is None and not properties):
+            self.problem(
+                path,
+                "an object with free-form keys (a map) cannot be strict: strict mode needs every "
+                "key declared (declare its fields, or export with strict=False)",
+                "open_map",
+            )
+        properties = properties if isinstance(properties, Mapping) else {}
+        if len(properties) > MAX_PROPERTIES:
+            self.problem(path, f"more than {MAX_PROPERTIES} properties", "unsupported")
+        if path.count(".") + path.count("[]") >= MAX_NESTING:
+            self.problem(path, f"nested deeper than {MAX_NESTING} levels", "unsupported")
+        required = set(schema.get("required") or ())
+        members: Schema = {}
+        members["properties"] = {
+            name: (
+                self.node(body, FieldPath.prop(path, name))
+                if name in required
+                else _nullable(self.node(body, FieldPath.prop(path, name)))
+            )
+            for name, body in properties.items()
+            if isinstance(body, Mapping)
+        }
+        members["required"] = list(members["properties"])
+        members["additionalProperties"] = False
+        return members
+
+
+def _without(schema: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k not in keys}
+
+
+def _with_description(schema: Schema, description: str) -> Schema:
+    """``schema`` with ``description`` right after its ``type`` (readable, stable output)."""
+    head: Schema = {k: schema[k] for k in ("type", "anyOf") if k in schema}
+    return {
+        **head,
+        "description": description,
+        **{k: v for k, v in schema.items() if k not in head},
+    }
+
+
+def _nullable(schema: Schema) -> Schema:
+    """An optional field, made required: it also takes ``null`` (which means "not given")."""
+    types = schema.get("type")
+    if "anyOf" in schema:
+        if not any(v == {"type": "null"} for v in schema["anyOf"]):
+            return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+        return schema
+    if types is None:
+        return {"anyOf": [schema, {"type": "null"}]}
+    listed = type_list(schema)
+    out = dict(schema)
+    if "null" not in listed:
+        out["type"] = [*listed, "null"]
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def check_openai_strict(schema: Mapping[str, Any]) -> list[str]:
+    """Every way ``schema`` breaks OpenAI's strict-mode rules (empty when it keeps them all).
+
+    Independent of :func:`openai_strict_schema`, so tests can hold one against the other.
+    """
+    problems: list[str] = []
+    if schema.get("type") != "object":
+        problems.append("(root): must be an object, not a union or another type")
+    defs = schema.get("$defs", {})
+    counted = [0]
+
+    def check(node: Any, path: str, depth: int) -> None:
+        where = path or "(root)"
+        if not isinstance(node, Mapping):
+            problems.append(f"{where}: not a schema object")
+            return
+        if depth > MAX_NESTING:
+            problems.append(f"{where}: nested deeper than {MAX_NESTING} levels")
+        ref = node.get("$ref")
+        if ref is not None:
+            if set(node) - {"$ref"}:
+                problems.append(f"{where}: keywords beside $ref: {sorted(set(node) - {'$ref'})}")
+            if not (isinstance(ref, str) and (ref == "#" or ref.removeprefix("#/$defs/") in defs)):
+                problems.append(f"{where}: $ref {ref!r} does not point into $defs")
+            return
+        if "anyOf" in node:
+            for index, variant in enumerate(node["anyOf"]):
+                check(variant, f"{path}.anyOf[{index}]", depth)
+            extra = set(node) - {"anyOf", "description", "title"}
+            if extra:
+                problems.append(f"{where}: keywords beside anyOf: {sorted(extra)}")
+            return
+        types = type_list(node)
+        if not types and "enum" not in node:
+            problems.append(f"{where}: no type")
+        allowed = set(_STRICT_COMMON)
+        for t in types:
+            if t not in _STRICT_BY_TYPE:
+                problems.append(f"{where}: unknown type {t!r}")
+            allowed |= _STRICT_BY_TYPE.get(t, frozenset())
+        for key in node:
+            if key not in allowed and key != "$defs":
+                problems.append(f"{where}: keyword {key!r} is not supported")
+        if "format" in node and node["format"] not in STRICT_FORMATS:
+            problems.append(f"{where}: format {node['format']!r} is not supported")
+        enum = node.get("enum")
+        if enum is not None:
+            if len(enum) > MAX_ENUM_VALUES:
+                problems.append(f"{where}: more than {MAX_ENUM_VALUES} enum values")
+            if "null" in types and None not in enum:
+                problems.append(f"{where}: takes null, but its enum does not list null")
+        if "object" in types:
+            if node.get("additionalProperties") is not False:
+                problems.append(f"{where}: additionalProperties must be false")
+            properties = node.get("properties", {})
+            counted[0] += len(properties)
+            if sorted(node.get("required", [])) != sorted(properties):
+                problems.append(f"{where}: every property must be required")
+            for name, body in properties.items():
+                check(body, f"{path}.{name}" if path else name, depth + 1)
+        if "array" in types and "items" in node:
+            check(node["items"], f"{path}[]", depth + 1)
+
+    check({k: v for k, v in schema.items() if k != "$defs"}, "", 0)
+    for name, body in defs.items():
+        check(body, f"$defs.{name}", 0)
+    if counted[0] > MAX_PROPERTIES:
+        problems.append(f"more than {MAX_PROPERTIES} properties in all")
+    return problems
+
+
+class OpenAIAdapter(ProviderAdapter):
+    """OpenAI function tools. ``api`` is ``"chat"`` (Chat Completions) or ``"responses"``."""
+
+    provider: ClassVar[Provider] = "openai"
+
+    def __init__(
+        self, index: ToolIndex, *, strict: bool = False, api: Literal["chat", "responses"] = "chat"
+    ) -> None:
+        super().__init__(index)
+        if api not in ("chat", "responses"):
+            raise ValueError(f"OpenAI api must be 'chat' or 'responses', not {api!r}")
+        self.strict = strict
+        self.api = api
+        index.check_names("openai")
+        self._parameters: dict[str, Schema] = {}
+        problems: list[ExportProblem] = []
+        for tool in index:
+            if strict:
+                schema, found = openai_strict_schema(tool)
+                problems.extend(found)
+            else:
+                schema = {k: v for k, v in tool.parameters.items() if k not in IGNORED}
+            self._parameters[tool.id] = schema
+        if problems:
+            raise ExportError("openai (strict)", problems)
+
+    def tools(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for tool in self.index:
+            function: dict[str, Any] = {"name": tool.name, "description": tool.description}
+            function["parameters"] = copy_json(self._parameters[tool.id])
+            if self.strict:
+                function["strict"] = True
+            if self.api == "chat":
+                out.append({"type": "function", "function": function})
+            else:
+                function.setdefault("strict", False)
+                out.append({"type": "function", **function})
+        return out
+
+    def strict_tool_ids(self) -> frozenset[str]:
+        return frozenset(t.id for t in self.index) if self.strict else frozenset()
+
+    def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
+        """Tool calls from a Chat Completion (or a message, or its ``tool_calls``), or from a
+        Response (or its ``output`` items: ``function_call`` items are taken, others skipped)."""
+        return [
+            self._request(name, arguments, call_id, meta)
+            for name, arguments, call_id in _openai_calls(source)
+        ]
+
+    def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
+        ident = self._call_id(result, call_id)
+        if self.api == "chat":
+            return {"role": "tool", "tool_call_id": ident, "content": result.for_model()}
+        return {"type": "function_call_output", "call_id": ident, "output": result.for_model()}
+
+
+def _openai_calls(source: Any) -> Iterable[tuple[Any, Any, Any]]:
+    """``(name, arguments, call id)`` of each function call in any OpenAI response shape."""
+    choices = field_of(source, "choices")
+    if choices is not None:  # a ChatCompletion: the first choice's message
+        first = as_list(choices)[:1]
+        source = field_of(first[0], "message") if first else None
+    output = field_of(source, "output")
+    if output is not None and not isinstance(output, str):  # a Response
+        source = output
+    tool_calls = field_of(source, "tool_calls")
+    items = as_list(tool_calls if tool_calls is not None else source)
+    for item in items:
+        kind = field_of(item, "type")
+        function = field_of(item, "function")
+        if function is not None:  # a Chat Completions tool call
+            yield field_of(function, "name"), field_of(function, "arguments"), field_of(item, "id")
+        elif kind == "function_call" or (kind is None and field_of(item, "call_id") is not None):
+            yield field_of(item, "name"), field_of(item, "arguments"), field_of(item, "call_id")

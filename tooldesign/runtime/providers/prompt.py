@@ -1,0 +1,143 @@
+"""Tools as readable text, for system prompts of models without native tool calling.
+
+Each tool: its name and title, its description, its parameters one per line (type, required
+or not, description, constraints in words), nested fields indented under their parent, the
+types it refers to, and the design's example arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tooldesign.runtime.providers._common import ToolSource, describe
+from tooldesign.runtime.providers._schema import (
+    def_name,
+    json_text,
+    phrases,
+    ref_target,
+    summary,
+    type_list,
+)
+
+_WORDS_SKIPPED = frozenset(
+    {
+        "type",
+        "description",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "$ref",
+        "anyOf",
+        "oneOf",
+        "$defs",
+        "title",
+        "default",
+        "enum",
+        "discriminator",
+    }
+)
+
+
+def prompt_listing(tools: Iterable[ToolSource]) -> str:
+    """The tools as a Markdown list a model can read in a system prompt."""
+    blocks = [_tool_text(describe(tool)) for tool in tools]
+    return "# Tools\n\n" + "\n\n".join(blocks) + "\n"
+
+
+def _tool_text(tool: Any) -> str:
+    head = f"## {tool.name}" + (f": {tool.title}" if tool.title else "")
+    lines = [head, tool.description]
+    root: Mapping[str, Any] = tool.parameters
+    properties = root.get("properties") or {}
+    referenced: list[str] = []
+    if properties:
+        lines.append("Parameters:")
+        lines.extend(_fields(root, root, 0, referenced))
+    else:
+        lines.append("Parameters: none")
+    seen: set[str] = set()
+    while referenced:
+        ref = referenced.pop(0)
+        if ref in seen:
+            continue
+        seen.add(ref)
+        target = ref_target(root, ref)
+        if target is None:
+            continue
+        text = f"Type {def_name(ref)}"
+        if target.get("description"):
+            text += f": {target['description']}"
+        lines.append(text)
+        lines.extend(_fields(target, root, 0, referenced))
+    if tool.example is not None:
+        lines.append(f"Example: {json_text(tool.example)}")
+    return "\n".join(lines)
+
+
+def _fields(
+    schema: Mapping[str, Any], root: Mapping[str, Any], depth: int, referenced: list[str]
+) -> list[str]:
+    required = set(schema.get("required") or ())
+    indent = "  " * depth
+    out: list[str] = []
+    for name, body in (schema.get("properties") or {}).items():
+        if not isinstance(body, Mapping):
+            continue
+        out.append(f"{indent}- {name} ({_kind(body, root, name in required)})" + _words(body, root))
+        _collect_refs(body, referenced)
+        nested = _object_body(body)
+        if nested is not None and depth < 4:
+            out.extend(_fields(nested, root, depth + 1, referenced))
+    return out
+
+
+def _kind(schema: Mapping[str, Any], root: Mapping[str, Any], required: bool) -> str:
+    text = summary(schema, root)
+    for article in ("an ", "a "):
+        if text.startswith(article):
+            text = text[len(article) :]
+            break
+    parts = [text, "required" if required else "optional"]
+    if "default" in schema:
+        parts.append(f"default {json_text(schema['default'])}")
+    return ", ".join(parts)
+
+
+def _words(schema: Mapping[str, Any], root: Mapping[str, Any]) -> str:
+    target = schema
+    items = schema.get("items")
+    if "array" in type_list(schema) and isinstance(items, Mapping):
+        target = {**{k: v for k, v in items.items() if k not in _WORDS_SKIPPED}, **schema}
+    extra = phrases({k: v for k, v in target.items() if k not in _WORDS_SKIPPED}, root)
+    enum = target.get("enum", items.get("enum") if isinstance(items, Mapping) else None)
+    if enum:
+        extra.insert(0, f"one of {', '.join(json_text(v) for v in enum)}")
+    text = schema.get("description") or ""
+    if extra:
+        text = f"{text}. {'; '.join(extra)}" if text else "; ".join(extra)
+    return f": {text}" if text else ""
+
+
+def _object_body(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The inline object a field holds (itself, or its array's items), if it has fields."""
+    if schema.get("properties"):
+        return schema
+    items = schema.get("items")
+    if isinstance(items, Mapping) and items.get("properties"):
+        return items
+    return None
+
+
+def _collect_refs(schema: Any, referenced: list[str]) -> None:
+    if isinstance(schema, Mapping):
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref != "#":
+            referenced.append(ref)
+        for key, value in schema.items():
+            if key != "properties":  # nested fields collect their own
+                _collect_refs(value, referenced)
+    elif isinstance(schema, list):
+        for item in schema:
+            _collect_refs(item, referenced)
