@@ -65,9 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--strict", action="store_true", help="strict schemas (OpenAI, Anthropic)")
     export.add_argument(
         "--api",
-        choices=("chat", "responses"),
-        default="chat",
-        help="OpenAI only: Chat Completions or Responses tool shape (default chat)",
+        choices=("chat", "responses", "parameters", "json_schema"),
+        help="the shape within a provider: OpenAI chat (default) or responses; "
+        "Gemini parameters (default, the OpenAPI subset) or json_schema",
     )
     export.add_argument(
         "--format",

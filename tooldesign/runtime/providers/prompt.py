@@ -94,7 +94,11 @@ def _fields(
 
 
 def _kind(schema: Mapping[str, Any], root: Mapping[str, Any], required: bool) -> str:
-    text = summary(schema, root)
+    # An enum's values are listed with the words; its kind is its type.
+    plain = {k: v for k, v in schema.items() if k != "enum"}
+    if isinstance(plain.get("items"), Mapping):
+        plain["items"] = {k: v for k, v in plain["items"].items() if k != "enum"}
+    text = summary(plain, root)
     for article in ("an ", "a "):
         if text.startswith(article):
             text = text[len(article) :]
@@ -110,13 +114,18 @@ def _words(schema: Mapping[str, Any], root: Mapping[str, Any]) -> str:
     items = schema.get("items")
     if "array" in type_list(schema) and isinstance(items, Mapping):
         target = {**{k: v for k, v in items.items() if k not in _WORDS_SKIPPED}, **schema}
-    extra = phrases({k: v for k, v in target.items() if k not in _WORDS_SKIPPED}, root)
+    stated = {k: v for k, v in target.items() if k not in _WORDS_SKIPPED}
+    if isinstance(schema.get("additionalProperties"), Mapping):  # a map: say what its values are
+        stated["additionalProperties"] = schema["additionalProperties"]
+    extra = phrases(stated, root)
     enum = target.get("enum", items.get("enum") if isinstance(items, Mapping) else None)
     if enum:
         extra.insert(0, f"one of {', '.join(json_text(v) for v in enum)}")
     text = schema.get("description") or ""
     if extra:
-        text = f"{text}. {'; '.join(extra)}" if text else "; ".join(extra)
+        words = "; ".join(extra)
+        words = words[0].upper() + words[1:]
+        text = f"{text.rstrip('.')}. {words}" if text else words
     return f": {text}" if text else ""
 
 
