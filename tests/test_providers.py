@@ -1,0 +1,635 @@
+"""Provider exports checked by the providers' own SDK types, and round trips through the runtime.
+
+The worked example's tools and a design made to be awkward (recursion, unions, maps, every
+constraint, a non-object result) are exported to OpenAI (chat and responses, plain and strict),
+Anthropic (plain and strict), Gemini (OpenAPI ``parameters`` and ``parametersJsonSchema``) and
+MCP; each export is validated with the SDK's request types and, where it is JSON Schema, with
+the 2020-12 meta-schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+from anthropic.types import Message, ToolParam, ToolResultBlockParam
+from google.genai import types as genai
+from jsonschema import Draft202012Validator
+from mcp import types as mcp
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionFunctionToolParam,
+    ChatCompletionToolMessageParam,
+)
+from openai.types.responses import FunctionToolParam, Response
+from openai.types.responses.response_input_param import FunctionCallOutput
+from pydantic import TypeAdapter
+from tooldesign.runtime import Runtime, ToolCallMeta, ToolSpec
+from tooldesign.runtime.providers import (
+    ExportError,
+    ToolDescription,
+    ToolIndex,
+    adapter,
+    check_anthropic_strict,
+    check_openai_strict,
+    export_tools,
+)
+from tooldesign.runtime.providers._schema import strip_forced_nulls
+
+from examples.netops.agent import build_runtime
+from tests.conftest import Generated
+
+META_SCHEMA = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+
+
+def valid_typed_dict(kind: Any, value: Mapping[str, Any]) -> None:
+    """``value`` is a ``kind`` (an SDK TypedDict): right types, and no keys it does not have."""
+    TypeAdapter(kind).validate_python(value)
+    assert set(value) <= set(kind.__annotations__), set(value) - set(kind.__annotations__)
+
+
+def valid_json_schema(schema: Mapping[str, Any]) -> None:
+    errors = list(META_SCHEMA.iter_errors(schema))
+    assert not errors, errors[0].message
+
+
+@pytest.fixture(scope="module")
+def example_specs() -> list[ToolSpec[Any, Any]]:
+    return build_runtime().specs()
+
+
+def strict_ready(specs: list[ToolSpec[Any, Any]]) -> list[ToolSpec[Any, Any]]:
+    # update_preferences takes an open map of preferences: it cannot be strict (tested below).
+    return [s for s in specs if s.name != "update_preferences"]
+
+
+# ── every export of the worked example, against the SDK types ────────────────────────────
+
+
+def test_openai_chat_and_responses_exports_are_valid_tool_params(
+    example_specs: list[ToolSpec[Any, Any]],
+) -> None:
+    for strict in (False, True):
+        tools = strict_ready(example_specs) if strict else example_specs
+        chat = export_tools(tools, "openai", strict=strict)
+        responses = export_tools(tools, "openai", strict=strict, api="responses")
+        assert [t["function"]["name"] for t in chat] == [t.name for t in tools]
+        for entry, response_entry in zip(chat, responses, strict=True):
+            valid_typed_dict(ChatCompletionFunctionToolParam, entry)
+            valid_typed_dict(FunctionToolParam, response_entry)
+            assert entry["function"]["parameters"] == response_entry["parameters"]
+            assert response_entry["strict"] is strict
+            valid_json_schema(entry["function"]["parameters"])
+            if strict:
+                assert entry["function"]["strict"] is True
+                assert check_openai_strict(entry["function"]["parameters"]) == []
+
+
+def test_anthropic_exports_are_valid_tool_params(example_specs: list[ToolSpec[Any, Any]]) -> None:
+    for strict in (False, True):
+        tools = strict_ready(example_specs) if strict else example_specs
+        for entry, spec in zip(export_tools(tools, "anthropic", strict=strict), tools, strict=True):
+            valid_typed_dict(ToolParam, entry)
+            valid_json_schema(entry["input_schema"])
+            if strict:
+                assert entry["strict"] is True
+                assert check_anthropic_strict(entry["input_schema"]) == []
+            else:
+                assert entry["input_schema"] == dict(spec.payload.schema)
+
+
+def test_gemini_exports_are_valid_function_declarations(
+    example_specs: list[ToolSpec[Any, Any]],
+) -> None:
+    for entry in export_tools(example_specs, "gemini"):
+        declaration = genai.FunctionDeclaration.model_validate(entry)  # extra keys are refused
+        assert declaration.parameters is not None
+        assert "$ref" not in json.dumps(entry) and "additionalProperties" not in json.dumps(entry)
+    for entry in export_tools(example_specs, "gemini", api="json_schema"):
+        declaration = genai.FunctionDeclaration.model_validate(entry)
+        assert declaration.parameters is None
+        valid_json_schema(entry["parametersJsonSchema"])
+
+
+def test_mcp_exports_are_valid_tools_with_object_output_schemas(
+    example_specs: list[ToolSpec[Any, Any]],
+) -> None:
+    exported = export_tools(example_specs, "mcp")
+    for entry, spec in zip(exported, example_specs, strict=True):
+        tool = mcp.Tool.model_validate(entry)
+        assert tool.input_schema["type"] == "object"
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        valid_json_schema(tool.input_schema)
+        valid_json_schema(tool.output_schema)
+        for hidden in spec.injected:
+            assert hidden not in json.dumps(tool.input_schema)
+    by_name = {t["name"]: t for t in exported}
+    # A string result is wrapped in an object, as MCP requires.
+    assert by_name["answer_question"]["outputSchema"]["properties"]["result"]["type"] == "string"
+    assert by_name["list_devices"]["title"] == "List devices"
+    assert by_name["list_devices"]["annotations"] == {"readOnlyHint": True}
+    assert by_name["restart_device"]["annotations"] == {
+        "destructiveHint": True,
+        "idempotentHint": False,
+    }
+
+
+def test_an_open_map_cannot_be_strict_and_the_error_names_the_field(
+    example_specs: list[ToolSpec[Any, Any]],
+) -> None:
+    for provider in ("openai", "anthropic"):
+        with pytest.raises(ExportError) as caught:
+            export_tools(example_specs, provider, strict=True)
+        [problem] = caught.value.problems
+        assert (problem.name, problem.path, problem.kind) == (
+            "update_preferences",
+            "preferences",
+            "open_map",
+        )
+        assert "update_preferences" in str(caught.value) and "'preferences'" in str(caught.value)
+    # Without strict the same tool exports.
+    assert export_tools(example_specs, "openai")[-3]["function"]["name"] == "update_preferences"
+
+
+# ── an awkward design ────────────────────────────────────────────────────────────────────
+
+AWKWARD = """\
+from tooldesign.dsl import *
+
+with Type("Node", "A tree node") as Node:
+    Attribute("label", String, "Label", min_length=1)
+    Attribute("children", ArrayOf("Node"), "Children")
+    Required("label")
+
+with Type("Circle", "A circle") as Circle:
+    Attribute("kind", String, "Tag", enum=["circle"])
+    Attribute("radius", Float, "Radius", exclusive_minimum=0)
+    Required("kind", "radius")
+
+with Type("Square", "A square") as Square:
+    Attribute("kind", String, "Tag", enum=["square"])
+    Attribute("side", Float, "Side", minimum=0, maximum=100)
+    Required("kind", "side")
+
+with Service("awkward", "Shapes that bite exporters"):
+    with Toolset("shapes", "Every shape"):
+        with Tool("flat", "Flat arguments with every constraint"):
+            with Args():
+                Attribute("name", String, "Name", min_length=2, max_length=20, pattern="^[a-z]+$")
+                Attribute("when", String, "When", format="date-time")
+                Attribute("mail", String, "Mail", format="email")
+                Attribute("site", String, "Site", format="uri")
+                Attribute("level", Int, "Level", enum=[1, 2, 3], default=1)
+                Attribute("ratio", Float, "Ratio", minimum=0, maximum=1, example=0.5)
+                Attribute("tags", ArrayOf(String, min_items=2, max_items=4), "Tags")
+                Attribute("flag", Boolean, "Flag", default=False)
+                with Attribute("window", Object, "A window"):
+                    Attribute("start", Int, "Start", minimum=0)
+                    Attribute("end", Int, "End")
+                    Required("start")
+                Required("name")
+                Example({"name": "abc", "level": 2})
+            Return(ArrayOf(String), "Names")
+        with Tool("shapes", "A discriminated union and a plain one"):
+            with Args():
+                Attribute("shape", OneOf(Circle, Square, discriminator="kind"), "The shape")
+                Attribute("value", OneOf(String, Int), "A value")
+                Required("shape")
+            Return(Int, "Area")
+        with Tool("tree", "A recursive type"):
+            Args(Node, "The root")
+            Return(Node, "The same tree")
+        with Tool("bag", "A map and an untyped value"):
+            with Args():
+                Attribute("labels", MapOf(String, Int), "Labels")
+                Attribute("blob", Any, "Anything")
+            with Return():
+                Attribute("ok", Boolean, "Done")
+                Required("ok")
+"""
+
+
+@pytest.fixture
+def awkward(gen_design: Callable[[str], Generated]) -> list[ToolSpec[Any, Any]]:
+    specs: list[ToolSpec[Any, Any]] = list(
+        gen_design(AWKWARD).module("awkward.toolsets.shapes.specs").SPECS
+    )
+    return specs
+
+
+def test_awkward_plain_exports_are_valid_everywhere(awkward: list[ToolSpec[Any, Any]]) -> None:
+    for entry in export_tools(awkward, "openai"):
+        valid_typed_dict(ChatCompletionFunctionToolParam, entry)
+        valid_json_schema(entry["function"]["parameters"])
+    for entry in export_tools(awkward, "anthropic"):
+        valid_typed_dict(ToolParam, entry)
+    for entry in export_tools(awkward, "gemini", api="json_schema"):
+        genai.FunctionDeclaration.model_validate(entry)
+    for entry in export_tools(awkward, "mcp"):
+        tool = mcp.Tool.model_validate(entry)
+        valid_json_schema(tool.output_schema or {})
+
+
+def test_awkward_strict_openai_rewrites_what_it_can_and_names_what_it_cannot(
+    awkward: list[ToolSpec[Any, Any]],
+) -> None:
+    with pytest.raises(ExportError) as caught:
+        export_tools(awkward, "openai", strict=True)
+    assert sorted((p.name, p.path, p.kind) for p in caught.value.problems) == [
+        ("bag", "blob", "untyped"),
+        ("bag", "labels", "open_map"),
+    ]
+    good = [s for s in awkward if s.name != "bag"]
+    by_name = {
+        e["function"]["name"]: e["function"]["parameters"]
+        for e in export_tools(good, "openai", strict=True)
+    }
+    for schema in by_name.values():
+        assert check_openai_strict(schema) == []
+        valid_json_schema(schema)
+    flat = by_name["flat"]["properties"]
+    # Removed keywords are restated for the model; supported ones stay.
+    assert flat["name"]["description"] == ("Name (2 to 20 characters)")
+    assert flat["name"]["pattern"] == "^[a-z]+$"
+    assert flat["site"]["description"] == "Site (format: uri)"
+    assert flat["when"]["format"] == "date-time"
+    assert flat["level"]["enum"] == [1, 2, 3, None]
+    assert flat["level"]["description"] == "Level (default: 1)"
+    assert flat["ratio"]["description"] == "Ratio (example: 0.5)"
+    assert flat["window"]["type"] == ["object", "null"]
+    assert flat["window"]["required"] == ["start", "end"]
+    assert flat["window"]["properties"]["end"]["type"] == ["integer", "null"]
+    shape = by_name["shapes"]["properties"]["shape"]
+    assert "oneOf" not in json.dumps(shape) and len(shape["anyOf"]) == 2
+    assert 'chosen by its "kind" field' in shape["description"]
+    # Recursion is fine in strict mode: through $defs.
+    assert "$defs" in by_name["tree"]
+
+
+def test_awkward_strict_anthropic(awkward: list[ToolSpec[Any, Any]]) -> None:
+    with pytest.raises(ExportError) as caught:
+        export_tools(awkward, "anthropic", strict=True)
+    kinds = sorted((p.name, p.kind) for p in caught.value.problems)
+    assert ("bag", "open_map") in kinds and ("bag", "untyped") in kinds
+    assert ("tree", "recursive") in kinds
+    good = [s for s in awkward if s.name in ("flat", "shapes")]
+    for entry in export_tools(good, "anthropic", strict=True):
+        valid_typed_dict(ToolParam, entry)
+        assert check_anthropic_strict(entry["input_schema"]) == []
+    flat = export_tools(good, "anthropic", strict=True)[0]["input_schema"]["properties"]
+    assert flat["tags"]["description"] == "Tags (2 to 4 items)"
+    assert flat["name"]["description"] == (
+        "Name (2 to 20 characters; must match the regular expression ^[a-z]+$)"
+    )
+
+
+def test_awkward_gemini_parameters(awkward: list[ToolSpec[Any, Any]]) -> None:
+    with pytest.raises(ExportError) as caught:
+        export_tools(awkward, "gemini")
+    [problem] = caught.value.problems
+    assert (problem.name, problem.kind) == ("tree", "recursive")
+    assert "parameters_json_schema" in problem.message and "Node → Node" in problem.message
+    good = [s for s in awkward if s.name != "tree"]
+    declarations = {e["name"]: e for e in export_tools(good, "gemini")}
+    for entry in declarations.values():
+        genai.FunctionDeclaration.model_validate(entry)
+    flat = declarations["flat"]["parameters"]["properties"]
+    assert flat["level"] == {
+        "type": "INTEGER",
+        "enum": ["1", "2", "3"],
+        "format": "enum",
+        "default": 1,
+        "description": "Level",
+    }
+    assert flat["ratio"]["example"] == 0.5
+    shape = declarations["shapes"]["parameters"]["properties"]["shape"]
+    assert [v["properties"]["kind"]["enum"] for v in shape["anyOf"]] == [["circle"], ["square"]]
+    radius = shape["anyOf"][0]["properties"]["radius"]
+    assert radius["description"] == "Radius (greater than 0)"
+    bag = declarations["bag"]["parameters"]["properties"]
+    assert bag["labels"]["description"] == (
+        "Labels (an object with any keys; each value is an integer)"
+    )
+
+
+# ── names ────────────────────────────────────────────────────────────────────────────────
+
+
+def _tool(ident: str, name: str) -> ToolDescription:
+    from tooldesign.runtime import ToolIdent
+
+    return ToolDescription(
+        ToolIdent(ident), name, "A tool", {"type": "object", "properties": {}}, {"type": "string"}
+    )
+
+
+def test_names_map_back_to_ids_and_clashes_across_services_are_errors() -> None:
+    index = ToolIndex([_tool("a.t.lookup", "lookup"), _tool("a.t.other", "other")])
+    assert index.tool_id("lookup") == "a.t.lookup"
+    assert index.names == {"lookup": "a.t.lookup", "other": "a.t.other"}
+    with pytest.raises(
+        ExportError, match="'a.t.lookup' and 'b.t.lookup' would both be called 'lookup'"
+    ):
+        ToolIndex([_tool("a.t.lookup", "lookup"), _tool("b.t.lookup", "lookup")])
+
+
+# ── strict-mode checkers on known schemas ────────────────────────────────────────────────
+
+GOOD_STRICT = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string", "pattern": "^a"},
+        "n": {"type": ["integer", "null"], "minimum": 1},
+        "e": {"type": ["string", "null"], "enum": ["x", None]},
+        "node": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+    },
+    "required": ["q", "n", "e", "node"],
+    "additionalProperties": False,
+    "$defs": {
+        "Node": {
+            "type": "object",
+            "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            "required": ["kids"],
+            "additionalProperties": False,
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"required": ["q"]}, "every property must be required"),
+        ({"additionalProperties": True}, "additionalProperties must be false"),
+        (
+            {"properties": {"q": {"type": "string", "minLength": 1}}, "required": ["q"]},
+            "'minLength'",
+        ),
+        ({"properties": {"q": {"type": "string", "default": "x"}}, "required": ["q"]}, "'default'"),
+        (
+            {"properties": {"q": {"type": "string", "format": "uri"}}, "required": ["q"]},
+            "format 'uri'",
+        ),
+        ({"properties": {"q": {"oneOf": [{"type": "string"}]}}, "required": ["q"]}, "'oneOf'"),
+        ({"properties": {"q": {}}, "required": ["q"]}, "no type"),
+        ({"properties": {"q": {"$ref": "#/$defs/Nope"}}, "required": ["q"]}, "does not point"),
+        (
+            {"properties": {"q": {"type": ["string", "null"], "enum": ["a"]}}, "required": ["q"]},
+            "enum does not list null",
+        ),
+        ({"type": "array"}, "(root): must be an object"),
+    ],
+)
+def test_the_openai_strict_checker_catches_each_rule(change: dict[str, Any], fragment: str) -> None:
+    assert check_openai_strict(GOOD_STRICT) == []
+    problems = check_openai_strict({**GOOD_STRICT, **change})
+    assert any(fragment in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"properties": {"n": {"type": "integer", "minimum": 1}}}, "'minimum'"),
+        ({"properties": {"t": {"type": "array", "minItems": 2}}}, "minItems must be 0 or 1"),
+        (
+            {"properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}},
+            "additionalProperties must be false",
+        ),
+        ({"properties": {"e": {"enum": [{"a": 1}]}}}, "not a primitive"),
+        ({"properties": {"s": {"type": "string", "format": "binary"}}}, "format 'binary'"),
+    ],
+)
+def test_the_anthropic_strict_checker_catches_each_rule(
+    change: dict[str, Any], fragment: str
+) -> None:
+    good = {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+        "additionalProperties": False,
+    }
+    assert check_anthropic_strict(good) == []
+    assert "recursive types: ['Node']" in check_anthropic_strict(GOOD_STRICT)
+    problems = check_anthropic_strict({**good, **change})
+    assert any(fragment in p for p in problems), problems
+
+
+# ── nulls strict mode forces ─────────────────────────────────────────────────────────────
+
+
+def test_forced_nulls_are_stripped_but_real_nulls_are_kept() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string"},
+            "b": {"type": "integer"},
+            "c": {"type": ["string", "null"]},
+            "d": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+        },
+        "required": ["a"],
+        "$defs": {
+            "Item": {
+                "type": "object",
+                "properties": {"x": {"type": "string"}, "y": {"type": "integer"}},
+            }
+        },
+    }
+    value = {"a": None, "b": None, "c": None, "d": [{"x": "1", "y": None}, {"x": None}]}
+    assert strip_forced_nulls(value, schema) == {"a": None, "c": None, "d": [{"x": "1"}, {}]}
+
+
+# ── round trips: provider call → ToolRequest → Runtime → provider message ───────────────
+
+
+@pytest.fixture(scope="module")
+def runtime() -> Runtime:
+    return build_runtime()
+
+
+def execute_all(runtime: Runtime, provider: Any, source: Any) -> list[dict[str, Any]]:
+    requests = provider.parse_calls(source, meta=ToolCallMeta(session_id="sess-alice"))
+    return [provider.result_message(runtime.execute_sync(r)) for r in requests]
+
+
+def test_openai_chat_round_trip_with_strict_nulls_and_errors(
+    runtime: Runtime, example_specs: list[ToolSpec[Any, Any]]
+) -> None:
+    provider = adapter("openai", strict_ready(example_specs), strict=True)
+    completion = ChatCompletion.model_validate(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "tool_calls",
+                    "message": {
+                        "role": "assistant",
+                        "tool_calls": [
+                            _chat_call(
+                                "1", "list_devices", {"site_id": "hq", "status": None, "limit": 2}
+                            ),
+                            _chat_call("2", "get_device", {"device_id": "nope"}),
+                            _chat_call("3", "reboot", {}),
+                            _chat_call("4", "get_profile", "{not json"),
+                        ],
+                    },
+                }
+            ],
+        }
+    )
+    messages = execute_all(runtime, provider, completion)
+    for message in messages:
+        valid_typed_dict(ChatCompletionToolMessageParam, message)
+    assert [m["tool_call_id"] for m in messages] == ["1", "2", "3", "4"]
+    listed = json.loads(messages[0]["content"])
+    assert listed["returned"] == 2  # status: null was dropped, not sent as an invalid status
+    assert "device_id: must match the pattern ^dev-[0-9a-f]{8}$" in messages[1]["content"]
+    assert "There is no tool named 'reboot'" in messages[2]["content"]
+    assert "not valid JSON" in messages[3]["content"]
+
+
+def _chat_call(ident: str, name: str, arguments: Any) -> dict[str, Any]:
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": ident, "type": "function", "function": {"name": name, "arguments": text}}
+
+
+def test_openai_responses_round_trip(
+    runtime: Runtime, example_specs: list[ToolSpec[Any, Any]]
+) -> None:
+    provider = adapter("openai", example_specs, api="responses")
+    response = Response.model_validate(
+        {
+            "id": "r",
+            "object": "response",
+            "created_at": 0,
+            "model": "m",
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "output": [
+                {"type": "reasoning", "id": "rs", "summary": []},
+                {
+                    "type": "function_call",
+                    "call_id": "fc1",
+                    "name": "get_site",
+                    "arguments": '{"site_id": "hq"}',
+                },
+                {"type": "function_call", "call_id": "fc2", "name": "get_site", "arguments": "{}"},
+            ],
+        }
+    )
+    messages = execute_all(runtime, provider, response)
+    for message in messages:
+        valid_typed_dict(FunctionCallOutput, message)
+    assert [m["call_id"] for m in messages] == ["fc1", "fc2"]
+    assert json.loads(messages[0]["output"])["name"] == "Headquarters"
+    assert "site_id: required field is missing" in messages[1]["output"]
+
+
+def test_anthropic_round_trip(runtime: Runtime, example_specs: list[ToolSpec[Any, Any]]) -> None:
+    provider = adapter("anthropic", example_specs)
+    message = Message.model_validate(
+        {
+            "id": "m",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude",
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+            "content": [
+                {"type": "text", "text": "Let me look."},
+                {
+                    "type": "tool_use",
+                    "id": "tu1",
+                    "name": "get_profile",
+                    "input": {"session_id": "sess-bob"},
+                },
+                {"type": "tool_use", "id": "tu2", "name": "search_docs", "input": {"query": "x"}},
+            ],
+        }
+    )
+    results = execute_all(runtime, provider, message)
+    for result in results:
+        valid_typed_dict(ToolResultBlockParam, result)
+    profile, search = results
+    assert (profile["tool_use_id"], profile["is_error"]) == ("tu1", False)
+    # The injected session came from the metadata; the model's "sess-bob" was discarded.
+    assert json.loads(profile["content"])["user_id"] == "u-alice"
+    assert (search["tool_use_id"], search["is_error"]) == ("tu2", True)
+    assert "query: must have between 2 and 200 characters (got 1)" in search["content"]
+
+
+def test_gemini_round_trip(runtime: Runtime, example_specs: list[ToolSpec[Any, Any]]) -> None:
+    provider = adapter("gemini", example_specs)
+    response = genai.GenerateContentResponse.model_validate(
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {
+                                "functionCall": {
+                                    "id": "g1",
+                                    "name": "answer_question",
+                                    "args": {"question": "latency?"},
+                                }
+                            },
+                            {
+                                "functionCall": {
+                                    "name": "get_time_series",
+                                    "args": {"device_id": "dev-00000000"},
+                                }
+                            },
+                        ],
+                    }
+                }
+            ]
+        }
+    )
+    parts = execute_all(runtime, provider, response)
+    for part in parts:
+        genai.Part.model_validate(part)
+    answer, series = (p["functionResponse"] for p in parts)
+    assert answer["id"] == "g1" and answer["name"] == "answer_question"
+    assert answer["response"]["output"].startswith("Compare latency")
+    assert "id" not in series
+    assert "metric: required field is missing" in series["response"]["error"]
+
+
+def test_mcp_round_trip(runtime: Runtime, example_specs: list[ToolSpec[Any, Any]]) -> None:
+    provider = adapter("mcp", example_specs)
+    calls = [
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "answer_question", "arguments": {"question": "offline?"}},
+        },
+        mcp.CallToolRequestParams(name="list_sites", arguments={"region": "mars"}),
+    ]
+    answer, sites = (
+        mcp.CallToolResult.model_validate(m) for m in execute_all(runtime, provider, calls)
+    )
+    assert answer.is_error is False
+    assert answer.structured_content == {"result": json.loads(answer.content[0].text)}  # type: ignore[union-attr]
+    assert sites.is_error is True and sites.structured_content is None
+    assert "region: must be one of" in sites.content[0].text  # type: ignore[union-attr]
+
+
+def test_a_result_needs_its_call_id_for_providers_that_link_them(
+    runtime: Runtime, example_specs: list[ToolSpec[Any, Any]]
+) -> None:
+    from tooldesign.runtime import ToolRequest
+
+    result = runtime.execute_sync(ToolRequest("get_site", {"site_id": "hq"}))
+    with pytest.raises(ValueError, match="has no tool_call_id"):
+        adapter("openai", example_specs).result_message(result)
+    assert (
+        adapter("openai", example_specs).result_message(result, call_id="x")["tool_call_id"] == "x"
+    )
