@@ -1,0 +1,214 @@
+"""``tool_schemas.json``: versions that follow content, and a loader that survives bad files."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from tooldesign.codegen.pipeline import generate
+from tooldesign.runtime.catalog import (
+    Catalog,
+    CatalogError,
+    CatalogLoader,
+    catalog_hash,
+    load_catalog,
+    parse_catalog,
+)
+
+from tests.support import REPO
+
+DESIGN = """\
+from tooldesign.dsl import *
+
+with Service("svc", "A service"):
+    with Toolset("things", "Things"):
+        with Tool("find", "Find things", title="Find"):
+            with Args():
+                Attribute("query", String, "What to look for", max_length=50)
+                Attribute("limit", Int, "How many", default=5)
+                Required("query")
+            Return(ArrayOf(String), "Names")
+            Annotations(read_only=True)
+"""
+
+
+def catalog_of(tmp_path: Path, design: str, name: str) -> dict[str, object]:
+    source = tmp_path / f"{name}.py"
+    source.write_text(textwrap.dedent(design))
+    out = tmp_path / f"out_{name}"
+    generate([str(source)], out)
+    data: dict[str, object] = json.loads((out / "svc" / "tool_schemas.json").read_text())
+    return data
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('"Find things"', '"Find things by name"'),  # a tool's description
+        ('"What to look for"', '"Words to look for"'),  # a field's description
+        ("max_length=50", "max_length=60"),  # a constraint
+        ("default=5", "default=6"),  # a default
+        ('Tool("find"', 'Tool("search"'),  # the name
+        ('title="Find"', 'title="Search"'),  # the title
+        ("read_only=True", "read_only=False"),  # an annotation
+        ('Required("query")', "Required()"),  # what is required
+        ("ArrayOf(String)", "ArrayOf(Int)"),  # the result type
+    ],
+)
+def test_version_and_hash_follow_every_change_a_model_can_see(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    base = catalog_of(tmp_path, DESIGN, "base")
+    again = catalog_of(tmp_path, DESIGN, "again")
+    assert DESIGN.count(old) == 1
+    changed = catalog_of(tmp_path, DESIGN.replace(old, new), "changed")
+    assert (base["version"], base["hash"]) == (again["version"], again["hash"])
+    assert base["hash"] != changed["hash"] and base["version"] != changed["version"]
+    assert base["version"] == str(base["hash"])[:12]
+
+
+def test_a_formatting_only_change_in_the_design_keeps_the_version(tmp_path: Path) -> None:
+    base = catalog_of(tmp_path, DESIGN, "base")
+    moved = catalog_of(
+        tmp_path,
+        "# a comment\n\n" + DESIGN.replace("            Annotations", "\n            Annotations"),
+        "moved",
+    )
+    assert base["hash"] == moved["hash"]
+
+
+def test_the_generated_catalogs_are_valid(tmp_path: Path) -> None:
+    for path in (REPO / "gen").rglob("tool_schemas.json"):
+        catalog = load_catalog(path)
+        assert catalog.count == len(catalog.tools) > 0
+        assert catalog.hash == catalog_hash(json.loads(path.read_text())["tools"])
+
+
+# ── loading ──────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.fixture
+def catalog_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tool_schemas.json"
+    path.write_bytes((REPO / "gen" / "assistant" / "tool_schemas.json").read_bytes())
+    return path
+
+
+def rewrite(path: Path, text: str) -> None:
+    """Replace the file's content and make sure its stat changes (coarse mtime clocks)."""
+    before = path.stat().st_mtime_ns
+    path.write_text(text)
+    os.utime(path, ns=(before + 1_000_000, before + 1_000_000))
+
+
+def test_load_catalog_parses_and_looks_up_tools(catalog_file: Path) -> None:
+    catalog = load_catalog(catalog_file)
+    assert isinstance(catalog, Catalog)
+    tool = catalog.tool("list_devices")
+    assert tool is not None and tool is catalog.tool("assistant.devices.list_devices")
+    assert tool.annotations.read_only is True
+    assert "session_id" not in json.dumps(tool.payload.schema)
+    assert tool.payload.example == {"site_id": "hq", "status": "online", "limit": 20}
+    assert [s.kind for s in catalog.tool("get_time_series").server_data] == [  # type: ignore[union-attr]
+        "atlas.time_series",
+        "atlas.thresholds",
+    ]
+
+
+def test_an_unchanged_file_is_not_parsed_again(catalog_file: Path) -> None:
+    loader = CatalogLoader(catalog_file)
+    first = loader.load()
+    assert loader.load() is first
+    os.utime(catalog_file)  # touched, same bytes
+    assert loader.load() is first
+    data = json.loads(catalog_file.read_text())
+    data["tools"] = data["tools"][:2]
+    data["count"] = 2
+    data["hash"] = catalog_hash(data["tools"])
+    data["version"] = data["hash"][:12]
+    rewrite(catalog_file, json.dumps(data))
+    second = loader.load()
+    assert second is not first and second.count == 2
+
+
+@pytest.mark.parametrize(
+    ("damage", "fragment"),
+    [
+        (
+            lambda text: text[: len(text) // 2],
+            "not valid JSON (the file may be truncated or corrupt)",
+        ),
+        (
+            lambda text: text.replace('"List devices on a site"', '"Edited by hand"'),
+            "'hash' is not the sha256",
+        ),
+        (lambda text: "[]", "the top level is not a JSON object"),
+        (
+            lambda text: text.replace('"count": 11', '"count": 12'),
+            "'count' is 12 but 'tools' lists 11",
+        ),
+    ],
+    ids=["truncated", "edited", "not-an-object", "count"],
+)
+def test_a_bad_file_is_a_clear_error_and_the_last_good_catalog_stays(
+    catalog_file: Path, damage: object, fragment: str
+) -> None:
+    loader = CatalogLoader(catalog_file)
+    good = loader.load()
+    rewrite(catalog_file, damage(catalog_file.read_text()))  # type: ignore[operator]
+    with pytest.raises(CatalogError) as caught:
+        loader.load()
+    assert fragment in str(caught.value)
+    assert str(catalog_file) in str(caught.value)
+    assert caught.value.last_good is good
+    assert loader.current() is good
+    assert loader.last_error is caught.value
+
+
+def test_load_catalog_keeps_the_last_good_catalog_per_path(catalog_file: Path) -> None:
+    good = load_catalog(catalog_file)
+    text = catalog_file.read_text()
+    rewrite(catalog_file, text[:100])
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(catalog_file)
+    assert caught.value.last_good is good
+    rewrite(catalog_file, text)
+    assert load_catalog(catalog_file).hash == good.hash
+
+
+def test_a_missing_file_and_an_invalid_schema_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(CatalogError, match="cannot read the file"):
+        load_catalog(tmp_path / "nope.json")
+    tools = [
+        {
+            "id": "s.t.x",
+            "name": "x",
+            "service": "s",
+            "toolset": "t",
+            "title": None,
+            "description": "X",
+            "tags": [],
+            "payload": {
+                "name": "P",
+                "schema": {"type": "object", "properties": {"a": {"type": 3}}},
+            },
+            "result": {"name": "R", "schema": {"type": "string"}},
+            "bounded": False,
+            "server_data": [],
+        }
+    ]
+    digest = catalog_hash(tools)
+    document = {
+        "version": digest[:12],
+        "hash": digest,
+        "schema_dialect": "https://json-schema.org/draft/2020-12/schema",
+        "count": 1,
+        "tools": tools,
+    }
+    with pytest.raises(
+        CatalogError, match=r"payload.schema/properties/a/type: not a valid JSON Schema"
+    ):
+        parse_catalog(json.dumps(document))
