@@ -182,7 +182,7 @@ def test_load_catalog_keeps_the_last_good_catalog_per_path(catalog_file: Path) -
 def test_a_missing_file_and_an_invalid_schema_are_errors(tmp_path: Path) -> None:
     with pytest.raises(CatalogError, match="cannot read the file"):
         load_catalog(tmp_path / "nope.json")
-    tools = [
+    tools: list[dict[str, object]] = [
         {
             "id": "s.t.x",
             "name": "x",
