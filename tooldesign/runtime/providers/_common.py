@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 from tooldesign.errors import UserError
 from tooldesign.runtime.catalog import CatalogTool
 from tooldesign.runtime.ident import ToolIdent
-from tooldesign.runtime.providers._schema import strip_forced_nulls
+from tooldesign.runtime.providers._schema import IGNORED, Schema, copy_json, strip_forced_nulls
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
 
@@ -206,16 +206,44 @@ def _problem(tool: ToolDescription, path: str, message: str, kind: ProblemKind) 
 class ProviderAdapter(ABC):
     """One provider's view of a set of tools: definitions out, calls in, results out.
 
-    ``tools()`` builds the provider's tool definitions (fresh objects on every call: change them
-    freely). ``parse_calls()`` turns a provider response (or its tool-call items, as plain dicts
+    ``tools()`` builds the provider's tool definitions (fresh objects on every call, sharing
+    nothing with the specs: change them freely). ``parse_calls()`` turns a provider response (or its tool-call items, as plain dicts
     or the provider SDK's own objects) into :class:`ToolRequest` objects for the runtime.
     ``result_message()`` turns a :class:`ToolResult` into the message the provider expects back.
     """
 
     provider: ClassVar[Provider]
+    label: str = ""
+    """How errors name this export (``openai (strict)``); the provider's name by default."""
 
     def __init__(self, index: ToolIndex) -> None:
         self.index = index
+        self._fresh: dict[str, Schema] = {}
+
+    def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+        """``tool``'s parameters in this provider's dialect, as new objects, and what could not
+        be converted. The base takes JSON Schema as it is."""
+        return copy_json({k: v for k, v in tool.parameters.items() if k not in IGNORED}), []
+
+    def _convert_all(self) -> None:
+        """Convert every tool now, so what cannot be exported fails here, all of it at once.
+
+        The conversions are kept for the first :meth:`tools` call (nobody else holds them);
+        later calls convert again, so each caller gets objects of its own.
+        """
+        self.index.check_names(self.provider)
+        problems: list[ExportProblem] = []
+        for tool in self.index:
+            schema, found = self.convert(tool)
+            problems.extend(found)
+            self._fresh[tool.id] = schema
+        if problems:
+            raise ExportError(self.label or self.provider, problems)
+
+    def parameters(self, tool: ToolDescription) -> Schema:
+        """``tool``'s converted parameters, for one definition (fresh objects)."""
+        schema = self._fresh.pop(tool.id, None)
+        return schema if schema is not None else self.convert(tool)[0]
 
     @abstractmethod
     def tools(self) -> list[dict[str, Any]]:

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from tooldesign.runtime.providers._common import (
-    ExportError,
     ExportProblem,
     Provider,
     ProviderAdapter,
@@ -26,10 +25,10 @@ from tooldesign.runtime.providers._schema import (
     IGNORED,
     FieldPath,
     Schema,
-    copy_json,
     phrases,
     recursive_defs,
     restate,
+    split_keywords,
     type_list,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
@@ -57,6 +56,28 @@ _KEPT = frozenset(
 )
 
 
+# Keywords a strict node copies as they are; the others are handled on their own or restated.
+_COPIED = frozenset({"type", "title"})
+_HANDLED = frozenset(
+    {
+        "description",
+        "$defs",
+        "$ref",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "items",
+        "format",
+        "minItems",
+        *IGNORED,
+    }
+)
+
+
 def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
     """``tool``'s input schema rewritten for Anthropic's strict tools, and what could not be."""
     problems: list[ExportProblem] = []
@@ -66,24 +87,25 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
         problems.append(ExportProblem(tool.id, tool.name, path, message, kind))
 
     def node(schema: Mapping[str, Any], path: str) -> Schema:
+        out, dropped = split_keywords(schema, _COPIED, _HANDLED)
         ref = schema.get("$ref")
-        if isinstance(ref, str):
+        if ref is not None:
             if ref == "#":
                 problem(
                     path, "strict tools cannot be recursive (export with strict=False)", "recursive"
                 )
-            siblings = {k: v for k, v in schema.items() if k not in ("$ref", *IGNORED)}
-            out: Schema = {"$ref": ref}
-            description = restate(
-                siblings.get("description"), phrases(_drop(siblings, "description"))
+            description = restate(schema.get("description"), phrases(dropped, root))
+            # A description beside a $ref goes on an allOf around it.
+            return (
+                {"allOf": [{"$ref": ref}], "description": description}
+                if description
+                else {"$ref": ref}
             )
-            return {"allOf": [out], "description": description} if description else out
-        variants = schema.get("anyOf", schema.get("oneOf"))
         types = type_list(schema)
-        out = {}
-        if isinstance(variants, list):
+        variants = schema.get("anyOf", schema.get("oneOf"))
+        if variants is not None:
             out["anyOf"] = [node(v, path) for v in variants if isinstance(v, Mapping)]
-        elif "allOf" in schema and isinstance(schema["allOf"], list):
+        elif "allOf" in schema:
             out["allOf"] = [node(v, path) for v in schema["allOf"] if isinstance(v, Mapping)]
         elif not types and "enum" not in schema and "const" not in schema:
             problem(
@@ -91,8 +113,6 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
                 "strict tools need a type for every value; this one accepts anything",
                 "untyped",
             )
-        if "type" in schema:
-            out["type"] = schema["type"]
         for key in ("enum", "const"):
             if key in schema:
                 values = schema[key] if key == "enum" else [schema[key]]
@@ -104,33 +124,27 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
                     )
                 out[key] = list(values) if key == "enum" else schema[key]
         if "object" in types:
-            extra = schema.get("additionalProperties")
-            if isinstance(extra, Mapping) or extra is True:
+            extra = dropped.pop("additionalProperties", False)
+            if extra is not False:
                 problem(path, "an object with free-form keys (a map) cannot be strict", "open_map")
-            properties = schema.get("properties") or {}
             out["properties"] = {
-                name: node(body, FieldPath.prop(path, name)) for name, body in properties.items()
+                name: node(body, FieldPath.prop(path, name))
+                for name, body in (schema.get("properties") or {}).items()
             }
             if schema.get("required"):
                 out["required"] = list(schema["required"])
             out["additionalProperties"] = False
-        if "array" in types and isinstance(schema.get("items"), Mapping):
+        elif "array" in types and isinstance(schema.get("items"), Mapping):
             out["items"] = node(schema["items"], FieldPath.items(path))
-        if schema.get("minItems") in (0, 1):
-            out["minItems"] = schema["minItems"]
-        if schema.get("format") in STRICT_FORMATS:
-            out["format"] = schema["format"]
-        if "title" in schema:
-            out["title"] = schema["title"]
-        dropped = {
-            k: v
-            for k, v in schema.items()
-            if k not in out
-            and k not in IGNORED
-            and k not in ("description", "$defs", "oneOf")
-            and not (k == "additionalProperties" and v is False)
-        }
-        description = restate(schema.get("description"), phrases(dropped, root))
+        for key, supported in (("minItems", (0, 1)), ("format", STRICT_FORMATS)):
+            if key in schema:
+                if schema[key] in supported:
+                    out[key] = schema[key]
+                else:
+                    dropped[key] = schema[key]
+        description = schema.get("description")
+        if dropped:
+            description = restate(description, phrases(dropped, root))
         if description:
             out["description"] = description
         return out
@@ -147,10 +161,6 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
             )
         out["$defs"] = {name: node(body, f"$defs.{name}") for name, body in defs.items()}
     return out, problems
-
-
-def _drop(schema: Mapping[str, Any], *keys: str) -> dict[str, Any]:
-    return {k: v for k, v in schema.items() if k not in keys}
 
 
 def check_anthropic_strict(schema: Mapping[str, Any]) -> list[str]:
@@ -205,18 +215,11 @@ class AnthropicAdapter(ProviderAdapter):
     def __init__(self, index: ToolIndex, *, strict: bool = False) -> None:
         super().__init__(index)
         self.strict = strict
-        index.check_names("anthropic")
-        self._schemas: dict[str, Schema] = {}
-        problems: list[ExportProblem] = []
-        for tool in index:
-            if strict:
-                schema, found = anthropic_strict_schema(tool)
-                problems.extend(found)
-            else:
-                schema = {k: v for k, v in tool.parameters.items() if k not in IGNORED}
-            self._schemas[tool.id] = schema
-        if problems:
-            raise ExportError("anthropic (strict)", problems)
+        self.label = "anthropic (strict)" if strict else "anthropic"
+        self._convert_all()
+
+    def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+        return anthropic_strict_schema(tool) if self.strict else super().convert(tool)
 
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -224,7 +227,7 @@ class AnthropicAdapter(ProviderAdapter):
             entry: dict[str, Any] = {
                 "name": tool.name,
                 "description": tool.description,
-                "input_schema": copy_json(self._schemas[tool.id]),
+                "input_schema": self.parameters(tool),
             }
             if self.strict:
                 entry["strict"] = True

@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
 from tooldesign.runtime.providers._common import (
-    ExportError,
     ExportProblem,
     Provider,
     ProviderAdapter,
@@ -36,26 +35,44 @@ from tooldesign.runtime.providers._schema import (
     phrases,
     ref_target,
     restate,
+    split_keywords,
     type_list,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 
 GeminiApi = Literal["parameters", "json_schema"]
 
-# The OpenAPI keywords Gemini's Schema has (google.genai.types.Schema), by what they apply to.
-_ANY = frozenset(
-    {"type", "format", "title", "description", "nullable", "enum", "example", "default", "anyOf"}
-)
-_BY_TYPE: Mapping[str, frozenset[str]] = {
-    "string": frozenset({"minLength", "maxLength", "pattern"}),
-    "number": frozenset({"minimum", "maximum"}),
-    "integer": frozenset({"minimum", "maximum"}),
-    "array": frozenset({"items", "minItems", "maxItems"}),
-    "object": frozenset(
-        {"properties", "required", "minProperties", "maxProperties", "propertyOrdering"}
-    ),
-    "boolean": frozenset(),
+# The OpenAPI keywords Gemini's Schema has (google.genai.types.Schema) that a node copies as
+# they are, by the type they apply to; the others are handled on their own or restated.
+_KEPT_BY_TYPE: Mapping[str, frozenset[str]] = {
+    "string": frozenset({"title", "minLength", "maxLength", "pattern"}),
+    "number": frozenset({"title", "minimum", "maximum"}),
+    "integer": frozenset({"title", "minimum", "maximum"}),
+    "array": frozenset({"title", "minItems", "maxItems"}),
+    "object": frozenset({"title", "minProperties", "maxProperties"}),
+    "boolean": frozenset({"title"}),
 }
+_KEPT_UNTYPED = frozenset({"title"})
+_HANDLED = frozenset(
+    {
+        "description",
+        "$defs",
+        "$ref",
+        "type",
+        "anyOf",
+        "oneOf",
+        "enum",
+        "const",
+        "examples",
+        "nullable",
+        "properties",
+        "required",
+        "items",
+        "format",
+        "default",
+        *IGNORED,
+    }
+)
 # Formats Gemini documents per type; others are restated.
 _FORMATS: Mapping[str, frozenset[str]] = {
     "string": frozenset({"enum", "date-time", "date", "email", "byte", "password"}),
@@ -72,109 +89,88 @@ def gemini_parameters(tool: ToolDescription) -> tuple[Schema, list[ExportProblem
     def problem(path: str, message: str, kind: Any) -> None:
         problems.append(ExportProblem(tool.id, tool.name, path, message, kind))
 
+    def reference(schema: Mapping[str, Any], ref: str, path: str, refs: tuple[str, ...]) -> Schema:
+        if ref in refs:
+            chain = " → ".join(def_name(r) for r in (*refs[refs.index(ref) :], ref))
+            problem(
+                path,
+                f"the type is recursive ({chain}); Gemini's OpenAPI parameters cannot express "
+                "recursion: export with api='json_schema' (parameters_json_schema)",
+                "recursive",
+            )
+            return {"type": "OBJECT", "description": f"a {def_name(ref)} object"}
+        target = ref_target(root, ref)
+        if target is None:
+            problem(path, f"$ref {ref!r} points nowhere", "bad_ref")
+            return {}
+        # Inlined; the referring schema's own keywords (a description) win over the target's.
+        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        return node(merged, path, (*refs, ref))
+
     def node(schema: Mapping[str, Any], path: str, refs: tuple[str, ...]) -> Schema:
         ref = schema.get("$ref")
-        if isinstance(ref, str):
-            if ref in refs:
-                chain = " → ".join(def_name(r) for r in (*refs[refs.index(ref) :], ref))
-                problem(
-                    path,
-                    f"the type is recursive ({chain}); Gemini's OpenAPI parameters cannot express "
-                    "recursion: export with api='json_schema' (parameters_json_schema)",
-                    "recursive",
-                )
-                return {"type": "OBJECT", "description": f"a {def_name(ref)} object"}
-            target = ref_target(root, ref)
-            if target is None:
-                problem(path, f"$ref {ref!r} points nowhere", "bad_ref")
-                return {}
-            # The referring schema's own keywords (a description) win over the target's.
-            merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-            return node(merged, path, (*refs, ref))
-        types = [t for t in type_list(schema) if t != "null"]
-        nullable = "null" in type_list(schema) or schema.get("nullable") is True
+        if ref is not None:
+            return reference(schema, ref, path, refs)
+        all_types = type_list(schema)
+        types = [t for t in all_types if t != "null"]
+        nullable = len(types) < len(all_types) or schema.get("nullable") is True
+        only = types[0] if len(types) == 1 else None
+        out, dropped = split_keywords(
+            schema, _KEPT_BY_TYPE.get(only, _KEPT_UNTYPED) if only else _KEPT_UNTYPED, _HANDLED
+        )
+        if dropped.get("additionalProperties") is False:  # closed objects: nothing to say
+            del dropped["additionalProperties"]
         variants = schema.get("anyOf", schema.get("oneOf"))
-        out: Schema = {}
-        allowed = set(_ANY)
-        if isinstance(variants, list):
+        if variants is not None:
             kept = [v for v in variants if isinstance(v, Mapping) and v.get("type") != "null"]
             nullable = nullable or len(kept) < len(variants)
             converted = [node(v, path, refs) for v in kept]
-            if len(converted) == 1:
-                out = converted[0]
+            if len(converted) == 1:  # X or null: X, nullable
+                out = {**converted[0], **out}
             else:
                 out["anyOf"] = converted
         elif len(types) > 1:
-            out["anyOf"] = [node({"type": t}, path, refs) for t in types]
-        elif types:
-            out["type"] = types[0].upper()
-            allowed |= _BY_TYPE.get(types[0], frozenset())
+            out["anyOf"] = [{"type": t.upper()} for t in types]
+        elif only is not None:
+            out["type"] = only.upper()
         if nullable:
             out["nullable"] = True
         if "const" in schema:
             out["enum"] = [_enum_text(schema["const"])]
         elif "enum" in schema:
-            values = [v for v in schema["enum"] if v is not None]
-            out["enum"] = [_enum_text(v) for v in values]
-            nullable_enum = len(values) < len(schema["enum"])
-            if nullable_enum:
+            values = schema["enum"]
+            out["enum"] = [_enum_text(v) for v in values if v is not None]
+            if None in values:
                 out["nullable"] = True
-        if "enum" in out and out.get("type") not in (None, "STRING"):
-            out["format"] = "enum"  # Gemini's way to say a number is one of listed values
-        if types == ["object"]:
+        fmt = schema.get("format")
+        if "enum" in out and only not in (None, "string"):
+            out["format"] = "enum"  # Gemini's way to say a number is one of the listed values
+        elif fmt is not None:
+            if only is not None and fmt in _FORMATS.get(only, ()):
+                out["format"] = fmt
+            else:
+                dropped["format"] = fmt
+        if only == "object":
             properties = schema.get("properties") or {}
-            out["properties"] = {
+            members = {
                 name: node(body, FieldPath.prop(path, name), refs)
                 for name, body in properties.items()
-                if isinstance(body, Mapping)
             }
+            out["properties"] = members
             if schema.get("required"):
                 out["required"] = list(schema["required"])
-            if out["properties"]:
-                out["propertyOrdering"] = list(out["properties"])
-        if types == ["array"] and isinstance(schema.get("items"), Mapping):
+            if members:
+                out["propertyOrdering"] = list(members)
+        elif only == "array" and isinstance(schema.get("items"), Mapping):
             out["items"] = node(schema["items"], FieldPath.items(path), refs)
-        for key in (
-            "minLength",
-            "maxLength",
-            "pattern",
-            "minimum",
-            "maximum",
-            "minItems",
-            "maxItems",
-            "minProperties",
-            "maxProperties",
-            "title",
-            "default",
-        ):
-            if key in schema and key in allowed:
-                out[key] = schema[key]
+        if "default" in schema:
+            out["default"] = copy_json(schema["default"])
         examples = schema.get("examples")
         if isinstance(examples, list) and examples:
-            out["example"] = examples[0]
-        fmt = schema.get("format")
-        if fmt is not None and types and fmt in _FORMATS.get(types[0], frozenset()):
-            out["format"] = fmt
-        dropped = {
-            k: v
-            for k, v in schema.items()
-            if k not in out
-            and k not in IGNORED
-            and k
-            not in (
-                "description",
-                "$defs",
-                "type",
-                "anyOf",
-                "oneOf",
-                "enum",
-                "const",
-                "examples",
-                "nullable",
-            )
-            and not (k == "additionalProperties" and v is False)
-        }
-        description = restate(schema.get("description"), phrases(dropped, root))
+            out["example"] = copy_json(examples[0])
+        description = schema.get("description", out.get("description"))
+        if dropped:
+            description = restate(description, phrases(dropped, root))
         if description:
             out["description"] = description
         return out
@@ -201,23 +197,15 @@ class GeminiAdapter(ProviderAdapter):
         if api not in ("parameters", "json_schema"):
             raise ValueError(f"Gemini api must be 'parameters' or 'json_schema', not {api!r}")
         self.api = api
-        index.check_names("gemini")
-        self._schemas: dict[str, Schema] = {}
-        problems: list[ExportProblem] = []
-        for tool in index:
-            if api == "parameters":
-                schema, found = gemini_parameters(tool)
-                problems.extend(found)
-            else:
-                schema = {k: v for k, v in tool.parameters.items() if k not in IGNORED}
-            self._schemas[tool.id] = schema
-        if problems:
-            raise ExportError("gemini", problems)
+        self._convert_all()
+
+    def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+        return gemini_parameters(tool) if self.api == "parameters" else super().convert(tool)
 
     def tools(self) -> list[dict[str, Any]]:
         key = "parameters" if self.api == "parameters" else "parametersJsonSchema"
         return [
-            {"name": t.name, "description": t.description, key: copy_json(self._schemas[t.id])}
+            {"name": t.name, "description": t.description, key: self.parameters(t)}
             for t in self.index
         ]
 

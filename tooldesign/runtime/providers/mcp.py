@@ -67,14 +67,8 @@ class MCPAdapter(ProviderAdapter):
 
     def __init__(self, index: ToolIndex) -> None:
         super().__init__(index)
-        index.check_names("mcp")
-        self._outputs: dict[str, Schema] = {}
-        self._wrapped: set[str] = set()
-        for tool in index:
-            schema, wrapped = output_schema(tool.result)
-            self._outputs[tool.id] = schema
-            if wrapped:
-                self._wrapped.add(tool.id)
+        self._wrapped = frozenset(tool.id for tool in index if output_schema(tool.result)[1])
+        self._convert_all()
 
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -83,10 +77,8 @@ class MCPAdapter(ProviderAdapter):
             if tool.title:
                 entry["title"] = tool.title
             entry["description"] = tool.description
-            entry["inputSchema"] = copy_json(
-                {k: v for k, v in tool.parameters.items() if k not in IGNORED}
-            )
-            entry["outputSchema"] = copy_json(self._outputs[tool.id])
+            entry["inputSchema"] = self.parameters(tool)
+            entry["outputSchema"] = copy_json(output_schema(tool.result)[0])
             hints = annotation_hints(tool.annotations)
             if hints:
                 entry["annotations"] = hints

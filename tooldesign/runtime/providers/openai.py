@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
 from tooldesign.runtime.providers._common import (
-    ExportError,
     ExportProblem,
     Provider,
     ProviderAdapter,
@@ -29,9 +28,9 @@ from tooldesign.runtime.providers._schema import (
     IGNORED,
     FieldPath,
     Schema,
-    copy_json,
     phrases,
     restate,
+    split_keywords,
     type_list,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
@@ -66,6 +65,37 @@ def openai_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportProb
     return _StrictRewrite(tool).document(tool.parameters)
 
 
+# Keywords a strict node's own loop never copies: handled on their own, or meaningless.
+_STRUCTURAL = frozenset(
+    {
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "$defs",
+        "anyOf",
+        "oneOf",
+        "description",
+        "enum",
+        "const",
+        "format",
+        *IGNORED,
+        *_INEXPRESSIBLE,
+    }
+)
+_ALLOWED_BY_TYPES: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _allowed(types: list[str]) -> frozenset[str]:
+    """The keywords strict mode takes on a value of ``types`` (cached: few combinations exist)."""
+    key = tuple(types)
+    allowed = _ALLOWED_BY_TYPES.get(key)
+    if allowed is None:
+        allowed = _STRICT_COMMON.union(*(_STRICT_BY_TYPE.get(t, frozenset()) for t in types))
+        allowed = _ALLOWED_BY_TYPES[key] = allowed - _STRUCTURAL
+    return allowed
+
+
 class _StrictRewrite:
     def __init__(self, tool: ToolDescription) -> None:
         self.tool = tool
@@ -73,39 +103,39 @@ class _StrictRewrite:
 
     def document(self, schema: Mapping[str, Any]) -> tuple[Schema, list[ExportProblem]]:
         self.root = schema
-        out = self.node(schema, "", root=True)
+        out = self.node(schema, "", 0)
         defs = schema.get("$defs")
         if isinstance(defs, Mapping):
-            out["$defs"] = {name: self.node(body, f"$defs.{name}") for name, body in defs.items()}
-        if type_list(out) != ["object"]:
+            out["$defs"] = {
+                name: self.node(body, f"$defs.{name}", 1) for name, body in defs.items()
+            }
+        if out.get("type") != "object":
             self.problem("", "strict mode needs an object at the root", "root_not_object")
         return out, self.problems
 
     def problem(self, path: str, message: str, kind: Any) -> None:
         self.problems.append(ExportProblem(self.tool.id, self.tool.name, path, message, kind))
 
-    def node(self, schema: Mapping[str, Any], path: str, *, root: bool = False) -> Schema:
-        for keyword in _INEXPRESSIBLE:
-            if keyword in schema:
-                self.problem(path, f"strict mode does not support {keyword!r}", "unsupported")
+    def node(self, schema: Mapping[str, Any], path: str, depth: int) -> Schema:
         ref = schema.get("$ref")
-        if isinstance(ref, str):
-            siblings = {k: v for k, v in schema.items() if k not in ("$ref", *IGNORED)}
+        if ref is not None:
+            _, siblings = split_keywords(schema, frozenset(), _REF_SKIP)
             if not siblings:
                 return {"$ref": ref}
-            # Strict mode takes no keywords beside a $ref: describe the reference instead.
+            # Strict mode takes no keywords beside a $ref: wrap it, and say the rest in words.
             out: Schema = {"anyOf": [{"$ref": ref}]}
-            description = restate(
-                siblings.get("description"), phrases(_without(siblings, "description"))
-            )
+            description = restate(siblings.pop("description", None), phrases(siblings))
             if description:
                 out["description"] = description
             return out
-        variants = schema.get("anyOf", schema.get("oneOf"))
+        for keyword in _INEXPRESSIBLE:
+            if keyword in schema:
+                self.problem(path, f"strict mode does not support {keyword!r}", "unsupported")
         types = type_list(schema)
-        if isinstance(variants, list):
-            out = {"anyOf": [self.node(v, path) for v in variants if isinstance(v, Mapping)]}
-            allowed = {"anyOf", "oneOf", "description", "title"}
+        variants = schema.get("anyOf", schema.get("oneOf"))
+        if variants is not None:
+            out, dropped = split_keywords(schema, _VARIANT_KEEP, _STRUCTURAL)
+            out["anyOf"] = [self.node(v, path, depth) for v in variants if isinstance(v, Mapping)]
         elif not types and "enum" not in schema and "const" not in schema:
             self.problem(
                 path,
@@ -115,49 +145,33 @@ class _StrictRewrite:
             )
             return {k: v for k, v in schema.items() if k not in IGNORED}
         else:
-            out = {"type": schema["type"]} if "type" in schema else {}
-            allowed = set(_STRICT_COMMON)
-            for t in types:
-                allowed |= _STRICT_BY_TYPE.get(t, frozenset())
+            out, dropped = split_keywords(schema, _allowed(types), _STRUCTURAL)
             if "enum" in schema:
                 out["enum"] = list(schema["enum"])
                 if len(out["enum"]) > MAX_ENUM_VALUES:
                     self.problem(path, f"more than {MAX_ENUM_VALUES} enum values", "unsupported")
-            if "const" in schema:
+            elif "const" in schema:
                 out["enum"] = [schema["const"]]
+            fmt = schema.get("format")
+            if fmt is not None:
+                if fmt in STRICT_FORMATS and "string" in types:
+                    out["format"] = fmt
+                else:
+                    dropped["format"] = fmt
             if "object" in types:
-                out.update(self.object_members(schema, path))
-            if "array" in types and isinstance(schema.get("items"), Mapping):
-                out["items"] = self.node(schema["items"], FieldPath.items(path))
-            for key in (
-                "pattern",
-                "minimum",
-                "maximum",
-                "exclusiveMinimum",
-                "exclusiveMaximum",
-                "multipleOf",
-                "minItems",
-                "maxItems",
-            ):
-                if key in schema and key in allowed:
-                    out[key] = schema[key]
-            if "format" in schema and schema["format"] in STRICT_FORMATS and "format" in allowed:
-                out["format"] = schema["format"]
-        if "title" in schema:
-            out["title"] = schema["title"]
-        dropped = {
-            k: v
-            for k, v in schema.items()
-            if k not in allowed and k not in IGNORED and k not in _INEXPRESSIBLE and k != "$defs"
-        }
-        if "format" in schema and "format" not in out:
-            dropped["format"] = schema["format"]
-        description = restate(schema.get("description"), phrases(dropped, self.root))
+                self.object_members(schema, path, depth, out, dropped)
+            elif "array" in types and isinstance(schema.get("items"), Mapping):
+                out["items"] = self.node(schema["items"], FieldPath.items(path), depth + 1)
+        description = schema.get("description")
+        if dropped:
+            description = restate(description, phrases(dropped, self.root))
         if description:
-            out = _with_description(out, description)
+            out["description"] = description
         return out
 
-    def object_members(self, schema: Mapping[str, Any], path: str) -> Schema:
+    def object_members(
+        self, schema: Mapping[str, Any], path: str, depth: int, out: Schema, dropped: Schema
+    ) -> None:
         extra = schema.get("additionalProperties")
         properties = schema.get("properties")
         if isinstance(extra, Mapping) or extra is True or (extra is None and not properties):
@@ -170,36 +184,21 @@ class _StrictRewrite:
         properties = properties if isinstance(properties, Mapping) else {}
         if len(properties) > MAX_PROPERTIES:
             self.problem(path, f"more than {MAX_PROPERTIES} properties", "unsupported")
-        if path.count(".") + path.count("[]") >= MAX_NESTING:
+        if depth >= MAX_NESTING:
             self.problem(path, f"nested deeper than {MAX_NESTING} levels", "unsupported")
-        required = set(schema.get("required") or ())
-        members: Schema = {}
-        members["properties"] = {
-            name: (
-                self.node(body, FieldPath.prop(path, name))
-                if name in required
-                else _nullable(self.node(body, FieldPath.prop(path, name)))
-            )
-            for name, body in properties.items()
-            if isinstance(body, Mapping)
-        }
-        members["required"] = list(members["properties"])
-        members["additionalProperties"] = False
-        return members
+        required = schema.get("required") or ()
+        converted: Schema = {}
+        for name, body in properties.items():
+            if isinstance(body, Mapping):
+                field = self.node(body, FieldPath.prop(path, name), depth + 1)
+                converted[name] = field if name in required else _nullable(field)
+        out["properties"] = converted
+        out["required"] = list(converted)
+        out["additionalProperties"] = False
 
 
-def _without(schema: Mapping[str, Any], *keys: str) -> dict[str, Any]:
-    return {k: v for k, v in schema.items() if k not in keys}
-
-
-def _with_description(schema: Schema, description: str) -> Schema:
-    """``schema`` with ``description`` right after its ``type`` (readable, stable output)."""
-    head: Schema = {k: schema[k] for k in ("type", "anyOf") if k in schema}
-    return {
-        **head,
-        "description": description,
-        **{k: v for k, v in schema.items() if k not in head},
-    }
+_REF_SKIP = frozenset({"$ref", *IGNORED})
+_VARIANT_KEEP = frozenset({"title"})
 
 
 def _nullable(schema: Schema) -> Schema:
@@ -304,31 +303,23 @@ class OpenAIAdapter(ProviderAdapter):
             raise ValueError(f"OpenAI api must be 'chat' or 'responses', not {api!r}")
         self.strict = strict
         self.api = api
-        index.check_names("openai")
-        self._parameters: dict[str, Schema] = {}
-        problems: list[ExportProblem] = []
-        for tool in index:
-            if strict:
-                schema, found = openai_strict_schema(tool)
-                problems.extend(found)
-            else:
-                schema = {k: v for k, v in tool.parameters.items() if k not in IGNORED}
-            self._parameters[tool.id] = schema
-        if problems:
-            raise ExportError("openai (strict)", problems)
+        self.label = "openai (strict)" if strict else "openai"
+        self._convert_all()
+
+    def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+        return openai_strict_schema(tool) if self.strict else super().convert(tool)
 
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for tool in self.index:
             function: dict[str, Any] = {"name": tool.name, "description": tool.description}
-            function["parameters"] = copy_json(self._parameters[tool.id])
-            if self.strict:
-                function["strict"] = True
+            function["parameters"] = self.parameters(tool)
             if self.api == "chat":
+                if self.strict:
+                    function["strict"] = True
                 out.append({"type": "function", "function": function})
             else:
-                function.setdefault("strict", False)
-                out.append({"type": "function", **function})
+                out.append({"type": "function", **function, "strict": self.strict})
         return out
 
     def strict_tool_ids(self) -> frozenset[str]:
