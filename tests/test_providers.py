@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -633,3 +634,30 @@ def test_a_result_needs_its_call_id_for_providers_that_link_them(
     assert (
         adapter("openai", example_specs).result_message(result, call_id="x")["tool_call_id"] == "x"
     )
+
+
+def test_every_export_of_a_synthetic_catalog_is_valid(tmp_path: Path) -> None:
+    from tooldesign.codegen.pipeline import generate
+    from tooldesign.runtime.providers import load_tools
+
+    from benchmarks.synthetic import write_design
+
+    generate([str(write_design(tmp_path / "design", toolsets=3, tools=4))], tmp_path / "gen")
+    tools = load_tools([tmp_path / "gen"])
+    assert len(tools) == 12
+    for entry in export_tools(tools, "openai", strict=True):
+        valid_typed_dict(ChatCompletionFunctionToolParam, entry)
+        assert check_openai_strict(entry["function"]["parameters"]) == []
+        valid_json_schema(entry["function"]["parameters"])
+    for entry in export_tools(tools, "openai", api="responses"):
+        valid_typed_dict(FunctionToolParam, entry)
+    for entry in export_tools(tools, "anthropic", strict=True):
+        valid_typed_dict(ToolParam, entry)
+        assert check_anthropic_strict(entry["input_schema"]) == []
+    for api in ("parameters", "json_schema"):
+        for entry in export_tools(tools, "gemini", api=api):
+            genai.FunctionDeclaration.model_validate(entry)
+    for entry in export_tools(tools, "mcp"):
+        tool = mcp.Tool.model_validate(entry)
+        valid_json_schema(tool.input_schema)
+        valid_json_schema(tool.output_schema or {})
