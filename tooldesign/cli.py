@@ -105,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     from_python.add_argument(
         "--all", action="store_true", help="every public function, decorated or not"
     )
+    from_python.add_argument("--force", action="store_true", help="replace an existing --out file")
     _command(from_python, "import_python")
 
     from_mcp = kinds.add_parser("mcp", help="the tools an MCP server lists")
@@ -112,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--stdio", metavar="COMMAND", help="start the server with this command")
     server.add_argument("--url", help="a streamable-HTTP server's URL")
     from_mcp.add_argument("--out", metavar="FILE", help="the design file to write")
+    from_mcp.add_argument("--force", action="store_true", help="replace an existing --out file")
     from_mcp.add_argument("--service", help="the service name (default: the server's name)")
     from_mcp.add_argument("--toolset", help="the toolset name (default: the server's name)")
     from_mcp.add_argument(

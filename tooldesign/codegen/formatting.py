@@ -39,3 +39,18 @@ def format_tree(root: Path) -> None:
     if completed.returncode != 0:
         detail = (completed.stderr or completed.stdout).strip()
         raise FormattingError(f"ruff could not format the generated code:\n{detail}")
+
+
+def format_source(text: str) -> str:
+    """One Python source text, formatted with the same settings (through ruff's stdin)."""
+    completed = subprocess.run(
+        [ruff_binary(), *RUFF_FORMAT_ARGS, "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        detail = (completed.stderr or completed.stdout).strip()
+        raise FormattingError(f"ruff could not format the code:\n{detail}")
+    return completed.stdout
