@@ -198,8 +198,11 @@ class BindingsBuilder:
         result_class: Callable[[Tool], str],
         server_data_class: Callable[[Tool, str], str],
         tool_names: Callable[[Tool], Any],
+        remote: bool = False,
     ) -> None:
         self.tools = tools
+        self.remote = remote
+        """An MCPToolset's tools: they call the server, so a handler only replaces that."""
         self.class_of = class_of
         self.payload_class = payload_class
         self.result_class = result_class
@@ -469,7 +472,7 @@ class BindingsBuilder:
                     bound_factory=factory,
                 )
             )
-            handler_fields.append((tool.name, protocol, factory is None))
+            handler_fields.append((tool.name, protocol, factory is None and not self.remote))
         handlers = TypedDictView("Handlers", tuple(handler_fields), "Handlers by tool name.")
         return ExecutorView(
             imports=imports.lines(),

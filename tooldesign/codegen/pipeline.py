@@ -128,15 +128,16 @@ def render_toolset(job: RenderJob) -> dict[str, str]:
     package = view.package_dir
     header = f"{HEADER}\n# Toolset {view.name!r} of service {view.service!r}."
     bindings = view.bindings
-    files = {
-        f"{package}/__init__.py": render(
-            "package_init.py.j2",
+    if view.mcp is not None:  # its tools run on an MCP server: no bindings, a remote executor
+        executor = render(
+            "mcp_executor.py.j2",
+            view=view,
             header=header,
-            doc=f"Toolset {view.name} of service {view.service}.",
-        ),
-        f"{package}/specs.py": render("specs.py.j2", view=view, header=header),
-        f"{package}/codecs.py": render("codecs.py.j2", view=view, header=header),
-        f"{package}/executor.py": sort_imports(
+            ex=bindings.executor,
+            remote_names={tool.name: tool.remote_name for tool in view.tools},
+        )
+    else:
+        executor = sort_imports(
             render(
                 "executor.py.j2",
                 view=view,
@@ -145,7 +146,16 @@ def render_toolset(job: RenderJob) -> dict[str, str]:
                 tr=bindings.transforms,
             ),
             bindings.first_party,
+        )
+    files = {
+        f"{package}/__init__.py": render(
+            "package_init.py.j2",
+            header=header,
+            doc=f"Toolset {view.name} of service {view.service}.",
         ),
+        f"{package}/specs.py": render("specs.py.j2", view=view, header=header),
+        f"{package}/codecs.py": render("codecs.py.j2", view=view, header=header),
+        f"{package}/executor.py": executor,
     }
     if bindings.transforms is not None:
         files[f"{package}/transforms.py"] = sort_imports(

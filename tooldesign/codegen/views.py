@@ -16,6 +16,7 @@ from tooldesign.ir.model import (
     ArrayType,
     Design,
     MapType,
+    MCPServerSpec,
     Message,
     NamedType,
     ObjectShape,
@@ -30,7 +31,7 @@ from tooldesign.ir.model import (
 from tooldesign.ir.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
 from tooldesign.ir.plan import ToolEnd
 from tooldesign.ir.schema import SchemaBuilder
-from tooldesign.ir.walk import inline_shapes, messages, used_user_types
+from tooldesign.ir.walk import has_verbatim_schema, inline_shapes, messages, used_user_types
 
 # Module-level names the generated specs/codecs modules define or import themselves.
 MODULE_RESERVED = frozenset(
@@ -43,6 +44,7 @@ MODULE_RESERVED = frozenset(
         "BY_NAME",
         "rt",
         "t",
+        "MCP_SERVER",
         "specs",
         "spec_by_id",
         "spec_by_name",
@@ -58,6 +60,8 @@ class TypeView:
     schema: dict[str, Any]
     example: Any
     field_descriptions: dict[str, str]
+    check_schema: bool = False
+    """Parts of ``schema`` are kept verbatim: the codecs also check values against it."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,8 @@ class ToolView:
     injected: tuple[str, ...]
     server_data: tuple[ServerDataView, ...]
     annotations: dict[str, bool]
+    remote_name: str
+    """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
     # Module-level names in the generated package (unique per package).
     id_const: str
     spec_const: str
@@ -110,6 +116,8 @@ class ToolsetView:
     bounded_classes: tuple[str, ...]
     bindings: BindingsView
     """The code of ``transforms.py`` (bound tools) and ``executor.py``."""
+    mcp: MCPServerSpec | None = None
+    """For an MCPToolset: the server its tools run on."""
 
     @property
     def package_dir(self) -> str:
@@ -156,6 +164,7 @@ class _ToolsetViewBuilder:
                 next(sd.message for sd in tool.server_data if sd.kind == kind)
             ),
             tool_names=lambda tool: by_name[tool.name],
+            remote=self.toolset.mcp is not None,
         ).build()
         view = ToolsetView(
             service=self.service.name,
@@ -168,6 +177,7 @@ class _ToolsetViewBuilder:
             aliases=aliases,
             bounded_classes=bounded,
             bindings=bindings,
+            mcp=self.toolset.mcp,
         )
         return view
 
@@ -251,6 +261,7 @@ class _ToolsetViewBuilder:
                 for sd in tool.server_data
             ),
             annotations=annotations,
+            remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),
             payload_codec=names.unique(f"{const}_PAYLOAD"),
@@ -279,6 +290,7 @@ class _ToolsetViewBuilder:
             schema=builder.document(root),
             example=message.examples[0].value if message.examples else None,
             field_descriptions=descriptions,
+            check_schema=has_verbatim_schema(message.type, self.design),
         )
 
     # ── the model generator's document ────────────────────────────────────────────────────
@@ -301,6 +313,7 @@ class _ToolsetViewBuilder:
             def_name=lambda ut: self.user_class[ut.name],
             hoist=lambda shape: self.shape_class[id(shape)],
             extensions=extensions,
+            verbatim=False,  # validated against the spec's schema by the codecs instead
         )
         for name in self.user_class:
             builder.type_schema(NamedType(name))

@@ -26,7 +26,7 @@ from tooldesign.dsl.records import (
     TypeLike,
     TypeRecord,
 )
-from tooldesign.dsl.types import ArrayExpr, MapExpr, ObjectExpr, UnionExpr
+from tooldesign.dsl.types import ArrayExpr, MapExpr, MCPServerExpr, ObjectExpr, UnionExpr
 
 _CONSTRAINT_OPTIONS = (
     "enum",
@@ -92,8 +92,18 @@ def Toolset(name: str, description: str | None = None) -> Block:
     return Block(record, rec)
 
 
-def Tool(name: str, description: str | None = None, *, title: str | None = None) -> Block:
-    """Declare a tool of the enclosing toolset: ``with Tool("list_devices", "…", title="…"):``."""
+def Tool(
+    name: str,
+    description: str | None = None,
+    *,
+    title: str | None = None,
+    remote_name: str | None = None,
+) -> Block:
+    """Declare a tool of the enclosing toolset: ``with Tool("list_devices", "…", title="…"):``.
+
+    In an ``MCPToolset``, ``remote_name`` is the tool's name on the server when it is not a
+    name models can use (``weather.get`` is served as ``weather_get``).
+    """
     rec, where = current(), caller_location()
     record = ToolRecord(
         where,
@@ -101,12 +111,59 @@ def Tool(name: str, description: str | None = None, *, title: str | None = None)
         name=name,
         description=description,
         title=title,
+        remote_name=remote_name,
     )
     if isinstance(rec.top, ToolsetRecord):
         rec.top.tools.append(record)
     else:
         _misplaced("Tool", "a Toolset block", where, record.path)
     return Block(record, rec)
+
+
+def MCPToolset(name: str, description: str | None = None, *, server: Any) -> Block:
+    """Declare a toolset whose tools live on an MCP server: ``with MCPToolset("weather", "…",
+    server="https://weather.example/mcp"):``.
+
+    ``server`` is a streamable-HTTP URL, a command line that starts a stdio server (a string,
+    split like a shell would, or a list of arguments), or an :func:`MCPServer` for more. Its
+    tools are declared like any others; the generated executor calls them on the server.
+    """
+    rec, where = current(), caller_location()
+    record = ToolsetRecord(
+        where,
+        rec.child_path(f"toolset {_quoted(name)}"),
+        name=name,
+        description=description,
+        mcp_server=server,
+        is_mcp=True,
+    )
+    if isinstance(rec.top, ServiceRecord):
+        rec.top.toolsets.append(record)
+    else:
+        _misplaced("MCPToolset", "a Service block", where, record.path)
+    return Block(record, rec)
+
+
+def MCPServer(
+    command: str | list[str] | None = None,
+    *,
+    url: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> MCPServerExpr:
+    """Where an ``MCPToolset``'s tools live: a stdio ``command`` (with ``env`` and ``cwd``) or a
+    streamable-HTTP ``url`` (with ``headers``); ``timeout`` is the seconds one call may take."""
+    return MCPServerExpr(
+        command=command,
+        url=url,
+        env=env,
+        cwd=cwd,
+        headers=headers,
+        timeout=timeout,
+        location=caller_location(),
+    )
 
 
 def Type(name: str, description: str | None = None) -> Block:

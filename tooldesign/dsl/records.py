@@ -112,6 +112,8 @@ class ToolRecord(Record):
     server_data: list[ServerDataRecord] = field(default_factory=list)
     bind: BindRecord | None = None
     annotations: AnnotationsRecord | None = None
+    remote_name: Any = None
+    """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
     duplicates: list[tuple[str, Location]] = field(default_factory=list)
     """DSL calls made twice in this tool (``Args`` twice, say): reported as design errors."""
 
@@ -123,6 +125,8 @@ class ToolsetRecord(Record):
     tags: list[tuple[Any, Location]] = field(default_factory=list)
     tools: list[ToolRecord] = field(default_factory=list)
     mcp_server: Any = None
+    """For an ``MCPToolset``: the ``server=`` it was given (checked by the IR)."""
+    is_mcp: bool = False
 
 
 @dataclass(eq=False)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any as _Any
 
+from tooldesign.dsl.recorder import caller_location
 from tooldesign.dsl.records import Location, TypeLike
 
 
@@ -18,6 +20,27 @@ class PrimitiveExpr(TypeExpr):
 
     def __repr__(self) -> str:
         return self.dsl_name
+
+    def __call__(self, *, schema: _Any) -> VerbatimExpr:
+        """``Any(schema={...})``: any value the JSON Schema ``schema`` accepts, shown verbatim."""
+        if self.kind != "any":
+            raise TypeError(f"{self.dsl_name} takes no schema; only Any(schema=...) does")
+        return VerbatimExpr(schema, caller_location())
+
+
+@dataclass(frozen=True, eq=False)
+class VerbatimExpr(TypeExpr):
+    """``Any(schema={...})``: a value described by a JSON Schema the DSL cannot spell.
+
+    Importers keep such schemas as they found them; models see them as they are, and
+    decoding checks values against them.
+    """
+
+    schema: _Any
+    location: Location
+
+    def __repr__(self) -> str:
+        return "Any(schema=...)"
 
 
 class ObjectExpr(TypeExpr):
@@ -56,6 +79,19 @@ class UnionExpr(TypeExpr):
 
     def __repr__(self) -> str:
         return f"OneOf({', '.join(repr(v) for v in self.variants)})"
+
+
+@dataclass(frozen=True, eq=False)
+class MCPServerExpr:
+    """``MCPServer(...)``: where an ``MCPToolset``'s tools live (checked by the IR)."""
+
+    command: _Any
+    url: _Any
+    env: _Any
+    cwd: _Any
+    headers: _Any
+    timeout: _Any
+    location: Location
 
 
 String = PrimitiveExpr("string", "String")

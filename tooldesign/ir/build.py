@@ -9,7 +9,9 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib
+import json
 import re
+import shlex
 from collections.abc import Iterable
 from typing import Any, Literal, TypeVar
 
@@ -31,9 +33,11 @@ from tooldesign.dsl.types import (
     BUILTIN_ALIASES,
     ArrayExpr,
     MapExpr,
+    MCPServerExpr,
     ObjectExpr,
     PrimitiveExpr,
     UnionExpr,
+    VerbatimExpr,
 )
 from tooldesign.ir.binding import BindingError, plan_binding
 from tooldesign.ir.errors import Issues
@@ -48,6 +52,7 @@ from tooldesign.ir.model import (
     ExampleValue,
     Field,
     MapType,
+    MCPServerSpec,
     Message,
     NamedType,
     ObjectShape,
@@ -245,11 +250,18 @@ class _Builder:
                 continue
             ident = _ident(name, "tool_")
             if names.claim(name, ident, tool_rec.location, tool_rec.path):
-                tools.append(self._tool(tool_rec, service, rec.name, ident, tags))
+                tools.append(self._tool(tool_rec, service, rec.name, ident, tags, rec.is_mcp))
         self._one_service_class(tools)
         desc = self._text(rec.description, rec, "description")
         return Toolset(
-            rec.name, _ident(rec.name, "toolset_"), desc, tags, tuple(tools), rec.location, rec.path
+            rec.name,
+            _ident(rec.name, "toolset_"),
+            desc,
+            tags,
+            tuple(tools),
+            rec.location,
+            rec.path,
+            mcp=mcp_server_spec(rec.mcp_server, rec, self.issues) if rec.is_mcp else None,
         )
 
     def _one_service_class(self, tools: list[Tool]) -> None:
@@ -273,11 +285,18 @@ class _Builder:
             owners.setdefault(owner, tool)
 
     def _tool(
-        self, rec: ToolRecord, service: str, toolset: str, ident: str, toolset_tags: tuple[str, ...]
+        self,
+        rec: ToolRecord,
+        service: str,
+        toolset: str,
+        ident: str,
+        toolset_tags: tuple[str, ...],
+        remote: bool = False,
     ) -> Tool:
         issues_before = len(self.issues.items)
         for what, where in rec.duplicates:
             self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
+        remote_name = self._remote_name(rec, remote)
         prefix = pascal_case(ident)
         description = self._text(rec.description, rec, "description")
         if not description or not description.strip():
@@ -309,8 +328,9 @@ class _Builder:
             bounds=bounds,
             injected=self._injected(rec, payload),
             server_data=self._server_data(rec, prefix),
-            binding=self._binding(rec.bind) if rec.bind is not None else None,
+            binding=self._binding(rec.bind) if rec.bind is not None and not remote else None,
             annotations=self._annotations(rec),
+            remote_name=remote_name,
         )
         # Transforms are planned only for an otherwise sound tool: stand-ins for broken parts
         # would only add confusing mismatches.
@@ -324,6 +344,37 @@ class _Builder:
                     tool, binding=dataclasses.replace(tool.binding, plan=plan)
                 )
         return tool
+
+    def _remote_name(self, rec: ToolRecord, remote: bool) -> str | None:
+        """Checks what only a tool of an MCPToolset may say, and what it may not."""
+        if not remote:
+            if rec.remote_name is not None:
+                self.issues.add(
+                    "remote_name= applies to tools of an MCPToolset only", rec.location, rec.path
+                )
+            return None
+        if rec.bind is not None:
+            self.issues.add(
+                "BindTo has no place in an MCPToolset: its tools run on the MCP server",
+                rec.bind.location,
+                rec.bind.path,
+            )
+        for sd in rec.server_data:
+            self.issues.add(
+                "ServerData is not available for tools of an MCPToolset (the server sends only "
+                "what the model reads)",
+                sd.location,
+                sd.path,
+            )
+        name = rec.remote_name
+        if name is not None and (not _is_text(name) or not name.strip()):
+            self.issues.add(
+                f"remote_name= must be the tool's name on the server, got {name!r}",
+                rec.location,
+                rec.path,
+            )
+            return None
+        return name if name != rec.name else None
 
     def _injected(self, rec: ToolRecord, payload: Message) -> tuple[str, ...]:
         shape = self._own_shape(payload, payload.name_hint)
@@ -796,6 +847,8 @@ class _Builder:
                     path,
                 )
             return MapType(self._type(value.values, where, path, block, hint + "Value"))
+        if isinstance(value, VerbatimExpr):
+            return verbatim_type(value, path, self.issues)
         if isinstance(value, UnionExpr):
             if len(value.variants) < 2:
                 self.issues.add("OneOf needs at least two types", value.location, path)
@@ -831,6 +884,138 @@ class _Builder:
             return value  # type: ignore[no-any-return]
         self.issues.add(f"{what} must be a string, got {value!r}", rec.location, rec.path)
         return None
+
+
+def verbatim_type(value: VerbatimExpr, path: str, issues: Issues) -> TypeExpr:
+    """``Any(schema=...)``: checked to be a self-contained JSON Schema 2020-12 document."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    schema = value.schema
+    try:
+        text = json.dumps(schema, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        issues.add(f"Any(schema=...) must be JSON data: {exc}", value.location, path)
+        return ANY
+    if not isinstance(schema, dict | bool):
+        issues.add(
+            f"Any(schema=...) takes a JSON Schema (an object), got {schema!r}", value.location, path
+        )
+        return ANY
+    error = best_match(Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "its root"
+        issues.add(
+            f"Any(schema=...) is not a valid JSON Schema 2020-12 (at {where}): {error.message}",
+            value.location,
+            path,
+        )
+        return ANY
+    if _has_reference(schema):
+        issues.add(
+            "Any(schema=...) must be self-contained: a $ref would point outside it once it is "
+            "placed in a tool's schema (inline what it refers to)",
+            value.location,
+            path,
+        )
+        return ANY
+    return PrimitiveType(Primitive.ANY, text)
+
+
+def _has_reference(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return any(
+            key in ("$ref", "$dynamicRef") or _has_reference(value) for key, value in schema.items()
+        )
+    if isinstance(schema, list):
+        return any(_has_reference(item) for item in schema)
+    return False
+
+
+def mcp_server_spec(value: Any, rec: Record, issues: Issues) -> MCPServerSpec | None:
+    """``MCPToolset(server=...)``: a URL, a command line, a list of arguments, or MCPServer()."""
+    where, path = rec.location, rec.path
+    expr = value if isinstance(value, MCPServerExpr) else None
+    if expr is not None:
+        where = expr.location
+        command_value, url = expr.command, expr.url
+        if (command_value is None) == (url is None):
+            issues.add(
+                "MCPServer needs a command (a stdio server) or url= (a streamable-HTTP server), "
+                "not both",
+                where,
+                path,
+            )
+            return None
+    elif isinstance(value, str) and value.startswith(("http://", "https://")):
+        command_value, url = None, value
+    else:
+        command_value, url = value, None
+    spec = MCPServerSpec()
+    if url is not None:
+        if not _is_text(url) or not re.match(r"^https?://[^\s/]+", url):
+            issues.add(f"the MCP server URL must be http(s)://…, got {url!r}", where, path)
+            return None
+        spec = MCPServerSpec(url=url)
+    else:
+        command = _command_line(command_value)
+        if command is None:
+            issues.add(
+                "server= must be a streamable-HTTP URL, a command line that starts a stdio "
+                f"server, a list of its arguments, or MCPServer(...); got {command_value!r}",
+                where,
+                path,
+            )
+            return None
+        spec = MCPServerSpec(command=command)
+    if expr is None:
+        return spec
+    checks = (
+        ("env", expr.env, spec.command, "a stdio server's"),
+        ("headers", expr.headers, spec.url, "a streamable-HTTP server's"),
+    )
+    pairs: dict[str, tuple[tuple[str, str], ...]] = {}
+    for key, given, applies, whose in checks:
+        if given is None:
+            continue
+        if not applies:
+            issues.add(f"MCPServer {key}= is {whose} only", where, path)
+        elif not isinstance(given, dict) or not all(
+            _is_text(k) and _is_text(v) for k, v in given.items()
+        ):
+            issues.add(f"MCPServer {key}= must map strings to strings, got {given!r}", where, path)
+        else:
+            pairs[key] = tuple(sorted(given.items()))
+    if expr.cwd is not None and (not _is_text(expr.cwd) or not spec.command):
+        issues.add("MCPServer cwd= is a stdio server's working directory (a string)", where, path)
+    timeout = expr.timeout
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        issues.add(
+            f"MCPServer timeout= must be a positive number of seconds, got {timeout!r}", where, path
+        )
+        timeout = None
+    return MCPServerSpec(
+        command=spec.command,
+        url=spec.url,
+        env=pairs.get("env", ()),
+        cwd=expr.cwd if _is_text(expr.cwd) else None,
+        headers=pairs.get("headers", ()),
+        timeout=float(timeout) if timeout is not None else None,
+    )
+
+
+def _command_line(value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, str):
+        try:
+            parts = shlex.split(value)
+        except ValueError:
+            return None
+        return tuple(parts) or None
+    if isinstance(value, list | tuple) and value and all(_is_text(v) and v for v in value):
+        return tuple(value)
+    return None
 
 
 def _ident(name: str, digit_prefix: str) -> str:

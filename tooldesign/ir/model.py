@@ -50,6 +50,8 @@ class Primitive(StrEnum):
 @dataclass(frozen=True, slots=True)
 class PrimitiveType:
     kind: Primitive
+    schema: str | None = None
+    """For ``Any(schema=...)``: the JSON Schema kept verbatim, as JSON text (hashable)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,8 @@ def dsl_name(t: PrimitiveType) -> str:
 def describe(t: TypeExpr) -> str:
     """A type as the DSL spells it, for messages."""
     match t:
+        case PrimitiveType(schema=str()):
+            return "Any(schema=...)"
         case PrimitiveType():
             return dsl_name(t)
         case ArrayType():
@@ -258,6 +262,22 @@ class Annotations:
 
 
 @dataclass(frozen=True, slots=True)
+class MCPServerSpec:
+    """``MCPToolset(server=...)``: where a toolset's tools live.
+
+    ``command`` starts a stdio server (with ``env`` and ``cwd``); ``url`` is a streamable-HTTP
+    endpoint (with ``headers``). ``timeout`` bounds one call, in seconds.
+    """
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Tool:
     name: str
     ident: str
@@ -276,6 +296,8 @@ class Tool:
     server_data: tuple[ServerDataKind, ...] = ()
     binding: Binding | None = None
     annotations: Annotations = field(default_factory=Annotations)
+    remote_name: str | None = None
+    """For a tool of an ``MCPToolset``: its name on the server (``None``: the same name)."""
 
     @property
     def id(self) -> str:
@@ -291,6 +313,8 @@ class Toolset:
     tools: tuple[Tool, ...]
     location: Location = field(repr=False)
     path: str = field(repr=False)
+    mcp: MCPServerSpec | None = None
+    """Set for an ``MCPToolset``: its tools run on this MCP server."""
 
 
 @dataclass(frozen=True, slots=True)

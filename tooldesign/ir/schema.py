@@ -7,6 +7,7 @@ class name) and design validation (defaults and examples checked against their o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -68,8 +69,11 @@ class SchemaBuilder:
         def_name: Callable[[UserType], str] | None = None,
         hoist: Callable[[ObjectShape], str | None] = _no_hoisting,
         extensions: Callable[[ObjectShape], Mapping[str, Any]] = _no_extensions,
+        verbatim: bool = True,
     ) -> None:
         self.types = types
+        self.verbatim = verbatim
+        """Write ``Any(schema=...)`` schemas as they are (the model generator reads ``{}``)."""
         self.defs: dict[str, Schema] = {}
         self._def_name = def_name or (lambda t: t.name)
         self._hoist = hoist
@@ -83,6 +87,9 @@ class SchemaBuilder:
 
     def type_schema(self, t: TypeExpr) -> Schema:
         match t:
+            case PrimitiveType(kind=Primitive.ANY, schema=str() as verbatim) if self.verbatim:
+                loaded: Schema = json.loads(verbatim)
+                return loaded
             case PrimitiveType(kind=Primitive.ANY):
                 return {}
             case PrimitiveType(kind=kind):

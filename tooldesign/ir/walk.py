@@ -12,6 +12,7 @@ from tooldesign.ir.model import (
     NamedType,
     ObjectShape,
     ObjectType,
+    PrimitiveType,
     Tool,
     TypeExpr,
     UnionType,
@@ -47,6 +48,29 @@ def named_types(t: TypeExpr) -> Iterator[str]:
         case ObjectType(shape=shape):
             for f in shape.fields:
                 yield from named_types(f.type)
+
+
+def has_verbatim_schema(t: TypeExpr, design: Design) -> bool:
+    """Whether ``t`` reaches an ``Any(schema=...)`` (directly, or through objects and types)."""
+    seen: set[str] = set()
+    pending = [t]
+    while pending:
+        current = pending.pop()
+        match current:
+            case PrimitiveType(schema=str()):
+                return True
+            case ArrayType(items=items):
+                pending.append(items)
+            case MapType(values=values):
+                pending.append(values)
+            case UnionType(variants=variants):
+                pending.extend(variants)
+            case ObjectType(shape=shape):
+                pending.extend(f.type for f in shape.fields)
+            case NamedType(name=name) if name not in seen and name in design.types:
+                seen.add(name)
+                pending.extend(f.type for f in design.types[name].shape.fields)
+    return False
 
 
 def messages(tool: Tool) -> list[Message]:

@@ -11,6 +11,7 @@ from tooldesign.runtime.errors import (
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.mcp_client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -51,6 +52,9 @@ __all__ = [
     "Interceptor",
     "Invoke",
     "LogCalls",
+    "MCPClient",
+    "MCPServerParams",
+    "MCPUnavailable",
     "Outcome",
     "PayloadCodec",
     "RateLimit",

@@ -14,7 +14,13 @@ from typing import Any, Generic, TypeVar
 import pydantic
 import pydantic_core
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
-from tooldesign.runtime.issues import SchemaNavigator, field_issues, json_type, shown
+from tooldesign.runtime.issues import (
+    SchemaNavigator,
+    field_issues,
+    json_type,
+    schema_issues,
+    shown,
+)
 from tooldesign.runtime.specs import TypeSpec
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -40,7 +46,7 @@ class PayloadCodec(Generic[ModelT]):
     and the values passed as ``injected=`` (from the call's metadata) are used instead.
     """
 
-    __slots__ = ("_injected", "_navigator", "model", "spec", "tool")
+    __slots__ = ("_injected", "_navigator", "_schema_check", "model", "spec", "tool")
 
     def __init__(
         self, tool: str, spec: TypeSpec[ModelT], *, injected: tuple[str, ...] = ()
@@ -50,6 +56,7 @@ class PayloadCodec(Generic[ModelT]):
         self.model = spec.model
         self._injected = injected
         self._navigator: SchemaNavigator | None = None
+        self._schema_check = SchemaCheck(spec) if spec.check_schema else None
 
     @property
     def injected(self) -> tuple[str, ...]:
@@ -62,7 +69,11 @@ class PayloadCodec(Generic[ModelT]):
     def decode_detailed(
         self, data: RawPayload, *, injected: Mapping[str, Any] | None = None
     ) -> Decoded[ModelT]:
-        if not self._injected and isinstance(data, str | bytes | bytearray):
+        if (
+            not self._injected
+            and self._schema_check is None
+            and isinstance(data, str | bytes | bytearray)
+        ):
             # Fast path: pydantic parses and validates JSON in one pass.
             try:
                 # pydantic-core directly: the hot path of every call, without the Python wrapper.
@@ -79,13 +90,14 @@ class PayloadCodec(Generic[ModelT]):
         )
         if injected:
             arguments.update({k: v for k, v in injected.items() if v is not None})
+        shown_input = {k: v for k, v in raw.items() if k not in self._injected}
         try:
-            return Decoded(
-                self.model.model_validate(arguments, by_alias=True, by_name=False), discarded
-            )
+            value = self.model.model_validate(arguments, by_alias=True, by_name=False)
         except pydantic.ValidationError as exc:
-            shown_input = {k: v for k, v in raw.items() if k not in self._injected}
             raise self._invalid(exc, shown_input) from None
+        if self._schema_check is not None:
+            self._schema_check.check(self.tool, shown_input, "payload")
+        return Decoded(value, discarded)
 
     def _invalid(self, exc: pydantic.ValidationError, prior: Any) -> ToolValidationError:
         if self._navigator is None:
@@ -101,13 +113,14 @@ class PayloadCodec(Generic[ModelT]):
 class ResultCodec(Generic[ModelT]):
     """Validates and encodes one tool's result."""
 
-    __slots__ = ("_navigator", "model", "spec", "tool")
+    __slots__ = ("_navigator", "_schema_check", "model", "spec", "tool")
 
     def __init__(self, tool: str, spec: TypeSpec[ModelT]) -> None:
         self.tool = tool
         self.spec = spec
         self.model = spec.model
         self._navigator: SchemaNavigator | None = None
+        self._schema_check = SchemaCheck(spec) if spec.check_schema else None
 
     def encode(self, result: ModelT) -> str:
         """The result as compact JSON with wire names; absent optional fields are left out."""
@@ -115,17 +128,22 @@ class ResultCodec(Generic[ModelT]):
 
     def coerce(self, value: Any) -> ModelT:
         """``value`` as the result model: kept if it already is one, validated otherwise."""
-        if isinstance(value, self.model):
+        if isinstance(value, self.model) and self._schema_check is None:
             return value
-        if isinstance(value, pydantic.BaseModel):
+        if isinstance(value, pydantic.BaseModel) and not isinstance(value, self.model):
             value = value.model_dump(by_alias=True)
         try:
-            return self.model.model_validate(value)
+            result = value if isinstance(value, self.model) else self.model.model_validate(value)
         except pydantic.ValidationError as exc:
             if self._navigator is None:
                 self._navigator = SchemaNavigator(self.spec.schema)
             issues = field_issues(exc.errors(include_url=False), self._navigator, value)
             raise ToolValidationError(self.tool, issues, input=value, kind="result") from None
+        if self._schema_check is not None:
+            # What the model will read: the result as encoded.
+            encoded = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            self._schema_check.check(self.tool, encoded, "result")
+        return result
 
     def decode(self, data: RawPayload) -> ModelT:
         """A result sent as JSON (by a remote server, say), validated."""
@@ -137,6 +155,24 @@ class ResultCodec(Generic[ModelT]):
                 raise ToolValidationError(self.tool, [issue], kind="result") from None
             return self.coerce(parsed)
         return self.coerce(data)
+
+
+class SchemaCheck:
+    """Validation of values against a spec's JSON Schema, for the parts kept verbatim."""
+
+    __slots__ = ("_validator",)
+
+    def __init__(self, spec: TypeSpec[Any]) -> None:
+        from jsonschema import Draft202012Validator
+
+        self._validator = Draft202012Validator(
+            spec.schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
+
+    def check(self, tool: str, value: Any, kind: str) -> None:
+        issues = schema_issues(self._validator, value)
+        if issues:
+            raise ToolValidationError(tool, issues, input=value, kind=kind)
 
 
 def parse_object(data: Any, tool: str) -> Mapping[str, Any]:

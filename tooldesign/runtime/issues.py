@@ -358,3 +358,67 @@ def _description(node: Mapping[str, Any] | None) -> str | None:
         return None
     text = node.get("description")
     return text if isinstance(text, str) else None
+
+
+_JSONSCHEMA_CONSTRAINTS: Mapping[str, Constraint] = {
+    "required": Constraint.MISSING_FIELD,
+    "type": Constraint.INVALID_FIELD_TYPE,
+    "enum": Constraint.INVALID_ENUM_VALUE,
+    "const": Constraint.INVALID_ENUM_VALUE,
+    "minimum": Constraint.INVALID_RANGE,
+    "maximum": Constraint.INVALID_RANGE,
+    "exclusiveMinimum": Constraint.INVALID_RANGE,
+    "exclusiveMaximum": Constraint.INVALID_RANGE,
+    "multipleOf": Constraint.INVALID_RANGE,
+    "minLength": Constraint.INVALID_LENGTH,
+    "maxLength": Constraint.INVALID_LENGTH,
+    "minItems": Constraint.INVALID_LENGTH,
+    "maxItems": Constraint.INVALID_LENGTH,
+    "minProperties": Constraint.INVALID_LENGTH,
+    "maxProperties": Constraint.INVALID_LENGTH,
+    "pattern": Constraint.INVALID_PATTERN,
+    "format": Constraint.INVALID_FORMAT,
+    "additionalProperties": Constraint.UNKNOWN_FIELD,
+    "unevaluatedProperties": Constraint.UNKNOWN_FIELD,
+}
+
+
+def schema_issues(validator: Any, value: Any) -> list[FieldIssue]:
+    """What a ``jsonschema`` validator finds wrong with ``value``, one issue per place.
+
+    For the parts of a schema kept verbatim (``Any(schema=...)``), which the model types
+    cannot check: the paths and constraints read like the codecs' other issues.
+    """
+    issues: list[FieldIssue] = []
+    seen: set[str] = set()
+    for error in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path)):
+        path = ""
+        for part in error.absolute_path:
+            path = _join(path, part)
+        constraint = _JSONSCHEMA_CONSTRAINTS.get(str(error.validator), Constraint.INVALID_FORMAT)
+        if constraint is Constraint.MISSING_FIELD and isinstance(error.validator_value, list):
+            missing = [
+                name
+                for name in error.validator_value
+                if isinstance(error.instance, Mapping) and name not in error.instance
+            ]
+            path = _join(path, missing[0]) if missing else path
+        if path in seen:
+            continue
+        seen.add(path)
+        node = error.schema if isinstance(error.schema, Mapping) else None
+        issues.append(
+            FieldIssue(
+                field=path,
+                constraint=constraint,
+                message=error.message,
+                description=_description(node),
+                actual=json_type(error.instance)
+                if constraint is not Constraint.MISSING_FIELD
+                else None,
+                allowed=tuple(node["enum"])
+                if node and isinstance(node.get("enum"), list)
+                else None,
+            )
+        )
+    return issues

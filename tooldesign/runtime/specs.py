@@ -26,6 +26,8 @@ class TypeSpec(Generic[ModelT]):
 
     ``schema`` is what a model sees (JSON Schema 2020-12; injected fields removed).
     ``field_descriptions`` maps dotted field paths (``devices[].id``) to design descriptions.
+    ``check_schema`` is set when parts of ``schema`` are kept verbatim (``Any(schema=...)``):
+    the model type cannot check those, so the codecs also validate values against ``schema``.
     """
 
     name: str
@@ -33,6 +35,7 @@ class TypeSpec(Generic[ModelT]):
     schema: JsonSchema
     example: Any = None
     field_descriptions: Mapping[str, str] = field(default_factory=dict)
+    check_schema: bool = False
 
 
 @dataclass(frozen=True, slots=True)

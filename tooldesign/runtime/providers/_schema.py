@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 Schema = dict[str, Any]
@@ -90,6 +90,56 @@ def split_keywords(
         elif key not in skip:
             dropped[key] = value
     return kept, dropped
+
+
+def merge_single_all_of(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``{"allOf": [X], …}`` as ``X`` with the other keywords over it; any other schema as is.
+
+    An ``allOf`` of one schema is how JSON Schema generators put a description beside a
+    ``$ref``; dialects without ``allOf`` take the merged form.
+    """
+    all_of = schema.get("allOf")
+    if type(all_of) is list and len(all_of) == 1 and isinstance(all_of[0], Mapping):
+        return {**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}
+    return schema
+
+
+# Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
+_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "$defs", "patternProperties", "dependentSchemas")
+
+
+def subschemas(schema: Mapping[str, Any]) -> Iterator[Any]:
+    """The schemas directly inside ``schema`` (never the data of ``enum``, ``default``…)."""
+    for key in _SUBSCHEMA:
+        if key in schema:
+            yield schema[key]
+    for key in _SUBSCHEMA_LISTS:
+        value = schema.get(key)
+        if type(value) is list:
+            yield from value
+    for key in _SUBSCHEMA_MAPS:
+        value = schema.get(key)
+        if isinstance(value, Mapping):
+            yield from value.values()
+
+
+def complete_arrays(schema: Any) -> None:
+    """Give every array schema without ``items`` an ``items: {}`` (any item), in place.
+
+    ``{"type": "array"}`` alone is valid JSON Schema, but OpenAI rejects a tool that has one
+    ("array schema missing items"); ``items: {}`` means the same and is accepted. Call it on a
+    copy: it changes the schema it is given.
+    """
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if "items" not in node and "array" in type_list(node):
+            node["items"] = {}
+        stack.extend(subschemas(node))
 
 
 def type_list(schema: Mapping[str, Any]) -> list[str]:

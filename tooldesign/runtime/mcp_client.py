@@ -1,0 +1,384 @@
+"""Calling the tools of an ``MCPToolset`` on their MCP server, with the official ``mcp`` client.
+
+A generated MCP executor hands each tool an :meth:`MCPClient.invoke`. The client connects
+lazily on the first call, shares one session between the toolset's tools, bounds every call
+by a timeout (a ``timeout`` retry hint), reconnects when the connection dropped (a stdio
+server that died is started again; see :meth:`MCPClient.call` for when a call is resent), and
+turns what the server says into what the runtime
+expects: ``isError`` results become error results whose text reaches the model as the server
+wrote it; other results are the structured content (or the JSON of the text content), which
+the runtime then checks against the tool's result type (``malformed_response`` when the server
+breaks its own schema). Nothing the server does makes a call raise.
+
+Needs the ``mcp`` extra (``pip install 'tooldesign[mcp]'``); it is imported on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tooldesign.runtime.errors import ToolError
+from tooldesign.runtime.hints import RetryHint, RetryReason
+from tooldesign.runtime.registration import Invoke, Outcome
+from tooldesign.runtime.result import ToolCallMeta, ToolResult
+from tooldesign.runtime.specs import ToolSpec
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.types import CallToolResult, Tool
+
+log = logging.getLogger("tooldesign.runtime.mcp_client")
+
+WRAPPED_RESULT_KEY = "result"
+"""Where MCP servers carry a result that is not an object (``{"result": …}``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MCPServerParams:
+    """Where an ``MCPToolset``'s tools live: a stdio ``command`` or a streamable-HTTP ``url``.
+
+    ``env`` and ``cwd`` apply to a stdio server, ``headers`` to an HTTP one; ``timeout`` bounds
+    one call (seconds). Generated ``specs.py`` modules declare one as ``MCP_SERVER``.
+    """
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float | None = None
+
+    @classmethod
+    def of(cls, server: MCPServerParams | str | Sequence[str]) -> MCPServerParams:
+        """``server`` as params: a URL or a command line (a string), or a command's arguments."""
+        if isinstance(server, MCPServerParams):
+            return server
+        if isinstance(server, str):
+            if server.startswith(("http://", "https://")):
+                return cls(url=server)
+            return cls(command=tuple(shlex.split(server)))
+        return cls(command=tuple(server))
+
+    def describe(self) -> str:
+        """For messages and logs (headers, which may hold credentials, are left out)."""
+        return self.url if self.url else shlex.join(self.command)
+
+
+class MCPClient:
+    """One MCP server's session, shared by the tools of a toolset.
+
+    ``server`` is where it lives (:class:`MCPServerParams`, a URL, a command line) or, for
+    tests, an in-process ``mcp`` server object. ``timeout`` bounds each call (the server's
+    own ``timeout`` wins when it sets one); ``connect_timeout`` bounds connecting.
+    """
+
+    def __init__(
+        self,
+        server: MCPServerParams | str | Sequence[str] | Any,
+        *,
+        timeout: float = 60.0,
+        connect_timeout: float = 30.0,
+    ) -> None:
+        self.server: Any = (
+            MCPServerParams.of(server) if isinstance(server, str | list | tuple) else server
+        )
+        params = self.server if isinstance(self.server, MCPServerParams) else None
+        self.timeout = params.timeout if params and params.timeout else timeout
+        self.connect_timeout = connect_timeout
+        self._connections: dict[asyncio.AbstractEventLoop, _Connection] = {}
+        self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
+    def describe(self) -> str:
+        if isinstance(self.server, MCPServerParams):
+            return self.server.describe()
+        return type(self.server).__name__
+
+    # ── calls ─────────────────────────────────────────────────────────────────────────────
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, retry_safe: bool = False
+    ) -> CallToolResult:
+        """Call a tool on the server.
+
+        A connection known to be closed (a stdio server that exited) is opened again first.
+        When the connection turns out to be dropped, the call is sent once more on a new one
+        if that is safe: the request was never written, or the tool is ``retry_safe`` (the
+        design says it is read-only or idempotent). Otherwise the call fails (the tool may
+        have acted) and the next call reconnects.
+
+        Raises :class:`MCPUnavailable` when the server cannot be reached, ``TimeoutError``
+        when the call takes longer than the timeout, :class:`MCPMalformedResult` when the
+        result breaks the server's own output schema, and the SDK's ``MCPError`` for a
+        protocol error the server answered with.
+        """
+        for attempt in (1, 2):
+            connection = await self._connection(fresh=attempt == 2)
+            try:
+                answer: CallToolResult = await connection.client.call_tool(
+                    name, dict(arguments), read_timeout_seconds=self.timeout
+                )
+                return answer
+            except Exception as exc:  # sorted below: unsent, dropped, timed out, or refused
+                if isinstance(exc, RuntimeError) and _BROKEN_OUTPUT.search(str(exc)):
+                    # The SDK checks results against the server's own output schema.
+                    raise MCPMalformedResult(str(exc)) from exc
+                if _is_timeout(exc):
+                    raise TimeoutError(
+                        f"the MCP server took longer than {self.timeout:g} s"
+                    ) from exc
+                if not _is_disconnect(exc):
+                    raise
+                connection.closed = True  # whatever happens now, the next call reconnects
+                if attempt == 1 and (retry_safe or _not_sent(exc)):
+                    log.warning("MCP server %s: connection lost; reconnecting", self.describe())
+                    continue
+                raise MCPUnavailable(self.describe(), exc) from exc
+        raise AssertionError("unreachable")
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool the server lists (all pages)."""
+        connection = await self._connection()
+        result = await connection.client.list_tools()
+        tools = list(result.tools)
+        cursor = result.next_cursor
+        while cursor:
+            page = await connection.client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+        return tools
+
+    def invoke(self, name: str, spec: ToolSpec[Any, Any]) -> Invoke:
+        """What a generated executor runs for the tool the server calls ``name``."""
+        unwrap = spec.result.schema.get("type") != "object"
+        retry_safe = bool(spec.annotations.read_only or spec.annotations.idempotent)
+
+        async def invoke(args: Any, meta: ToolCallMeta) -> Outcome:
+            arguments = args.model_dump(mode="json", by_alias=True, exclude_none=True)
+            try:
+                answer = await self.call(name, arguments, retry_safe=retry_safe)
+            except TimeoutError as exc:
+                return Outcome(_timed_out(name, str(exc)))
+            except MCPMalformedResult as exc:
+                return Outcome(_malformed(name, str(exc)))
+            except MCPUnavailable as exc:
+                log.error("MCP server %s is unavailable: %s", exc.server, exc.cause)
+                message = (
+                    f"Tool {name!r} is unavailable right now (its server cannot be reached). "
+                    "Try again later or use another tool."
+                )
+                return Outcome(ToolResult(name, error=ToolError(message, cause=exc)))
+            if answer.is_error:
+                text = _text_of(answer) or "the tool failed"
+                return Outcome(ToolResult(name, error=ToolError(text, details={"remote": True})))
+            return Outcome(_value_of(answer, unwrap))
+
+        return invoke
+
+    # ── connections ───────────────────────────────────────────────────────────────────────
+
+    async def _connection(self, *, fresh: bool = False) -> _Connection:
+        # One connection per event loop: a session belongs to the loop that opened it.
+        loop = asyncio.get_running_loop()
+        lock = self._locks.setdefault(loop, asyncio.Lock())
+        async with lock:
+            connection = self._connections.get(loop)
+            if connection is not None and (fresh or connection.closed):
+                await connection.close()
+                connection = None
+            if connection is None:
+                connection = _Connection(self._new_client)
+                try:
+                    await connection.open(self.connect_timeout)
+                except Exception as exc:  # any failure to connect is the same to a caller
+                    raise MCPUnavailable(self.describe(), exc) from exc
+                self._connections[loop] = connection
+            return connection
+
+    def _new_client(self) -> Client:
+        from mcp import Client, StdioServerParameters
+
+        server = self.server
+        if not isinstance(server, MCPServerParams):
+            return Client(server)
+        if server.url is not None:
+            if server.headers:
+                import httpx2
+                from mcp.client.streamable_http import streamable_http_client
+
+                http = httpx2.AsyncClient(headers=dict(server.headers))
+                return Client(streamable_http_client(server.url, http_client=http))
+            return Client(server.url)
+        command, *args = server.command
+        return Client(
+            StdioServerParameters(
+                command=command, args=args, env=dict(server.env) or None, cwd=server.cwd
+            )
+        )
+
+    async def aclose(self) -> None:
+        """Close this event loop's connection (a stdio server is stopped)."""
+        connection = self._connections.pop(asyncio.get_running_loop(), None)
+        if connection is not None:
+            await connection.close()
+
+
+class MCPUnavailable(Exception):
+    """The MCP server could not be reached (it did not start, or the connection dropped)."""
+
+    def __init__(self, server: str, cause: BaseException) -> None:
+        super().__init__(f"cannot reach the MCP server {server}: {type(cause).__name__}: {cause}")
+        self.server = server
+        self.cause = cause
+
+
+class MCPMalformedResult(Exception):
+    """The server answered with a result that breaks its own output schema."""
+
+
+_BROKEN_OUTPUT = re.compile(
+    r"^(Invalid structured content returned by tool|Tool \S+ has an output schema but did not)"
+)
+
+
+class _Connection:
+    """A connected ``mcp.Client``, owned by a task of its own.
+
+    The SDK's client must be entered and left by one task (its transports hold task groups),
+    while calls come from many: the owning task opens it, then waits until it is closed.
+    """
+
+    def __init__(self, make: Any) -> None:
+        self._make = make
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._error: BaseException | None = None
+        self.client: Any = None
+        self.closed = False
+
+    async def open(self, timeout: float) -> None:
+        self._task = asyncio.create_task(self._own())
+        try:
+            async with asyncio.timeout(timeout):
+                await self._ready.wait()
+        except TimeoutError:
+            await self.close()
+            raise TimeoutError(f"no answer from the server within {timeout:g} s") from None
+        if self.client is None:
+            raise self._error or ConnectionError("the server closed the connection")
+
+    async def _own(self) -> None:
+        try:
+            async with self._make() as client:
+                self.client = client
+                self._ready.set()
+                await self._stop.wait()
+        except BaseException as exc:  # recorded; the caller decides what it means
+            self._error = exc
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self.closed = True
+            self._ready.set()
+
+    async def close(self) -> None:
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                async with asyncio.timeout(5):
+                    await asyncio.shield(task)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+        self.closed = True
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import REQUEST_TIMEOUT
+
+    return isinstance(exc, TimeoutError) or (
+        isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT
+    )
+
+
+def _is_disconnect(exc: BaseException) -> bool:
+    import anyio
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_is_disconnect(inner) for inner in exc.exceptions)
+    return isinstance(
+        exc,
+        anyio.ClosedResourceError
+        | anyio.BrokenResourceError
+        | anyio.EndOfStream
+        | ConnectionError
+        | EOFError
+        | OSError,
+    ) or (isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED)
+
+
+def _not_sent(exc: BaseException) -> bool:
+    """The request could not be written: the server never saw it, so sending again is safe."""
+    import anyio
+
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_not_sent(inner) for inner in exc.exceptions)
+    return isinstance(exc, anyio.BrokenResourceError | anyio.ClosedResourceError | BrokenPipeError)
+
+
+def _text_of(result: CallToolResult) -> str:
+    from mcp.types import TextContent
+
+    return "\n".join(b.text for b in result.content if isinstance(b, TextContent)).strip()
+
+
+def _value_of(result: CallToolResult, unwrap: bool) -> Any:
+    """The tool's result value: structured content, else the JSON (or the text) it sent."""
+    value: Any = result.structured_content
+    if value is None:
+        text = _text_of(result)
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+    if unwrap and isinstance(value, dict) and set(value) == {WRAPPED_RESULT_KEY}:
+        return value[WRAPPED_RESULT_KEY]
+    return value
+
+
+def _malformed(name: str, detail: str) -> ToolResult:
+    log.error("tool %s: the MCP server broke its own output schema: %s", name, detail)
+    message = (
+        f"Tool {name!r} returned a malformed response. The problem is in the tool, not in your "
+        "arguments; try again later or use another tool."
+    )
+    hint = RetryHint(RetryReason.MALFORMED_RESPONSE, name, message)
+    result = ToolResult(
+        name, error=ToolError(message, details={"problem": detail}), retry_hint=hint
+    )
+    result.telemetry.outcome = str(RetryReason.MALFORMED_RESPONSE)
+    return result
+
+
+def _timed_out(name: str, detail: str) -> ToolResult:
+    message = (
+        f"Tool {name!r} did not answer in time ({detail}). Try again, or narrow the request so "
+        "it finishes sooner."
+    )
+    hint = RetryHint(RetryReason.TIMEOUT, name, message, restrict_to_tool=False)
+    result = ToolResult(name, error=ToolError(message), retry_hint=hint)
+    result.telemetry.outcome = str(RetryReason.TIMEOUT)
+    return result
+
+
+__all__ = ["MCPClient", "MCPMalformedResult", "MCPServerParams", "MCPUnavailable"]
