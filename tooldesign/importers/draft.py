@@ -126,6 +126,8 @@ class DraftTool:
     annotations: DraftAnnotations = field(default_factory=DraftAnnotations)
     source: str | None = None
     """Where the tool came from (``weather.py:12``, ``server weather``), written as a comment."""
+    remote_name: str | None = None
+    """For a tool of an MCP toolset: its name on the server, when the design's differs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,6 +123,8 @@ class _Writer:
         if tool.source:
             lines.append(f"{pad}# {_comment_text(tool.source)}")
         title = f", title={py_literal(tool.title)}" if tool.title else ""
+        if tool.remote_name:
+            title += f", remote_name={py_literal(tool.remote_name)}"
         lines.append(f"{pad}with Tool({_args(tool.name, tool.description)}{title}):")
         inner = _INDENT * (depth + 1)
         if tool.tags:

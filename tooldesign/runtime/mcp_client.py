@@ -154,6 +154,16 @@ class MCPClient:
             cursor = page.next_cursor
         return tools
 
+    async def server_info(self) -> tuple[str | None, str | None]:
+        """The server's name and its instructions, as it introduced itself (either may be absent)."""
+        connection = await self._connection()
+        info = connection.client.server_info
+        name = getattr(info, "name", None)
+        instructions = connection.client.instructions
+        return (name if isinstance(name, str) else None), (
+            instructions if isinstance(instructions, str) else None
+        )
+
     def invoke(self, name: str, spec: ToolSpec[Any, Any]) -> Invoke:
         """What a generated executor runs for the tool the server calls ``name``."""
         unwrap = spec.result.schema.get("type") != "object"
