@@ -1,0 +1,285 @@
+"""Translating MCP tool schemas into design drafts (no server needed: a pure function)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from tooldesign.importers.draft import (
+    ANY,
+    INT,
+    STRING,
+    ArrayOf,
+    DraftTool,
+    InlineObject,
+    MapOf,
+    MCPServerDraft,
+    Named,
+    OneOf,
+    Primitive,
+)
+from tooldesign.importers.mcp import tool_draft, tools_design
+from tooldesign.importers.writer import render
+
+from tests.conftest import Generated
+
+
+def draft(
+    input_schema: dict[str, Any], output: dict[str, Any] | None = None, **extra: Any
+) -> tuple[DraftTool, Any]:
+    tool = {"name": "t", "description": "A tool", "inputSchema": input_schema, **extra}
+    if output is not None:
+        tool["outputSchema"] = output
+    return tool_draft(tool)
+
+
+def args(tool: DraftTool) -> dict[str, Any]:
+    return {a.name: a for a in tool.args}
+
+
+def test_primitives_constraints_defaults_and_required() -> None:
+    tool, context = draft(
+        {
+            "type": "object",
+            "properties": {
+                "q": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 9,
+                    "pattern": "^a",
+                    "title": "Q",
+                },
+                "n": {"type": "integer", "minimum": 0, "exclusiveMaximum": 10, "default": 3},
+                "when": {"type": "string", "format": "date-time"},
+                "odd": {"type": "string", "format": "color"},
+                "bad_default": {"type": "integer", "minimum": 5, "default": 1},
+            },
+            "required": ["q"],
+        }
+    )
+    a = args(tool)
+    assert (a["q"].type, a["q"].required, a["q"].options) == (
+        STRING,
+        True,
+        {"min_length": 1, "max_length": 9, "pattern": "^a"},
+    )
+    assert a["n"].options == {"minimum": 0, "exclusive_maximum": 10, "default": 3}
+    assert a["when"].options == {"format": "date-time"}
+    assert a["odd"].options == {}
+    assert a["bad_default"].options == {"minimum": 5}
+    messages = [str(n) for n in context.notices]
+    assert "tool 't' › odd: format 'color' is not one the design checks; left out" in messages
+    assert "tool 't' › bad_default: its default 1 does not fit its type; left out" in messages
+
+
+def test_null_unions_enums_and_consts() -> None:
+    tool, context = draft(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
+                "b": {"type": ["string", "null"]},
+                "c": {"enum": ["x", "y", None]},
+                "d": {"const": "fixed"},
+                "e": {"enum": [1, "two"]},
+            },
+            "required": ["b"],
+        }
+    )
+    a = args(tool)
+    assert (a["a"].type, a["a"].required) == (INT, False)
+    assert (a["b"].type, a["b"].required) == (STRING, False)  # required-but-null: optional
+    assert a["c"].options == {"enum": ["x", "y"]}
+    assert a["d"].options == {"enum": ["fixed"]}
+    assert a["e"].type == Primitive("Any", {"enum": [1, "two"]})
+    assert any("› b: required but may be null" in str(n) for n in context.notices)
+
+
+def test_refs_become_named_types_and_recursion_is_by_name() -> None:
+    tool, context = draft(
+        {
+            "type": "object",
+            "properties": {"root": {"$ref": "#/$defs/Node", "description": "The root"}},
+            "required": ["root"],
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "description": "A node",
+                    "properties": {
+                        "label": {"type": "string"},
+                        "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}, "maxItems": 5},
+                        "color": {"$ref": "#/$defs/Color"},
+                    },
+                    "required": ["label"],
+                },
+                "Color": {"type": "string", "enum": ["red", "blue"]},
+            },
+        }
+    )
+    root = args(tool)["root"]
+    assert (root.type, root.description) == (Named("Node"), "The root")
+    node = context.types["Node"]
+    fields = {a.name: a for a in node.attributes}
+    assert fields["kids"].type == ArrayOf(Named("Node"))
+    assert fields["kids"].options == {"max_items": 5}
+    assert (fields["color"].type, fields["color"].options) == (STRING, {"enum": ["red", "blue"]})
+
+
+def test_unions_of_objects_become_named_variants_with_a_discriminator() -> None:
+    tool, context = draft(
+        {
+            "type": "object",
+            "properties": {
+                "shape": {
+                    "oneOf": [
+                        {
+                            "type": "object",
+                            "title": "Circle",
+                            "properties": {"kind": {"const": "circle"}, "r": {"type": "number"}},
+                            "required": ["kind", "r"],
+                        },
+                        {
+                            "type": "object",
+                            "title": "Square",
+                            "properties": {"kind": {"const": "square"}, "side": {"type": "number"}},
+                            "required": ["kind", "side"],
+                        },
+                    ]
+                },
+                "id": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            },
+        }
+    )
+    a = args(tool)
+    assert a["shape"].type == OneOf((Named("Circle"), Named("Square")), "kind")
+    assert a["id"].type == OneOf((STRING, INT))
+    assert set(context.types) == {"Circle", "Square"}
+
+
+def test_maps_inline_objects_and_what_the_dsl_cannot_say() -> None:
+    tool, context = draft(
+        {
+            "type": "object",
+            "properties": {
+                "labels": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "free": {"type": "object"},
+                "window": {
+                    "type": "object",
+                    "properties": {"start": {"type": "integer"}},
+                    "required": ["start"],
+                },
+                "coded": {"type": "object", "patternProperties": {"^x-": {"type": "string"}}},
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
+                "anything": {},
+            },
+        }
+    )
+    a = args(tool)
+    assert a["labels"].type == MapOf(INT)
+    assert a["free"].type == MapOf(ANY)
+    assert isinstance(a["window"].type, InlineObject)
+    assert a["coded"].type == Primitive(
+        "Any", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}}
+    )
+    assert isinstance(a["pair"].type, Primitive) and a["pair"].type.schema is not None
+    assert a["anything"].type == ANY
+    verbatim = [str(n) for n in context.notices if "verbatim" in str(n)]
+    assert verbatim == [
+        "tool 't' › coded: keyword(s) patternProperties has no design equivalent: kept verbatim as Any(schema=...)",
+        "tool 't' › pair: keyword(s) prefixItems has no design equivalent: kept verbatim as Any(schema=...)",
+    ]
+
+
+def test_results_unwrap_the_mcp_result_convention() -> None:
+    wrapped, _ = draft(
+        {"type": "object"},
+        {"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]},
+    )
+    assert wrapped.result is not None and wrapped.result.type == INT
+    listed, _ = draft(
+        {"type": "object"},
+        {
+            "type": "object",
+            "title": "Report",
+            "properties": {"rows": {"type": "array", "items": {"type": "string"}}},
+        },
+    )
+    assert listed.result is not None and listed.result.type == Named("Report")
+    untyped, _ = draft({"type": "object"})
+    assert untyped.result is not None and untyped.result.type == ANY
+
+
+def test_names_titles_and_annotations() -> None:
+    tool, _ = draft(
+        {"type": "object"},
+        name="files.delete",
+        title="Delete a file",
+        annotations={"destructiveHint": True, "readOnlyHint": False, "title": "x"},
+    )
+    assert (tool.name, tool.remote_name, tool.title) == (
+        "files_delete",
+        "files.delete",
+        "Delete a file",
+    )
+    assert tool.annotations.given() == {"read_only": False, "destructive": True}
+
+
+ODD_SERVER_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "search.docs",
+        "description": 'Find "docs" — with a backslash \\ and {{braces}}',
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 2},
+                "filters": {"type": "object", "patternProperties": {"^f_": {"type": "string"}}},
+                "node": {"$ref": "#/$defs/Node"},
+            },
+            "required": ["query"],
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}, "next": {"$ref": "#/$defs/Node"}},
+                    "required": ["name"],
+                }
+            },
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"result": {"type": "array", "items": {"type": "string"}}},
+            "required": ["result"],
+        },
+    },
+    {"name": "ping", "inputSchema": {"type": "object"}},
+]
+
+
+def test_a_translated_server_generates_and_its_codecs_check_verbatim_parts(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    result = tools_design(
+        ODD_SERVER_TOOLS,
+        MCPServerDraft(url="https://example.invalid/mcp"),
+        service="odd",
+        toolset="odd",
+        server_label="odd",
+    )
+    generated = gen_design(render(result.design))
+    specs = generated.module("odd.toolsets.odd.specs")
+    assert specs.MCP_SERVER.url == "https://example.invalid/mcp"
+    search = specs.SPECS[0]
+    assert (search.name, search.description) == (
+        "search_docs",
+        'Find "docs" — with a backslash \\ and {{braces}}',
+    )
+    assert search.payload.check_schema is True
+    codecs = generated.module("odd.toolsets.odd.codecs")
+    from tooldesign.runtime import ToolValidationError
+
+    codecs.decode_search_docs_payload({"query": "ab", "filters": {"f_a": "x"}})
+    with pytest.raises(ToolValidationError) as caught:
+        codecs.decode_search_docs_payload({"query": "ab", "filters": {"f_a": 3}})
+    [issue] = caught.value.issues
+    assert (issue.field, issue.constraint) == ("filters.f_a", "invalid_field_type")
+    assert specs.SPECS[1].description == "Ping"  # no description from the server
