@@ -8,9 +8,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
-    """Every file below ``root`` with its content (for before/after comparisons)."""
+    """Every file below ``root`` with its content (for before/after comparisons).
+
+    Python's bytecode caches are left out: importing the generated packages writes them
+    wherever ``PYTHONDONTWRITEBYTECODE`` is not set.
+    """
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file()
+        if p.is_file() and "__pycache__" not in p.parts
     }
