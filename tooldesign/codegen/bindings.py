@@ -507,18 +507,21 @@ class BindingsBuilder:
         else:
             # A sync method may block: a worker thread keeps the event loop free.
             call = f"await asyncio.to_thread({target}, {call_args})"
+        # The runtime runs the result transform (``convert``): a value the tool's result type
+        # rejects is then answered as the tool's malformed response, with the field named.
+        convert = f"convert=tr.{names['result']}"
         if plan.result.app_type is None:
-            lines = [call, f"result = tr.{names['result']}(None)"]
+            lines = [call, f"return rt.Outcome(None, {convert})"]
         else:
-            lines = [f"returned = {call}", f"result = tr.{names['result']}(returned)"]
-        if plan.server_data:
-            producers = ", ".join(
-                f"{sd.kind!r}: lambda: tr.{names['sd:' + sd.kind]}(returned)"
-                for sd in plan.server_data
-            )
-            lines.append(f"return rt.Outcome(result, server_data={{{producers}}})")
-        else:
-            lines.append("return rt.Outcome(result)")
+            lines = [f"returned = {call}"]
+            if plan.server_data:
+                producers = ", ".join(
+                    f"{sd.kind!r}: lambda: tr.{names['sd:' + sd.kind]}(returned)"
+                    for sd in plan.server_data
+                )
+                lines.append(f"return rt.Outcome(returned, server_data={{{producers}}}, {convert})")
+            else:
+                lines.append(f"return rt.Outcome(returned, {convert})")
         params = f"service: {service}" if plan.owner is not None and service else ""
         inner = (
             f"async def invoke(args: t.{self.payload_class(tool)}, meta: rt.ToolCallMeta) -> rt.Outcome:",

@@ -82,7 +82,8 @@ class PayloadCodec(Generic[ModelT]):
                 )
                 return Decoded(value)
             except pydantic.ValidationError as exc:
-                raise self._invalid(exc, _parse_or_keep(data)) from None
+                if not _is_blank(data):
+                    raise self._invalid(exc, _parse_or_keep(data)) from None
         raw = parse_object(data, self.tool)
         discarded = tuple(name for name in self._injected if name in raw)
         arguments = (
@@ -176,8 +177,14 @@ class SchemaCheck:
 
 
 def parse_object(data: Any, tool: str) -> Mapping[str, Any]:
-    """The payload as a JSON object, or a validation error saying why it is not one."""
+    """The payload as a JSON object, or a validation error saying why it is not one.
+
+    Blank text is no arguments at all (``{}``): some providers send an empty string when a
+    model calls a tool without arguments.
+    """
     if isinstance(data, str | bytes | bytearray):
+        if _is_blank(data):
+            return {}
         try:
             data = pydantic_core.from_json(data)
         except ValueError as exc:
@@ -198,6 +205,10 @@ def parse_object(data: Any, tool: str) -> Mapping[str, Any]:
         )
         raise ToolValidationError(tool, [issue], input=data)
     return data
+
+
+def _is_blank(data: str | bytes | bytearray) -> bool:
+    return not data or data.isspace()
 
 
 def _parse_or_keep(data: str | bytes | bytearray) -> Any:

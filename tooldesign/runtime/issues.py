@@ -27,7 +27,17 @@ _RANGE_ERRORS = frozenset(
 )
 _LENGTH_ERRORS = frozenset({"string_too_short", "string_too_long", "too_short", "too_long"})
 _ENUM_ERRORS = frozenset({"literal_error", "enum"})
-_FORMAT_PREFIXES = ("datetime_", "date_", "time_", "timedelta_", "uuid_", "ip_", "url_", "email")
+_FORMAT_PREFIXES = (
+    "datetime_",
+    "date_",
+    "time_",
+    "timedelta_",
+    "timezone_",
+    "uuid_",
+    "ip_",
+    "url_",
+    "email",
+)
 _BOUND_KEYWORDS = (
     "minimum",
     "maximum",
@@ -278,6 +288,9 @@ def _message(
         return f"must match the pattern {(node or {}).get('pattern', '')}{got}"
     if constraint is Constraint.INVALID_FORMAT:
         fmt = (node or {}).get("format")
+        if error["type"].startswith("timezone_"):
+            # A valid-looking time without an offset: say what is missing, not just "invalid".
+            return f"must be a {fmt or 'date-time'} with a timezone offset, such as 2026-01-31T09:30:00Z{got}"
         if fmt:
             return f"must be a valid {fmt}{got}"
         return f"{error.get('msg', 'invalid format')}{got}"

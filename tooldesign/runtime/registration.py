@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tooldesign.errors import UserError
 from tooldesign.runtime.codec import PayloadCodec, ResultCodec
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.specs import ToolSpec
@@ -23,11 +24,14 @@ class Outcome:
 
     ``value`` is the result (a generated model, a dict, a primitive) or a ``ToolResult``;
     ``server_data`` maps a kind to a function producing its data, called only when the kind is
-    on for the call.
+    on for the call. ``convert``, when set, turns ``value`` (what a bound method returned) into
+    the tool's result type: the runtime runs it, so a method result the tool's type rejects is
+    answered as a malformed response, not as a crash in the executor.
     """
 
     value: Any
     server_data: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    convert: Callable[[Any], Any] | None = None
 
 
 Invoke = Callable[[Any, ToolCallMeta], Awaitable[Outcome]]
@@ -68,7 +72,7 @@ class ToolsetRegistration:
         return f"{self.service}.{self.toolset}"
 
 
-class RegistrationError(Exception):
+class RegistrationError(UserError):
     """A registration that cannot work: a missing handler or service, a clashing tool name…"""
 
 

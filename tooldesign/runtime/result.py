@@ -76,12 +76,16 @@ class ToolCallMeta:
     server_data: Mapping[str, bool] = field(default_factory=dict)
 
     def value_for(self, name: str) -> Any:
-        """The value an injected field called ``name`` takes, or ``None`` if the caller gave none."""
+        """The value an injected field called ``name`` takes, or ``None`` if the caller gave none.
+
+        An empty string counts as none: a tool must never run with a blank session or user id.
+        """
         if name in _META_FIELDS:
             value = getattr(self, name)
-            if value is not None:
+            if value is not None and value != "":
                 return value
-        return self.labels.get(name)
+        value = self.labels.get(name)
+        return None if value == "" else value
 
 
 _META_FIELDS = frozenset({"run_id", "session_id", "turn_id", "tool_call_id", "parent_tool_call_id"})

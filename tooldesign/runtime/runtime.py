@@ -17,8 +17,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pydantic_core
 from tooldesign.runtime.codec import PayloadCodec
-from tooldesign.runtime.errors import FieldIssue, ToolError, ToolFailure, ToolValidationError
+from tooldesign.runtime.errors import (
+    Constraint,
+    FieldIssue,
+    ToolError,
+    ToolFailure,
+    ToolValidationError,
+)
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.registration import (
     CallNext,
@@ -191,6 +198,10 @@ class Runtime:
                 if request.name != tool.spec.id:
                     request = ToolRequest(tool.spec.id, request.payload, meta)
                 result = await tool.chain(request, meta)
+            if not isinstance(result, ToolResult):
+                raise TypeError(
+                    f"an interceptor answered with {type(result).__name__}, not a ToolResult"
+                )
         except Exception as exc:  # an interceptor's bug: still an answer, never a crash
             log.exception("interceptor failed for %s", request.name)
             result = ToolResult.failure(
@@ -220,18 +231,20 @@ class Runtime:
     async def _unavailable(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
         names = sorted({t.spec.name for t in self._tools.values()})
         listed = ", ".join(names) or "none"
-        message = f"There is no tool named {request.name!r}. Available tools: {listed}."
+        message = f"There is no tool named {_quoted(request.name)}. Available tools: {listed}."
         hint = RetryHint(
             RetryReason.TOOL_UNAVAILABLE, request.name, message, valid_tools=tuple(names)
         )
         result = ToolResult(
-            request.name, error=ToolError(f"unknown tool {request.name!r}"), retry_hint=hint
+            request.name, error=ToolError(f"unknown tool {_quoted(request.name)}"), retry_hint=hint
         )
         result.telemetry.outcome = str(RetryReason.TOOL_UNAVAILABLE)
         return result
 
     async def _core(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
-        tool = self._tools[request.name]
+        tool = self._tools.get(request.name)
+        if tool is None:  # renamed by an interceptor, or unregistered while the call waited
+            return await self._unavailable(request, meta)
         spec = tool.spec
         binding = tool.binding
         telemetry = ToolTelemetry()
@@ -288,9 +301,17 @@ class Runtime:
         )
         log.error("tool %s cannot run: %s", spec.id, detail)
         telemetry.outcome = "missing_injected" if missing else "invalid_injected"
-        message = f"Tool {spec.name!r} cannot run in this context ({detail})."
+        # Injected fields are hidden from the model, and it cannot supply them: the text names
+        # neither them nor their values; the details (for the application) do.
+        message = (
+            f"Tool {spec.name!r} cannot run in this context: the application did not provide what "
+            "it needs. This is not a problem with your arguments; do not retry this call."
+        )
+        wrong = sorted({_top_field(i) for i in error.issues})
         return ToolResult(
-            spec.id, error=ToolError(message, details={"fields": missing}), telemetry=telemetry
+            spec.id,
+            error=ToolError(message, details={"problem": detail, "fields": missing or wrong}),
+            telemetry=telemetry,
         )
 
     def _failed(
@@ -321,6 +342,18 @@ class Runtime:
     ) -> ToolResult:
         value = outcome.value
         extra: tuple[ServerDataItem, ...] = ()
+        if outcome.convert is not None:
+            try:
+                value = outcome.convert(value)
+            # The method returned what its tool's result type rejects (_malformed logs it).
+            except Exception as exc:  # noqa: BLE001
+                return self._malformed(
+                    spec,
+                    f"the method's result cannot become the tool's result ({type(exc).__name__})",
+                    _result_issues(binding, value),
+                    telemetry,
+                    cause=exc,
+                )
         if isinstance(value, ToolResult):  # a handler answering with a full result
             if not value.ok:
                 value.name = spec.id
@@ -345,6 +378,12 @@ class Runtime:
         # 7. Server data: validated, and only the kinds that are on for this call.
         server_data = self._server_data(spec, outcome.server_data, extra, meta, telemetry)
         # 8. Encode.
+        try:
+            encoded = binding.result.encode(result)
+        # A value JSON cannot carry (in a field typed Any, say); _malformed logs it.
+        except Exception as exc:  # noqa: BLE001
+            problem = f"the result cannot be encoded as JSON ({type(exc).__name__})"
+            return self._malformed(spec, problem, (), telemetry, cause=exc)
         telemetry.outcome = "ok"
         return ToolResult(
             spec.id,
@@ -352,7 +391,7 @@ class Runtime:
             bounds=bounds,
             server_data=server_data,
             telemetry=telemetry,
-            result_json=binding.result.encode(result),
+            result_json=encoded,
         )
 
     def _malformed(
@@ -361,6 +400,8 @@ class Runtime:
         problem: str,
         issues: Sequence[FieldIssue],
         telemetry: ToolTelemetry,
+        *,
+        cause: BaseException | None = None,
     ) -> ToolResult:
         details = "; ".join(issue.describe() for issue in issues)
         log.error(
@@ -368,6 +409,7 @@ class Runtime:
             spec.id,
             problem,
             details,
+            exc_info=cause,
         )
         telemetry.outcome = str(RetryReason.MALFORMED_RESPONSE)
         message = (
@@ -377,7 +419,7 @@ class Runtime:
         hint = RetryHint(RetryReason.MALFORMED_RESPONSE, spec.name, message, issues=tuple(issues))
         return ToolResult(
             spec.id,
-            error=ToolError(message, details={"problem": problem}),
+            error=ToolError(message, cause=cause, details={"problem": problem}),
             retry_hint=hint,
             telemetry=telemetry,
         )
@@ -438,6 +480,30 @@ def bounds_problems(bounds: Bounds) -> list[str]:
     if bounds.truncated and not (bounds.refinement_hint or bounds.next_cursor):
         problems.append("a truncated result must carry a refinement_hint or a next cursor")
     return problems
+
+
+def _result_issues(binding: ToolBinding, returned: Any) -> tuple[FieldIssue, ...]:
+    """Which fields of a method's result the tool's result type rejects, by path.
+
+    The transform stops at the first nested value that fails; validating the whole result as
+    plain JSON data names every bad field with its full path (``devices[0].id``). Fields the
+    transform leaves out are not the tool's concern, so unknown-field issues are dropped.
+    """
+    try:
+        binding.result.coerce(pydantic_core.to_jsonable_python(returned))
+    except ToolValidationError as error:
+        return tuple(i for i in error.issues if i.constraint is not Constraint.UNKNOWN_FIELD)
+    except Exception:  # noqa: BLE001 - only an explanation is at stake; the log has the cause
+        return ()
+    return ()
+
+
+def _quoted(name: str) -> str:
+    """A tool name as the model wrote it, quoted and cut short (it may be anything)."""
+    return repr(name) if len(name) <= _MAX_NAME_SHOWN else repr(name[:_MAX_NAME_SHOWN]) + "…"
+
+
+_MAX_NAME_SHOWN = 80
 
 
 def _top_field(issue: FieldIssue) -> str:

@@ -111,8 +111,7 @@ def _bind_list_devices(service: app_services.DeviceService) -> rt.Invoke:
         returned = await asyncio.to_thread(
             service.list_devices, tr.to_method_payload_list_devices(args)
         )
-        result = tr.to_tool_return_list_devices(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_list_devices)
 
     return invoke
 
@@ -120,7 +119,6 @@ def _bind_list_devices(service: app_services.DeviceService) -> rt.Invoke:
 def _bind_get_device(service: app_services.DeviceService) -> rt.Invoke:
     async def invoke(args: t.GetDevicePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = await service.get_device(**tr.to_method_payload_get_device(args))
-        result = tr.to_tool_return_get_device(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_get_device)
 
     return invoke

@@ -93,8 +93,7 @@ def new_registration(
 def _bind_search_docs(service: app_services.DocumentService) -> rt.Invoke:
     async def invoke(args: t.SearchDocsPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = await asyncio.to_thread(service.search, **tr.to_method_payload_search_docs(args))
-        result = tr.to_tool_return_search_docs(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_search_docs)
 
     return invoke
 
@@ -104,7 +103,6 @@ def _bind_answer_question() -> rt.Invoke:
         returned = await asyncio.to_thread(
             app_services.answer_question, **tr.to_method_payload_answer_question(args)
         )
-        result = tr.to_tool_return_answer_question(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_answer_question)
 
     return invoke

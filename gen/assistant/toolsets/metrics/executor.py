@@ -72,9 +72,8 @@ def new_registration(
 def _bind_get_time_series(service: app_services.MetricsService) -> rt.Invoke:
     async def invoke(args: t.GetTimeSeriesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = await service.get_time_series(**tr.to_method_payload_get_time_series(args))
-        result = tr.to_tool_return_get_time_series(returned)
         return rt.Outcome(
-            result,
+            returned,
             server_data={
                 "atlas.time_series": lambda: tr.to_server_data_get_time_series_atlas_time_series(
                     returned
@@ -83,6 +82,7 @@ def _bind_get_time_series(service: app_services.MetricsService) -> rt.Invoke:
                     returned
                 ),
             },
+            convert=tr.to_tool_return_get_time_series,
         )
 
     return invoke

@@ -93,8 +93,7 @@ def _bind_get_profile(service: app_services.ProfileService) -> rt.Invoke:
         returned = await asyncio.to_thread(
             service.get_profile, **tr.to_method_payload_get_profile(args)
         )
-        result = tr.to_tool_return_get_profile(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_get_profile)
 
     return invoke
 
@@ -104,7 +103,6 @@ def _bind_update_preferences(service: app_services.ProfileService) -> rt.Invoke:
         returned = await asyncio.to_thread(
             service.update_preferences, **tr.to_method_payload_update_preferences(args)
         )
-        result = tr.to_tool_return_update_preferences(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_update_preferences)
 
     return invoke

@@ -111,8 +111,7 @@ def _bind_list_sites(service: app_services.SiteService) -> rt.Invoke:
         returned = await asyncio.to_thread(
             service.list_sites, **tr.to_method_payload_list_sites(args)
         )
-        result = tr.to_tool_return_list_sites(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_list_sites)
 
     return invoke
 
@@ -120,8 +119,7 @@ def _bind_list_sites(service: app_services.SiteService) -> rt.Invoke:
 def _bind_get_site(service: app_services.SiteService) -> rt.Invoke:
     async def invoke(args: t.GetSitePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = await asyncio.to_thread(service.get_site, **tr.to_method_payload_get_site(args))
-        result = tr.to_tool_return_get_site(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_get_site)
 
     return invoke
 
@@ -129,7 +127,6 @@ def _bind_get_site(service: app_services.SiteService) -> rt.Invoke:
 def _bind_get_topology(service: app_services.SiteService) -> rt.Invoke:
     async def invoke(args: t.GetTopologyPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = await service.get_topology(**tr.to_method_payload_get_topology(args))
-        result = tr.to_tool_return_get_topology(returned)
-        return rt.Outcome(result)
+        return rt.Outcome(returned, convert=tr.to_tool_return_get_topology)
 
     return invoke
