@@ -282,7 +282,8 @@ async def test_meta_for_maps_the_request_to_the_application_s_session(mode: str)
     assert nobody.is_error is True
     [block] = nobody.content
     assert isinstance(block, types.TextContent)
-    assert "cannot run in this context" in block.text and "session_id" in block.text
+    # The model learns the call cannot run here, never the hidden field behind it.
+    assert "cannot run in this context" in block.text and "session_id" not in block.text
 
 
 async def test_meta_for_can_refuse_a_call_and_its_bugs_do_not_leak(mode: str) -> None:
