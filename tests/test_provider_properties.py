@@ -11,22 +11,29 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from anthropic.types import ToolParam
 from google.genai import types as genai
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from mcp import types as mcp
+from pydantic import TypeAdapter
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.providers import (
+    ExportError,
     ToolDescription,
     anthropic_strict_schema,
     check_anthropic_strict,
     check_openai_strict,
+    export_tools,
     gemini_parameters,
     openai_strict_schema,
+    prompt_listing,
 )
-from tooldesign.runtime.providers._schema import strip_forced_nulls
+from tooldesign.runtime.providers._schema import strip_forced_nulls, type_list
 
 from tests.strategies import from_schema
+from tests.test_providers import valid_gemini_declaration
 
 META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 NAMES = st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon", "zeta"])
@@ -170,16 +177,24 @@ def test_a_strict_anthropic_export_passes_the_checker_or_names_what_it_cannot_ex
         assert not list(META.iter_errors(out))
 
 
+def is_recursive(schema: Mapping[str, Any]) -> bool:
+    return "children" in json.dumps(schema.get("$defs", {}))
+
+
 @SETTINGS
 @given(tool_schema())
-def test_a_gemini_export_is_a_valid_declaration_unless_recursive(schema: dict[str, Any]) -> None:
+def test_a_gemini_export_is_a_valid_declaration_or_names_what_it_cannot_express(
+    schema: dict[str, Any],
+) -> None:
     out, problems = gemini_parameters(describe(schema))
-    if problems:
-        assert {p.kind for p in problems} == {"recursive"}
-        assert "children" in json.dumps(schema)
-    else:
-        genai.FunctionDeclaration.model_validate({"name": "tool", "parameters": out})
-        assert "$ref" not in json.dumps(out)
+    kinds = {p.kind for p in problems}
+    assert kinds <= {"recursive", "open_map"}
+    assert ("open_map" in kinds) == has(schema, is_map)
+    assert "recursive" not in kinds or is_recursive(schema)
+    if is_recursive(schema) and not has(schema, is_map):
+        assert "recursive" in kinds
+    if not problems:
+        valid_gemini_declaration({"name": "tool", "parameters": out})
 
 
 def add_forced_nulls(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any]) -> Any:
@@ -218,3 +233,135 @@ def test_stripping_forced_nulls_gives_back_what_the_model_meant(
     assert not problems
     assert not list(Draft202012Validator(strict).iter_errors(sent))  # strict mode allows it
     assert strip_forced_nulls(sent, schema) == value
+
+
+# ── any JSON Schema a catalog may carry ──────────────────────────────────────────────────
+# Catalogs written by other tools, and schemas kept verbatim from imports, can use any
+# keyword. Whatever they hold, an export either names what it cannot express or produces
+# what the provider takes; it never crashes and never changes its input.
+
+KEYWORD_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "description": TEXT,
+    "title": TEXT,
+    "format": st.sampled_from(["date-time", "uri", "email", "int32", "float", "uuid", "color"]),
+    "minLength": st.integers(0, 5),
+    "maxLength": st.integers(5, 50),
+    "pattern": st.just("^[a-z]+$"),
+    "minimum": st.integers(-5, 5),
+    "exclusiveMaximum": st.integers(6, 50),
+    "multipleOf": st.just(2),
+    "minItems": st.integers(0, 3),
+    "maxItems": st.integers(3, 9),
+    "uniqueItems": st.booleans(),
+    "minProperties": st.integers(0, 2),
+    "default": st.one_of(st.none(), st.integers(0, 3), TEXT),
+    "examples": st.lists(st.one_of(st.integers(0, 3), TEXT), max_size=2),
+    "enum": st.lists(
+        st.one_of(st.none(), st.booleans(), st.integers(0, 9), TEXT, st.just({"a": 1})),
+        min_size=1,
+        max_size=4,
+    ),
+    "const": st.one_of(st.none(), st.booleans(), st.integers(0, 9), TEXT),
+    "nullable": st.booleans(),
+    "deprecated": st.booleans(),
+    "discriminator": st.just({"propertyName": "kind"}),
+}
+TYPES = st.sampled_from(["string", "integer", "number", "boolean", "object", "array", "null"])
+
+
+@st.composite
+def any_schema(draw: Any, depth: int = 2) -> dict[str, Any]:
+    schema: dict[str, Any] = {}
+    shape = draw(st.sampled_from(["typed", "types", "untyped", "ref", "union", "all_of"]))
+    if shape == "typed":
+        schema["type"] = draw(TYPES)
+    elif shape == "types":
+        schema["type"] = draw(st.lists(TYPES, min_size=2, max_size=3, unique=True))
+    elif shape == "ref":
+        schema["$ref"] = draw(st.sampled_from(["#/$defs/A", "#/$defs/B", "#", "#/$defs/Nope"]))
+    child = st.deferred(lambda: any_schema(depth - 1)) if depth > 0 else st.just({"type": "string"})
+    if shape == "union":
+        schema[draw(st.sampled_from(["anyOf", "oneOf"]))] = draw(
+            st.lists(child, min_size=1, max_size=3)
+        )
+    elif shape == "all_of":
+        schema["allOf"] = draw(st.lists(child, min_size=1, max_size=2))
+    types = type_list(schema)
+    if "object" in types or (shape == "untyped" and draw(st.booleans())):
+        names = draw(
+            st.lists(st.sampled_from(["a", "b", "kind", "x-y", "type"]), max_size=3, unique=True)
+        )
+        schema["properties"] = {name: draw(child) for name in names}
+        if names and draw(st.booleans()):
+            schema["required"] = draw(st.lists(st.sampled_from([*names, "ghost"]), unique=True))
+        extra = draw(st.sampled_from(["closed", "open", "map", "none"]))
+        if extra != "none":
+            schema["additionalProperties"] = {"closed": False, "open": True, "map": draw(child)}[
+                extra
+            ]
+    if "array" in types and draw(st.booleans()):
+        schema["items"] = draw(child)
+    if draw(st.booleans()):
+        keyword = draw(st.sampled_from(["not", "if", "prefixItems"]))
+        schema[keyword] = [draw(child)] if keyword == "prefixItems" else draw(child)
+    for key in draw(st.lists(st.sampled_from(sorted(KEYWORD_VALUES)), max_size=4, unique=True)):
+        schema[key] = draw(KEYWORD_VALUES[key])
+    return schema
+
+
+@st.composite
+def any_tool_schema(draw: Any) -> dict[str, Any]:
+    names = draw(
+        st.lists(st.sampled_from(["a", "b", "c", "x-y"]), min_size=0, max_size=3, unique=True)
+    )
+    root: dict[str, Any] = {
+        "type": "object",
+        "properties": {name: draw(any_schema()) for name in names},
+    }
+    if draw(st.booleans()):
+        root["additionalProperties"] = False
+    root["$defs"] = {"A": draw(any_schema(depth=1)), "B": {"type": "string"}}
+    return root
+
+
+PROBLEM_KINDS = {"open_map", "untyped", "recursive", "unsupported", "bad_ref", "invalid_name"}
+
+
+def export_or_problems(schema: dict[str, Any], provider: Any, **options: Any) -> list[Any] | None:
+    """The export of one tool with ``schema``, or ``None`` when it names what it cannot do."""
+    tool = describe(schema)
+    try:
+        return export_tools([tool], provider, **options)
+    except ExportError as error:
+        assert error.problems
+        for problem in error.problems:
+            assert problem.kind in PROBLEM_KINDS and problem.message and problem.tool == tool.id
+        return None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_tool_schema())
+def test_any_json_schema_exports_or_names_what_it_cannot_express(schema: dict[str, Any]) -> None:
+    assert not list(META.iter_errors(schema))
+    before = json.dumps(schema, sort_keys=True)
+    [chat] = export_or_problems(schema, "openai") or [None]
+    assert chat is not None  # without strict, anything goes
+    parameters = chat["function"]["parameters"]
+    assert not list(META.iter_errors(parameters))
+    assert not [p for p in check_openai_strict(parameters) if "missing items" in p]
+    for exported in export_or_problems(schema, "openai", strict=True) or []:
+        assert check_openai_strict(exported["function"]["parameters"]) == []
+        assert not list(META.iter_errors(exported["function"]["parameters"]))
+    for exported in export_or_problems(schema, "anthropic", strict=True) or []:
+        TypeAdapter(ToolParam).validate_python(exported)
+        assert check_anthropic_strict(exported["input_schema"]) == []
+        assert not list(META.iter_errors(exported["input_schema"]))
+    for exported in export_or_problems(schema, "gemini") or []:
+        valid_gemini_declaration(exported)
+    for exported in export_or_problems(schema, "gemini", api="json_schema") or []:
+        genai.FunctionDeclaration.model_validate(exported)
+    for exported in export_or_problems(schema, "mcp") or []:
+        tool = mcp.Tool.model_validate(exported)
+        assert not list(META.iter_errors(tool.input_schema))
+    assert prompt_listing([describe(schema)]).startswith("# Tools")
+    assert json.dumps(schema, sort_keys=True) == before

@@ -101,13 +101,73 @@ def test_anthropic_exports_are_valid_tool_params(example_specs: list[ToolSpec[An
                 assert entry["input_schema"] == dict(spec.payload.schema)
 
 
+def gemini_api_problems(schema: genai.Schema | None, path: str = "") -> list[str]:
+    """Rules the Gemini API enforces beyond what ``genai.Schema`` checks: an OBJECT declares its
+    properties (and requires only those), an ARRAY has items, enums are typed STRING or INTEGER
+    (with ``format: enum``), and the Gemini API takes no additionalProperties, $ref or $defs."""
+    if schema is None:
+        return []
+    where = path or "(root)"
+    problems = []
+    kind = schema.type.value if schema.type is not None else None
+    if kind == "OBJECT" and not schema.properties:
+        problems.append(f"{where}: an OBJECT without properties")
+    if schema.properties and kind != "OBJECT":
+        problems.append(f"{where}: properties on a {kind}")
+    if set(schema.required or ()) - set(schema.properties or {}):
+        problems.append(f"{where}: requires undeclared properties")
+    if kind == "ARRAY" and schema.items is None:
+        problems.append(f"{where}: an ARRAY without items")
+    if schema.enum is not None and (kind, schema.format) not in (
+        ("STRING", None),
+        ("INTEGER", "enum"),
+    ):
+        problems.append(f"{where}: an enum on {kind} (format {schema.format})")
+    for field in ("additional_properties", "ref", "defs", "title"):
+        if getattr(schema, field) is not None:
+            problems.append(f"{where}: {field}")
+    for name, body in (schema.properties or {}).items():
+        problems.extend(gemini_api_problems(body, f"{path}.{name}" if path else name))
+    problems.extend(gemini_api_problems(schema.items, f"{path}[]"))
+    for index, variant in enumerate(schema.any_of or ()):
+        problems.extend(gemini_api_problems(variant, f"{path}.anyOf[{index}]"))
+    return problems
+
+
+def valid_gemini_declaration(entry: Mapping[str, Any]) -> genai.FunctionDeclaration:
+    # Keywords genai.Schema lacks ($ref, const, oneOf…) are refused as extra keys.
+    declaration = genai.FunctionDeclaration.model_validate(entry)
+    assert gemini_api_problems(declaration.parameters) == []
+    return declaration
+
+
 def test_gemini_exports_are_valid_function_declarations(
     example_specs: list[ToolSpec[Any, Any]],
 ) -> None:
-    for entry in export_tools(example_specs, "gemini"):
-        declaration = genai.FunctionDeclaration.model_validate(entry)  # extra keys are refused
-        assert declaration.parameters is not None
-        assert "$ref" not in json.dumps(entry) and "additionalProperties" not in json.dumps(entry)
+    # A map cannot be expressed in the OpenAPI parameters: the error says what to do instead.
+    with pytest.raises(ExportError) as caught:
+        export_tools(example_specs, "gemini")
+    [problem] = caught.value.problems
+    assert (problem.name, problem.path, problem.kind) == (
+        "update_preferences",
+        "preferences",
+        "open_map",
+    )
+    assert "api='json_schema'" in problem.message
+    ready = [s for s in example_specs if s.name != "update_preferences"]
+    declarations = {e["name"]: e for e in export_tools(ready, "gemini")}
+    for entry in declarations.values():
+        valid_gemini_declaration(entry)
+    assert "parameters" not in declarations["get_profile"]  # a tool without parameters has none
+    devices = declarations["list_devices"]["parameters"]
+    assert devices["propertyOrdering"] == ["site_id", "status", "limit"]
+    assert devices["properties"]["limit"] == {
+        "type": "INTEGER",
+        "minimum": 1,
+        "maximum": 500,
+        "default": 50,
+        "description": "Maximum results",
+    }
     for entry in export_tools(example_specs, "gemini", api="json_schema"):
         declaration = genai.FunctionDeclaration.model_validate(entry)
         assert declaration.parameters is None
@@ -289,13 +349,16 @@ def test_awkward_strict_anthropic(awkward: list[ToolSpec[Any, Any]]) -> None:
 def test_awkward_gemini_parameters(awkward: list[ToolSpec[Any, Any]]) -> None:
     with pytest.raises(ExportError) as caught:
         export_tools(awkward, "gemini")
-    [problem] = caught.value.problems
-    assert (problem.name, problem.kind) == ("tree", "recursive")
-    assert "parameters_json_schema" in problem.message and "Node → Node" in problem.message
-    good = [s for s in awkward if s.name != "tree"]
+    assert sorted((p.name, p.path, p.kind) for p in caught.value.problems) == [
+        ("bag", "labels", "open_map"),
+        ("tree", "children[]", "recursive"),
+    ]
+    recursion = next(p for p in caught.value.problems if p.kind == "recursive")
+    assert "parameters_json_schema" in recursion.message and "Node → Node" in recursion.message
+    good = [s for s in awkward if s.name in ("flat", "shapes")]
     declarations = {e["name"]: e for e in export_tools(good, "gemini")}
     for entry in declarations.values():
-        genai.FunctionDeclaration.model_validate(entry)
+        valid_gemini_declaration(entry)
     flat = declarations["flat"]["parameters"]["properties"]
     assert flat["level"] == {
         "type": "INTEGER",
@@ -305,14 +368,20 @@ def test_awkward_gemini_parameters(awkward: list[ToolSpec[Any, Any]]) -> None:
         "description": "Level",
     }
     assert flat["ratio"]["example"] == 0.5
+    assert flat["site"] == {"type": "STRING", "description": "Site (format: uri)"}
+    assert flat["when"]["format"] == "date-time"
+    assert flat["window"]["required"] == ["start"]
     shape = declarations["shapes"]["parameters"]["properties"]["shape"]
     assert [v["properties"]["kind"]["enum"] for v in shape["anyOf"]] == [["circle"], ["square"]]
+    assert shape["description"] == 'The shape (the variant is chosen by its "kind" field)'
     radius = shape["anyOf"][0]["properties"]["radius"]
     assert radius["description"] == "Radius (greater than 0)"
-    bag = declarations["bag"]["parameters"]["properties"]
-    assert bag["labels"]["description"] == (
-        "Labels (an object with any keys; each value is an integer)"
-    )
+    value = declarations["shapes"]["parameters"]["properties"]["value"]
+    assert value["anyOf"] == [{"type": "STRING"}, {"type": "INTEGER"}]
+    # Everything exports as parametersJsonSchema, recursion and maps included.
+    for entry in export_tools(awkward, "gemini", api="json_schema"):
+        genai.FunctionDeclaration.model_validate(entry)
+        valid_json_schema(entry["parametersJsonSchema"])
 
 
 # ── names ────────────────────────────────────────────────────────────────────────────────
@@ -489,7 +558,8 @@ def test_openai_chat_round_trip_with_strict_nulls_and_errors(
     listed = json.loads(messages[0]["content"])
     assert listed["returned"] == 2  # status: null was dropped, not sent as an invalid status
     assert "device_id: must match the pattern ^dev-[0-9a-f]{8}$" in messages[1]["content"]
-    assert "There is no tool named 'reboot'" in messages[2]["content"]
+    # The runtime's words for an unknown tool, whatever quotes it puts around the name.
+    assert "There is no tool named" in messages[2]["content"] and "reboot" in messages[2]["content"]
     assert "not valid JSON" in messages[3]["content"]
 
 
@@ -566,7 +636,7 @@ def test_anthropic_round_trip(runtime: Runtime, example_specs: list[ToolSpec[Any
 
 
 def test_gemini_round_trip(runtime: Runtime, example_specs: list[ToolSpec[Any, Any]]) -> None:
-    provider = adapter("gemini", example_specs)
+    provider = adapter("gemini", example_specs, api="json_schema")
     response = genai.GenerateContentResponse.model_validate(
         {
             "candidates": [

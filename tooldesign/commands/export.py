@@ -30,7 +30,10 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(str(exc)) from None
         text = json.dumps(exported, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        _write_atomically(Path(args.out), text)
+        try:
+            _write_atomically(Path(args.out), text)
+        except OSError as exc:
+            raise UserError(f"{args.out}: cannot write the file: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)
     return EXIT_OK

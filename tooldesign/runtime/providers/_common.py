@@ -126,10 +126,10 @@ class ExportError(UserError, ValueError):
 _NAME_RULES: Mapping[str, tuple[re.Pattern[str], str]] = {
     "openai": (re.compile(r"[A-Za-z0-9_-]{1,64}"), "1-64 letters, digits, '_' or '-'"),
     "anthropic": (re.compile(r"[A-Za-z0-9_-]{1,128}"), "1-128 letters, digits, '_' or '-'"),
-    # Gemini accepts ':' too, but Vertex AI does not; 64 is the limit both document.
+    # As google-genai's FunctionDeclaration.name documents it.
     "gemini": (
-        re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}"),
-        "a letter or '_' first, then letters, digits, '_', '.' or '-', at most 64 in all",
+        re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}"),
+        "a letter or '_' first, then letters, digits, '_', '.', ':' or '-', at most 128 in all",
     ),
     "mcp": (re.compile(r"[A-Za-z0-9_.-]{1,128}"), "1-128 letters, digits, '_', '.' or '-'"),
 }
@@ -207,9 +207,10 @@ class ProviderAdapter(ABC):
     """One provider's view of a set of tools: definitions out, calls in, results out.
 
     ``tools()`` builds the provider's tool definitions (fresh objects on every call, sharing
-    nothing with the specs: change them freely). ``parse_calls()`` turns a provider response (or its tool-call items, as plain dicts
-    or the provider SDK's own objects) into :class:`ToolRequest` objects for the runtime.
-    ``result_message()`` turns a :class:`ToolResult` into the message the provider expects back.
+    nothing with the specs: change them freely). ``parse_calls()`` turns a provider response
+    (or its tool-call items, as plain dicts or the provider SDK's own objects) into
+    :class:`ToolRequest` objects for the runtime. ``result_message()`` turns a
+    :class:`ToolResult` into the message the provider expects back.
     """
 
     provider: ClassVar[Provider]

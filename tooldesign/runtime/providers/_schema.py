@@ -14,6 +14,9 @@ from typing import Any
 Schema = dict[str, Any]
 """A JSON Schema a transform builds."""
 
+MAPS = (dict, Mapping)
+"""For ``isinstance``: a JSON object. ``dict`` first, the fast check for what JSON parses to."""
+
 NULL_SCHEMA: Mapping[str, Any] = {"type": "null"}
 
 SCALAR_TYPES = frozenset({"string", "number", "integer", "boolean", "null"})
@@ -68,7 +71,7 @@ def copy_json(value: Any) -> Any:
 
 
 def _copy_walk(value: Any) -> Any:
-    if isinstance(value, Mapping):
+    if isinstance(value, MAPS):
         return {key: _copy_walk(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_copy_walk(item) for item in value]
@@ -99,7 +102,7 @@ def merge_single_all_of(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     ``$ref``; dialects without ``allOf`` take the merged form.
     """
     all_of = schema.get("allOf")
-    if type(all_of) is list and len(all_of) == 1 and isinstance(all_of[0], Mapping):
+    if type(all_of) is list and len(all_of) == 1 and isinstance(all_of[0], MAPS):
         return {**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}
     return schema
 
@@ -121,7 +124,7 @@ def subschemas(schema: Mapping[str, Any]) -> Iterator[Any]:
             yield from value
     for key in _SUBSCHEMA_MAPS:
         value = schema.get(key)
-        if isinstance(value, Mapping):
+        if isinstance(value, MAPS):
             yield from value.values()
 
 
@@ -161,13 +164,13 @@ def ref_target(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
     node: Any = root
     for token in ref[2:].split("/"):
         token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and token in node:
+        if isinstance(node, MAPS) and token in node:
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
             return None
-    return node if isinstance(node, Mapping) else None
+    return node if isinstance(node, MAPS) else None
 
 
 def def_name(ref: str) -> str:
@@ -179,7 +182,7 @@ def accepts_null(schema: Any, root: Mapping[str, Any], _seen: frozenset[str] = f
     """Whether ``null`` is a valid instance of ``schema`` (as far as a tool schema can say)."""
     if schema is True:
         return True
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, MAPS):
         return False
     ref = schema.get("$ref")
     if isinstance(ref, str):
@@ -279,7 +282,7 @@ def phrase(key: str, value: Any, root: Mapping[str, Any] | None = None) -> str:
         case "uniqueItems":
             return "items must be unique" if value else ""
         case "discriminator":
-            name = value.get("propertyName") if isinstance(value, Mapping) else None
+            name = value.get("propertyName") if isinstance(value, MAPS) else None
             return f'the variant is chosen by its "{name}" field' if name else ""
         case "deprecated":
             return "deprecated" if value else ""
@@ -324,7 +327,7 @@ _ARTICLE_TYPES = {
 
 def summary(schema: Any, root: Mapping[str, Any], _depth: int = 0) -> str:
     """A few words for what a schema accepts: ``a string``, ``a string, an integer or a boolean``."""
-    if not isinstance(schema, Mapping) or _depth > 3:
+    if not isinstance(schema, MAPS) or _depth > 3:
         return "any value"
     ref = schema.get("$ref")
     if isinstance(ref, str):
@@ -389,9 +392,13 @@ def resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, 
 def recursive_defs(root: Mapping[str, Any]) -> frozenset[str]:
     """Names of the ``$defs`` entries that refer back to themselves, directly or not."""
     defs = root.get("$defs")
-    if not isinstance(defs, Mapping):
+    if not isinstance(defs, MAPS):
         return frozenset()
-    edges = {name: _refs_in(body) for name, body in defs.items()}
+    return cyclic({name: _refs_in(body) for name, body in defs.items()})
+
+
+def cyclic(edges: Mapping[str, Iterable[str]]) -> frozenset[str]:
+    """The names in a graph of references (name → names it refers to) that reach themselves."""
     recursive: set[str] = set()
     for start, targets in edges.items():
         stack, seen = list(targets), set()
@@ -435,7 +442,7 @@ def strip_forced_nulls(value: Any, schema: Mapping[str, Any]) -> Any:
 
 
 def _strip(value: Any, schema: Any, root: Mapping[str, Any], depth: int) -> Any:
-    if not isinstance(schema, Mapping) or depth > 64:
+    if not isinstance(schema, MAPS) or depth > 64:
         return value
     schema = resolve(schema, root)
     if isinstance(value, dict):
@@ -443,13 +450,13 @@ def _strip(value: Any, schema: Any, root: Mapping[str, Any], depth: int) -> Any:
         if node is None:
             return value
         properties = node.get("properties")
-        properties = properties if isinstance(properties, Mapping) else {}
+        properties = properties if isinstance(properties, MAPS) else {}
         required = node.get("required")
         required = set(required) if isinstance(required, list) else set()
         extra = node.get("additionalProperties")
         out: dict[str, Any] = {}
         for key, item in value.items():
-            field_schema = properties.get(key, extra if isinstance(extra, Mapping) else None)
+            field_schema = properties.get(key, extra if isinstance(extra, MAPS) else None)
             if (
                 item is None
                 and key in properties
@@ -461,11 +468,11 @@ def _strip(value: Any, schema: Any, root: Mapping[str, Any], depth: int) -> Any:
         return out
     if isinstance(value, list):
         items = schema.get("items")
-        if isinstance(items, Mapping):
+        if isinstance(items, MAPS):
             return [_strip(item, items, root, depth + 1) for item in value]
         variants = _variants(schema, root)
         for variant in variants:
-            if isinstance(variant.get("items"), Mapping):
+            if isinstance(variant.get("items"), MAPS):
                 return [_strip(item, variant["items"], root, depth + 1) for item in value]
     return value
 
@@ -475,7 +482,7 @@ def _variants(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mappin
     for key in ("anyOf", "oneOf"):
         variants = schema.get(key)
         if isinstance(variants, list):
-            out.extend(resolve(v, root) for v in variants if isinstance(v, Mapping))
+            out.extend(resolve(v, root) for v in variants if isinstance(v, MAPS))
     return out
 
 
@@ -491,13 +498,13 @@ def _object_variant(
         return schema
     candidates = [v for v in _variants(schema, root) if "properties" in v]
     discriminator = schema.get("discriminator")
-    tag = discriminator.get("propertyName") if isinstance(discriminator, Mapping) else None
+    tag = discriminator.get("propertyName") if isinstance(discriminator, MAPS) else None
     for variant in candidates:
         properties = variant["properties"]
-        if tag is not None and tag in value and isinstance(properties, Mapping):
+        if tag is not None and tag in value and isinstance(properties, MAPS):
             allowed = resolve(properties.get(tag, {}), root)
             if value[tag] in (allowed.get("enum") or [allowed.get("const")]):
                 return variant
-        elif tag is None and isinstance(properties, Mapping) and set(value) <= set(properties):
+        elif tag is None and isinstance(properties, MAPS) and set(value) <= set(properties):
             return variant
     return None

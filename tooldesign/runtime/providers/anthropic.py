@@ -23,10 +23,13 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
+    MAPS,
     FieldPath,
     Schema,
+    cyclic,
     phrases,
     recursive_defs,
+    ref_target,
     restate,
     split_keywords,
     type_list,
@@ -82,6 +85,9 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
     """``tool``'s input schema rewritten for Anthropic's strict tools, and what could not be."""
     problems: list[ExportProblem] = []
     root = tool.parameters
+    # Which $defs each definition refers to, gathered while converting: recursion is a cycle.
+    refers: dict[str, set[str]] = {}
+    current: set[str] = set()
 
     def problem(path: str, message: str, kind: Any) -> None:
         problems.append(ExportProblem(tool.id, tool.name, path, message, kind))
@@ -90,6 +96,10 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
         out, dropped = split_keywords(schema, _COPIED, _HANDLED)
         ref = schema.get("$ref")
         if ref is not None:
+            if type(ref) is str and ref.startswith("#/$defs/"):
+                current.add(ref[8:])
+            if type(ref) is not str or ref_target(root, ref) is None:
+                problem(path, f"$ref {ref!r} points nowhere", "bad_ref")
             if ref == "#":
                 problem(
                     path, "strict tools cannot be recursive (export with strict=False)", "recursive"
@@ -102,30 +112,27 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
                 else {"$ref": ref}
             )
         types = type_list(schema)
+        for key in ("enum", "const"):
+            if key in schema:
+                values = schema[key] if key == "enum" else [schema[key]]
+                if isinstance(values, list) and all(_primitive(v) for v in values):
+                    out[key] = list(values) if key == "enum" else schema[key]
+                else:  # strict tools take primitive values only: say the others in words
+                    dropped[key] = schema[key]
         variants = schema.get("anyOf", schema.get("oneOf"))
-        if variants is not None:
-            out["anyOf"] = [node(v, path) for v in variants if isinstance(v, Mapping)]
-        elif "allOf" in schema:
-            out["allOf"] = [node(v, path) for v in schema["allOf"] if isinstance(v, Mapping)]
-        elif not types and "enum" not in schema and "const" not in schema:
+        if type(variants) is list:
+            out["anyOf"] = [node(v, path) for v in variants if isinstance(v, MAPS)]
+        if type(schema.get("allOf")) is list:
+            out["allOf"] = [node(v, path) for v in schema["allOf"] if isinstance(v, MAPS)]
+        if not types and not ({"enum", "const", "anyOf", "allOf"} & out.keys()):
             problem(
                 path,
                 "strict tools need a type for every value; this one accepts anything",
                 "untyped",
             )
-        for key in ("enum", "const"):
-            if key in schema:
-                values = schema[key] if key == "enum" else [schema[key]]
-                if not all(v is None or isinstance(v, str | int | float | bool) for v in values):
-                    problem(
-                        path,
-                        f"strict tools take {key} values of primitive types only",
-                        "unsupported",
-                    )
-                out[key] = list(values) if key == "enum" else schema[key]
         if "object" in types:
-            extra = dropped.pop("additionalProperties", False)
-            if extra is not False:
+            extra = dropped.pop("additionalProperties", None)
+            if extra is not False and (extra is not None or not schema.get("properties")):
                 problem(path, "an object with free-form keys (a map) cannot be strict", "open_map")
             out["properties"] = {
                 name: node(body, FieldPath.prop(path, name))
@@ -134,7 +141,7 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
             if schema.get("required"):
                 out["required"] = list(schema["required"])
             out["additionalProperties"] = False
-        elif "array" in types and isinstance(schema.get("items"), Mapping):
+        elif "array" in types and isinstance(schema.get("items"), MAPS):
             out["items"] = node(schema["items"], FieldPath.items(path))
         for key, supported in (("minItems", (0, 1)), ("format", STRICT_FORMATS)):
             if key in schema:
@@ -151,16 +158,23 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
 
     out = node(root, "")
     defs = root.get("$defs")
-    if isinstance(defs, Mapping):
-        for name in sorted(recursive_defs(root)):
+    if isinstance(defs, MAPS):
+        out["$defs"] = {}
+        for name, body in defs.items():
+            current = refers[name] = set()
+            out["$defs"][name] = node(body, f"$defs.{name}")
+        for name in sorted(cyclic(refers)):
             problem(
                 f"$defs.{name}",
                 f"type {name!r} refers to itself; strict tools cannot be recursive "
                 "(export with strict=False)",
                 "recursive",
             )
-        out["$defs"] = {name: node(body, f"$defs.{name}") for name, body in defs.items()}
     return out, problems
+
+
+def _primitive(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
 
 
 def check_anthropic_strict(schema: Mapping[str, Any]) -> list[str]:
@@ -173,7 +187,7 @@ def check_anthropic_strict(schema: Mapping[str, Any]) -> list[str]:
 
     def check(node: Any, path: str) -> None:
         where = path or "(root)"
-        if not isinstance(node, Mapping):
+        if not isinstance(node, MAPS):
             problems.append(f"{where}: not a schema object")
             return
         if node.get("$ref") == "#":
@@ -189,13 +203,13 @@ def check_anthropic_strict(schema: Mapping[str, Any]) -> list[str]:
         if node.get("minItems", 0) not in (0, 1):
             problems.append(f"{where}: minItems must be 0 or 1")
         for value in node.get("enum", []):
-            if not (value is None or isinstance(value, str | int | float | bool)):
+            if not _primitive(value):
                 problems.append(f"{where}: enum value {value!r} is not a primitive")
         if "object" in types and node.get("additionalProperties") is not False:
             problems.append(f"{where}: additionalProperties must be false")
         for name, body in (node.get("properties") or {}).items():
             check(body, f"{path}.{name}" if path else name)
-        if isinstance(node.get("items"), Mapping):
+        if isinstance(node.get("items"), MAPS):
             check(node["items"], f"{path}[]")
         for key in ("anyOf", "allOf"):
             for index, variant in enumerate(node.get(key, [])):

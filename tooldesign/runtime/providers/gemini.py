@@ -1,10 +1,24 @@
-"""Gemini function declarations: ``parameters`` (the OpenAPI subset) or ``parameters_json_schema``.
+"""Gemini function declarations: ``parameters`` (the OpenAPI subset) or ``parametersJsonSchema``.
 
-``parameters`` takes a Schema object of the OpenAPI 3.0 subset Gemini documents: no ``$ref``
-(references are inlined, so a recursive type cannot be expressed there — export with
-``api="json_schema"``), no ``const`` (a one-value ``enum``), no type arrays (``nullable``), no
-``oneOf``/``allOf``, no ``additionalProperties``, string enums only. Keywords it lacks are
-restated in the description. ``parameters_json_schema`` takes the tool's JSON Schema as it is.
+``parameters`` takes google-genai's ``Schema``, a subset of OpenAPI 3.0. The rules below follow
+the SDK (the ``Schema`` and ``FunctionDeclaration`` models, and the SDK's own ``process_schema``
+that prepares JSON Schema for the Gemini API):
+
+- no ``$ref``: references are inlined, so a recursive type cannot be expressed there (an
+  :class:`ExportProblem` pointing at ``api="json_schema"``);
+- no ``additionalProperties`` on the Gemini API, and an ``OBJECT`` must declare its properties:
+  a map (an object with free-form keys) is an :class:`ExportProblem` pointing at
+  ``api="json_schema"`` too;
+- no ``const`` (a one-value ``enum``); enums are lists of strings, on ``STRING`` values or on
+  ``INTEGER`` ones with ``format: enum``; other enums are restated;
+- no type arrays (``nullable``, and ``anyOf`` for several types); no ``oneOf`` (``anyOf``);
+  no ``allOf`` (one schema is merged; several are an :class:`ExportProblem`);
+- every ``ARRAY`` has ``items``; a tool without parameters has no ``parameters`` at all;
+- top-level parameter names are a letter or ``_``, then letters, digits or ``_`` (64 at most);
+- keywords the subset lacks are restated in the description; ``title`` is dropped (Gemini can
+  mistake titles inside parameters for function names).
+
+``parametersJsonSchema`` takes the tool's JSON Schema as it is, recursion and maps included.
 
 Declarations are written in the API's JSON form (camelCase keys), which is also what
 ``google.genai.types.FunctionDeclaration.model_validate`` accepts.
@@ -12,11 +26,13 @@ Declarations are written in the API's JSON form (camelCase keys), which is also 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
 from tooldesign.runtime.providers._common import (
     ExportProblem,
+    ProblemKind,
     Provider,
     ProviderAdapter,
     ToolDescription,
@@ -27,11 +43,13 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
+    MAPS,
     FieldPath,
     Schema,
     copy_json,
     def_name,
     json_text,
+    merge_single_all_of,
     phrases,
     ref_target,
     restate,
@@ -42,144 +60,300 @@ from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 
 GeminiApi = Literal["parameters", "json_schema"]
 
-# The OpenAPI keywords Gemini's Schema has (google.genai.types.Schema) that a node copies as
-# they are, by the type they apply to; the others are handled on their own or restated.
+# The keywords of Gemini's Schema a node copies as they are, by the type they apply to.
 _KEPT_BY_TYPE: Mapping[str, frozenset[str]] = {
-    "string": frozenset({"title", "minLength", "maxLength", "pattern"}),
-    "number": frozenset({"title", "minimum", "maximum"}),
-    "integer": frozenset({"title", "minimum", "maximum"}),
-    "array": frozenset({"title", "minItems", "maxItems"}),
-    "object": frozenset({"title", "minProperties", "maxProperties"}),
-    "boolean": frozenset({"title"}),
+    "string": frozenset({"minLength", "maxLength", "pattern"}),
+    "number": frozenset({"minimum", "maximum"}),
+    "integer": frozenset({"minimum", "maximum"}),
+    "array": frozenset({"minItems", "maxItems"}),
+    "object": frozenset({"minProperties", "maxProperties"}),
 }
-_KEPT_UNTYPED = frozenset({"title"})
+_NOTHING: frozenset[str] = frozenset()
+# Keywords a node handles on its own (or drops); the rest that it does not keep are restated.
 _HANDLED = frozenset(
     {
         "description",
+        "title",
         "$defs",
         "$ref",
         "type",
         "anyOf",
         "oneOf",
+        "allOf",
         "enum",
         "const",
         "examples",
+        "example",
         "nullable",
         "properties",
         "required",
+        "additionalProperties",
         "items",
         "format",
         "default",
         *IGNORED,
     }
 )
+# The JSON Schema keywords that apply to values of one type: what each variant of a value
+# with several types (``"type": ["string", "array"]``) takes of its schema.
+_TYPE_KEYWORDS: Mapping[str, frozenset[str]] = {
+    "string": frozenset(
+        {"minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"}
+    ),
+    "number": frozenset(
+        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
+    ),
+    "integer": frozenset(
+        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
+    ),
+    "array": frozenset({"items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"}),
+    "object": frozenset(
+        {
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+        }
+    ),
+    "boolean": frozenset(),
+}
+# A value of several types restates only what applies to none of them.
+_HANDLED_OR_TYPED = _HANDLED.union(*_TYPE_KEYWORDS.values())
 # Formats Gemini documents per type; others are restated.
 _FORMATS: Mapping[str, frozenset[str]] = {
     "string": frozenset({"enum", "date-time", "date", "email", "byte", "password"}),
     "number": frozenset({"float", "double"}),
     "integer": frozenset({"int32", "int64"}),
 }
+_PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_JSON_SCHEMA_HINT = "export with api='json_schema' (parameters_json_schema)"
 
 
 def gemini_parameters(tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
     """``tool``'s parameters as a Gemini OpenAPI Schema, and what could not be expressed."""
-    problems: list[ExportProblem] = []
-    root = tool.parameters
+    return _OpenAPIRewrite(tool).document(tool.parameters)
 
-    def problem(path: str, message: str, kind: Any) -> None:
-        problems.append(ExportProblem(tool.id, tool.name, path, message, kind))
 
-    def reference(schema: Mapping[str, Any], ref: str, path: str, refs: tuple[str, ...]) -> Schema:
+class _OpenAPIRewrite:
+    def __init__(self, tool: ToolDescription) -> None:
+        self.tool = tool
+        self.root: Mapping[str, Any] = tool.parameters
+        self.problems: list[ExportProblem] = []
+        self.entered: dict[str, str] = {}
+        """The references being inlined, each with the field it was entered at."""
+
+    def problem(self, path: str, message: str, kind: ProblemKind) -> None:
+        self.problems.append(ExportProblem(self.tool.id, self.tool.name, path, message, kind))
+
+    def document(self, schema: Mapping[str, Any]) -> tuple[Schema, list[ExportProblem]]:
+        out = self.node({k: v for k, v in schema.items() if k != "$defs"}, "", ())
+        if out.get("type") != "OBJECT":
+            self.problem("", "Gemini needs the parameters to be an object", "root_not_object")
+        for name in out.get("properties", ()):
+            if not _PARAMETER_NAME.fullmatch(name):
+                self.problem(
+                    name,
+                    "Gemini parameter names must be a letter or '_', then letters, digits or "
+                    "'_', at most 64 in all (rename the field)",
+                    "invalid_name",
+                )
+        return out, self.problems
+
+    def reference(
+        self, schema: Mapping[str, Any], ref: str, path: str, refs: tuple[str, ...]
+    ) -> Schema:
         if ref in refs:
             chain = " → ".join(def_name(r) for r in (*refs[refs.index(ref) :], ref))
-            problem(
-                path,
+            self.problem(
+                self.entered[ref],  # where the type first appears: the field to change
                 f"the type is recursive ({chain}); Gemini's OpenAPI parameters cannot express "
-                "recursion: export with api='json_schema' (parameters_json_schema)",
+                f"recursion: {_JSON_SCHEMA_HINT}",
                 "recursive",
             )
             return {"type": "OBJECT", "description": f"a {def_name(ref)} object"}
-        target = ref_target(root, ref)
+        target = ref_target(self.root, ref)
         if target is None:
-            problem(path, f"$ref {ref!r} points nowhere", "bad_ref")
+            self.problem(path, f"$ref {ref!r} points nowhere", "bad_ref")
             return {}
         # Inlined; the referring schema's own keywords (a description) win over the target's.
         merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-        return node(merged, path, (*refs, ref))
+        self.entered[ref] = path
+        try:
+            return self.node(merged, path, (*refs, ref))
+        finally:
+            del self.entered[ref]
 
-    def node(schema: Mapping[str, Any], path: str, refs: tuple[str, ...]) -> Schema:
+    def node(self, schema: Mapping[str, Any], path: str, refs: tuple[str, ...]) -> Schema:
+        if "allOf" in schema:
+            schema = merge_single_all_of(schema)
         ref = schema.get("$ref")
         if ref is not None:
-            return reference(schema, ref, path, refs)
+            return self.reference(schema, ref, path, refs)
+        if "allOf" in schema:
+            self.problem(
+                path,
+                f"Gemini's OpenAPI parameters have no allOf (an intersection): {_JSON_SCHEMA_HINT}",
+                "unsupported",
+            )
         all_types = type_list(schema)
         types = [t for t in all_types if t != "null"]
         nullable = len(types) < len(all_types) or schema.get("nullable") is True
-        only = types[0] if len(types) == 1 else None
-        out, dropped = split_keywords(
-            schema, _KEPT_BY_TYPE.get(only, _KEPT_UNTYPED) if only else _KEPT_UNTYPED, _HANDLED
-        )
-        if dropped.get("additionalProperties") is False:  # closed objects: nothing to say
-            del dropped["additionalProperties"]
         variants = schema.get("anyOf", schema.get("oneOf"))
-        if variants is not None:
-            kept = [v for v in variants if isinstance(v, Mapping) and v.get("type") != "null"]
-            nullable = nullable or len(kept) < len(variants)
-            converted = [node(v, path, refs) for v in kept]
-            if len(converted) == 1:  # X or null: X, nullable
-                out = {**converted[0], **out}
-            else:
-                out["anyOf"] = converted
+        if type(variants) is list:
+            out, dropped = split_keywords(schema, _NOTHING, _HANDLED)
+            nullable = self.union(out, variants, path, refs) or nullable
+            _restate_values(schema, dropped)
         elif len(types) > 1:
-            out["anyOf"] = [{"type": t.upper()} for t in types]
-        elif only is not None:
-            out["type"] = only.upper()
+            out, dropped = split_keywords(schema, _NOTHING, _HANDLED_OR_TYPED)
+            out["anyOf"] = [self.node(_narrowed(schema, t), path, refs) for t in types]
+            _restate_values(schema, dropped)
+        else:
+            only = types[0] if types else _inferred_type(schema)
+            kept = _KEPT_BY_TYPE.get(only, _NOTHING) if only is not None else _NOTHING
+            out, dropped = split_keywords(schema, kept, _HANDLED)
+            if only is not None:
+                out["type"] = only.upper()
+            nullable = self.values(schema, only, out, dropped) or nullable
+            if only == "object":
+                self.object_members(schema, path, refs, out, dropped)
+            elif only == "array":
+                items = schema.get("items")
+                # Gemini rejects an ARRAY without items; an empty schema takes any item.
+                out["items"] = (
+                    self.node(items, FieldPath.items(path), refs) if isinstance(items, MAPS) else {}
+                )
         if nullable:
             out["nullable"] = True
-        if "const" in schema:
-            out["enum"] = [_enum_text(schema["const"])]
-        elif "enum" in schema:
-            values = schema["enum"]
-            out["enum"] = [_enum_text(v) for v in values if v is not None]
-            if None in values:
-                out["nullable"] = True
-        fmt = schema.get("format")
-        if "enum" in out and only not in (None, "string"):
-            out["format"] = "enum"  # Gemini's way to say a number is one of the listed values
-        elif fmt is not None:
-            if only is not None and fmt in _FORMATS.get(only, ()):
-                out["format"] = fmt
-            else:
-                dropped["format"] = fmt
-        if only == "object":
-            properties = schema.get("properties") or {}
-            members = {
-                name: node(body, FieldPath.prop(path, name), refs)
-                for name, body in properties.items()
-            }
-            out["properties"] = members
-            if schema.get("required"):
-                out["required"] = list(schema["required"])
-            if members:
-                out["propertyOrdering"] = list(members)
-        elif only == "array" and isinstance(schema.get("items"), Mapping):
-            out["items"] = node(schema["items"], FieldPath.items(path), refs)
         if "default" in schema:
             out["default"] = copy_json(schema["default"])
         examples = schema.get("examples")
-        if isinstance(examples, list) and examples:
+        if "example" in schema:
+            out["example"] = copy_json(schema["example"])
+        elif type(examples) is list and examples:
             out["example"] = copy_json(examples[0])
         description = schema.get("description", out.get("description"))
         if dropped:
-            description = restate(description, phrases(dropped, root))
+            description = restate(description, phrases(dropped, self.root))
         if description:
             out["description"] = description
         return out
 
-    return node({k: v for k, v in root.items() if k != "$defs"}, "", ()), problems
+    def union(self, out: Schema, variants: list[Any], path: str, refs: tuple[str, ...]) -> bool:
+        """``anyOf`` (or ``oneOf``) into ``out``; whether one of the variants is ``null``."""
+        kept = [v for v in variants if isinstance(v, MAPS) and type_list(v) != ["null"]]
+        converted = [self.node(v, path, refs) for v in kept]
+        if len(converted) == 1:  # X or null: X, nullable
+            out.update({**converted[0], **out})
+        else:
+            out["anyOf"] = converted
+        return len(kept) < len(variants)
+
+    def values(
+        self, schema: Mapping[str, Any], only: str | None, out: Schema, dropped: Schema
+    ) -> bool:
+        """``enum``, ``const`` and ``format`` into ``out`` (or ``dropped``); whether ``null``
+        is one of the values."""
+        fmt = schema.get("format")
+        values = [schema["const"]] if "const" in schema else schema.get("enum")
+        listed = [v for v in values if v is not None] if type(values) is list else []
+        if listed and only in ("string", "integer"):
+            out["enum"] = [_enum_text(v) for v in listed]
+            if only == "integer":
+                out["format"] = "enum"  # Gemini's way to say an integer is one of the listed
+                if fmt is not None:
+                    dropped["format"] = fmt
+                fmt = None
+        elif listed:
+            dropped["enum"] = listed
+        if fmt is not None:
+            if only is not None and fmt in _FORMATS.get(only, ()):
+                out["format"] = fmt
+            else:
+                dropped["format"] = fmt
+        return type(values) is list and None in values
+
+    def object_members(
+        self,
+        schema: Mapping[str, Any],
+        path: str,
+        refs: tuple[str, ...],
+        out: Schema,
+        dropped: Schema,
+    ) -> None:
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, MAPS) else {}
+        extra = schema.get("additionalProperties")
+        members = {
+            name: self.node(body, FieldPath.prop(path, name), refs)
+            for name, body in properties.items()
+            if isinstance(body, MAPS)
+        }
+        out["properties"] = members
+        if not members and path:  # the root may be empty: the tool then has no parameters
+            if extra is False:
+                message = "an object without properties cannot be expressed in Gemini's OpenAPI "
+                kind: ProblemKind = "unsupported"
+            else:
+                message = (
+                    "an object with free-form keys (a map) cannot be expressed in Gemini's OpenAPI "
+                )
+                kind = "open_map"
+            self.problem(
+                path,
+                f"{message}parameters (the Gemini API takes no additionalProperties, and an "
+                f"object must declare its properties): {_JSON_SCHEMA_HINT}",
+                kind,
+            )
+        required = [n for n in schema.get("required") or () if n in members]
+        if required:
+            out["required"] = required
+        if len(members) > 1:
+            out["propertyOrdering"] = list(members)
+        if members and extra is not None and extra is not False:
+            dropped["additionalProperties"] = extra
+
+
+def _restate_values(schema: Mapping[str, Any], dropped: Schema) -> None:
+    """A union's own ``enum`` or ``const`` (beside its variants), for the description."""
+    for key in ("enum", "const"):
+        if key in schema:
+            dropped[key] = schema[key]
+
+
+def _narrowed(schema: Mapping[str, Any], kind: str) -> Schema:
+    """The part of a schema of several types that applies to values of one of them."""
+    keywords = _TYPE_KEYWORDS.get(kind, _NOTHING)
+    narrowed: Schema = {k: v for k, v in schema.items() if k in keywords}
+    narrowed["type"] = kind
+    return narrowed
+
+
+def _inferred_type(schema: Mapping[str, Any]) -> str | None:
+    """The type of an untyped ``enum`` or ``const`` when all its values share one."""
+    values = [schema["const"]] if "const" in schema else schema.get("enum")
+    if type(values) is not list:
+        return None
+    kinds = {_json_type(v) for v in values if v is not None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "object" if isinstance(value, MAPS) else "array"
 
 
 def _enum_text(value: Any) -> str:
-    """Gemini's enums are strings: a number or boolean is listed as its JSON text."""
+    """Gemini's enums are strings: a number is listed as its JSON text."""
     return value if isinstance(value, str) else json_text(value)
 
 
@@ -197,17 +371,25 @@ class GeminiAdapter(ProviderAdapter):
         if api not in ("parameters", "json_schema"):
             raise ValueError(f"Gemini api must be 'parameters' or 'json_schema', not {api!r}")
         self.api = api
+        self.label = "gemini" if api == "parameters" else "gemini (json_schema)"
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
         return gemini_parameters(tool) if self.api == "parameters" else super().convert(tool)
 
     def tools(self) -> list[dict[str, Any]]:
-        key = "parameters" if self.api == "parameters" else "parametersJsonSchema"
-        return [
-            {"name": t.name, "description": t.description, key: self.parameters(t)}
-            for t in self.index
-        ]
+        out: list[dict[str, Any]] = []
+        for tool in self.index:
+            entry: dict[str, Any] = {"name": tool.name, "description": tool.description}
+            schema = self.parameters(tool)
+            if self.api == "json_schema":
+                entry["parametersJsonSchema"] = schema
+            elif schema.get("properties"):
+                # Without parameters the declaration has none (the SDK's documented form): an
+                # OBJECT with no properties is refused.
+                entry["parameters"] = schema
+            out.append(entry)
+        return out
 
     def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
         """``function_call`` parts of a response (its first candidate), a Content, or parts."""

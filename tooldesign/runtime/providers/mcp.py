@@ -106,12 +106,24 @@ class MCPAdapter(ProviderAdapter):
         message: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
         if result.ok:
             ok, value = parse_json_text(text)
-            if ok:
-                if self.wraps_result(result.name) or not isinstance(value, dict):
-                    value = {WRAPPED_RESULT_KEY: value}
+            if ok and self.wraps_result(result.name):
+                message["structuredContent"] = {WRAPPED_RESULT_KEY: value}
+            elif ok and isinstance(value, dict):
                 message["structuredContent"] = value
+            # Anything else would not match the tool's outputSchema: the text alone carries it.
         message["isError"] = not result.ok
         return message
+
+    def unwrap(self, name: str, structured: Any) -> Any:
+        """The tool's result value from the ``structuredContent`` of its ``CallToolResult``.
+
+        The inverse of :meth:`result_message`: ``{"result": …}`` gives back what is inside it
+        for a tool whose result is not an object; any other tool's structured content is its
+        result as it is. ``name`` is the tool's name or id.
+        """
+        if self.wraps_result(name) and isinstance(structured, Mapping):
+            return structured.get(WRAPPED_RESULT_KEY)
+        return structured
 
 
 def _tool_calls(source: Any) -> Iterable[tuple[Any, Any, Any]]:

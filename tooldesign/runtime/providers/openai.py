@@ -26,9 +26,13 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
+    MAPS,
     FieldPath,
     Schema,
+    complete_arrays,
+    merge_single_all_of,
     phrases,
+    ref_target,
     restate,
     split_keywords,
     type_list,
@@ -55,6 +59,7 @@ _STRICT_BY_TYPE: Mapping[str, frozenset[str]] = {
 }
 # Keywords strict mode rejects and that no description can stand in for.
 _INEXPRESSIBLE = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
+_INEXPRESSIBLE_SET = frozenset(_INEXPRESSIBLE)
 MAX_PROPERTIES = 5000
 MAX_NESTING = 10
 MAX_ENUM_VALUES = 1000
@@ -105,7 +110,7 @@ class _StrictRewrite:
         self.root = schema
         out = self.node(schema, "", 0)
         defs = schema.get("$defs")
-        if isinstance(defs, Mapping):
+        if isinstance(defs, MAPS):
             out["$defs"] = {
                 name: self.node(body, f"$defs.{name}", 1) for name, body in defs.items()
             }
@@ -117,8 +122,20 @@ class _StrictRewrite:
         self.problems.append(ExportProblem(self.tool.id, self.tool.name, path, message, kind))
 
     def node(self, schema: Mapping[str, Any], path: str, depth: int) -> Schema:
+        if "allOf" in schema:  # an allOf of one schema is that schema (as the SDK reads it)
+            schema = merge_single_all_of(schema)
         ref = schema.get("$ref")
         if ref is not None:
+            if ref != "#" and not (
+                type(ref) is str
+                and ref.startswith("#/$defs/")
+                and ref_target(self.root, ref) is not None
+            ):
+                self.problem(
+                    path,
+                    f"$ref {ref!r} does not point to a definition in $defs, as strict mode needs",
+                    "bad_ref",
+                )
             _, siblings = split_keywords(schema, frozenset(), _REF_SKIP)
             if not siblings:
                 return {"$ref": ref}
@@ -128,14 +145,15 @@ class _StrictRewrite:
             if description:
                 out["description"] = description
             return out
-        for keyword in _INEXPRESSIBLE:
-            if keyword in schema:
-                self.problem(path, f"strict mode does not support {keyword!r}", "unsupported")
+        if not _INEXPRESSIBLE_SET.isdisjoint(schema):
+            for keyword in _INEXPRESSIBLE:
+                if keyword in schema:
+                    self.problem(path, f"strict mode does not support {keyword!r}", "unsupported")
         types = type_list(schema)
         variants = schema.get("anyOf", schema.get("oneOf"))
         if variants is not None:
             out, dropped = split_keywords(schema, _VARIANT_KEEP, _STRUCTURAL)
-            out["anyOf"] = [self.node(v, path, depth) for v in variants if isinstance(v, Mapping)]
+            out["anyOf"] = [self.node(v, path, depth) for v in variants if isinstance(v, MAPS)]
         elif not types and "enum" not in schema and "const" not in schema:
             self.problem(
                 path,
@@ -152,6 +170,10 @@ class _StrictRewrite:
                     self.problem(path, f"more than {MAX_ENUM_VALUES} enum values", "unsupported")
             elif "const" in schema:
                 out["enum"] = [schema["const"]]
+            kept = [t for t in types if t != "null"]
+            if "enum" in out and None not in out["enum"] and kept != types and kept:
+                # The enum already rules null out; strict mode wants the type to agree.
+                out["type"] = kept[0] if len(kept) == 1 else kept
             fmt = schema.get("format")
             if fmt is not None:
                 if fmt in STRICT_FORMATS and "string" in types:
@@ -160,8 +182,17 @@ class _StrictRewrite:
                     dropped["format"] = fmt
             if "object" in types:
                 self.object_members(schema, path, depth, out, dropped)
-            elif "array" in types and isinstance(schema.get("items"), Mapping):
-                out["items"] = self.node(schema["items"], FieldPath.items(path), depth + 1)
+            if "array" in types:
+                items = schema.get("items")
+                if isinstance(items, MAPS):
+                    out["items"] = self.node(items, FieldPath.items(path), depth + 1)
+                else:
+                    self.problem(
+                        path,
+                        "strict mode needs the type of an array's items; these accept anything "
+                        "(declare the item type, or export with strict=False)",
+                        "untyped",
+                    )
         description = schema.get("description")
         if dropped:
             description = restate(description, phrases(dropped, self.root))
@@ -174,14 +205,14 @@ class _StrictRewrite:
     ) -> None:
         extra = schema.get("additionalProperties")
         properties = schema.get("properties")
-        if isinstance(extra, Mapping) or extra is True or (extra is None and not properties):
+        if isinstance(extra, MAPS) or extra is True or (extra is None and not properties):
             self.problem(
                 path,
                 "an object with free-form keys (a map) cannot be strict: strict mode needs every "
                 "key declared (declare its fields, or export with strict=False)",
                 "open_map",
             )
-        properties = properties if isinstance(properties, Mapping) else {}
+        properties = properties if isinstance(properties, MAPS) else {}
         if len(properties) > MAX_PROPERTIES:
             self.problem(path, f"more than {MAX_PROPERTIES} properties", "unsupported")
         if depth >= MAX_NESTING:
@@ -189,7 +220,7 @@ class _StrictRewrite:
         required = schema.get("required") or ()
         converted: Schema = {}
         for name, body in properties.items():
-            if isinstance(body, Mapping):
+            if isinstance(body, MAPS):
                 field = self.node(body, FieldPath.prop(path, name), depth + 1)
                 converted[name] = field if name in required else _nullable(field)
         out["properties"] = converted
@@ -232,7 +263,7 @@ def check_openai_strict(schema: Mapping[str, Any]) -> list[str]:
 
     def check(node: Any, path: str, depth: int) -> None:
         where = path or "(root)"
-        if not isinstance(node, Mapping):
+        if not isinstance(node, MAPS):
             problems.append(f"{where}: not a schema object")
             return
         if depth > MAX_NESTING:
@@ -279,8 +310,11 @@ def check_openai_strict(schema: Mapping[str, Any]) -> list[str]:
                 problems.append(f"{where}: every property must be required")
             for name, body in properties.items():
                 check(body, f"{path}.{name}" if path else name, depth + 1)
-        if "array" in types and "items" in node:
-            check(node["items"], f"{path}[]", depth + 1)
+        if "array" in types:
+            if "items" in node:
+                check(node["items"], f"{path}[]", depth + 1)
+            else:
+                problems.append(f"{where}: array schema missing items")
 
     check({k: v for k, v in schema.items() if k != "$defs"}, "", 0)
     for name, body in defs.items():
@@ -307,7 +341,11 @@ class OpenAIAdapter(ProviderAdapter):
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
-        return openai_strict_schema(tool) if self.strict else super().convert(tool)
+        if self.strict:
+            return openai_strict_schema(tool)
+        schema, problems = super().convert(tool)
+        complete_arrays(schema)  # OpenAI refuses an array schema without items, strict or not
+        return schema, problems
 
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

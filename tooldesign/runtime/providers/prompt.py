@@ -14,9 +14,9 @@ from tooldesign.runtime.providers._common import ToolSource, describe
 from tooldesign.runtime.providers._schema import (
     def_name,
     json_text,
+    merge_single_all_of,
     phrases,
     ref_target,
-    summary,
     type_list,
 )
 
@@ -35,7 +35,6 @@ _WORDS_SKIPPED = frozenset(
         "title",
         "default",
         "enum",
-        "discriminator",
     }
 )
 
@@ -94,19 +93,37 @@ def _fields(
 
 
 def _kind(schema: Mapping[str, Any], root: Mapping[str, Any], required: bool) -> str:
-    # An enum's values are listed with the words; its kind is its type.
-    plain = {k: v for k, v in schema.items() if k != "enum"}
-    if isinstance(plain.get("items"), Mapping):
-        plain["items"] = {k: v for k, v in plain["items"].items() if k != "enum"}
-    text = summary(plain, root)
-    for article in ("an ", "a "):
-        if text.startswith(article):
-            text = text[len(article) :]
-            break
-    parts = [text, "required" if required else "optional"]
+    parts = [_type_words(schema, 0), "required" if required else "optional"]
     if "default" in schema:
         parts.append(f"default {json_text(schema['default'])}")
     return ", ".join(parts)
+
+
+_PLURALS = {"any": "any values", "null": "nulls"}
+
+
+def _type_words(schema: Any, depth: int) -> str:
+    """A value's type in a few words: ``string``, ``integer or null``, ``array of Device``."""
+    if not isinstance(schema, Mapping) or depth > 3:
+        return "any"
+    schema = merge_single_all_of(schema)
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return def_name(ref) if ref != "#" else "the same shape as the arguments"
+    variants = schema.get("anyOf", schema.get("oneOf"))
+    if type(variants) is list and variants:
+        return " or ".join(dict.fromkeys(_type_words(v, depth + 1) for v in variants))
+    words = []
+    for kind in type_list(schema) or ["any"]:
+        if kind == "array":
+            items = _type_words(schema.get("items"), depth + 1)
+            plural = _PLURALS.get(
+                items, f"{items}s" if items.islower() and " " not in items else items
+            )
+            words.append(f"array of {plural}")
+        else:
+            words.append(kind)
+    return " or ".join(words)
 
 
 def _words(schema: Mapping[str, Any], root: Mapping[str, Any]) -> str:
