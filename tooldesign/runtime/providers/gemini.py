@@ -129,7 +129,9 @@ _FORMATS: Mapping[str, frozenset[str]] = {
     "integer": frozenset({"int32", "int64"}),
 }
 _PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
-_JSON_SCHEMA_HINT = "export with api='json_schema' (parameters_json_schema)"
+_JSON_SCHEMA_HINT = (
+    "export with api='json_schema' (`--api json_schema`), which writes parameters_json_schema"
+)
 
 
 def gemini_parameters(tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
