@@ -111,3 +111,21 @@ def test_a_corrupt_catalog_or_an_empty_folder_is_an_error(
     bad.write_text('{"version": "x", "tools": [')
     code, _, err = export(capsys, "--provider", "mcp", str(bad))
     assert code == 2 and "not a valid tool catalog" in err and "truncated or corrupt" in err
+
+
+def test_an_out_file_that_cannot_be_written_is_an_error_and_keeps_what_was_there(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = export(capsys, "--provider", "mcp", GEN, "--out", str(tmp_path))
+    assert code == 2 and f"{tmp_path}: is a folder; --out takes a file" in err
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder should be")
+    code, _, err = export(capsys, "--provider", "mcp", GEN, "--out", str(blocker / "tools.json"))
+    assert code == 2 and "cannot write the file" in err and "Traceback" not in err
+    # A failed export (a map Gemini's parameters cannot take) leaves the previous file as it was.
+    target = tmp_path / "tools.json"
+    target.write_text("previous export")
+    code, _, err = export(capsys, "--provider", "gemini", GEN, "--out", str(target))
+    assert code == 2 and "update_preferences" in err
+    assert target.read_text() == "previous export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker", "tools.json"]

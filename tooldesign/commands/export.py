@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from tooldesign.cli import EXIT_OK
+from tooldesign.commands._output import write_out_file
 from tooldesign.errors import UserError
 
 
@@ -30,24 +29,7 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(str(exc)) from None
         text = json.dumps(exported, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        try:
-            _write_atomically(Path(args.out), text)
-        except OSError as exc:
-            raise UserError(f"{args.out}: cannot write the file: {exc.strerror or exc}") from None
+        write_out_file(Path(args.out), text)
     else:
         sys.stdout.write(text)
     return EXIT_OK
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    if path.is_dir():
-        raise UserError(f"{path}: is a folder; --out takes a file")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 
 from tooldesign.cli import EXIT_OK
+from tooldesign.commands._output import write_out_file
 from tooldesign.errors import UserError
 
 
 def run(args: argparse.Namespace) -> int:
     from tooldesign.importers.draft import MCPServerDraft
     from tooldesign.importers.mcp import import_mcp
-    from tooldesign.importers.writer import render, write_design_file
+    from tooldesign.importers.writer import render
 
     if args.stdio is not None:
         try:
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tooldesign: warning: {notice}", file=sys.stderr)
     tools = sum(len(t.tools) for t in result.design.toolsets)
     if args.out:
-        write_design_file(Path(args.out), text, force=args.force)
+        write_out_file(Path(args.out), text, replace=args.force)
         print(f"tooldesign: imported {tools} tool(s) into {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 
 from tooldesign.cli import EXIT_OK
+from tooldesign.commands._output import write_out_file
 
 
 def run(args: argparse.Namespace) -> int:
     from tooldesign.importers.python import import_python
-    from tooldesign.importers.writer import render, write_design_file
+    from tooldesign.importers.writer import render
 
     source = Path(args.file)
     result = import_python(
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tooldesign: warning: {notice}", file=sys.stderr)
     tools = sum(len(t.tools) for t in result.design.toolsets)
     if args.out:
-        write_design_file(Path(args.out), text, force=args.force)
+        write_out_file(Path(args.out), text, replace=args.force)
         print(
             f"tooldesign: imported {tools} tool(s) from {source} into {args.out}", file=sys.stderr
         )

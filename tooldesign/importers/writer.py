@@ -9,15 +9,11 @@ formatted with ruff and deterministic: the same draft always gives the same byte
 from __future__ import annotations
 
 import keyword
-import os
-import tempfile
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 from tooldesign.codegen.formatting import format_source
 from tooldesign.codegen.literals import py_literal
-from tooldesign.errors import UserError
 from tooldesign.importers.draft import (
     ArrayOf,
     DraftAttribute,
@@ -47,23 +43,6 @@ _INDENT = "    "
 def render(design: DraftDesign) -> str:
     """The design file's text, formatted."""
     return format_source(_Writer(design).text())
-
-
-def write_design_file(path: Path, text: str, *, force: bool = False) -> None:
-    """Write ``text`` to ``path`` atomically; an existing file is replaced only with ``force``."""
-    if path.is_dir():
-        raise UserError(f"{path}: is a folder; --out takes the design file to write")
-    if path.exists() and not force:
-        raise UserError(f"{path}: already exists; pass --force to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class _Writer:
