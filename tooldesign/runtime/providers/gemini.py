@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
+from tooldesign.runtime.issues import json_type
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
@@ -338,20 +339,8 @@ def _inferred_type(schema: Mapping[str, Any]) -> str | None:
     values = [schema["const"]] if "const" in schema else schema.get("enum")
     if type(values) is not list:
         return None
-    kinds = {_json_type(v) for v in values if v is not None}
+    kinds = {json_type(v) for v in values if v is not None}
     return kinds.pop() if len(kinds) == 1 else None
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "object" if isinstance(value, MAPS) else "array"
 
 
 def _enum_text(value: Any) -> str:
