@@ -224,7 +224,7 @@ def test_log_calls_records_every_call_without_arguments_or_results(
     with caplog.at_level(logging.INFO, logger="tooldesign.calls"):
         call(runtime, "get_site", {"site_id": "hq"})
         call(runtime, "list_devices", {"site_id": "hq", "session_id": "forged"})
-        call(runtime, "get_site", {"site_id": 42})
+        call(runtime, "get_site", {"site_id": 987654321})
     records = [r for r in caplog.records if r.name == "tooldesign.calls"]
     fields = [r.tooldesign for r in records]  # type: ignore[attr-defined]
     assert [(f["tool"], f["outcome"], f["retry_reason"]) for f in fields] == [
@@ -236,4 +236,4 @@ def test_log_calls_records_every_call_without_arguments_or_results(
     assert all(f["tool_call_id"] == "call-7" and f["session_id"] == "sess-alice" for f in fields)
     assert all(f["duration_ms"] >= 0 for f in fields)
     text = " ".join(r.getMessage() for r in records) + json.dumps(fields)
-    assert "forged" not in text and "Headquarters" not in text and "42" not in text
+    assert "forged" not in text and "Headquarters" not in text and "987654321" not in text
