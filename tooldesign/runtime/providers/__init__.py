@@ -19,7 +19,9 @@ of one export with the same name are an :class:`ExportError`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tooldesign.runtime.providers._common import (
@@ -97,7 +99,26 @@ def export_tools(
     api: str | None = None,
 ) -> list[dict[str, Any]]:
     """``provider``'s tool definitions for ``tools``, one per tool, in order (see :func:`adapter`)."""
-    return adapter(provider, tools, strict=strict, api=api).tools()
+    with _cycle_collector_paused():
+        return adapter(provider, tools, strict=strict, api=api).tools()
+
+
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while an export builds its many small dicts.
+
+    An export of a large catalog allocates enough containers to set off full collections that
+    walk every live object (half the time of an export, and most of its variance). What it
+    builds holds no cycles, so reference counting frees it all the same.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 __all__ = [
