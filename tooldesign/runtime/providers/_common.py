@@ -250,9 +250,17 @@ class ProviderAdapter(ABC):
     def tools(self) -> list[dict[str, Any]]:
         """The provider's tool definitions, one per tool, in catalog order."""
 
-    @abstractmethod
     def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
         """The tool calls in ``source``, in order. ``meta`` is the base of each call's meta."""
+        return [
+            self._request(name, arguments, call_id, meta)
+            for name, arguments, call_id in self.raw_calls(source)
+        ]
+
+    @abstractmethod
+    def raw_calls(self, source: Any) -> Iterable[tuple[Any, Any, Any]]:
+        """``(name, arguments, call id)`` of each tool call in ``source``, as the provider
+        wrote them (SDK objects or plain dicts); :meth:`parse_calls` checks and decodes them."""
 
     @abstractmethod
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:

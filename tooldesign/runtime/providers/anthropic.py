@@ -34,7 +34,7 @@ from tooldesign.runtime.providers._schema import (
     split_keywords,
     type_list,
 )
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.result import ToolResult
 
 STRICT_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
@@ -248,12 +248,9 @@ class AnthropicAdapter(ProviderAdapter):
             out.append(entry)
         return out
 
-    def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
+    def raw_calls(self, source: Any) -> Iterable[tuple[Any, Any, Any]]:
         """``tool_use`` blocks of a Message (or of its ``content``, or given one by one)."""
-        return [
-            self._request(name, arguments, call_id, meta)
-            for name, arguments, call_id in _tool_uses(source)
-        ]
+        return _tool_uses(source)
 
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
         """A ``tool_result`` block; send it in the next ``user`` message's content."""

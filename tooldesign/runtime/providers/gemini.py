@@ -57,7 +57,7 @@ from tooldesign.runtime.providers._schema import (
     split_keywords,
     type_list,
 )
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.result import ToolResult
 
 GeminiApi = Literal["parameters", "json_schema"]
 
@@ -382,12 +382,9 @@ class GeminiAdapter(ProviderAdapter):
             out.append(entry)
         return out
 
-    def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
+    def raw_calls(self, source: Any) -> Iterable[tuple[Any, Any, Any]]:
         """``function_call`` parts of a response (its first candidate), a Content, or parts."""
-        return [
-            self._request(name, arguments, call_id, meta)
-            for name, arguments, call_id in _function_calls(source)
-        ]
+        return _function_calls(source)
 
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
         """A ``functionResponse`` part: ``{"output": …}`` or ``{"error": …}`` as Gemini asks."""

@@ -22,7 +22,7 @@ from tooldesign.runtime.providers._common import (
     parse_json_text,
 )
 from tooldesign.runtime.providers._schema import IGNORED, Schema, copy_json
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.specs import ToolAnnotations
 
 WRAPPED_RESULT_KEY = "result"
@@ -90,15 +90,12 @@ class MCPAdapter(ProviderAdapter):
         tool = self.index.get(name)
         return tool is not None and tool.id in self._wrapped
 
-    def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
+    def raw_calls(self, source: Any) -> Iterable[tuple[Any, Any, Any]]:
         """``tools/call`` requests: JSON-RPC messages, their ``params``, or SDK request objects.
 
         The JSON-RPC id (when there is one) becomes the call's ``tool_call_id``.
         """
-        return [
-            self._request(name, arguments, call_id, meta)
-            for name, arguments, call_id in _tool_calls(source)
-        ]
+        return _tool_calls(source)
 
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
         """A ``CallToolResult``: structured content and its JSON text, or ``isError``."""

@@ -37,7 +37,7 @@ from tooldesign.runtime.providers._schema import (
     split_keywords,
     type_list,
 )
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.result import ToolResult
 
 # What strict mode supports, per the OpenAI function-calling guide.
 STRICT_FORMATS = frozenset(
@@ -363,13 +363,10 @@ class OpenAIAdapter(ProviderAdapter):
     def strict_tool_ids(self) -> frozenset[str]:
         return frozenset(t.id for t in self.index) if self.strict else frozenset()
 
-    def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
+    def raw_calls(self, source: Any) -> Iterable[tuple[Any, Any, Any]]:
         """Tool calls from a Chat Completion (or a message, or its ``tool_calls``), or from a
         Response (or its ``output`` items: ``function_call`` items are taken, others skipped)."""
-        return [
-            self._request(name, arguments, call_id, meta)
-            for name, arguments, call_id in _openai_calls(source)
-        ]
+        return _openai_calls(source)
 
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
         ident = self._call_id(result, call_id)
