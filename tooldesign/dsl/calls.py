@@ -81,14 +81,23 @@ def Service(name: str, description: str | None = None) -> Block:
 
 def Toolset(name: str, description: str | None = None) -> Block:
     """Declare a toolset of the enclosing service: ``with Toolset("devices", "…"):``."""
+    return _toolset("Toolset", name, description)
+
+
+def _toolset(what: str, name: str, description: str | None, **mcp: Any) -> Block:
+    """A ``Toolset`` or ``MCPToolset`` block (``mcp`` holds the latter's server fields)."""
     rec, where = current(), caller_location()
     record = ToolsetRecord(
-        where, rec.child_path(f"toolset {_quoted(name)}"), name=name, description=description
+        where,
+        rec.child_path(f"toolset {_quoted(name)}"),
+        name=name,
+        description=description,
+        **mcp,
     )
     if isinstance(rec.top, ServiceRecord):
         rec.top.toolsets.append(record)
     else:
-        _misplaced("Toolset", "a Service block", where, record.path)
+        _misplaced(what, "a Service block", where, record.path)
     return Block(record, rec)
 
 
@@ -128,20 +137,7 @@ def MCPToolset(name: str, description: str | None = None, *, server: Any) -> Blo
     split like a shell would, or a list of arguments), or an :func:`MCPServer` for more. Its
     tools are declared like any others; the generated executor calls them on the server.
     """
-    rec, where = current(), caller_location()
-    record = ToolsetRecord(
-        where,
-        rec.child_path(f"toolset {_quoted(name)}"),
-        name=name,
-        description=description,
-        mcp_server=server,
-        is_mcp=True,
-    )
-    if isinstance(rec.top, ServiceRecord):
-        rec.top.toolsets.append(record)
-    else:
-        _misplaced("MCPToolset", "a Service block", where, record.path)
-    return Block(record, rec)
+    return _toolset("MCPToolset", name, description, mcp_server=server, is_mcp=True)
 
 
 def MCPServer(
