@@ -42,6 +42,7 @@ from tooldesign.importers.draft import (
 )
 from tooldesign.importers.python import ImportResult
 from tooldesign.importers.values import accepts, sanitize_name, unique_name
+from tooldesign.runtime.providers._schema import merge_single_all_of, ref_target
 
 _PRIMITIVES: dict[str, Primitive] = {
     "string": STRING,
@@ -120,7 +121,7 @@ class _Translator:
     # ── objects ───────────────────────────────────────────────────────────────────────────
 
     def attributes(self, schema: Mapping[str, Any], where: str) -> tuple[DraftAttribute, ...]:
-        schema = _merged(schema)
+        schema = merge_single_all_of(schema)
         properties = schema.get("properties")
         if not isinstance(properties, Mapping):
             return ()
@@ -161,7 +162,7 @@ class _Translator:
     # ── one schema ────────────────────────────────────────────────────────────────────────
 
     def map(self, schema: Mapping[str, Any], where: str) -> _Mapped:
-        schema = _merged(schema)
+        schema = merge_single_all_of(schema)
         ref = schema.get("$ref")
         if isinstance(ref, str):
             return self.reference(ref, schema, where)
@@ -321,11 +322,11 @@ class _Translator:
     # ── references and named types ────────────────────────────────────────────────────────
 
     def reference(self, ref: str, schema: Mapping[str, Any], where: str) -> _Mapped:
-        target = _ref_target(self.root, ref)
+        target = ref_target(self.root, ref)
         if target is None:
             self.notice(where, f"$ref {ref!r} points outside the schema: typed Any")
             return _Mapped(ANY)
-        target = _merged(target)
+        target = merge_single_all_of(target)
         description = _text(schema.get("description"))
         name = ref.rsplit("/", 1)[-1]
         if _is_object(target) and target.get("properties"):
@@ -432,7 +433,7 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
     if not isinstance(schema, Mapping):
         return DraftResult(ANY, None)
     translator = _Translator(tool, schema, context)
-    root = _merged(schema)
+    root = merge_single_all_of(schema)
     properties = root.get("properties")
     # The MCP convention for a result that is not an object: {"result": X}.
     if (
@@ -562,28 +563,6 @@ def _cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _merged(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``{"allOf": [X], …}`` (a description beside a ``$ref``) as X with the rest over it."""
-    all_of = schema.get("allOf")
-    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], Mapping):
-        return {**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}
-    return schema
-
-
-def _ref_target(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        return None
-    node: Any = root
-    for token in ref[2:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, Mapping) or token not in node:
-            return None
-        node = node[token]
-    return node if isinstance(node, Mapping) else None
-
-
 def _inline_refs(schema: Any, root: Mapping[str, Any], seen: tuple[str, ...]) -> Any:
     """``schema`` with its local ``$ref``s replaced by what they point to; ``None`` if recursive."""
     if isinstance(schema, list):
@@ -597,7 +576,7 @@ def _inline_refs(schema: Any, root: Mapping[str, Any], seen: tuple[str, ...]) ->
         return schema
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        target = _ref_target(root, ref)
+        target = ref_target(root, ref)
         if target is None or ref in seen:
             return None
         merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
