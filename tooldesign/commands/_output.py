@@ -1,12 +1,18 @@
-"""Writing a command's ``--out`` file: whole or not at all, never a half-written file."""
+"""What commands write: an `--out` file whole or not at all, and an import's design file."""
 
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tooldesign.errors import UserError
+
+if TYPE_CHECKING:
+    from tooldesign.importers.python import ImportResult
 
 
 def write_out_file(path: Path, text: str, *, replace: bool = True) -> None:
@@ -31,3 +37,18 @@ def write_out_file(path: Path, text: str, *, replace: bool = True) -> None:
             raise
     except OSError as exc:
         raise UserError(f"{path}: cannot write the file: {exc.strerror or exc}") from None
+
+
+def write_imported_design(result: ImportResult, args: argparse.Namespace, origin: str) -> None:
+    """An import's design file to ``--out`` (or standard output), its warnings to stderr."""
+    from tooldesign.importers.writer import render
+
+    text = render(result.design)
+    for notice in result.notices:
+        print(f"tooldesign: warning: {notice}", file=sys.stderr)
+    if not args.out:
+        sys.stdout.write(text)
+        return
+    write_out_file(Path(args.out), text, replace=args.force)
+    tools = sum(len(t.tools) for t in result.design.toolsets)
+    print(f"tooldesign: imported {tools} tool(s) from {origin} into {args.out}", file=sys.stderr)
