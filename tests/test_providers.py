@@ -27,7 +27,7 @@ from openai.types.chat import (
 from openai.types.responses import FunctionToolParam, Response
 from openai.types.responses.response_input_param import FunctionCallOutput
 from pydantic import TypeAdapter
-from tooldesign.runtime import Runtime, ToolCallMeta, ToolSpec
+from tooldesign.runtime import Runtime, ToolCallMeta, ToolIdent, ToolSpec
 from tooldesign.runtime.providers import (
     ExportError,
     ToolDescription,
@@ -388,8 +388,6 @@ def test_awkward_gemini_parameters(awkward: list[ToolSpec[Any, Any]]) -> None:
 
 
 def _tool(ident: str, name: str) -> ToolDescription:
-    from tooldesign.runtime import ToolIdent
-
     return ToolDescription(
         ToolIdent(ident), name, "A tool", {"type": "object", "properties": {}}, {"type": "string"}
     )
@@ -428,6 +426,25 @@ GOOD_STRICT = {
 }
 
 
+def test_strict_openai_keeps_only_enum_values_the_type_takes() -> None:
+    def exported(field: dict[str, Any]) -> Any:
+        schema = {"type": "object", "properties": {"q": field}, "required": ["q"]}
+        tool = ToolDescription(ToolIdent("s.t.pick"), "pick", "Pick", schema, {"type": "string"})
+        return export_tools([tool], "openai", strict=True)[0]["function"]["parameters"]
+
+    # A value must meet both keywords, so values of another type never match anyway.
+    assert exported({"type": "integer", "enum": [1, 2.0, 2.5, "3"]})["properties"]["q"] == {
+        "type": "integer",
+        "enum": [1, 2.0],
+    }
+    assert exported({"type": ["string", "null"], "const": "x"})["properties"]["q"] == {
+        "type": "string",
+        "enum": ["x"],
+    }
+    with pytest.raises(ExportError, match=r"field 'q': its enum lists no value of its type"):
+        exported({"type": "null", "const": False})
+
+
 @pytest.mark.parametrize(
     ("change", "fragment"),
     [
@@ -448,6 +465,10 @@ GOOD_STRICT = {
         (
             {"properties": {"q": {"type": ["string", "null"], "enum": ["a"]}}, "required": ["q"]},
             "enum does not list null",
+        ),
+        (
+            {"properties": {"q": {"type": "integer", "enum": [1, "two"]}}, "required": ["q"]},
+            "values its type does not take",
         ),
         ({"type": "array"}, "(root): must be an object"),
     ],

@@ -11,6 +11,8 @@ import marshal
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from tooldesign.runtime.issues import json_type
+
 Schema = dict[str, Any]
 """A JSON Schema a transform builds."""
 
@@ -153,6 +155,16 @@ def type_list(schema: Mapping[str, Any]) -> list[str]:
     if isinstance(value, list):
         return [t for t in value if isinstance(t, str)]
     return []
+
+
+def takes_value(types: list[str], value: Any) -> bool:
+    """Whether a value of these JSON types may be ``value`` (``integer`` is a whole ``number``)."""
+    kind = json_type(value)
+    if kind in types:
+        return True
+    if kind == "integer":
+        return "number" in types
+    return kind == "number" and "integer" in types and float(value).is_integer()
 
 
 def ref_target(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:

@@ -35,6 +35,7 @@ from tooldesign.runtime.providers._schema import (
     ref_target,
     restate,
     split_keywords,
+    takes_value,
     type_list,
 )
 from tooldesign.runtime.result import ToolResult
@@ -164,12 +165,20 @@ class _StrictRewrite:
             return {k: v for k, v in schema.items() if k not in IGNORED}
         else:
             out, dropped = split_keywords(schema, _allowed(types), _STRUCTURAL)
-            if "enum" in schema:
-                out["enum"] = list(schema["enum"])
+            if "enum" in schema or "const" in schema:
+                listed = list(schema["enum"]) if "enum" in schema else [schema["const"]]
+                # A value must meet both the type and the enum: values of other types can
+                # never match, and strict mode wants the two to agree.
+                out["enum"] = [v for v in listed if takes_value(types, v)] if types else listed
+                if not out["enum"]:
+                    self.problem(
+                        path,
+                        f"its enum lists no value of its type ({' or '.join(types)}), "
+                        "so no value can match",
+                        "unsupported",
+                    )
                 if len(out["enum"]) > MAX_ENUM_VALUES:
                     self.problem(path, f"more than {MAX_ENUM_VALUES} enum values", "unsupported")
-            elif "const" in schema:
-                out["enum"] = [schema["const"]]
             kept = [t for t in types if t != "null"]
             if "enum" in out and None not in out["enum"] and kept != types and kept:
                 # The enum already rules null out; strict mode wants the type to agree.
@@ -301,6 +310,8 @@ def check_openai_strict(schema: Mapping[str, Any]) -> list[str]:
                 problems.append(f"{where}: more than {MAX_ENUM_VALUES} enum values")
             if "null" in types and None not in enum:
                 problems.append(f"{where}: takes null, but its enum does not list null")
+            if types and not all(takes_value(types, value) for value in enum):
+                problems.append(f"{where}: its enum lists values its type does not take")
         if "object" in types:
             if node.get("additionalProperties") is not False:
                 problems.append(f"{where}: additionalProperties must be false")
