@@ -21,6 +21,7 @@ from tooldesign.importers.draft import (
 )
 from tooldesign.importers.mcp import tool_draft, tools_design
 from tooldesign.importers.writer import render
+from tooldesign.runtime import ToolValidationError
 
 from tests.conftest import Generated
 
@@ -275,11 +276,124 @@ def test_a_translated_server_generates_and_its_codecs_check_verbatim_parts(
     )
     assert search.payload.check_schema is True
     codecs = generated.module("odd.toolsets.odd.codecs")
-    from tooldesign.runtime import ToolValidationError
-
     codecs.decode_search_docs_payload({"query": "ab", "filters": {"f_a": "x"}})
     with pytest.raises(ToolValidationError) as caught:
         codecs.decode_search_docs_payload({"query": "ab", "filters": {"f_a": 3}})
     [issue] = caught.value.issues
     assert (issue.field, issue.constraint) == ("filters.f_a", "invalid_field_type")
     assert specs.SPECS[1].description == "Ping"  # no description from the server
+
+
+def test_objects_without_a_name_are_written_with_their_fields(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    row = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+    tools = [
+        {
+            "name": "summary",
+            "description": "An untitled result object",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"grid": {"type": "array", "items": {"type": "array", "items": row}}},
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "total": {"type": "integer"},
+                    "rows": {"type": "array", "items": row},
+                },
+                "required": ["total"],
+            },
+        },
+        {
+            "name": "list_rows",
+            "description": "An array of untitled objects",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {
+                "type": "object",
+                "properties": {"result": {"type": "array", "items": row}},
+                "required": ["result"],
+            },
+        },
+    ]
+    result = tools_design(
+        tools, MCPServerDraft(url="http://x/mcp"), service="s", toolset="s", server_label="x"
+    )
+    summary, list_rows = result.design.toolsets[0].tools
+    assert summary.result is not None and summary.result.type is None
+    assert [a.name for a in summary.result.attributes] == ["total", "rows"]
+    assert summary.args[0].type == ArrayOf(ArrayOf(Named("SummaryGridItemItem")))
+    assert list_rows.result is not None and list_rows.result.type == ArrayOf(Named("ListRowsItem"))
+    text = render(result.design)
+    assert "ArrayOf(ArrayOf(Object" not in text and "Return(ArrayOf(Object" not in text
+    assert 'with Attribute("rows", ArrayOf(Object)):' in text  # a block declares these
+    codecs = gen_design(text).module("s.toolsets.s.codecs")
+    assert codecs.SUMMARY_RESULT.coerce({"total": 1, "rows": [{"id": "a"}]}).total == 1
+    with pytest.raises(ToolValidationError):
+        codecs.SUMMARY_RESULT.coerce({"total": "many"})
+    assert codecs.LIST_ROWS_RESULT.coerce([{"id": "a"}]).root[0].id == "a"
+
+
+def test_draft_4_exclusive_bounds_become_numbers() -> None:
+    tool, context = draft(
+        {
+            "type": "object",
+            "properties": {
+                "above": {"type": "number", "minimum": 0, "exclusiveMinimum": True},
+                "below": {"type": "integer", "maximum": 9, "exclusiveMaximum": True},
+                "inclusive": {"type": "integer", "maximum": 9, "exclusiveMaximum": False},
+                "nested": {
+                    "type": "array",
+                    "items": {"type": "number", "minimum": 1, "exclusiveMinimum": True},
+                },
+            },
+        }
+    )
+    a = args(tool)
+    assert a["above"].options == {"exclusive_minimum": 0}
+    assert a["below"].options == {"exclusive_maximum": 9}
+    assert a["inclusive"].options == {"maximum": 9}
+    assert a["nested"].options == {"exclusive_minimum": 1}
+    assert context.notices == []  # an input schema: nothing else to say
+
+
+def test_a_recursive_model_repeated_by_tools_is_one_type_and_a_different_one_is_named_apart() -> (
+    None
+):
+    def node(label: str) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"n": {"$ref": "#/$defs/Node"}},
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "properties": {
+                        "label": {"type": label},
+                        "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+                        "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                    },
+                }
+            },
+        }
+
+    tools = [
+        {
+            "name": "a",
+            "description": "A",
+            "inputSchema": node("string"),
+            "outputSchema": node("string"),
+        },
+        {"name": "b", "description": "B", "inputSchema": node("string")},
+        {"name": "c", "description": "C", "inputSchema": node("integer")},
+    ]
+    result = tools_design(
+        tools, MCPServerDraft(url="http://x/mcp"), service="s", toolset="s", server_label="x"
+    )
+    assert [t.name for t in result.design.types] == ["Node", "Node_2"]
+    node_2 = {a.name: a for a in result.design.types[1].attributes}
+    assert node_2["kids"].type == ArrayOf(Named("Node_2"))
+    a, b, c = result.design.toolsets[0].tools
+    assert a.args[0].type == b.args[0].type == Named("Node") and c.args[0].type == Named("Node_2")
+    assert [str(n) for n in result.notices] == [
+        "tool 'c' › type 'Node': not the same as the 'Node' of another schema: written as 'Node_2'"
+    ]

@@ -10,6 +10,7 @@ are mapped, slow calls time out, and a server that dies is started again.
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import re
 import shlex
@@ -20,7 +21,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, METHOD_NOT_FOUND
 from tooldesign.cli import main
+from tooldesign.ir.evaluate import evaluate
 from tooldesign.runtime import (
     MCPClient,
     MCPServerParams,
@@ -30,6 +34,7 @@ from tooldesign.runtime import (
     ToolRequest,
     ToolResult,
 )
+from tooldesign.runtime.mcp_client import declared_only
 
 from tests.support import REPO
 
@@ -202,3 +207,204 @@ def test_import_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert not (tmp_path / "d.py").exists()
     assert main(["import", "mcp", "--url", "ftp://example"]) == 2
     assert "--url must be an http(s):// URL" in capsys.readouterr().err
+
+
+# ── a low-level server: hand-written schemas ─────────────────────────────────────────────
+
+LOWLEVEL = REPO / "tests" / "fixtures" / "mcp_server" / "lowlevel_server.py"
+
+
+@pytest.fixture(scope="module")
+def lowlevel(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Path, str, ModuleType, Any]]:
+    """The low-level server's design file, the import's warnings, the generated executor,
+    and the server object (the runtime calls it in process)."""
+    root = tmp_path_factory.mktemp("lowlevel_import")
+    design = root / "design" / "tables.py"
+    with pytest.MonkeyPatch.context() as patch:
+        # Started as a user would from the server's folder: `python lowlevel_server.py`.
+        patch.chdir(LOWLEVEL.parent)
+        errors = io.StringIO()
+        patch.setattr(sys, "stderr", errors)
+        command = f"{shlex.quote(sys.executable)} {LOWLEVEL.name}"
+        assert main(["import", "mcp", "--stdio", command, "--out", str(design)]) == 0
+    assert main(["gen", str(design), "--out", str(root / "lowlevel_gen")]) == 0
+    sys.path[:0] = [str(root), str(LOWLEVEL.parent)]
+    try:
+        yield (
+            design,
+            errors.getvalue(),
+            importlib.import_module("lowlevel_gen.tables.toolsets.tables.executor"),
+            importlib.import_module("lowlevel_server").SERVER,
+        )
+    finally:
+        sys.path.remove(str(root))
+        sys.path.remove(str(LOWLEVEL.parent))
+        for name in [m for m in sys.modules if m.startswith(("lowlevel_gen", "lowlevel_server"))]:
+            del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def lowlevel_runtime(lowlevel: tuple[Path, str, ModuleType, Any]) -> Runtime:
+    _, _, executor, server = lowlevel
+    return Runtime([executor.new_registration(client=MCPClient(server, timeout=3.0))])
+
+
+def test_hand_written_schemas_become_a_design_that_says_every_field(
+    lowlevel: tuple[Path, str, ModuleType, Any],
+) -> None:
+    design, warnings, _, _ = lowlevel
+    text = design.read_text()
+    # An untitled result object: the result's own fields; an array of them: a named type.
+    assert re.search(
+        r'with Tool\("stats".*?with Return\(\):\s+Attribute\("count", Int, minimum=0\)\s+'
+        r'Attribute\("mean", Float\)\s+Required\("count"\)',
+        text,
+        re.DOTALL,
+    )
+    assert 'with Type("RowsItem") as RowsItem:' in text and "Return(ArrayOf(RowsItem))" in text
+    assert "Object" not in text
+    # Draft-04 bounds as 2020-12 says them.
+    assert 'Attribute("precision", Int, exclusive_maximum=10)' in text
+    assert 'Attribute("score", Float, exclusive_minimum=0)' in text
+    assert "the MCP client refuses this tool's results" in warnings
+    # One recursive model used by two tools: one type.
+    assert text.count('with Type("Node")') == 1 and "Node_2" not in text
+    assert 'Attribute("children", ArrayOf("Node"))' in text
+    # The command names a file in the current folder: the design starts it there.
+    [service] = evaluate([str(design)]).services
+    server = service.toolsets[0].mcp
+    assert server is not None
+    assert (server.command, server.cwd) == ((sys.executable, LOWLEVEL.name), str(LOWLEVEL.parent))
+    assert "names 'lowlevel_server.py' relative to the current folder" in warnings
+
+
+def test_keys_an_open_result_object_adds_are_dropped_not_malformed(
+    lowlevel_runtime: Runtime,
+) -> None:
+    stats = call(lowlevel_runtime, "stats", {"values": [1, 2]})
+    assert stats.ok, stats.for_model()
+    assert json.loads(stats.for_model()) == {"count": 2, "mean": 1.5}  # no "computed_by"
+    rows = call(lowlevel_runtime, "rows", {})
+    assert json.loads(rows.for_model()) == [{"id": "a", "size": 1}, {"id": "b"}]
+    depth = call(lowlevel_runtime, "depth", {"tree": {"label": "a", "children": [{"label": "b"}]}})
+    assert json.loads(depth.for_model()) == 2
+
+
+def test_a_closed_result_with_a_key_too_many_is_malformed(lowlevel_runtime: Runtime) -> None:
+    closed = call(lowlevel_runtime, "closed", {})
+    assert closed.retry_hint is not None
+    assert closed.retry_hint.reason is RetryReason.MALFORMED_RESPONSE
+    assert "'debug' was unexpected" in closed.error.details["problem"]  # type: ignore[union-attr]
+
+
+def test_an_output_schema_the_client_refuses_is_a_malformed_response(
+    lowlevel_runtime: Runtime,
+) -> None:
+    legacy = call(lowlevel_runtime, "legacy", {})
+    assert legacy.retry_hint is not None
+    assert legacy.retry_hint.reason is RetryReason.MALFORMED_RESPONSE
+    assert "Invalid schema for tool legacy" in legacy.error.details["problem"]  # type: ignore[union-attr]
+
+
+def test_a_protocol_error_refusing_the_arguments_reaches_the_model(
+    lowlevel_runtime: Runtime,
+) -> None:
+    picky = call(lowlevel_runtime, "picky", {"n": 3})
+    assert picky.retry_hint is not None
+    assert picky.retry_hint.reason is RetryReason.INVALID_ARGUMENTS
+    assert picky.for_model() == "Error: Tool 'picky' refused the arguments: picky does not take n=3"
+
+
+class FailingClient(MCPClient):
+    """A client whose calls fail with a given exception."""
+
+    def __init__(self, failure: BaseException) -> None:
+        super().__init__("unused")
+        self.failure = failure
+
+    async def call(self, name: str, arguments: Any, *, retry_safe: bool = False) -> Any:
+        raise self.failure
+
+
+@pytest.mark.parametrize(
+    ("failure", "reason", "words"),
+    [
+        (
+            MCPError(METHOD_NOT_FOUND, "no such tool"),
+            RetryReason.TOOL_UNAVAILABLE,
+            "does not offer it",
+        ),
+        (MCPError(INTERNAL_ERROR, "disk full"), None, "failed on its server: disk full"),
+        (ValueError("a bug in a transport"), None, "failed while calling its server"),
+        (KeyError("x"), None, "failed while calling its server"),
+    ],
+)
+def test_every_failure_of_the_client_is_an_answer(
+    lowlevel: tuple[Path, str, ModuleType, Any],
+    failure: BaseException,
+    reason: RetryReason | None,
+    words: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    executor = lowlevel[2]
+    runtime = Runtime([executor.new_registration(client=FailingClient(failure))])
+    result = call(runtime, "rows", {})
+    assert not result.ok and words in result.for_model()
+    assert (result.retry_hint.reason if result.retry_hint else None) is reason
+    assert "failed with an internal error" not in result.for_model()  # not the runtime's catch-all
+    assert not [r for r in caplog.records if r.name == "tooldesign.runtime" and r.exc_info]
+
+
+def test_undeclared_keys_are_dropped_through_refs_arrays_maps_and_unions() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "shape": {
+                "oneOf": [{"$ref": "#/$defs/Circle"}, {"$ref": "#/$defs/Square"}],
+                "discriminator": {"propertyName": "kind"},
+            },
+            "pets": {
+                "type": "array",
+                "items": {"anyOf": [{"$ref": "#/$defs/Cat"}, {"type": "null"}]},
+            },
+            "labels": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Cat"}},
+            "free": {"type": "object"},
+        },
+        "additionalProperties": False,
+        "$defs": {
+            "Circle": {
+                "type": "object",
+                "properties": {"kind": {"const": "circle"}, "r": {"type": "number"}},
+                "required": ["kind", "r"],
+                "additionalProperties": False,
+            },
+            "Square": {
+                "type": "object",
+                "properties": {"kind": {"const": "square"}, "side": {"type": "number"}},
+                "required": ["kind", "side"],
+                "additionalProperties": False,
+            },
+            "Cat": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "additionalProperties": False,
+            },
+        },
+    }
+    value = {
+        "shape": {"kind": "square", "side": 2, "r": 1, "colour": "red"},
+        "pets": [{"name": "Tom", "age": 3}, None],
+        "labels": {"a": {"name": "Kit", "lives": 9}},
+        "free": {"anything": {"goes": 1}},
+        "extra": True,
+    }
+    assert declared_only(value, schema) == {
+        "shape": {"kind": "square", "side": 2},
+        "pets": [{"name": "Tom"}, None],
+        "labels": {"a": {"name": "Kit"}},
+        "free": {"anything": {"goes": 1}},
+    }
+    # A value no variant fits is left for the result's check to name.
+    assert declared_only({"shape": {"kind": "hexagon"}}, schema) == {"shape": {"kind": "hexagon"}}

@@ -136,6 +136,8 @@ class MCPServerDraft:
 
     command: tuple[str, ...] = ()
     url: str | None = None
+    cwd: str | None = None
+    """The folder a stdio server starts in, when its command names files relative to one."""
 
 
 @dataclass(frozen=True, slots=True)

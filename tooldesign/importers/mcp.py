@@ -6,11 +6,19 @@ pure function: ``$defs`` become named ``Type``s (recursion by name), enums, nest
 arrays, maps and unions (discriminated when every variant is tagged by one field) map to their
 DSL forms, ``null`` unions make a field optional, and constraints, defaults and descriptions
 follow. What the DSL cannot express is kept verbatim as ``Any(schema=...)`` and reported.
+
+An object without a title is written with its fields where a block can declare them (an
+attribute, the result itself); anywhere else it becomes a type named after the tool and where
+it is (``ListRowsItem``). The models every tool repeats in its own ``$defs`` become one type
+when they are the same, recursion included (:mod:`tooldesign.importers.shared_types`). Older
+drafts' forms (``"exclusiveMinimum": true``) are read as 2020-12 says them. A stdio command
+that names files relative to the current folder is written with that folder as its ``cwd``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -41,6 +49,7 @@ from tooldesign.importers.draft import (
     Primitive,
 )
 from tooldesign.importers.python import ImportResult
+from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.values import accepts, sanitize_name, unique_name
 from tooldesign.runtime.providers._schema import merge_single_all_of, ref_target
 
@@ -81,22 +90,54 @@ class _Context:
     """What translating one server's tools shares: the named types found, and the notices."""
 
     types: dict[str, DraftNamedType | None] = field(default_factory=dict)
-    """By design name; ``None`` while a type is being translated (recursion finds it)."""
-    def_names: dict[tuple[int, str], str] = field(default_factory=dict)
-    """(id of the root schema, ``$defs`` name) → design type name."""
+    """By design name, in the order they were found; ``None`` while a type is being translated
+    (recursion finds its name)."""
+    origins: dict[str, str] = field(default_factory=dict)
+    """Design name → the name the server gave the type (``Node_2`` → ``Node``)."""
     notices: list[Notice] = field(default_factory=list)
 
-    def same_type(self, named: DraftNamedType, base: str) -> str | None:
-        """An existing type with ``base`` as its name (or ``base_2``…) and the same content."""
-        for existing in self.types.values():
-            if (
-                existing is not None
-                and re.fullmatch(rf"{re.escape(base)}(_\d+)?", existing.name)
-                and (existing.description, existing.attributes)
-                == (named.description, named.attributes)
-            ):
-                return existing.name
-        return None
+    def add(self, origin: str) -> str:
+        """A new type's design name: ``origin``, or ``origin_2``… when that is taken."""
+        name = unique_name(origin, set(self.types))
+        self.types[name] = None
+        self.origins[name] = origin
+        return name
+
+    def share(self, new: list[str], tool: str) -> dict[str, str]:
+        """Each of the ``new`` types that is an earlier type of the same origin, merged into it.
+
+        Tools of one server share their models, and each tool's schemas repeat them in their
+        own ``$defs``. Returns the merged names (new → earlier); what refers to them must be
+        renamed by the caller too.
+        """
+        renamed: dict[str, str] = {}
+        for name in new:
+            for earlier in self.types:
+                if earlier == name:
+                    break
+                if earlier not in renamed and same_type(
+                    name, earlier, self.types, self.types, self.same_origin
+                ):
+                    renamed[name] = earlier
+                    break
+        for name in renamed:
+            del self.types[name], self.origins[name]
+        for name, named in self.types.items():
+            if named is not None:
+                self.types[name] = renamed_named_type(named, renamed)
+        for name in new:
+            origin = self.origins.get(name)
+            if name not in renamed and origin is not None and name != origin:
+                self.notices.append(
+                    Notice(
+                        f"tool {tool!r} › type {origin!r}",
+                        f"not the same as the {origin!r} of another schema: written as {name!r}",
+                    )
+                )
+        return renamed
+
+    def same_origin(self, a: str, b: str) -> bool:
+        return self.origins.get(a) == self.origins.get(b)
 
 
 @dataclass
@@ -114,6 +155,8 @@ class _Translator:
         self.tool = tool
         self.root = root
         self.context = context
+        self.def_names: dict[str, str] = {}
+        """``$defs`` name → design type name, for this schema's references."""
 
     def notice(self, where: str, message: str) -> None:
         self.context.notices.append(Notice(f"tool {self.tool!r} › {where}", message))
@@ -157,7 +200,7 @@ class _Translator:
         if required:
             options.pop("default", None)  # a default only applies to optional attributes
         description = mapped.description or _text(body.get("description"))
-        return DraftAttribute(name, mapped.type, description, required, options)
+        return DraftAttribute(name, self.placed(mapped.type, where), description, required, options)
 
     # ── one schema ────────────────────────────────────────────────────────────────────────
 
@@ -337,37 +380,37 @@ class _Translator:
         return mapped
 
     def named(self, def_name: str, target: Mapping[str, Any]) -> str:
-        key = (id(self.root), def_name)
-        existing = self.context.def_names.get(key)
+        existing = self.def_names.get(def_name)
         if existing is not None:
             return existing
-        base = _type_name(def_name)
-        name = unique_name(base, set(self.context.types))
-        self.context.def_names[key] = name
-        self.context.types[name] = None  # being translated: a recursive $ref finds the name
-        named = DraftNamedType(
+        name = self.context.add(_type_name(def_name))
+        self.def_names[def_name] = name  # a recursive $ref finds it while it is translated
+        self.context.types[name] = DraftNamedType(
             name, _text(target.get("description")), self.attributes(target, def_name)
         )
-        # Tools of one server share their models; each tool's schema repeats them in $defs.
-        same = self.context.same_type(named, base)
-        if same is not None and same != name:
-            del self.context.types[name]
-            self.context.def_names[key] = same
-            return same
-        self.context.types[name] = named
         return name
 
     def define(
         self, name: str, description: str | None, attributes: tuple[DraftAttribute, ...]
     ) -> Named:
-        base = _type_name(name)
-        named = DraftNamedType(base, description, attributes)
-        same = self.context.same_type(named, base)
-        if same is not None:
-            return Named(same)
-        unique = unique_name(base, set(self.context.types))
-        self.context.types[unique] = replace(named, name=unique)
+        unique = self.context.add(_type_name(name))
+        self.context.types[unique] = DraftNamedType(unique, description, attributes)
         return Named(unique)
+
+    def placed(self, t: DraftType, where: str, block: bool = True) -> DraftType:
+        """``t`` as a design can write it: an inline object only where a block declares its
+        fields (an attribute's own type, or its array's items or map's values); any other
+        becomes a named type called after the tool and where it is."""
+        match t:
+            case InlineObject(attributes=attributes) if not block:
+                return self.define(f"{self.tool} {_path_words(where)}", None, attributes)
+            case ArrayOf(items=items):
+                inner = block and isinstance(items, InlineObject)
+                return replace(t, items=self.placed(items, f"{where}[]", inner))
+            case MapOf(values=values):
+                inner = block and isinstance(values, InlineObject)
+                return MapOf(self.placed(values, f"{where}.*", inner))
+        return t
 
     def verbatim(self, schema: Mapping[str, Any], where: str, what: str) -> _Mapped:
         inlined = _inline_refs(schema, self.root, ())
@@ -392,10 +435,14 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
     name = get("name") if get else tool.name
     description = (get("description") if get else tool.description) or ""
     title = get("title") if get else tool.title
-    input_schema = (get("inputSchema") if get else tool.input_schema) or {"type": "object"}
-    output_schema = get("outputSchema") if get else tool.output_schema
+    input_schema = _modernized(
+        (get("inputSchema") if get else tool.input_schema) or {"type": "object"}
+    )
+    raw_output = get("outputSchema") if get else tool.output_schema
+    output_schema = _modernized(raw_output)
     raw_annotations = get("annotations") if get else tool.annotations
     design_name = sanitize_name(str(name))
+    known = set(context.types)
     translator = _Translator(design_name, input_schema, context)
     if design_name != name:
         translator.notice(
@@ -414,19 +461,30 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
         if isinstance(e, dict) and accepts(InlineObject(args), {}, e, context.types)
     )
     result = _result(design_name, output_schema, context)
-    return (
-        DraftTool(
-            name=design_name,
-            description=description.strip(),
-            args=args,
-            result=result,
-            title=title if isinstance(title, str) and title else None,
-            examples=examples,
-            annotations=_annotations(raw_annotations),
-            remote_name=str(name) if design_name != name else None,
-        ),
-        context,
+    if (
+        isinstance(raw_output, Mapping)
+        and output_schema != raw_output
+        and "$schema" not in raw_output
+    ):
+        translator.notice(
+            "result",
+            "the server's output schema says exclusiveMinimum/exclusiveMaximum: true (draft 4), "
+            "which JSON Schema 2020-12 does not allow: the design has the bound it means, but "
+            "the MCP client refuses this tool's results (malformed_response) until the server "
+            "declares its $schema or gives the bound as a number",
+        )
+    draft = DraftTool(
+        name=design_name,
+        description=description.strip(),
+        args=args,
+        result=result,
+        title=title if isinstance(title, str) and title else None,
+        examples=examples,
+        annotations=_annotations(raw_annotations),
+        remote_name=str(name) if design_name != name else None,
     )
+    renamed = context.share([t for t in context.types if t not in known], design_name)
+    return renamed_tool(draft, renamed), context
 
 
 def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
@@ -443,7 +501,10 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
     ):
         inner = properties["result"]
         mapped = translator.map(inner, "result")
-        return DraftResult(mapped.type, mapped.description or _text(inner.get("description")))
+        return DraftResult(
+            translator.placed(mapped.type, "", block=False),
+            mapped.description or _text(inner.get("description")),
+        )
     title = _title(root)
     defs = root.get("$defs")
     defs = defs if isinstance(defs, Mapping) else {}
@@ -452,12 +513,17 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
         # The root is one of its own $defs (a recursive model): refer to it by name.
         return DraftResult(Named(translator.named(title, root)), description)
     mapped = translator.map(root, "result")
-    if title and isinstance(mapped.type, InlineObject):
-        # A named model: the same type other tools use, when its fields are the same.
-        return DraftResult(
-            translator.define(title, description, mapped.type.attributes), description
-        )
-    return DraftResult(mapped.type, mapped.description)
+    if isinstance(mapped.type, InlineObject):
+        if title:
+            # A named model: the same type other tools use, when its fields are the same.
+            return DraftResult(
+                translator.define(title, description, mapped.type.attributes), description
+            )
+        # An object without a name (a hand-written schema): the result's own fields.
+        return DraftResult(None, description, mapped.type.attributes)
+    return DraftResult(
+        translator.placed(mapped.type, "", block=False), mapped.description or description
+    )
 
 
 def _annotations(raw: Any) -> DraftAnnotations:
@@ -517,7 +583,20 @@ def import_mcp(
     """Connect to ``server``, read its tools, and draft the design."""
     from tooldesign.runtime.mcp_client import MCPClient, MCPServerParams, MCPUnavailable
 
-    params = MCPServerParams(command=server.command, url=server.url)
+    notices: list[Notice] = []
+    if server.command and server.cwd is None:
+        relative = _relative_paths(server.command)
+        if relative:
+            server = replace(server, cwd=os.getcwd())
+            notices.append(
+                Notice(
+                    "server",
+                    f"the command names {', '.join(map(repr, relative))} relative to the current "
+                    f"folder: the design starts the server there (cwd={server.cwd!r}); change cwd= "
+                    "if the server lives elsewhere where the toolset runs",
+                )
+            )
+    params = MCPServerParams(command=server.command, url=server.url, cwd=server.cwd)
     label = params.describe()
 
     async def listed() -> tuple[list[Any], str | None, str | None]:
@@ -544,7 +623,7 @@ def import_mcp(
         label = f"{server_name!r} ({label})"
     base = server_name or (server.command[-1] if server.command else "server")
     default = sanitize_name(re.sub(r"\.py$", "", base.rsplit("/", 1)[-1]), identifier=True)
-    return tools_design(
+    imported = tools_design(
         tools,
         server,
         service=sanitize_name(service, identifier=True) if service else default,
@@ -552,15 +631,68 @@ def import_mcp(
         server_label=label,
         server_description=(instructions or "").strip().split("\n\n")[0] or None,
     )
+    imported.notices[:0] = notices
+    return imported
 
 
 # ── helpers ───────────────────────────────────────────────────────────────────────────────
+
+
+def _relative_paths(command: tuple[str, ...]) -> list[str]:
+    """The words of a stdio command that name files or folders relative to the current folder.
+
+    Such a command only works from this folder. A bare program name (``python``, ``uvx``) is
+    looked up on ``PATH`` wherever the toolset runs, like in every MCP client's configuration,
+    and is not one of them.
+    """
+    executable, *arguments = command
+    words = [executable] if os.sep in executable else []
+    for argument in arguments:
+        if argument.startswith("-"):  # an option; its value may name a file (--config=a.toml)
+            argument = argument.partition("=")[2]
+        words.append(argument)
+    return [w for w in words if w and not os.path.isabs(w) and os.path.exists(w)]
 
 
 def _cause(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return _cause(exc.exceptions[0])
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+# Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
+_SCHEMA_KEYWORDS = frozenset(
+    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+     "additionalItems", "unevaluatedItems", "unevaluatedProperties"}
+)  # fmt: skip
+_SCHEMA_LIST_KEYWORDS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_MAP_KEYWORDS = frozenset(
+    {"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"}
+)
+
+
+def _modernized(schema: Any) -> Any:
+    """``schema`` in the JSON Schema dialect designs use (2020-12), from older drafts' forms.
+
+    Draft 4 says ``"minimum": 0, "exclusiveMinimum": true`` where later drafts say
+    ``"exclusiveMinimum": 0``; a ``false`` flag (or one with no bound) says nothing.
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_KEYWORDS or key in _SCHEMA_LIST_KEYWORDS:  # ("items" may be a list)
+            out[key] = (
+                [_modernized(v) for v in value] if isinstance(value, list) else _modernized(value)
+            )
+        elif key in _SCHEMA_MAP_KEYWORDS and isinstance(value, Mapping):
+            out[key] = {name: _modernized(v) for name, v in value.items()}
+        else:
+            out[key] = value
+    for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(out.get(flag), bool) and out.pop(flag) and bound in out:
+            out[flag] = out.pop(bound)
+    return out
 
 
 def _inline_refs(schema: Any, root: Mapping[str, Any], seen: tuple[str, ...]) -> Any:
@@ -611,6 +743,16 @@ def _text(value: Any) -> str | None:
 
 def _pascal(text: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", text) if part)
+
+
+def _path_words(where: str) -> str:
+    """``items[].sizes.*`` → ``items item sizes value``: words to name a type after."""
+    return (
+        where.replace("[]", " item")
+        .replace(".*", " value")
+        .replace(".", " ")
+        .replace("|", " option ")
+    )
 
 
 def _type_name(name: str) -> str:

@@ -87,6 +87,9 @@ class _Writer:
                 self.used.add("MCPToolset")
                 server = toolset.mcp_server
                 where = py_literal(server.url) if server.url else py_literal(list(server.command))
+                if server.cwd is not None:
+                    self.used.add("MCPServer")
+                    where = f"MCPServer({where}, cwd={py_literal(server.cwd)})"
                 call = f"MCPToolset({_args(toolset.name, toolset.description)}, server={where})"
             lines.append(f"{_INDENT}with {call}:")
             for tool in toolset.tools:

@@ -8,7 +8,16 @@ turns what the server says into what the runtime
 expects: ``isError`` results become error results whose text reaches the model as the server
 wrote it; other results are the structured content (or the JSON of the text content), which
 the runtime then checks against the tool's result type (``malformed_response`` when the server
-breaks its own schema). Nothing the server does makes a call raise.
+breaks its own schema).
+
+A result may carry keys the design does not declare: models generated code-first leave their
+objects open, so a server may add a field without breaking its own schema (the MCP client
+checks results against that schema first). Those keys are dropped before the design's closed
+types check the rest: the design says what the application and the model read.
+
+Nothing the server or the client does makes a call raise: a protocol error the server answers
+with, a result the client rejects, and any other failure of the client each become an error
+result (see :meth:`MCPClient.invoke`).
 
 Needs the ``mcp`` extra (``pip install 'tooldesign[mcp]'``); it is imported on first use.
 """
@@ -26,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, RetryReason
+from tooldesign.runtime.providers._schema import merge_single_all_of, resolve
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
 from tooldesign.runtime.specs import ToolSpec
@@ -115,7 +125,8 @@ class MCPClient:
 
         Raises :class:`MCPUnavailable` when the server cannot be reached, ``TimeoutError``
         when the call takes longer than the timeout, :class:`MCPMalformedResult` when the
-        result breaks the server's own output schema, and the SDK's ``MCPError`` for a
+        client rejects the result (it breaks the server's own output schema, that schema is
+        not valid, or the result breaks the protocol), and the SDK's ``MCPError`` for a
         protocol error the server answered with.
         """
         for attempt in (1, 2):
@@ -126,9 +137,9 @@ class MCPClient:
                 )
                 return answer
             except Exception as exc:  # sorted below: unsent, dropped, timed out, or refused
-                if isinstance(exc, RuntimeError) and _BROKEN_OUTPUT.search(str(exc)):
-                    # The SDK checks results against the server's own output schema.
-                    raise MCPMalformedResult(str(exc)) from exc
+                problem = _rejected_result(exc)
+                if problem is not None:
+                    raise MCPMalformedResult(problem) from exc
                 if _is_timeout(exc):
                     raise TimeoutError(
                         f"the MCP server took longer than {self.timeout:g} s"
@@ -165,8 +176,18 @@ class MCPClient:
         )
 
     def invoke(self, name: str, spec: ToolSpec[Any, Any]) -> Invoke:
-        """What a generated executor runs for the tool the server calls ``name``."""
-        unwrap = spec.result.schema.get("type") != "object"
+        """What a generated executor runs for the tool the server calls ``name``.
+
+        Every failure is an error result: ``timeout`` and ``malformed_response`` retry hints
+        for a slow server and a result the client rejects, ``tool_unavailable`` when the
+        server cannot be reached or does not know the tool, ``invalid_arguments`` when it
+        refuses the arguments, the server's own words for its errors, and a generic answer
+        (with the failure logged) for anything else that goes wrong in the client.
+        """
+        from mcp.shared.exceptions import MCPError
+
+        result_schema = spec.result.schema
+        unwrap = result_schema.get("type") != "object"
         retry_safe = bool(spec.annotations.read_only or spec.annotations.idempotent)
 
         async def invoke(args: Any, meta: ToolCallMeta) -> Outcome:
@@ -179,15 +200,21 @@ class MCPClient:
                 return Outcome(_malformed(name, str(exc)))
             except MCPUnavailable as exc:
                 log.error("MCP server %s is unavailable: %s", exc.server, exc.cause)
+                return Outcome(_unavailable(name, "its server cannot be reached", exc))
+            except MCPError as exc:
+                log.error("MCP server %s refused %s: %s", self.describe(), name, exc.message)
+                return Outcome(_refused(name, exc))
+            except Exception as exc:  # the client's own failure: still an answer
+                log.exception("MCP client failed calling %s on %s", name, self.describe())
                 message = (
-                    f"Tool {name!r} is unavailable right now (its server cannot be reached). "
-                    "Try again later or use another tool."
+                    f"Tool {name!r} failed while calling its server. Try again later or use "
+                    "another tool."
                 )
                 return Outcome(ToolResult(name, error=ToolError(message, cause=exc)))
             if answer.is_error:
                 text = _text_of(answer) or "the tool failed"
                 return Outcome(ToolResult(name, error=ToolError(text, details={"remote": True})))
-            return Outcome(_value_of(answer, unwrap))
+            return Outcome(declared_only(_value_of(answer, unwrap), result_schema))
 
         return invoke
 
@@ -252,9 +279,25 @@ class MCPMalformedResult(Exception):
     """The server answered with a result that breaks its own output schema."""
 
 
-_BROKEN_OUTPUT = re.compile(
-    r"^(Invalid structured content returned by tool|Tool \S+ has an output schema but did not)"
+# What the SDK's client raises when it checks a result against the tool's output schema.
+_REJECTED_OUTPUT = re.compile(
+    r"^(Invalid structured content returned by tool|Invalid schema for tool"
+    r"|Tool .+ has an output schema but did not return structured content)"
 )
+
+
+def _rejected_result(exc: BaseException) -> str | None:
+    """What is wrong with a result the client rejected, or ``None`` for another failure."""
+    import pydantic
+    from mcp.client.extension import UnexpectedClaimedResult
+
+    if isinstance(exc, UnexpectedClaimedResult):
+        return "the server answered with a kind of result this client does not take"
+    if isinstance(exc, pydantic.ValidationError):
+        return f"the result does not follow the MCP protocol: {exc.error_count()} problem(s): {exc}"
+    if isinstance(exc, RuntimeError) and _REJECTED_OUTPUT.search(str(exc)):
+        return str(exc)
+    return None
 
 
 class _Connection:
@@ -380,6 +423,35 @@ def _malformed(name: str, detail: str) -> ToolResult:
     return result
 
 
+def _unavailable(name: str, why: str, cause: BaseException) -> ToolResult:
+    message = (
+        f"Tool {name!r} is unavailable right now ({why}). Try again later or use another tool."
+    )
+    hint = RetryHint(RetryReason.TOOL_UNAVAILABLE, name, message)
+    result = ToolResult(name, error=ToolError(message, cause=cause), retry_hint=hint)
+    result.telemetry.outcome = str(RetryReason.TOOL_UNAVAILABLE)
+    return result
+
+
+def _refused(name: str, exc: Any) -> ToolResult:
+    """The server answered the call with a protocol error (``exc``, the SDK's ``MCPError``)."""
+    from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
+
+    details = {"remote": True, "code": exc.code}
+    if exc.code == METHOD_NOT_FOUND:
+        return _unavailable(name, "its server does not offer it", exc)
+    if exc.code == INVALID_PARAMS:
+        message = f"Tool {name!r} refused the arguments: {exc.message}"
+        hint = RetryHint(RetryReason.INVALID_ARGUMENTS, name, message, restrict_to_tool=True)
+        result = ToolResult(
+            name, error=ToolError(message, details=details, cause=exc), retry_hint=hint
+        )
+        result.telemetry.outcome = str(RetryReason.INVALID_ARGUMENTS)
+        return result
+    message = f"Tool {name!r} failed on its server: {exc.message}"
+    return ToolResult(name, error=ToolError(message, details=details, cause=exc))
+
+
 def _timed_out(name: str, detail: str) -> ToolResult:
     message = (
         f"Tool {name!r} did not answer in time ({detail}). Try again, or narrow the request so "
@@ -391,4 +463,86 @@ def _timed_out(name: str, detail: str) -> ToolResult:
     return result
 
 
-__all__ = ["MCPClient", "MCPMalformedResult", "MCPServerParams", "MCPUnavailable"]
+def declared_only(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` without the keys its closed objects in ``schema`` do not declare.
+
+    ``schema`` is a tool's result schema (refs resolved against it). In a union, the object
+    variant the value is an instance of is the one whose discriminator tag matches, else the
+    one whose required fields and fixed values it has and that declares most of its keys; a
+    value no variant fits is left as it is (the result's check then names what is wrong).
+    """
+    return _declared(value, schema, schema, 0)
+
+
+def _declared(value: Any, schema: Any, root: Mapping[str, Any], depth: int) -> Any:
+    if not isinstance(schema, Mapping) or depth > 64:
+        return value
+    schema = resolve(merge_single_all_of(schema), root)
+    if isinstance(value, dict):
+        node = _object_schema(value, schema, root)
+        if node is None:
+            return value
+        properties = node.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        extra = node.get("additionalProperties", True)
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key in properties:
+                out[key] = _declared(item, properties[key], root, depth + 1)
+            elif isinstance(extra, Mapping):
+                out[key] = _declared(item, extra, root, depth + 1)
+            elif extra is not False:
+                out[key] = item
+        if len(out) < len(value):
+            log.debug("dropped undeclared result keys %s", sorted(set(value) - set(out)))
+        return out
+    if isinstance(value, list):
+        for node in (schema, *_variants(schema, root)):
+            items = node.get("items")
+            if isinstance(items, Mapping):
+                return [_declared(item, items, root, depth + 1) for item in value]
+    return value
+
+
+def _variants(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [
+        resolve(merge_single_all_of(variant), root)
+        for key in ("anyOf", "oneOf")
+        for variant in schema.get(key) or ()
+        if isinstance(variant, Mapping)
+    ]
+
+
+def _object_schema(
+    value: Mapping[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any]
+) -> Mapping[str, Any] | None:
+    if "properties" in schema or "additionalProperties" in schema:
+        return schema
+    candidates = [v for v in _variants(schema, root) if isinstance(v.get("properties"), Mapping)]
+    discriminator = schema.get("discriminator")
+    tag = discriminator.get("propertyName") if isinstance(discriminator, Mapping) else None
+    fitting = [v for v in candidates if _fits(value, v, root, tag)]
+    if not fitting:
+        return None
+    return max(fitting, key=lambda v: len(set(value) & set(v["properties"])))
+
+
+def _fits(
+    value: Mapping[str, Any], variant: Mapping[str, Any], root: Mapping[str, Any], tag: str | None
+) -> bool:
+    """Whether ``value`` has the variant's required fields and the values it fixes."""
+    required = variant.get("required")
+    if isinstance(required, list) and any(name not in value for name in required):
+        return False
+    for name, field_schema in variant["properties"].items():
+        if not isinstance(field_schema, Mapping):
+            continue
+        field_schema = resolve(merge_single_all_of(field_schema), root)
+        fixed = field_schema.get("enum") or ("const" in field_schema and [field_schema["const"]])
+        given = name in value or name == tag  # the tag must be there; another fixed field may not
+        if fixed and len(fixed) == 1 and given and value.get(name) != fixed[0]:
+            return False
+    return True
+
+
+__all__ = ["MCPClient", "MCPMalformedResult", "MCPServerParams", "MCPUnavailable", "declared_only"]
