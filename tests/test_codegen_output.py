@@ -197,6 +197,7 @@ def test_unchanged_files_are_not_rewritten_and_only_changed_toolsets_render(tmp_
     assert report.rendered_toolsets == 1
     assert report.generated_models == 0, "a tool description is not in types.py: it is reused"
     assert report.written == [
+        ".tooldesign-manifest.json",
         "svc/tool_schemas.json",
         "svc/toolsets/beta/specs.py",
         "svc/toolsets/beta/tool_schemas.json",
@@ -281,9 +282,11 @@ def test_failed_generation_leaves_the_output_exactly_as_it_was(
             real_replace(src, dst)
 
         monkeypatch.setattr(output.os, "replace", failing_replace)
-        expected = OSError
-    with pytest.raises(expected):
+        expected = output.OutputError
+    with pytest.raises(expected) as raised:
         generate([str(design)], out)
+    if stage == "commit":
+        assert "disk full" in str(raised.value) and "left as it was" in str(raised.value)
     assert tree_bytes(out) == before
     assert not any(p.name.startswith(".out.tooldesign-") for p in tmp_path.iterdir()), (
         "staging is cleaned up"
@@ -311,7 +314,7 @@ def test_summary_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["gen", str(design), "--out", str(tmp_path / "out")]) == 0
     line = capsys.readouterr().out.strip()
     assert line.startswith(
-        "tooldesign: 1 service(s), 2 toolset(s), 2 tool(s); wrote 15, unchanged 0, removed 0 file(s) in "
+        "tooldesign: 1 service(s), 2 toolset(s), 2 tool(s); wrote 16, unchanged 0, removed 0 file(s) in "
     )
     assert line.endswith("s")
 
@@ -407,3 +410,205 @@ def test_a_manifest_from_another_version_keeps_file_ownership(tmp_path: Path) ->
     report = generate([str(design)], out)
     assert "svc/toolsets/alpha/specs.py" in report.written
     assert report.rendered_toolsets == 2, "without readable fingerprints nothing is reused"
+
+
+# ── output depends on the design only, never on what the folder held before ──────────────
+
+THREE = """
+from tooldesign.dsl import *
+
+with Service("svc", "A service"):
+    with Toolset("alpha", "First"):
+        with Tool("ping", "Say hello"):
+            Return(String, "The greeting")
+    with Toolset("beta", "Second"):
+        with Tool("pong", "Say goodbye"):
+            Return(Int, "A number")
+    with Toolset("gamma", "Third"):
+        with Tool("peng", "Say nothing"):
+            Return(Boolean, "Whether")
+"""
+
+
+def _fresh(tmp_path: Path, text: str, name: str) -> dict[str, bytes]:
+    design = write(tmp_path / f"{name}.py", text)
+    generate([str(design)], tmp_path / name)
+    return tree_bytes(tmp_path / name)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda t: t.split('    with Toolset("beta"')[0], id="last-toolsets-deleted"),
+        pytest.param(
+            lambda t: t.replace(
+                """    with Toolset("beta", "Second"):
+        with Tool("pong", "Say goodbye"):
+            Return(Int, "A number")
+""",
+                "",
+            ),
+            id="middle-toolset-deleted",
+        ),
+        pytest.param(
+            lambda t: (
+                t.replace('"alpha", "First"', '"tmp", "First"')
+                .replace('"gamma", "Third"', '"alpha", "Third"')
+                .replace('"tmp", "First"', '"gamma", "First"')
+            ),
+            id="toolsets-swapped",
+        ),
+        pytest.param(
+            lambda t: t.replace(
+                """    with Toolset("gamma", "Third"):
+        with Tool("peng", "Say nothing"):
+            Return(Boolean, "Whether")
+""",
+                "",
+            ).replace(
+                '    with Toolset("alpha"',
+                '''    with Toolset("gamma", "Third"):
+        with Tool("peng", "Say nothing"):
+            Return(Boolean, "Whether")
+    with Toolset("alpha"''',
+            ),
+            id="toolset-moved-first",
+        ),
+    ],
+)
+def test_regeneration_gives_what_a_fresh_run_gives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: Callable[[str], str]
+) -> None:
+    design = write(tmp_path / "design.py", THREE)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    write(design, edit(THREE))
+    generate([str(design)], out)
+    assert tree_bytes(out) == _fresh(tmp_path, edit(THREE), "fresh")
+    assert main(["gen", str(design), "--out", str(out), "--check"]) == 0
+
+
+def test_check_sees_a_stale_service_catalog(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    design = write(tmp_path / "design.py", THREE)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    catalog = out / "svc" / "tool_schemas.json"
+    fresh = catalog.read_bytes()
+    write(design, THREE.split('    with Toolset("beta"')[0])
+    generate([str(design)], out)
+    assert [t["name"] for t in json.loads(catalog.read_text())["tools"]] == ["ping"]
+    catalog.write_bytes(fresh)  # a catalog listing tools the design no longer has
+    assert main(["gen", str(design), "--out", str(out), "--check"]) == 1
+    assert "would write  svc/tool_schemas.json" in capsys.readouterr().err
+
+
+# ── nothing in the way is overwritten; failures are clear and leave the folder as it was ──
+
+
+def test_a_file_where_a_generated_folder_goes_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    write(out / "svc" / "toolsets", "x\n")
+    before = tree_bytes(out)
+    assert main(["gen", str(design), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "svc/toolsets is a file where a generated folder belongs" in err
+    assert "Traceback" not in err
+    assert tree_bytes(out) == before
+    assert sorted(p.name for p in out.rglob("*")) == ["svc", "toolsets"]
+
+
+def test_a_failed_commit_into_a_new_folder_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "new" / "out"
+    real_replace = os.replace
+    count = {"n": 0}
+
+    def failing_replace(src: Any, dst: Any) -> None:
+        count["n"] += 1
+        if count["n"] == 5:
+            raise OSError(28, "No space left on device", str(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(output.os, "replace", failing_replace)
+    with pytest.raises(output.OutputError, match="No space left on device"):
+        generate([str(design)], out)
+    assert list(tmp_path.iterdir()) == [design], "no output, no parents, no staging left"
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["gen", "check"])
+def test_an_output_folder_that_cannot_be_created_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], check: bool
+) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if not os.access(locked, os.W_OK):
+            parent = locked
+        elif Path("/proc/self").is_dir():  # permissions do not bind this user; /proc binds all
+            parent = Path("/proc")
+        else:
+            pytest.skip("no folder this user cannot write to")
+        before = _ours(parent)
+        code = main(["gen", str(design), "--out", str(parent / "out"), *(["--check"] * check)])
+        after = _ours(parent)
+    finally:
+        locked.chmod(0o700)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if check:
+        assert code == 1, "--check writes nothing, so it only reports what would be written"
+    else:
+        assert code == 2
+        assert "cannot create the output folder" in err
+    assert after == before == []
+
+
+def _ours(folder: Path) -> list[str]:
+    """What a generation into ``folder/out`` could have left there (the output, its staging)."""
+    return sorted(p.name for p in folder.iterdir() if "out" in p.name or "tooldesign" in p.name)
+
+
+# ── --check writes nothing at all ─────────────────────────────────────────────────────────
+
+
+def test_check_writes_nothing_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    design = write(tmp_path / "designs" / "design.py", SMALL)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["gen", str(design), "--out", str(tmp_path / "missing" / "out"), "--check"]) == 1
+    assert "would write  svc/tool_schemas.json" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["designs", "work"]
+    assert list(work.iterdir()) == [], "no .ruff_cache, no staging folder"
+
+
+def test_generation_leaves_no_ruff_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    monkeypatch.chdir(tmp_path)
+    generate([str(design)], tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["design.py", "out"]
+
+
+def test_check_reports_a_missing_manifest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    design = write(tmp_path / "design.py", SMALL)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    (out / ".tooldesign-manifest.json").unlink()
+    assert main(["gen", str(design), "--out", str(out), "--check"]) == 1
+    assert "would write  .tooldesign-manifest.json" in capsys.readouterr().err
+    assert not (out / ".tooldesign-manifest.json").exists()
+    assert main(["gen", str(design), "--out", str(out)]) == 0
+    assert main(["gen", str(design), "--out", str(out), "--check"]) == 0

@@ -994,3 +994,285 @@ def test_valid_design_evaluates(tmp_path: Path) -> None:
     assert [f.name for f in payload.shape.fields] == ["site_id", "user_id", "limit", "filter"]
     result_fields = {f.name for f in result.shape.fields}
     assert {"devices", "returned", "truncated"} <= result_fields
+
+
+# ── values that are not JSON data ─────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("attribute", "fragment"),
+    [
+        pytest.param(
+            'Attribute("v", Float, "A number", default=float("nan"))',
+            "default= must be JSON data: nan is not a finite number",
+            id="nan-default",
+        ),
+        pytest.param(
+            'Attribute("v", Float, "A number", example=float("-inf"))',
+            "example= must be JSON data: -inf is not a finite number",
+            id="infinite-example",
+        ),
+        pytest.param(
+            'Attribute("v", Float, "A number", enum=[1.5, float("nan")])',
+            "enum= values must be JSON data: nan is not a finite number",
+            id="nan-in-enum",
+        ),
+        pytest.param(
+            'Attribute("v", Float, "A number", maximum=float("inf"))',
+            "maximum= must be a finite number, got inf",
+            id="infinite-maximum",
+        ),
+        pytest.param(
+            'Attribute("v", Any, "Anything", default=object())',
+            "default= must be JSON data: object <object object at",
+            id="object-default",
+        ),
+        pytest.param(
+            'Attribute("v", Any, "Anything", example={1, 2})',
+            "example= must be JSON data: set {1, 2} is not a JSON value",
+            id="set-example",
+        ),
+        pytest.param(
+            'Attribute("v", Any, "Anything", default=b"raw")',
+            "default= must be JSON data: bytes b'raw' is not a JSON value",
+            id="bytes-default",
+        ),
+        pytest.param(
+            'Attribute("v", Any, "Anything", default=1j)',
+            "default= must be JSON data: complex 1j is not a JSON value",
+            id="complex-default",
+        ),
+        pytest.param(
+            'Attribute("v", Any, "Anything", default={1: 2})',
+            "default= must be JSON data: object keys must be strings, got 1",
+            id="int-key",
+        ),
+        pytest.param(
+            'Attribute("v", Any, "Anything", default={"k": [1, float("inf")]})',
+            "default= must be JSON data: at ['k'][1]: inf is not a finite number",
+            id="nested-infinity",
+        ),
+    ],
+)
+def test_values_that_are_not_json_data(tmp_path: Path, attribute: str, fragment: str) -> None:
+    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
+    issue = single_issue(path)
+    assert_mentions(issue, fragment)
+    assert_at(issue, path)
+    assert issue.path == f'{ARGS} › "v"'
+
+
+def test_an_example_that_is_not_json_data(tmp_path: Path) -> None:
+    path = write_design(
+        tmp_path,
+        args_design(
+            f"""\
+            Attribute("v", Float, "A number")
+            Example({{"v": float("nan")}})  {ERROR}
+            """
+        ),
+    )
+    issue = single_issue(path)
+    assert_mentions(issue, "Example must be JSON data: at ['v']: nan is not a finite number")
+    assert_at(issue, path)
+
+
+def test_non_json_values_are_exit_2_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tooldesign.cli import main
+
+    path = write_design(
+        tmp_path,
+        args_design(
+            """\
+            Attribute("a", Float, "A number", default=float("nan"))
+            Attribute("b", Any, "Anything", default={1: 2})
+            Attribute("c", Any, "Anything", example=object())
+            """
+        ),
+    )
+    assert main(["gen", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "the design has 3 errors" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_tuples_are_json_arrays(tmp_path: Path) -> None:
+    path = write_design(
+        tmp_path,
+        args_design('Attribute("v", ArrayOf(Int), "Numbers", default=(1, 2), example=(3,))'),
+    )
+    (tool,) = evaluate([str(path)]).tools()
+    assert isinstance(tool.payload.type, ObjectType)
+    (field,) = tool.payload.type.shape.fields
+    assert (field.default, field.example) == ([1, 2], [3])
+
+
+# ── ranges no value can satisfy ───────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("attribute", "fragment"),
+    [
+        pytest.param(
+            'Attribute("value", Float, "A number", exclusive_minimum=5, exclusive_maximum=5)',
+            "no number satisfies exclusive_minimum=5 and exclusive_maximum=5",
+            id="equal-exclusive-bounds",
+        ),
+        pytest.param(
+            'Attribute("value", Float, "A number", minimum=5, exclusive_maximum=5)',
+            "no number satisfies minimum=5 and exclusive_maximum=5",
+            id="minimum-at-exclusive-maximum",
+        ),
+        pytest.param(
+            'Attribute("value", Int, "A count", exclusive_minimum=4, exclusive_maximum=5)',
+            "no integer satisfies exclusive_minimum=4 and exclusive_maximum=5",
+            id="no-integer-between",
+        ),
+        pytest.param(
+            'Attribute("value", Int, "A count", minimum=1.5, maximum=1.9)',
+            "no integer satisfies minimum=1.5 and maximum=1.9",
+            id="no-integer-within",
+        ),
+        pytest.param(
+            'Attribute("value", Float, "A number", exclusive_minimum=6, exclusive_maximum=5)',
+            "exclusive_minimum=6 is greater than exclusive_maximum=5",
+            id="exclusive-bounds-reversed",
+        ),
+    ],
+)
+def test_empty_ranges(tmp_path: Path, attribute: str, fragment: str) -> None:
+    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
+    issue = single_issue(path)
+    assert_mentions(issue, fragment)
+    assert_at(issue, path)
+
+
+@pytest.mark.parametrize(
+    "attribute",
+    [
+        'Attribute("value", Float, "A number", exclusive_minimum=4, exclusive_maximum=5)',
+        'Attribute("value", Float, "A number", minimum=5, maximum=5)',
+        'Attribute("value", Int, "A count", exclusive_minimum=3, exclusive_maximum=5)',
+    ],
+)
+def test_ranges_with_room_are_fine(tmp_path: Path, attribute: str) -> None:
+    evaluate([str(write_design(tmp_path, args_design(attribute)))])
+
+
+# ── errors inside elements whose names are rejected are reported too ─────────────────────
+
+
+def _issue_lines(path: Path) -> list[tuple[int, str]]:
+    return [
+        (issue.location.line if issue.location else 0, issue.message)
+        for issue in design_issues(path)
+    ]
+
+
+def test_errors_inside_a_badly_named_toolset_are_reported(tmp_path: Path) -> None:
+    path = write_design(
+        tmp_path,
+        """\
+        with Service("assistant", "Network operations assistant"):
+            with Toolset("bad name!", "Spaces are not allowed"):  # <-- group name
+                with Tool("bad tool!", "Neither here"):  # <-- tool name
+                    with Args():
+                        Attribute("limit", Int, "Maximum", minimum=9, maximum=1)  # <-- bounds
+                        Attribute("kind", "Nope", "Unknown type")  # <-- type
+                        Required("nope")  # <-- required
+        """,
+    )
+    lines = _issue_lines(path)
+    expected = [
+        ("group name", "toolset name 'bad name!' must match"),
+        ("tool name", "tool name 'bad tool!'"),
+        ("bounds", "minimum=9 is greater than maximum=1"),
+        ("type", "unknown type 'Nope'"),
+        ("required", "Required names unknown attribute 'nope'"),
+    ]
+    assert len(lines) == len(expected), lines
+    for (line, message), (marker, fragment) in zip(lines, expected, strict=True):
+        assert line == line_of(path, f"# <-- {marker}") and fragment in message, lines
+
+
+def test_errors_inside_a_repeated_service_and_toolset_are_reported(tmp_path: Path) -> None:
+    path = write_design(
+        tmp_path,
+        """\
+        with Service("assistant", "Network operations assistant"):
+            with Toolset("devices", "Devices"):
+                with Tool("ping", "Ping"):
+                    pass
+            with Toolset("devices", "Devices again"):  # <-- repeated
+                with Tool("pong", "Pong"):
+                    with Args():
+                        Attribute("n", Int, "A number", minimum=2, maximum=1)  # <-- inner
+        with Service("assistant", "Again"):  # <-- service
+            with Toolset("sites", "Sites"):
+                with Tool("pang", "Pang"):
+                    with Args():
+                        Attribute("s", String, "Text", min_length=3, max_length=1)  # <-- deep
+        """,
+    )
+    lines = _issue_lines(path)
+    markers = ["repeated", "inner", "service", "deep"]
+    assert [line for line, _ in lines] == [line_of(path, f"# <-- {m}") for m in markers], lines
+
+
+def test_errors_inside_a_repeated_type_and_attribute_are_reported(tmp_path: Path) -> None:
+    path = write_design(
+        tmp_path,
+        """\
+        with Type("T", "A type"):
+            Attribute("x", String, "X")
+        with Type("T", "The same name again"):  # <-- type
+            Attribute("y", String, "Y")
+            Attribute("y", Int, "Y again", minimum=3, maximum=1)  # <-- attribute
+            with Attribute("z", Object, "An object"):
+                Attribute("w", "Unknown", "W")  # <-- inner
+        with Service("assistant", "Network operations assistant"):
+            with Toolset("devices", "Devices"):
+                with Tool("ping", "Ping"):
+                    with Args():
+                        Attribute("a", String, "A")
+                        Attribute("a", ArrayOf(String, min_items=3, max_items=1), "A")  # <-- dup
+                        Attribute(7, Float, "A number", minimum=2, maximum=1)  # <-- name
+        """,
+    )
+    lines = _issue_lines(path)
+    expected = [
+        ("type", "duplicate type name 'T'"),
+        ("attribute", "duplicate attribute name 'y'"),
+        ("attribute", "minimum=3 is greater than maximum=1"),
+        ("inner", "unknown type 'Unknown'"),
+        ("dup", "duplicate attribute name 'a'"),
+        ("dup", "min_items=3 is greater than max_items=1"),
+        ("name", "attribute name must be a string, got 7"),
+        ("name", "minimum=2 is greater than maximum=1"),
+    ]
+    assert len(lines) == len(expected), lines
+    for (line, message), (marker, fragment) in zip(lines, expected, strict=True):
+        assert line == line_of(path, f"# <-- {marker}") and fragment in message, lines
+
+
+def test_errors_are_listed_in_design_line_order(tmp_path: Path) -> None:
+    path = write_design(
+        tmp_path,
+        """\
+        with Type("Device", "A device"):
+            Attribute("id", String, "Id", pattern="([")
+            Attribute("kind", "Knd", "Kind")
+        with Service("assistant", "Network operations assistant"):
+            with Toolset("devices", "Devices"):
+                with Tool("ping", "Ping"):
+                    with Args():
+                        Attribute("n", Int, "N", minimum=3, maximum=1)
+                        Attribute("m", "Mystery", "M")
+                        Required("gone")
+        Attribute("stray", String, "Outside any block")
+        """,
+    )
+    lines = [line for line, _ in _issue_lines(path)]
+    assert len(lines) == 6 and lines == sorted(lines)

@@ -8,10 +8,12 @@ from pathlib import Path
 from tooldesign.codegen.output import FormattingError
 
 # Fixed settings, independent of any ruff configuration around the output folder, so the same
-# design gives the same bytes wherever it is generated.
+# design gives the same bytes wherever it is generated. No cache: generation leaves nothing in
+# the current directory (a ``.ruff_cache``), and a cache would not help a one-off run anyway.
 RUFF_FORMAT_ARGS = (
     "format",
     "--isolated",
+    "--no-cache",
     "--line-length",
     "100",
     "--target-version",

@@ -11,8 +11,9 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tooldesign.errors import UserError
 
@@ -104,16 +105,26 @@ class Plan:
     write: dict[str, bytes] = field(default_factory=dict)
     remove: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    manifest: bytes | None = None
+    """The manifest's new content, or ``None`` when the one on disk is already right."""
+
+    @property
+    def written(self) -> list[str]:
+        """Every file the plan writes, the manifest included."""
+        return sorted([*self.write, *([MANIFEST_NAME] if self.manifest is not None else [])])
 
     @property
     def changed(self) -> list[str]:
-        return sorted([*self.write, *self.remove])
+        return sorted([*self.written, *self.remove])
 
 
-def plan(out: Path, files: dict[str, bytes], kept: dict[str, str], old: Manifest) -> Plan:
-    """Compare the new output with the folder.
+def plan(
+    out: Path, files: dict[str, bytes], kept: dict[str, str], old: Manifest, manifest: Manifest
+) -> Plan:
+    """Compare the new output with the folder, and refuse anything that is in the way.
 
     ``files`` are new contents; ``kept`` are files reused as they are on disk (path → digest).
+    Every conflict is found here, before anything is written.
     """
     result = Plan()
     for relpath, content in sorted(files.items()):
@@ -121,17 +132,41 @@ def plan(out: Path, files: dict[str, bytes], kept: dict[str, str], old: Manifest
         if on_disk_matches(out, relpath, digest(content)):
             result.unchanged.append(relpath)
             continue
+        if target.is_dir():
+            raise OutputError(f"{target} is a folder where a generated file belongs")
         if target.exists() and relpath not in old.files and not _looks_generated(target):
             raise OutputError(
                 f"{target} exists and was not written by tooldesign; move it away or choose another --out"
             )
-        if target.is_dir():
-            raise OutputError(f"{target} is a folder where a generated file belongs")
         result.write[relpath] = content
+    _refuse_files_in_the_way(out, result.write)
     result.unchanged.extend(sorted(kept))
     new_paths = set(files) | set(kept)
     result.remove = sorted(p for p in old.files if p not in new_paths and (out / p).is_file())
+    text = manifest.text()
+    if _read_bytes(out / MANIFEST_NAME) != text:
+        result.manifest = text
+    else:
+        result.unchanged.append(MANIFEST_NAME)
     return result
+
+
+def _refuse_files_in_the_way(out: Path, paths: Iterable[str]) -> None:
+    """A file (not a folder) where a generated folder must go is an error, found before writing."""
+    folders = sorted({parent for relpath in paths for parent in PurePosixPath(relpath).parents})
+    for folder in folders:
+        path = out / folder
+        if path.exists() and not path.is_dir():
+            raise OutputError(
+                f"{path} is a file where a generated folder belongs; move it away or choose another --out"
+            )
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _looks_generated(path: Path) -> bool:
@@ -142,20 +177,22 @@ def _looks_generated(path: Path) -> bool:
         return False
 
 
-def commit(out: Path, staging: Path, changes: Plan, manifest: Manifest) -> None:
+def commit(out: Path, staging: Path, changes: Plan) -> None:
     """Apply ``changes`` to ``out``: all of them, or (on any failure) none.
 
-    New contents are staged next to ``out`` first; each replaced or removed file is kept aside
-    until every step succeeded, and put back if one fails.
+    New contents are staged first; each replaced or removed file is kept aside until every
+    step succeeded. On a failure, every step taken is undone (each on its own, so one that
+    cannot be undone does not stop the others) and the error names what went wrong.
     """
     backups = staging / "_backup"
     done: list[tuple[str, bool]] = []  # (relpath, existed before)
+    created: list[Path] = []  # folders this commit made, outermost first
     try:
-        out.mkdir(parents=True, exist_ok=True)
         for relpath, content in changes.write.items():
             staged = staging / "_commit" / relpath
             staged.parent.mkdir(parents=True, exist_ok=True)
             staged.write_bytes(content)
+        _make_folders(out, created)
         for relpath in [*changes.write, *changes.remove]:
             target = out / relpath
             existed = target.exists()
@@ -165,22 +202,56 @@ def commit(out: Path, staging: Path, changes: Plan, manifest: Manifest) -> None:
                 shutil.copy2(target, backup)
             done.append((relpath, existed))
             if relpath in changes.write:
-                target.parent.mkdir(parents=True, exist_ok=True)
+                _make_folders(target.parent, created)
                 os.replace(staging / "_commit" / relpath, target)
             else:
                 target.unlink()
-        _write_atomic(out / MANIFEST_NAME, manifest.text(), staging)
-    except BaseException:
-        for relpath, existed in reversed(done):
-            target = out / relpath
+        if changes.manifest is not None:
+            _write_atomic(out / MANIFEST_NAME, changes.manifest, staging)
+    except BaseException as exc:
+        stuck = _undo(out, backups, done, created)
+        if not isinstance(exc, OSError):
+            raise
+        detail = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+        message = f"cannot write the generated files into {out} ({detail})"
+        if stuck:
+            message += "; these could not be put back as they were: " + ", ".join(stuck)
+        else:
+            message += "; the folder was left as it was"
+        raise OutputError(message) from exc
+    for relpath in changes.remove:
+        _prune_empty_dirs((out / relpath).parent, out)
+
+
+def _make_folders(folder: Path, created: list[Path]) -> None:
+    """Create ``folder`` and any missing parents, recording each one created."""
+    missing: list[Path] = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir()
+        created.append(path)
+
+
+def _undo(out: Path, backups: Path, done: list[tuple[str, bool]], created: list[Path]) -> list[str]:
+    """Put back every file a failed commit touched; the files that could not be, by path."""
+    stuck: list[str] = []
+    for relpath, existed in reversed(done):
+        target = out / relpath
+        try:
             if existed:
-                target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(backups / relpath, target)
             else:
                 target.unlink(missing_ok=True)
-        raise
-    for relpath in changes.remove:
-        _prune_empty_dirs((out / relpath).parent, out)
+        except OSError:
+            stuck.append(relpath)
+    for folder in reversed(created):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass  # not empty: something it holds could not be removed (named above)
+    return stuck
 
 
 def _write_atomic(target: Path, content: bytes, staging: Path) -> None:

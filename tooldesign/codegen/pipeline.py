@@ -30,7 +30,6 @@ import tooldesign
 from tooldesign.codegen.catalog import build_catalog, catalog_text, tool_entry
 from tooldesign.codegen.output import (
     HEADER,
-    MANIFEST_NAME,
     Manifest,
     OutputError,
     ToolsetEntry,
@@ -200,8 +199,7 @@ def generate(sources: Sequence[str], out: str | Path, *, check: bool = False) ->
     """Generate the packages of ``sources`` into ``out``. With ``check``, write nothing."""
     started = time.perf_counter()
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"{out}: the output path is a file, not a folder")
+    _check_output_path(out)
     report = Report()
     old = Manifest.load(out)
     validated = {entry.design for entry in old.toolsets.values()}
@@ -244,10 +242,10 @@ def write_design(
 
     with report.phase("plan and catalogs"):
         for service in design.services:
-            # Each toolset's catalog entries, or the file on disk that holds them (read only if
-            # the service catalog must be written again).
+            # Each toolset's catalog entries, or the file on disk that holds them. The service
+            # catalog is always built again from them, so it lists exactly this design's tools in
+            # this design's order, whatever the folder held before.
             parts: list[list[dict[str, Any]] | Path] = []
-            everything_kept = True
             for toolset in service.toolsets:
                 report.toolsets += 1
                 report.tools += len(toolset.tools)
@@ -266,7 +264,6 @@ def write_design(
                     manifest.toolsets[key] = previous
                     parts.append(out / key / "tool_schemas.json")
                     continue
-                everything_kept = False
                 view = toolset_view(design, service, toolset)
                 models = models_fingerprint(view)
                 types_path = f"{key}/types.py"
@@ -292,24 +289,18 @@ def write_design(
             files[f"{service.ident}/toolsets/__init__.py"] = service_init(
                 service.name, f"Toolset packages of service {service.name}."
             )
-            catalog = f"{service.ident}/tool_schemas.json"
-            if (
-                everything_kept
-                and catalog in old.files
-                and on_disk_matches(out, catalog, old.files[catalog])
-            ):
-                kept[catalog] = old.files[catalog]
-            else:
-                entries = [
-                    e
-                    for part in parts
-                    for e in (_read_catalog_tools(part) if isinstance(part, Path) else part)
-                ]
-                files[catalog] = catalog_text(build_catalog(entries)).encode()
+            entries = [
+                e
+                for part in parts
+                for e in (_read_catalog_tools(part) if isinstance(part, Path) else part)
+            ]
+            files[f"{service.ident}/tool_schemas.json"] = catalog_text(
+                build_catalog(entries)
+            ).encode()
 
     report.rendered_toolsets = len(jobs)
     report.generated_models = sum(1 for job in jobs if job.with_models)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tooldesign-", dir=_staging_parent(out)))
+    staging = _staging_folder(out, check=check)
     try:
         rendered: dict[str, str] = {}
         with report.phase("render"):
@@ -320,14 +311,12 @@ def write_design(
         files.update({p: c.encode() for p, c in formatted.items()})
         manifest.files = {**kept, **{p: digest(c) for p, c in files.items()}}
         with report.phase("write"):
-            changes = plan(out, files, kept, old)
-            report.written = sorted(changes.write)
+            changes = plan(out, files, kept, old, manifest)
+            report.written = changes.written
             report.unchanged = changes.unchanged
             report.removed = changes.remove
-            if not check and (
-                changes.write or changes.remove or manifest.text() != _manifest_bytes(out)
-            ):
-                commit(out, staging, changes, manifest)
+            if not check and (changes.write or changes.remove or changes.manifest is not None):
+                commit(out, staging, changes)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     report.seconds = time.perf_counter() - started
@@ -352,15 +341,33 @@ def _format(sources: dict[str, str], root: Path) -> dict[str, str]:
     return {relpath: (root / relpath).read_text(encoding="utf-8") for relpath in sources}
 
 
-def _manifest_bytes(out: Path) -> bytes | None:
-    try:
-        return (out / MANIFEST_NAME).read_bytes()
-    except OSError:
-        return None
+def _check_output_path(out: Path) -> None:
+    """The output folder, or the nearest of its parents that exists, must be a folder."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"{out}: the output path is a file, not a folder")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputError(f"{out}: {parent} is a file, not a folder")
+            return
 
 
-def _staging_parent(out: Path) -> Path:
-    """Stage beside the output folder (same file system, so files move into place atomically)."""
+def _staging_folder(out: Path, *, check: bool) -> Path:
+    """A fresh folder for staging and formatting the generated files.
+
+    A real run stages beside the output folder, in its nearest existing parent (the same file
+    system, so files move into place atomically; nothing is created that a failure would leave
+    behind). ``--check`` writes nothing near the output: it stages in the system's temporary
+    folder.
+    """
+    if check:
+        return Path(tempfile.mkdtemp(prefix="tooldesign-check-"))
     parent = out.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    return parent
+    while not parent.exists():
+        parent = parent.parent
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.tooldesign-", dir=parent))
+    except OSError as exc:
+        raise OutputError(
+            f"{out}: cannot create the output folder ({parent}: {exc.strerror or exc})"
+        ) from None

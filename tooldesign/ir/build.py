@@ -2,6 +2,11 @@
 
 Problems are collected, never raised; a part that cannot be resolved is replaced by a harmless
 stand-in (``Any``) so later checks go on without cascading errors.
+
+An element whose name is rejected (invalid, or taken) is still built, so the problems inside it
+are reported too: services, toolsets and tools stay in the IR (a design with issues is never
+generated), while a repeated type or attribute goes to ``Design.rejected``, which validation
+checks like the rest.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import dataclasses
 import difflib
 import importlib
 import json
+import math
 import re
 import shlex
 from collections.abc import Iterable
@@ -155,6 +161,9 @@ class _Builder:
         self.issues = issues
         self.type_names: dict[str, TypeRecord] = {}
         self.types: dict[str, UserType] = {}
+        self.rejected_types: list[TypeRecord] = []
+        self.rejected: list[ObjectShape] = []
+        """Shapes kept out of the design for their names, still validated (see the module doc)."""
 
     # ── user types ────────────────────────────────────────────────────────────────────────
 
@@ -167,8 +176,17 @@ class _Builder:
             self.types[name] = UserType(
                 name, pascal_case(name), shape.description, shape, rec.location, rec.path
             )
+        for rec in self.rejected_types:
+            hint = pascal_case(rec.name) if _is_text(rec.name) else "Rejected"
+            description = self._text(rec.description, rec, "description")
+            self.rejected.append(self._shape(rec.shape, hint, description))
         services = self._services()
-        return Design(services=services, types=dict(self.types), sources=sources)
+        return Design(
+            services=services,
+            types=dict(self.types),
+            sources=sources,
+            rejected=tuple(self.rejected),
+        )
 
     def _register_types(self) -> None:
         names = _UniqueNames("type", self.issues)
@@ -178,32 +196,37 @@ class _Builder:
                 self.issues.add(
                     f"type name must be a non-empty string, got {name!r}", rec.location, rec.path
                 )
+                self.rejected_types.append(rec)
                 continue
             class_name = pascal_case(name)
             valid = class_name.isidentifier() and not class_name[0].isdigit()
             if names.claim(name, class_name if valid else None, rec.location, rec.path):
                 self.type_names[name] = rec
+            else:
+                self.rejected_types.append(rec)
 
     # ── services, toolsets, tools ─────────────────────────────────────────────────────────
 
     def _services(self) -> tuple[Service, ...]:
         out: list[Service] = []
-        for rec in self._unique_groups(self.record.services, "service"):
+        for rec in self._checked_groups(self.record.services, "service"):
             toolsets = tuple(
-                self._toolset(t, rec.name) for t in self._unique_groups(rec.toolsets, "toolset")
+                self._toolset(t, rec.name) for t in self._checked_groups(rec.toolsets, "toolset")
             )
-            tool_names: dict[str, Location] = {}
+            # Within a toolset a repeated name is reported by the toolset; here, across toolsets.
+            tool_names: dict[str, tuple[Location, Toolset]] = {}
             for toolset in toolsets:
                 for tool in toolset.tools:
-                    if tool.name in tool_names:
+                    first = tool_names.get(tool.name)
+                    if first is None:
+                        tool_names[tool.name] = (tool.location, toolset)
+                    elif first[1] is not toolset:
                         self.issues.add(
-                            f"duplicate tool name {tool.name!r} in service {rec.name!r} (first declared at {tool_names[tool.name]}); "
+                            f"duplicate tool name {tool.name!r} in service {rec.name!r} (first declared at {first[0]}); "
                             "the model sees tool names, so they must be unique per service",
                             tool.location,
                             tool.path,
                         )
-                    else:
-                        tool_names[tool.name] = tool.location
             desc = self._text(rec.description, rec, "description")
             out.append(
                 Service(
@@ -212,10 +235,12 @@ class _Builder:
             )
         return tuple(out)
 
-    def _unique_groups(self, records: list[GroupT], kind: str) -> list[GroupT]:
-        """Records with valid, unique names (as written and as Python identifiers)."""
+    def _checked_groups(self, records: list[GroupT], kind: str) -> list[GroupT]:
+        """Every record, its name checked: valid, and unique as written and as a Python identifier.
+
+        A record whose name is rejected is kept, so what it holds is checked too.
+        """
         names = _UniqueNames(kind, self.issues)
-        kept: list[GroupT] = []
         for rec in records:
             name = rec.name
             if not _is_text(name) or not GROUP_NAME.match(name):
@@ -225,9 +250,8 @@ class _Builder:
                     rec.path,
                 )
                 continue
-            if names.claim(name, _ident(name, f"{kind}_"), rec.location, rec.path):
-                kept.append(rec)
-        return kept
+            names.claim(name, _ident(name, f"{kind}_"), rec.location, rec.path)
+        return records
 
     def _toolset(self, rec: ToolsetRecord, service: str) -> Toolset:
         tags = self._tags(rec.tags, rec)
@@ -247,10 +271,12 @@ class _Builder:
                     tool_rec.location,
                     tool_rec.path,
                 )
-                continue
-            ident = _ident(name, "tool_")
-            if names.claim(name, ident, tool_rec.location, tool_rec.path):
-                tools.append(self._tool(tool_rec, service, rec.name, ident, tags, rec.is_mcp))
+                ident = _ident(name, "tool_")
+            else:
+                ident = _ident(name, "tool_")
+                names.claim(name, ident, tool_rec.location, tool_rec.path)
+            # Kept whatever its name: what the tool declares is checked too.
+            tools.append(self._tool(tool_rec, service, rec.name, ident, tags, rec.is_mcp))
         self._one_service_class(tools)
         desc = self._text(rec.description, rec, "description")
         return Toolset(
@@ -481,9 +507,7 @@ class _Builder:
                 rec.location,
                 rec.path,
             )
-        examples = (
-            tuple(ExampleValue(v, where) for v, where in shape_rec.examples) if shape_rec else ()
-        )
+        examples = self._examples(shape_rec.examples, rec.path) if shape_rec else ()
         t = self._type(rec.type, rec.location, rec.path, None, hint)
         if not examples and isinstance(t, NamedType) and t.name in self.types:
             examples = self.types[t.name].shape.examples  # Args(Device): the type's own examples
@@ -710,12 +734,15 @@ class _Builder:
                 self.issues.add(
                     f"attribute name must be a string, got {name!r}", attr.location, attr.path
                 )
+                self._reject_field(attr, repr(name), hint)
                 continue
             declared.append(name)
             ident = python_identifier(name)
             if names.claim(name, ident, attr.location, attr.path):
                 assert ident is not None
                 fields.append(self._field(attr, ident, hint))
+            else:
+                self._reject_field(attr, name, hint)
         required: set[str] = set()
         for name, where in rec.required:
             if name not in declared:
@@ -727,10 +754,17 @@ class _Builder:
                 )
             required.add(name)
         fields = [_required(f) if f.name in required else f for f in fields]
-        examples = tuple(ExampleValue(value, where) for value, where in rec.examples)
+        examples = self._examples(rec.examples, rec.path)
         return ObjectShape(hint, tuple(fields), description, rec.location, rec.path, examples)
 
-    def _field(self, attr: AttributeRecord, ident: str, parent_hint: str) -> Field:
+    def _reject_field(self, attr: AttributeRecord, name: str, parent_hint: str) -> None:
+        """An attribute kept out of its object for its name: built alone, so it is still checked."""
+        field = self._field(attr, python_identifier(name) or "rejected", parent_hint, name=name)
+        self.rejected.append(ObjectShape(parent_hint, (field,), None, attr.location, attr.path))
+
+    def _field(
+        self, attr: AttributeRecord, ident: str, parent_hint: str, *, name: str | None = None
+    ) -> Field:
         hint = parent_hint + pascal_case(ident)
         block = attr.shape
         t = self._type(attr.type, attr.location, attr.path, block, hint)
@@ -746,7 +780,7 @@ class _Builder:
             )
         options = attr.options
         return Field(
-            name=attr.name,
+            name=attr.name if name is None else name,
             ident=ident,
             type=t,
             description=self._text(attr.description, attr, "description"),
@@ -754,9 +788,31 @@ class _Builder:
             constraints=self._constraints(options, attr),
             location=attr.location,
             path=attr.path,
-            default=options.get("default", NO_VALUE),
-            example=options.get("example", NO_VALUE),
+            default=self._json_option(options, "default", attr),
+            example=self._json_option(options, "example", attr),
         )
+
+    def _json_option(self, options: dict[str, Any], key: str, attr: AttributeRecord) -> Any:
+        """A ``default=`` or ``example=`` as JSON data (``NO_VALUE`` when absent or not JSON)."""
+        if key not in options:
+            return NO_VALUE
+        value, problem = json_data(options[key])
+        if problem is not None:
+            self.issues.add(f"{key}= must be JSON data: {problem}", attr.location, attr.path)
+            return NO_VALUE
+        return value
+
+    def _examples(
+        self, examples: list[tuple[Any, Location]], path: str
+    ) -> tuple[ExampleValue, ...]:
+        out: list[ExampleValue] = []
+        for value, where in examples:
+            data, problem = json_data(value)
+            if problem is not None:
+                self.issues.add(f"Example must be JSON data: {problem}", where, path)
+            else:
+                out.append(ExampleValue(data, where))
+        return tuple(out)
 
     def _constraints(self, options: dict[str, Any], attr: AttributeRecord) -> Constraints:
         values: dict[str, Any] = {}
@@ -766,6 +822,11 @@ class _Builder:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
                 self.issues.add(f"{key}= must be a number, got {value!r}", attr.location, attr.path)
+                continue
+            if not math.isfinite(value):
+                self.issues.add(
+                    f"{key}= must be a finite number, got {value!r}", attr.location, attr.path
+                )
                 continue
             values[key] = value
         for key in _COUNT_OPTIONS:
@@ -799,9 +860,17 @@ class _Builder:
             elif not enum:
                 self.issues.add("enum= must list at least one value", attr.location, attr.path)
             else:
-                values["enum"] = tuple(
-                    sorted(enum, key=repr) if isinstance(enum, set | frozenset) else enum
-                )
+                listed = sorted(enum, key=repr) if isinstance(enum, set | frozenset) else enum
+                checked = [json_data(value) for value in listed]
+                bad = [problem for _, problem in checked if problem is not None]
+                if bad:
+                    self.issues.add(
+                        f"enum= values must be JSON data: {'; '.join(bad)}",
+                        attr.location,
+                        attr.path,
+                    )
+                else:
+                    values["enum"] = tuple(value for value, _ in checked)
         return Constraints(**values) if values else NO_CONSTRAINTS
 
     def _type(
@@ -884,6 +953,50 @@ class _Builder:
             return value  # type: ignore[no-any-return]
         self.issues.add(f"{what} must be a string, got {value!r}", rec.location, rec.path)
         return None
+
+
+def json_data(value: Any) -> tuple[Any, str | None]:
+    """``value`` as JSON data (tuples become lists), or what keeps it from being JSON.
+
+    Design values end up both in JSON (schemas, catalogs) and in Python source (specs), so
+    they must mean the same in both: strings, finite numbers, booleans, ``None``, lists and
+    objects with string keys.
+    """
+    problems: list[str] = []
+
+    def convert(item: Any, where: str) -> Any:
+        if item is None or isinstance(item, str | bool | int):
+            return item
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                problems.append(f"{_at(where)}{item!r} is not a finite number")
+            return item
+        if isinstance(item, list | tuple):
+            return [convert(x, f"{where}[{i}]") for i, x in enumerate(item)]
+        if isinstance(item, dict):
+            out: dict[str, Any] = {}
+            for key, x in item.items():
+                if not isinstance(key, str):
+                    problems.append(f"{_at(where)}object keys must be strings, got {key!r}")
+                    continue
+                out[key] = convert(x, f"{where}[{key!r}]")
+            return out
+        problems.append(
+            f"{_at(where)}{type(item).__name__} {_short_repr(item)} is not a JSON value"
+        )
+        return item
+
+    data = convert(value, "")
+    return data, "; ".join(problems) if problems else None
+
+
+def _at(where: str) -> str:
+    return f"at {where}: " if where else ""
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def verbatim_type(value: VerbatimExpr, path: str, issues: Issues) -> TypeExpr:
@@ -1018,7 +1131,10 @@ def _command_line(value: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _ident(name: str, digit_prefix: str) -> str:
+def _ident(name: object, digit_prefix: str) -> str:
+    """A Python identifier for a group or tool name (a stand-in for a name that is no string)."""
+    if not isinstance(name, str):
+        return digit_prefix.rstrip("_")
     return python_identifier(name, digit_prefix=digit_prefix) or digit_prefix.rstrip("_")
 
 

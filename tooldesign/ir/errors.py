@@ -61,5 +61,12 @@ class Issues:
         return bool(self.items)
 
     def raise_if_any(self) -> None:
+        """Raise every issue, in design-line order (file by file), whatever phase found it."""
         if self.items:
-            raise DesignError(self.items)
+            raise DesignError(sorted(self.items, key=_design_order))
+
+
+def _design_order(issue: DesignIssue) -> tuple[bool, str, int]:
+    where = issue.location
+    # Issues with no design line (rare) come last; the sort is stable, so ties keep their order.
+    return (where is None, where.file if where else "", where.line if where else 0)

@@ -334,6 +334,10 @@ class Design:
     sources: tuple[str, ...] = ()
     fingerprints: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Content fingerprint per toolset (``"service/toolset"``), see ``ir.fingerprint``."""
+    rejected: tuple[ObjectShape, ...] = field(default=(), repr=False)
+    """Shapes kept out of the design because of their names (a repeated ``Type``, an attribute
+    whose name is taken or no string): never generated, but validated, so that every problem
+    inside them is reported with the rest. Only a design with issues has any."""
 
     def tools(self) -> Iterator[Tool]:
         for service in self.services:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -13,6 +14,7 @@ from tooldesign.ir.model import (
     NO_CONSTRAINTS,
     NO_VALUE,
     ArrayType,
+    Constraints,
     Design,
     Field,
     MapType,
@@ -78,6 +80,8 @@ class _Validator:
                 self._shape(user_type.shape)
         for tool in checked_tools:
             self._tool(tool)
+        for shape in self.design.rejected:
+            self._shape(shape)
 
     def _tool(self, tool: Tool) -> None:
         for message in messages(tool):
@@ -124,10 +128,16 @@ class _Validator:
             self.issues.add(
                 f"{', '.join(wrong)} cannot apply to {describe(f.type)}", f.location, f.path
             )
+        out_of_order = False
         for lo, hi in _ORDERED_PAIRS:
             a, b = getattr(c, lo), getattr(c, hi)
             if a is not None and b is not None and a > b:
                 self.issues.add(f"{lo}={a!r} is greater than {hi}={b!r}", f.location, f.path)
+                out_of_order = True
+        if kind in (Primitive.INTEGER, Primitive.NUMBER) and not out_of_order:
+            empty = _empty_range(c, integers=kind is Primitive.INTEGER)
+            if empty:
+                self.issues.add(empty, f.location, f.path)
         if isinstance(f.type, ArrayType):
             for label in ("min_items", "max_items"):
                 own, arr = getattr(c, label), getattr(f.type, label)
@@ -286,6 +296,29 @@ class _Validator:
                     path,
                 )
             tags[value] = label
+
+
+def _empty_range(c: Constraints, *, integers: bool) -> str | None:
+    """Why no number (or no integer) lies within the bounds, or ``None`` if some does."""
+    given = [k for k in _NUMBER_ONLY if getattr(c, k) is not None]
+    lows = [(c.minimum, False), (c.exclusive_minimum, True)]
+    highs = [(c.maximum, False), (c.exclusive_maximum, True)]
+    low = max(((v, x) for v, x in lows if v is not None), default=None, key=lambda b: (b[0], b[1]))
+    high = min(
+        ((v, x) for v, x in highs if v is not None), default=None, key=lambda b: (b[0], not b[1])
+    )
+    if low is None or high is None:
+        return None
+    if integers:
+        first = math.floor(low[0]) + 1 if low[1] else math.ceil(low[0])
+        last = math.ceil(high[0]) - 1 if high[1] else math.floor(high[0])
+        empty = first > last
+    else:
+        empty = low[0] > high[0] or (low[0] == high[0] and (low[1] or high[1]))
+    if not empty:
+        return None
+    bounds = " and ".join(f"{k}={getattr(c, k)!r}" for k in given)
+    return f"no {'integer' if integers else 'number'} satisfies {bounds}"
 
 
 def _short(value: Any) -> str:
