@@ -227,6 +227,7 @@ class BindingsBuilder:
         self.imports = _Imports(scope)
         self.scope = scope
         self.arguments_names: dict[PyRef, str] = {}
+        self.fields_names: dict[PyRef, str] = {}
         typed_dicts: list[TypedDictView] = []
         functions: list[FunctionView] = []
         helpers: list[FunctionView] = []
@@ -255,9 +256,14 @@ class BindingsBuilder:
             if plan.payload_mode == "arguments":
                 typed_dicts.append(self._arguments_dict(tool, plan.payload_type))
             functions.extend(self._entry_functions(tool, plan))
+            app_records = {record.ref: record for record in plan.app_records}
             for mapping in plan.records:
                 if mapping.key not in rendered:
                     rendered.add(mapping.key)
+                    if mapping.construct == "validate":
+                        assert isinstance(mapping.target, AppEnd)
+                        if mapping.target.ref not in self.fields_names:
+                            typed_dicts.append(self._fields_dict(app_records[mapping.target.ref]))
                     helpers.append(self._record_function(mapping))
         return TransformsView(self.imports.lines(), tuple(typed_dicts), tuple(functions + helpers))
 
@@ -273,6 +279,18 @@ class BindingsBuilder:
         fields = tuple((f.name, self.py_annotation(f.type), f.required) for f in record.fields)
         return TypedDictView(
             name, fields, f"Keyword arguments of {record.ref.module}:{record.ref.qualname}."
+        )
+
+    def _fields_dict(self, record: PyRecord) -> TypedDictView:
+        """The fields of a pydantic model with aliases, keyed as it validates them: the values
+        are type-checked here, then the model validates the mapping."""
+        name = self.scope.unique(f"{record.ref.qualname.replace('.', '')}Fields")
+        self.fields_names[record.ref] = name
+        fields = tuple((f.build_key, self.py_annotation(f.type), f.required) for f in record.fields)
+        return TypedDictView(
+            name,
+            fields,
+            f"The fields of {record.ref.module}:{record.ref.qualname}, keyed as it validates them.",
         )
 
     def _entry_functions(self, tool: Tool, plan: BindingPlan) -> list[FunctionView]:
@@ -319,6 +337,8 @@ class BindingsBuilder:
                 source = f'result.get("{sd.field}")'
             target_class = f"t.{self.server_data_class(tool, sd.kind)}"
             value = self.expr(sd.conv, source, 0)
+            if sd.root:
+                value = f"{target_class}({value})"
             if sd.may_be_none:
                 value = f"None if {source} is None else {value}"
             out.append(
@@ -336,24 +356,28 @@ class BindingsBuilder:
         source = self._end_annotation(mapping.source)
         target = self._end_annotation(mapping.target)
         name = self.helper_names[mapping.key]
-        if isinstance(mapping.target, AppEnd) and mapping.target.kind in ("typeddict", "arguments"):
-            body = self._dict_body(mapping, target)
+        if mapping.construct == "mapping":
+            body = (*self._dict_lines(mapping, target), "return out")
+        elif mapping.construct == "validate":
+            assert isinstance(mapping.target, AppEnd)
+            fields = self.fields_names[mapping.target.ref]
+            body = (*self._dict_lines(mapping, fields), f"return {target}.model_validate(out)")
         else:
             args = ", ".join(f"{m.target}={self._move(m, mapping)}" for m in mapping.moves)
             body = (f"return {target}({args})",)
         return FunctionView(name, f"value: {source}", target, body)
 
-    def _dict_body(self, mapping: RecordMapping, target: str) -> tuple[str, ...]:
+    def _dict_lines(self, mapping: RecordMapping, annotation: str) -> list[str]:
+        """``out``, the target's keys as a typed mapping (keys left out when their source is None)."""
         always = [m for m in mapping.moves if not m.omit_when_none]
         optional = [m for m in mapping.moves if m.omit_when_none]
-        entries = ", ".join(f"{m.target!r}: {self._move(m, mapping)}" for m in always)
-        lines = [f"out: {target} = {{{entries}}}"]
+        entries = ", ".join(f"{py_literal(m.target)}: {self._move(m, mapping)}" for m in always)
+        lines = [f"out: {annotation} = {{{entries}}}"]
         for m in optional:
             source = self._source(m, mapping)
             lines.append(f"if {source} is not None:")
-            lines.append(f"    out[{m.target!r}] = {self.expr(m.conv, source, 0)}")
-        lines.append("return out")
-        return tuple(lines)
+            lines.append(f"    out[{py_literal(m.target)}] = {self.expr(m.conv, source, 0)}")
+        return lines
 
     def _source(self, move: FieldMove, mapping: RecordMapping) -> str:
         if mapping.source_access == "key":

@@ -1,18 +1,23 @@
 """Plan a bound tool's transforms: tool payload → method payload, method result → tool result.
 
-Fields map by name (the field's Python name, then its wire name), recursing into nested
-records, lists, maps and unions. Everything that cannot be mapped is a design error naming
-both sides and the field — never a transform left out, and never one that can only fail at
-run time (values typed ``Any`` or ``dict`` are the one exception: they are validated when the
-call returns, since no type says more about them).
+Fields map by name (the field's Python name, then its wire name, then the application field's
+alias), recursing into nested records, lists, maps and unions. Everything that cannot be mapped
+is a design error naming both sides and the field — never a transform left out, and never one
+that can only fail at run time (values typed ``Any`` or ``dict`` are the one exception: they are
+validated when the call returns, since no type says more about them). That includes
+constraints: the method must accept every value the tool's constraints let through.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import importlib
 import inspect
+import math
+import re
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
 from tooldesign.ir.model import (
@@ -60,6 +65,7 @@ from tooldesign.ir.pytypes import (
     ANY,
     NONE,
     PyClass,
+    PyConstraints,
     PyDict,
     PyField,
     PyList,
@@ -177,8 +183,12 @@ class _Planner:
             raise BindingError(
                 f"{self.target}: bind a module-level function or a method of a module-level class"
             )
+        # Whatever kind of method it is, it is called on the service instance. Its signature
+        # starts with ``self`` only when it is a plain function of the class: a classmethod
+        # resolves bound to the class (``cls`` already taken) and a staticmethod has neither.
         static = inspect.getattr_static(cls, parts[-1])
-        return ref_of(cls), not isinstance(static, staticmethod)
+        takes_self = not (isinstance(static, staticmethod) or inspect.ismethod(function))
+        return ref_of(cls), takes_self
 
     def _payload_type(
         self, function: Callable[..., Any], skip_first: bool, hints: dict[str, Any]
@@ -212,11 +222,23 @@ class _Planner:
         key = f"in:{_end_key(source)}->{target.ref}"
         if key in self.records:
             return key
-        self.records[key] = None  # in progress: a recursive type refers to it
+        if target.unbuildable is not None:
+            raise _Mismatch(
+                f"{target.unbuildable} (tool {self.tool.name!r} builds it at {path} to call {self.target})"
+            )
+        with self._attempt():
+            self.records[key] = None  # in progress: a recursive type refers to it
+            self.records[key] = self._plan_record_in(shape, source, target, path, key)
+        return key
+
+    def _plan_record_in(
+        self, shape: ObjectShape, source: ToolEnd, target: PyRecord, path: str, key: str
+    ) -> RecordMapping:
         moves: list[FieldMove] = []
         used: set[str] = set()
+        rejected: list[str] = []
         for app_field in target.fields:
-            tool_field = _source_field(shape, app_field.name)
+            tool_field = _source_field(shape, app_field)
             where = f"{path}.{app_field.name}"
             if tool_field is None:
                 if app_field.required:
@@ -227,6 +249,17 @@ class _Planner:
                 continue
             used.add(tool_field.name)
             moves.append(self._move_in(tool_field, app_field, target, where))
+            gaps = _constraint_gaps(tool_field.type, tool_field.constraints, app_field.constraints)
+            if gaps:
+                rejected.append(
+                    f"{path}.{tool_field.name} accepts values that {self._app_label(target)} field "
+                    f"{app_field.name!r} rejects: {'; '.join(gaps)}"
+                )
+        if rejected:
+            raise _Mismatch(
+                f"tool {self.tool.name!r} {'; '.join(rejected)}. Any value the tool allows may reach "
+                "the method: give the tool field the method's constraints, or relax the method's"
+            )
         unused = [f.name for f in shape.fields if f.name not in used]
         if unused:
             raise _Mismatch(
@@ -234,10 +267,16 @@ class _Planner:
                 f"{self._app_label(target)} (fields: {', '.join(f.name for f in target.fields) or 'none'}); "
                 "every argument the model gives must reach the method"
             )
-        self.records[key] = RecordMapping(
-            key, source, AppEnd(target.ref, target.kind), tuple(moves)
+        construct: Literal["call", "mapping", "validate"] = (
+            "mapping"
+            if target.kind in ("typeddict", "arguments")
+            else "validate"
+            if target.has_aliases
+            else "call"
         )
-        return key
+        return RecordMapping(
+            key, source, AppEnd(target.ref, target.kind), tuple(moves), construct=construct
+        )
 
     def _move_in(
         self, tool_field: Field, app_field: PyField, target: PyRecord, where: str
@@ -245,20 +284,21 @@ class _Planner:
         conv = self._conv(
             "in", tool_field.type, tool_field.constraints, without_none(app_field.type), where
         )
+        target_name = app_field.build_key
         may_be_none = not tool_field.required and not tool_field.has_default
         if not may_be_none:
-            return FieldMove(app_field.name, tool_field.ident, conv)
+            return FieldMove(target_name, tool_field.ident, conv)
         if accepts_none(app_field.type):
+            return FieldMove(target_name, tool_field.ident, _or_none(conv), source_may_be_none=True)
+        # A target built from a mapping can leave the key out and keep its own default.
+        built_from_mapping = target.kind in ("typeddict", "arguments") or target.has_aliases
+        if built_from_mapping and not app_field.required:
             return FieldMove(
-                app_field.name, tool_field.ident, _or_none(conv), source_may_be_none=True
-            )
-        if target.kind in ("typeddict", "arguments") and not app_field.required:
-            return FieldMove(
-                app_field.name, tool_field.ident, conv, source_may_be_none=True, omit_when_none=True
+                target_name, tool_field.ident, conv, source_may_be_none=True, omit_when_none=True
             )
         if app_field.default is not NO_VALUE:
             return FieldMove(
-                app_field.name,
+                target_name,
                 tool_field.ident,
                 conv,
                 source_may_be_none=True,
@@ -269,6 +309,18 @@ class _Planner:
             f"({describe_py(app_field.type)}) accepts no None and has no plain default: make the tool field "
             "required or give it a default, or make the method field Optional"
         )
+
+    @contextlib.contextmanager
+    def _attempt(self) -> Iterator[None]:
+        """Plan records; on a mismatch forget every record this attempt began (a union may try
+        its next member, and no mapping may refer to one that was never finished)."""
+        known = set(self.records)
+        try:
+            yield
+        except _Mismatch:
+            for key in [k for k in self.records if k not in known]:
+                del self.records[key]
+            raise
 
     # ── result: method → tool ─────────────────────────────────────────────────────────────
 
@@ -309,11 +361,22 @@ class _Planner:
         key = f"out:{source.ref}->{_end_key(target)}"
         if key in self.records:
             return key
-        self.records[key] = None
+        with self._attempt():
+            self.records[key] = None  # in progress: a recursive type refers to it
+            self.records[key] = self._plan_record_out(source, shape, target, path, key)
+        return key
+
+    def _plan_record_out(
+        self, source: PyRecord, shape: ObjectShape, target: ToolEnd, path: str, key: str
+    ) -> RecordMapping:
         moves: list[FieldMove] = []
         for tool_field in shape.fields:
             where = f"{path}.{tool_field.name}"
-            app_field = source.field(tool_field.ident) or source.field(tool_field.name)
+            app_field = (
+                source.field(tool_field.ident)
+                or source.field(tool_field.name)
+                or source.field_by_key(tool_field.name)
+            )
             if app_field is None:
                 if tool_field.required:
                     raise _Mismatch(
@@ -323,10 +386,7 @@ class _Planner:
                 continue
             moves.append(self._move_out(app_field, source, tool_field, where))
         access: Literal["attribute", "key"] = "key" if source.kind == "typeddict" else "attribute"
-        self.records[key] = RecordMapping(
-            key, AppEnd(source.ref, source.kind), target, tuple(moves), access
-        )
-        return key
+        return RecordMapping(key, AppEnd(source.ref, source.kind), target, tuple(moves), access)
 
     def _move_out(
         self, app_field: PyField, source: PyRecord, tool_field: Field, where: str
@@ -386,7 +446,7 @@ class _Planner:
         may_be_none = accepts_none(app_field.type) or (
             record.kind == "typeddict" and not app_field.required
         )
-        return ServerDataPlan(kind, field_name, access, conv, may_be_none)
+        return ServerDataPlan(kind, field_name, access, conv, may_be_none, root=shape is None)
 
     # ── values ────────────────────────────────────────────────────────────────────────────
 
@@ -656,15 +716,182 @@ def _scalar_fits(kind: Primitive, value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+# ── constraints: the method must accept every value the tool lets the model send ───────────
+
+
+def _constraint_gaps(tool: TypeExpr, constraints: Constraints, app: PyConstraints) -> list[str]:
+    """How the application's constraints reject values the tool's allow (empty: none do).
+
+    Each gap names the application's rule and the tool's side of it. Tool value constraints
+    apply to the innermost items of arrays, item counts to the array itself.
+    """
+    if not app:
+        return []
+    match tool:
+        case ArrayType(items=items, min_items=lo, max_items=hi):
+            lo = constraints.min_items if constraints.min_items is not None else lo
+            hi = constraints.max_items if constraints.max_items is not None else hi
+            gaps = _length_gaps(app, lo, hi, "min_items", "max_items", unit=" items")
+            if app.inner is not None:
+                inner = dataclasses.replace(constraints, min_items=None, max_items=None)
+                gaps += [f"items: {g}" for g in _constraint_gaps(items, inner, app.inner)]
+            return gaps
+        case MapType(values=values):
+            gaps = _length_gaps(
+                app, None, None, "bound on entries", "bound on entries", unit=" entries"
+            )
+            if app.inner is not None:
+                gaps += [
+                    f"values: {g}" for g in _constraint_gaps(values, _NO_CONSTRAINTS, app.inner)
+                ]
+            return gaps
+        case PrimitiveType(kind=kind) if kind is not Primitive.ANY:
+            if constraints.enum is not None:
+                return [
+                    f"the tool allows {value!r}, which fails {rule}"
+                    for value in constraints.enum
+                    if (rule := _rejecting_rule(value, app)) is not None
+                ]
+            integer = kind is Primitive.INTEGER
+            gaps = _length_gaps(app, constraints.min_length, constraints.max_length)
+            gaps += _bound_gaps(app, constraints, integer)
+            if app.multiple_of is not None and not (integer and app.multiple_of == 1):
+                gaps.append(
+                    f"multiple_of={app.multiple_of!r} where the tool promises no multiple "
+                    "(list the values with enum=...)"
+                )
+            gaps += [
+                f"pattern={pattern!r} where the tool "
+                + (
+                    f"allows pattern={constraints.pattern!r}"
+                    if constraints.pattern
+                    else "sets no pattern"
+                )
+                for pattern in app.patterns
+                if pattern != constraints.pattern
+            ]
+            return gaps
+    return []
+
+
+def _length_gaps(
+    app: PyConstraints,
+    tool_min: int | None,
+    tool_max: int | None,
+    min_name: str = "min_length",
+    max_name: str = "max_length",
+    unit: str = "",
+) -> list[str]:
+    gaps: list[str] = []
+    if app.min_length is not None and app.min_length > (tool_min or 0):
+        tool_side = f"allows {min_name}={tool_min}" if tool_min else f"sets no {min_name}"
+        gaps.append(f"min_length={app.min_length}{unit} where the tool {tool_side}")
+    if app.max_length is not None and (tool_max is None or tool_max > app.max_length):
+        tool_side = (
+            f"allows {max_name}={tool_max}" if tool_max is not None else f"sets no {max_name}"
+        )
+        gaps.append(f"max_length={app.max_length}{unit} where the tool {tool_side}")
+    return gaps
+
+
+def _bound_gaps(app: PyConstraints, tool: Constraints, integer: bool) -> list[str]:
+    gaps: list[str] = []
+    for side, app_bounds, tool_bounds in (
+        (
+            "upper",
+            (("le", app.le, False), ("lt", app.lt, True)),
+            (("maximum", tool.maximum, False), ("exclusive_maximum", tool.exclusive_maximum, True)),
+        ),
+        (
+            "lower",
+            (("ge", app.ge, False), ("gt", app.gt, True)),
+            (("minimum", tool.minimum, False), ("exclusive_minimum", tool.exclusive_minimum, True)),
+        ),
+    ):
+        tool_given = [(name, v, excl) for name, v, excl in tool_bounds if v is not None]
+        for name, value, exclusive in app_bounds:
+            if value is None:
+                continue
+            if any(_within(side, v, excl, value, exclusive, integer) for _, v, excl in tool_given):
+                continue
+            tool_side = (
+                "allows " + ", ".join(f"{n}={v!r}" for n, v, _ in tool_given)
+                if tool_given
+                else f"sets no {'maximum' if side == 'upper' else 'minimum'}"
+            )
+            gaps.append(f"{name}={value!r} where the tool {tool_side}")
+    return gaps
+
+
+def _within(
+    side: str, tool: Any, tool_exclusive: bool, app: Any, app_exclusive: bool, integer: bool
+) -> bool:
+    """Whether every value inside the tool's bound is inside the application's (same side)."""
+    try:
+        if integer:
+            t, a = _int_bound(side, tool, tool_exclusive), _int_bound(side, app, app_exclusive)
+            return t <= a if side == "upper" else t >= a
+        if tool == app:
+            return tool_exclusive or not app_exclusive
+        return bool(tool < app) if side == "upper" else bool(tool > app)
+    except TypeError:  # a bound of another kind (a date on a number): nothing to compare
+        return False
+
+
+def _int_bound(side: str, value: Any, exclusive: bool) -> int:
+    """The last integer a bound lets through."""
+    if side == "upper":
+        return int(math.ceil(value) - 1 if exclusive else math.floor(value))
+    return int(math.floor(value) + 1 if exclusive else math.ceil(value))
+
+
+def _rejecting_rule(value: Any, app: PyConstraints) -> str | None:
+    """The first of the application's rules that ``value`` (one the tool allows) breaks."""
+    checks: list[tuple[str, Callable[[Any], bool]]] = [
+        (
+            f"min_length={app.min_length}",
+            lambda v: app.min_length is None or len(v) >= app.min_length,
+        ),
+        (
+            f"max_length={app.max_length}",
+            lambda v: app.max_length is None or len(v) <= app.max_length,
+        ),
+        (f"ge={app.ge!r}", lambda v: app.ge is None or v >= app.ge),
+        (f"gt={app.gt!r}", lambda v: app.gt is None or v > app.gt),
+        (f"le={app.le!r}", lambda v: app.le is None or v <= app.le),
+        (f"lt={app.lt!r}", lambda v: app.lt is None or v < app.lt),
+        (
+            f"multiple_of={app.multiple_of!r}",
+            lambda v: app.multiple_of is None or v % app.multiple_of == 0,
+        ),
+        *(
+            (f"pattern={pattern!r}", lambda v, p=pattern: re.search(p, v) is not None)
+            for pattern in app.patterns
+        ),
+    ]
+    for rule, holds in checks:
+        try:
+            if not holds(value):
+                return rule
+        except (TypeError, re.error):
+            return rule
+    return None
+
+
 def _or_none(conv: Conv) -> Conv:
     return conv if isinstance(conv, Same) else OrNone(conv)
 
 
-def _source_field(shape: ObjectShape, name: str) -> Field | None:
+def _source_field(shape: ObjectShape, app_field: PyField) -> Field | None:
+    """The tool field an application field takes its value from: by Python name, then wire name,
+    then the application field's alias."""
     for f in shape.fields:
-        if f.ident == name:
+        if f.ident == app_field.name:
             return f
-    return shape.field(name)
+    found = shape.field(app_field.name)
+    if found is None and app_field.key is not None:
+        found = shape.field(app_field.key)
+    return found
 
 
 def _end_key(end: ToolEnd) -> str:

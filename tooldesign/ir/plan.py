@@ -134,6 +134,9 @@ class RecordMapping:
     target: ToolEnd | AppEnd
     moves: tuple[FieldMove, ...]
     source_access: Literal["attribute", "key"] = "attribute"
+    construct: Literal["call", "mapping", "validate"] = "call"
+    """How the target is built: a keyword call; a mapping (TypedDict, keyword arguments); or a
+    mapping keyed by alias that the target (a pydantic model with aliases) validates."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +157,8 @@ class ServerDataPlan:
     access: Literal["attribute", "key"]
     conv: Conv
     may_be_none: bool
+    root: bool = False
+    """The kind's type is not an object: its class is a root model wrapping the converted value."""
 
 
 @dataclass(frozen=True, slots=True)

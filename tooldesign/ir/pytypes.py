@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 import inspect
 import ipaddress
+import math
 import types
 import typing
 import uuid
@@ -19,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import annotated_types
+import typing_extensions
 from tooldesign.ir.model import NO_VALUE
 
 
@@ -90,6 +93,33 @@ _SCALARS: dict[Any, str] = {
 
 
 @dataclass(frozen=True, slots=True)
+class PyConstraints:
+    """What a value must satisfy beyond its type, as the application declares it.
+
+    Read from ``Field(max_length=3)``, ``Annotated[int, Le(5)]``, ``constr(...)`` and the like.
+    Lengths count the characters of a string or the items of a list or map. ``inner`` holds
+    the constraints of a list's items or a map's values.
+    """
+
+    min_length: int | None = None
+    max_length: int | None = None
+    gt: Any = None
+    ge: Any = None
+    lt: Any = None
+    le: Any = None
+    multiple_of: Any = None
+    patterns: tuple[str, ...] = ()
+    """Each must match (pydantic searches the string, as JSON Schema does)."""
+    inner: PyConstraints | None = None
+
+    def __bool__(self) -> bool:
+        return self != NO_PY_CONSTRAINTS
+
+
+NO_PY_CONSTRAINTS = PyConstraints()
+
+
+@dataclass(frozen=True, slots=True)
 class PyField:
     name: str
     type: PyType
@@ -97,6 +127,14 @@ class PyField:
     """No default: the field must be given."""
     default: Any = NO_VALUE
     """The default when it is a plain value (a literal the generator can write)."""
+    key: str | None = None
+    """The name a pydantic model validates this field by when it is not ``name`` (an alias)."""
+    constraints: PyConstraints = NO_PY_CONSTRAINTS
+
+    @property
+    def build_key(self) -> str:
+        """The keyword or key the record is built with."""
+        return self.key or self.name
 
 
 RecordKind = Literal["pydantic", "dataclass", "typeddict", "arguments"]
@@ -109,10 +147,23 @@ class PyRecord:
     ref: PyRef
     kind: RecordKind
     fields: tuple[PyField, ...]
+    has_aliases: bool = False
+    """A pydantic model with aliases is built by validating a mapping keyed by
+    :attr:`PyField.build_key`: type checkers name its keyword arguments after the aliases or
+    the field names depending on how the alias is declared and on their pydantic plugin, so
+    no keyword call is right both at run time and for every configuration."""
+    unbuildable: str | None = None
+    """Why the transforms cannot build this record (it can still be read)."""
 
     def field(self, name: str) -> PyField | None:
         for f in self.fields:
             if f.name == name:
+                return f
+        return None
+
+    def field_by_key(self, key: str) -> PyField | None:
+        for f in self.fields:
+            if f.key == key:
                 return f
         return None
 
@@ -136,6 +187,8 @@ class Registry:
             return PyScalar(_SCALARS[annotation])
         if origin is typing.Annotated:
             return self.describe(args[0])
+        if origin in _KEY_QUALIFIERS:
+            raise UnsupportedType(f"{_name(annotation)} outside a TypedDict")
         if origin is Literal:
             return PyLiteral(tuple(args))
         if origin in (typing.Union, types.UnionType):
@@ -155,7 +208,7 @@ class Registry:
         if isinstance(annotation, type) and (
             _is_pydantic_model(annotation)
             or dataclasses.is_dataclass(annotation)
-            or typing.is_typeddict(annotation)
+            or typing_extensions.is_typeddict(annotation)
         ):
             return PyClass(self.record(annotation))
         raise UnsupportedType(_name(annotation))
@@ -167,39 +220,103 @@ class Registry:
         # Registered before its fields are described: a recursive field refers back to it.
         self.records[ref] = PyRecord(ref, "dataclass", ())
         if _is_pydantic_model(cls):
-            kind: RecordKind = "pydantic"
-            fields = tuple(
-                self._field(name, info.annotation, info.is_required(), info.default)
-                for name, info in cls.model_fields.items()  # type: ignore[attr-defined]
-            )
+            self.records[ref] = self._pydantic_record(ref, cls)
         elif dataclasses.is_dataclass(cls):
-            kind = "dataclass"
-            hints = typing.get_type_hints(cls, include_extras=True)
-            fields = tuple(
-                self._field(
-                    f.name,
-                    hints[f.name],
-                    f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
-                    f.default,
-                )
-                for f in dataclasses.fields(cls)
-                if f.init
-            )
+            self.records[ref] = self._dataclass_record(ref, cls)
         else:
-            kind = "typeddict"
-            hints = typing.get_type_hints(cls, include_extras=True)
-            required_keys: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
-            fields = tuple(
-                self._field(name, _strip_required(hint), name in required_keys, NO_VALUE)
-                for name, hint in hints.items()
-            )
-        self.records[ref] = PyRecord(ref, kind, fields)
+            self.records[ref] = self._typeddict_record(ref, cls)
         return ref
+
+    def _pydantic_record(self, ref: PyRef, cls: Any) -> PyRecord:
+        config = cls.model_config
+        by_alias_ok = config.get("validate_by_alias", True) is not False
+        by_name_ok = bool(config.get("validate_by_name") or config.get("populate_by_name"))
+        fields: list[PyField] = []
+        unbuildable: str | None = None
+        for name, info in cls.model_fields.items():
+            alias = _validation_key(info) if by_alias_ok else None
+            key: str | None = None
+            if alias is None and by_alias_ok and _has_alias(info) and not by_name_ok:
+                unbuildable = (
+                    f"{ref.qualname} field {name!r} is validated through an alias path "
+                    f"({info.validation_alias!r}) that names no single key; give it a plain alias or "
+                    "allow validate_by_name"
+                )
+            elif alias is not None and alias != name:
+                key = alias
+            fields.append(
+                self._field(
+                    name,
+                    info.annotation,
+                    info.is_required(),
+                    info.default,
+                    key=key,
+                    constraints=constraints_of(info.annotation, info.metadata),
+                )
+            )
+        has_aliases = any(_has_alias(info) for info in cls.model_fields.values())
+        return PyRecord(
+            ref, "pydantic", tuple(fields), has_aliases=has_aliases, unbuildable=unbuildable
+        )
+
+    def _dataclass_record(self, ref: PyRef, cls: Any) -> PyRecord:
+        hints = _type_hints(cls)
+        # A pydantic dataclass keeps its field definitions (aliases, constraints) here.
+        pydantic_fields: dict[str, Any] = getattr(cls, "__pydantic_fields__", {})
+        fields: list[PyField] = []
+        aliased: list[str] = []
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            info = pydantic_fields.get(f.name)
+            if info is not None:
+                if _has_alias(info):
+                    aliased.append(f.name)
+                required = info.is_required()
+                default = info.default
+                constraints = constraints_of(hints[f.name], info.metadata)
+            else:
+                required = (
+                    f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+                )
+                default = f.default
+                constraints = constraints_of(hints[f.name])
+            fields.append(
+                self._field(f.name, hints[f.name], required, default, constraints=constraints)
+            )
+        unbuildable = (
+            f"{ref.qualname} is a pydantic dataclass with aliased fields "
+            f"({', '.join(map(repr, aliased))}); bind a BaseModel, or drop the aliases"
+            if aliased
+            else None
+        )
+        return PyRecord(ref, "dataclass", tuple(fields), unbuildable=unbuildable)
+
+    def _typeddict_record(self, ref: PyRef, cls: Any) -> PyRecord:
+        hints = _type_hints(cls)
+        # ``__required_keys__`` is wrong where annotations are strings (``from __future__ import
+        # annotations`` before Python 3.12): Required[...] / NotRequired[...] go unseen there, so
+        # they are read from the evaluated hints. A key without either follows the ``total`` of
+        # the class that declared it, which ``__required_keys__`` does carry through inheritance.
+        declared_required: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
+        fields: list[PyField] = []
+        for name, hint in hints.items():
+            value_hint, required = _typeddict_key(hint)
+            fields.append(
+                self._field(
+                    name,
+                    value_hint,
+                    name in declared_required if required is None else required,
+                    NO_VALUE,
+                    constraints=constraints_of(value_hint),
+                )
+            )
+        return PyRecord(ref, "typeddict", tuple(fields))
 
     def arguments(self, function: Callable[..., Any], ref: PyRef, skip_first: bool) -> PyRecord:
         """A callable's parameters as a record (``kind="arguments"``)."""
         signature = inspect.signature(function)
-        hints = typing.get_type_hints(function, include_extras=True)
+        hints = _type_hints(function)
         fields: list[PyField] = []
         for index, (name, param) in enumerate(signature.parameters.items()):
             if skip_first and index == 0:
@@ -210,18 +327,56 @@ class Registry:
                 raise UnsupportedType(f"positional-only parameter {name!r}")
             if name not in hints:
                 raise UnsupportedType(f"parameter {name!r} without a type annotation")
-            required = param.default is inspect.Parameter.empty
+            default = param.default
+            metadata: tuple[Any, ...] = ()
+            if _is_field_info(default):
+                # ``limit: int = Field(le=5)`` (pydantic's validate_call): the default and
+                # constraints are in the FieldInfo.
+                metadata = tuple(default.metadata)
+                default = NO_VALUE if default.is_required() else default.default
+            required = default is inspect.Parameter.empty or default is NO_VALUE
             fields.append(
-                self._field(name, hints[name], required, NO_VALUE if required else param.default)
+                self._field(
+                    name,
+                    hints[name],
+                    required,
+                    NO_VALUE if required else default,
+                    constraints=constraints_of(hints[name], metadata),
+                )
             )
         record = PyRecord(ref, "arguments", tuple(fields))
         self.records[ref] = record
         return record
 
-    def _field(self, name: str, annotation: Any, required: bool, default: Any) -> PyField:
+    def _field(
+        self,
+        name: str,
+        annotation: Any,
+        required: bool,
+        default: Any,
+        *,
+        key: str | None = None,
+        constraints: PyConstraints = NO_PY_CONSTRAINTS,
+    ) -> PyField:
         described = self.describe(annotation)
         literal_default = default if _is_literal_value(default) else NO_VALUE
-        return PyField(name, described, required, NO_VALUE if required else literal_default)
+        return PyField(
+            name,
+            described,
+            required,
+            NO_VALUE if required else literal_default,
+            key=key,
+            constraints=constraints,
+        )
+
+
+def _type_hints(obj: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(obj, include_extras=True)
+    except Exception as exc:  # noqa: BLE001 - unresolvable annotations are the application's to fix
+        raise UnsupportedType(
+            f"{_name(obj)} (its annotations cannot be resolved: {type(exc).__name__}: {exc})"
+        ) from None
 
 
 def ref_of(cls: Any) -> PyRef:
@@ -269,11 +424,151 @@ def _is_pydantic_model(cls: type) -> bool:
     return issubclass(cls, BaseModel)
 
 
-def _strip_required(hint: Any) -> Any:
-    origin = typing.get_origin(hint)
-    if origin in (typing.Required, typing.NotRequired):
-        return typing.get_args(hint)[0]
-    return hint
+_KEY_QUALIFIERS = {
+    typing.Required,
+    typing.NotRequired,
+    typing_extensions.Required,
+    typing_extensions.NotRequired,
+    typing_extensions.ReadOnly,
+}
+
+
+def _typeddict_key(hint: Any) -> tuple[Any, bool | None]:
+    """A TypedDict key's value type and whether ``Required``/``NotRequired`` says it must be given.
+
+    The qualifiers may be nested in each other and in ``Annotated`` (whose metadata is kept).
+    """
+    metadata: list[Any] = []
+    required: bool | None = None
+    while True:
+        origin = typing.get_origin(hint)
+        if origin is typing.Annotated:
+            metadata.extend(hint.__metadata__)
+            hint = typing.get_args(hint)[0]
+        elif origin in _KEY_QUALIFIERS:
+            if origin in (typing.Required, typing_extensions.Required):
+                required = True
+            elif origin in (typing.NotRequired, typing_extensions.NotRequired):
+                required = False
+            hint = typing.get_args(hint)[0]
+        else:
+            break
+    if metadata:
+        hint = typing.Annotated[hint, *metadata]
+    return hint, required
+
+
+def _has_alias(info: Any) -> bool:
+    return info.alias is not None or info.validation_alias is not None
+
+
+def _validation_key(info: Any) -> str | None:
+    """The key a pydantic field validates by: its name, or its alias when it has one.
+
+    Among ``AliasChoices`` the first that is a single key is taken; ``None`` when only alias
+    paths into nested data remain.
+    """
+    alias = info.validation_alias if info.validation_alias is not None else info.alias
+    if alias is None:
+        return None
+    choices = getattr(alias, "choices", None)
+    for choice in choices if choices is not None else [alias]:
+        if isinstance(choice, str):
+            return choice
+        path = getattr(choice, "path", None)
+        if isinstance(path, list) and len(path) == 1 and isinstance(path[0], str):
+            return path[0]
+    return None
+
+
+def constraints_of(annotation: Any, metadata: Iterable[Any] = ()) -> PyConstraints:
+    """The constraints an annotation declares on its value (``metadata``: pydantic's, for a field).
+
+    Optional values are looked through (``Annotated[str, MaxLen(3)] | None`` constrains the
+    string); a union of several types constrains nothing the transforms can compare.
+    """
+    own = list(metadata)
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            own.extend(annotation.__metadata__)
+            annotation = typing.get_args(annotation)[0]
+            continue
+        if origin in (typing.Union, types.UnionType):
+            options = [a for a in typing.get_args(annotation) if a is not type(None)]
+            if len(options) == 1:
+                annotation = options[0]
+                continue
+        break
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    inner = None
+    if origin in (list, Sequence, Iterable) and args:
+        inner = constraints_of(args[0])
+    elif origin in (dict, Mapping) and len(args) == 2:
+        inner = constraints_of(args[1])
+    rules: dict[str, Any] = {}
+    patterns: list[str] = []
+    for item in _flatten_metadata(own):
+        for attr, tighter in _RULES:
+            value = getattr(item, attr, None)
+            if value is None or not _is_rule(item, attr):
+                continue
+            rules[attr] = value if attr not in rules else tighter(rules[attr], value)
+        # pydantic keeps ``pattern=`` in its own (annotated_types) metadata object.
+        pattern = getattr(item, "pattern", None)
+        if isinstance(item, annotated_types.BaseMetadata) and pattern is not None:
+            patterns.append(pattern if isinstance(pattern, str) else pattern.pattern)
+    if inner is not None and not inner:
+        inner = None
+    return PyConstraints(**rules, patterns=tuple(dict.fromkeys(patterns)), inner=inner)
+
+
+_RULES: tuple[tuple[str, Callable[[Any, Any], Any]], ...] = (
+    ("min_length", max),
+    ("max_length", min),
+    ("gt", max),
+    ("ge", max),
+    ("lt", min),
+    ("le", min),
+    (
+        "multiple_of",
+        lambda a, b: math.lcm(a, b) if isinstance(a, int) and isinstance(b, int) else b,
+    ),
+)
+
+_RULE_TYPES: dict[str, type] = {
+    "min_length": annotated_types.MinLen,
+    "max_length": annotated_types.MaxLen,
+    "gt": annotated_types.Gt,
+    "ge": annotated_types.Ge,
+    "lt": annotated_types.Lt,
+    "le": annotated_types.Le,
+    "multiple_of": annotated_types.MultipleOf,
+}
+
+
+def _is_rule(item: Any, attr: str) -> bool:
+    return isinstance(item, _RULE_TYPES[attr])
+
+
+def _flatten_metadata(items: Iterable[Any]) -> Iterable[Any]:
+    """Metadata as single rules: a FieldInfo's metadata and grouped metadata taken apart."""
+    for item in items:
+        if _is_field_info(item):
+            yield from _flatten_metadata(item.metadata)
+        elif isinstance(item, annotated_types.GroupedMetadata):
+            yield from _flatten_metadata(iter(item))
+        else:
+            yield item
+
+
+def _is_field_info(value: Any) -> bool:
+    try:
+        from pydantic.fields import FieldInfo
+    except ImportError:  # pragma: no cover - pydantic is a dependency
+        return False
+    return isinstance(value, FieldInfo)
 
 
 def _is_literal_value(value: Any) -> bool:

@@ -1,0 +1,655 @@
+"""BindTo against the application's real types: what they declare is what the transforms honour.
+
+TypedDict keys that may be absent, pydantic aliases, server data that is not an object, class
+and static methods: generated, type-checked with ``mypy --strict`` (with and without pydantic's
+mypy plugin) and executed through the runtime. Constraints the method declares and the tool
+does not promise are design errors naming both sides and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from tooldesign.ir.errors import DesignError
+from tooldesign.ir.evaluate import evaluate
+from tooldesign.ir.pytypes import PyClass, Registry
+from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
+
+from tests.conftest import Generated
+
+AppWriter = Callable[[str, str], ModuleType]
+
+
+@pytest.fixture
+def write_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppWriter]:
+    """Write an application module next to the designs and import it (forgotten afterwards)."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    names: list[str] = []
+
+    def write(name: str, source: str) -> ModuleType:
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+        names.append(name)
+        sys.modules.pop(name, None)
+        return __import__(name)
+
+    yield write
+    for name in names:
+        sys.modules.pop(name, None)
+
+
+def run_mypy(generated: Generated, app_dir: Path, *, plugin: bool) -> str:
+    """``mypy --strict`` over a generated package (the application is read, not checked)."""
+    config = app_dir / ("mypy-plugin.ini" if plugin else "mypy-plain.ini")
+    config.write_text("[mypy]\n" + ("plugins = pydantic.mypy\n" if plugin else ""))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(config),
+            "--strict",
+            "--no-incremental",
+            "--explicit-package-bases",
+            "--follow-imports=silent",
+            generated.package,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=generated.root,
+        env={"MYPYPATH": str(app_dir), "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+# ── one toolset with every shape, type-checked and run ───────────────────────────────────────
+
+SHAPES_APP = """\
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, NotRequired, Required, TypedDict
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+
+class Counted(TypedDict, total=False):
+    note: str
+    count: Required[int]
+
+
+class Summary(Counted):
+    tree: list[str]
+    maybe: NotRequired[str]
+    tagged: Annotated[NotRequired[str], "kept for readers"]
+
+
+class RowIn(TypedDict):
+    id: str
+    note: NotRequired[str]
+
+
+class Window(BaseModel):
+    from_: str = Field(alias="from")
+    limit: int
+
+
+class Span(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    site_id: str = Field(alias="site-id")
+    start: int = Field(validation_alias=AliasChoices("begin", "start_at"))
+    windows: list[Window] = []
+    note: str = Field(default_factory=lambda: "none", alias="note-text")
+
+
+class ByName(BaseModel):
+    model_config = ConfigDict(validate_by_alias=False, validate_by_name=True)
+
+    site_id: str = Field(alias="siteId")
+
+
+class Chart(BaseModel):
+    label: str
+    points: list[float]
+
+
+class Shapes:
+    def __init__(self) -> None:
+        self.calls: list[object] = []
+
+    def summarize(self, site_id: str, full: bool = False) -> Summary:
+        self.calls.append(site_id)
+        summary: Summary = {"count": 1, "tree": [site_id]}
+        if full:
+            summary["maybe"] = "yes"
+            summary["note"] = "noted"
+        return summary
+
+    def ingest(self, row: RowIn) -> int:
+        self.calls.append(row)
+        return len(row)
+
+    def window(self, query: Window) -> Window:
+        self.calls.append(query)
+        return Window.model_validate({"from": query.from_.upper(), "limit": query.limit + 1})
+
+    def span(self, query: Span) -> str:
+        self.calls.append(query)
+        return f"{query.site_id}@{query.start}:{','.join(w.from_ for w in query.windows)}"
+
+    def by_name(self, query: ByName) -> str:
+        self.calls.append(query)
+        return query.site_id
+
+    def chart(self, site_id: str) -> Chart:
+        return Chart(label=site_id, points=[1.0, 2.5])
+
+    @classmethod
+    def from_class(cls, site_id: str, limit: int = 2) -> list[str]:
+        return [f"{cls.__name__}:{site_id}"] * limit
+
+    @staticmethod
+    async def from_static(site_id: str) -> str:
+        await asyncio.sleep(0)
+        return site_id[::-1]
+
+
+default_shapes = Shapes()
+"""
+
+SHAPES_DESIGN = """\
+from tooldesign.dsl import *
+from shapes_app import Shapes, default_shapes
+
+with Type("WindowArg", "A window") as WindowArg:
+    Attribute("from", String, "Start")
+    Attribute("limit", Int, "How many")
+    Required("from", "limit")
+
+with Service("s", "Shapes"):
+    with Toolset("shapes", "Every shape"):
+        with Tool("summarize", "A TypedDict result with keys that may be absent"):
+            with Args():
+                Attribute("site_id", String, "Site")
+                Attribute("full", Boolean, "All keys", default=False)
+                Required("site_id")
+            with Return():
+                Attribute("count", Int, "Count")
+                Attribute("tree", ArrayOf(String), "Tree")
+                Attribute("note", String, "Note")
+                Attribute("maybe", String, "Maybe")
+                Attribute("tagged", String, "Tagged")
+                Required("count", "tree")
+            BindTo(Shapes.summarize)
+        with Tool("ingest", "A TypedDict payload with a key that may be absent"):
+            with Args():
+                Attribute("id", String, "Id")
+                Attribute("note", String, "Note")
+                Required("id")
+            Return(Int, "Keys given")
+            BindTo(Shapes.ingest)
+        with Tool("window", "A model with a keyword alias, both ways"):
+            Args(WindowArg)
+            Return(WindowArg)
+            BindTo(default_shapes.window)
+        with Tool("span", "Aliases that are not identifiers, validation aliases, nested"):
+            with Args():
+                Attribute("site-id", String, "Site")
+                Attribute("begin", Int, "Start")
+                Attribute("windows", ArrayOf(WindowArg), "Windows", default=[])
+                Attribute("note-text", String, "Note")
+                Required("site-id", "begin")
+            Return(String, "Summary")
+            BindTo(Shapes.span)
+        with Tool("by_name", "A model validated by name only"):
+            with Args():
+                Attribute("site_id", String, "Site")
+                Required("site_id")
+            Return(String, "Site")
+            BindTo(Shapes.by_name)
+        with Tool("chart", "Server data that is not an object"):
+            with Args():
+                Attribute("site_id", String, "Site")
+                Required("site_id")
+            with Return():
+                Attribute("label", String, "Label")
+                Required("label")
+            ServerData("points", ArrayOf(Float), "Chart points", from_field="points")
+            BindTo(Shapes.chart)
+        with Tool("from_class", "A classmethod"):
+            with Args():
+                Attribute("site_id", String, "Site")
+                Attribute("limit", Int, "Copies", default=2)
+                Required("site_id")
+            Return(ArrayOf(String), "Copies")
+            BindTo(Shapes.from_class)
+        with Tool("from_static", "An async staticmethod"):
+            with Args():
+                Attribute("site_id", String, "Site")
+                Required("site_id")
+            Return(String, "Reversed")
+            BindTo(default_shapes.from_static)
+"""
+
+
+@pytest.fixture
+def shapes(
+    write_app: AppWriter, gen_design: Callable[[str], Generated]
+) -> tuple[Generated, ModuleType]:
+    app = write_app("shapes_app", SHAPES_APP)
+    return gen_design(SHAPES_DESIGN), app
+
+
+def _runtime(generated: Generated, service: object) -> Callable[..., ToolResult]:
+    executor = generated.module("s.toolsets.shapes.executor")
+    runtime = Runtime([executor.new_registration(service=service)])
+
+    def call(name: str, payload: dict[str, Any], meta: ToolCallMeta | None = None) -> ToolResult:
+        result = runtime.execute_sync(ToolRequest(name, payload, meta or ToolCallMeta()))
+        assert result.ok, result.for_model()
+        return result
+
+    return call
+
+
+def _model_view(result: ToolResult) -> Any:
+    return json.loads(result.for_model())
+
+
+def test_typeddict_keys_that_may_be_absent_are_read_as_absent(
+    shapes: tuple[Generated, ModuleType],
+) -> None:
+    generated, app = shapes
+    call = _runtime(generated, app.Shapes())
+    # Valid data without the NotRequired keys (declared under postponed annotations, in a
+    # base class with total=False, and inside Annotated) is a result, not a malformed response.
+    sparse = _model_view(call("summarize", {"site_id": "hq"}))
+    assert (sparse["count"], sparse["tree"]) == (1, ["hq"])
+    assert {"note", "maybe", "tagged"}.isdisjoint(k for k, v in sparse.items() if v is not None)
+    full = _model_view(call("summarize", {"site_id": "hq", "full": True}))
+    assert (full["maybe"], full["note"]) == ("yes", "noted")
+
+
+def test_typeddict_payload_keys_that_may_be_absent_are_left_out(
+    shapes: tuple[Generated, ModuleType],
+) -> None:
+    generated, app = shapes
+    service = app.Shapes()
+    call = _runtime(generated, service)
+    assert _model_view(call("ingest", {"id": "a"})) == 1
+    assert _model_view(call("ingest", {"id": "b", "note": "n"})) == 2
+    assert service.calls == [{"id": "a"}, {"id": "b", "note": "n"}]
+
+
+def test_typeddict_required_keys_follow_the_evaluated_annotations(
+    write_app: AppWriter,
+) -> None:
+    app = write_app("shapes_app", SHAPES_APP)
+    registry = Registry()
+    described = registry.describe(app.Summary)
+    assert isinstance(described, PyClass)
+    record = registry.records[described.ref]
+    required = {f.name: f.required for f in record.fields}
+    assert required == {
+        "note": False,  # the base is total=False
+        "count": True,  # Required[...] in that base
+        "tree": True,
+        "maybe": False,
+        "tagged": False,  # NotRequired inside Annotated
+    }
+
+
+def test_models_with_aliases_are_built_by_the_names_they_validate(
+    shapes: tuple[Generated, ModuleType],
+) -> None:
+    generated, app = shapes
+    service = app.Shapes()
+    call = _runtime(generated, service)
+    # Bound in the design through an instance's method (the staticmethod too): the method of
+    # its class, called on the service the registration is given.
+    assert _model_view(call("window", {"from": "a", "limit": 1})) == {"from": "A", "limit": 2}
+    window = service.calls[-1]
+    assert (type(window).__name__, window.from_, window.limit) == ("Window", "a", 1)
+
+    text = call(
+        "span",
+        {
+            "site-id": "hq",
+            "begin": 7,
+            "windows": [{"from": "x", "limit": 1}, {"from": "y", "limit": 2}],
+        },
+    )
+    assert _model_view(text) == "hq@7:x,y"
+    span = service.calls[-1]
+    assert (span.site_id, span.start, span.note) == ("hq", 7, "none")  # the model's own default
+    call("span", {"site-id": "hq", "begin": 1, "note-text": "given"})
+    assert service.calls[-1].note == "given"
+
+    assert _model_view(call("by_name", {"site_id": "nyc"})) == "nyc"
+    assert service.calls[-1].site_id == "nyc"
+
+
+def test_non_object_server_data_is_wrapped_in_its_root_model(
+    shapes: tuple[Generated, ModuleType],
+) -> None:
+    generated, app = shapes
+    call = _runtime(generated, app.Shapes())
+    result = call("chart", {"site_id": "hq"})
+    assert _model_view(result) == {"label": "hq"}
+    [item] = result.server_data
+    dumped: object = item.data.model_dump()  # a root model dumps its root
+    assert (item.kind, dumped) == ("points", [1.0, 2.5])
+    assert "2.5" not in result.for_model()
+    transforms = generated.module("s.toolsets.shapes.transforms")
+    types = generated.module("s.toolsets.shapes.types")
+    produced = transforms.to_server_data_chart_points(app.Chart(label="x", points=[3.0]))
+    assert isinstance(produced, types.ChartPointsServerData)
+
+
+def test_class_and_static_methods_take_every_parameter(
+    shapes: tuple[Generated, ModuleType],
+) -> None:
+    generated, app = shapes
+    call = _runtime(generated, app.Shapes())
+    assert _model_view(call("from_class", {"site_id": "hq"})) == ["Shapes:hq", "Shapes:hq"]
+    assert _model_view(call("from_class", {"site_id": "b", "limit": 1})) == ["Shapes:b"]
+    assert _model_view(call("from_static", {"site_id": "abc"})) == "cba"
+
+
+@pytest.mark.parametrize("plugin", [True, False], ids=["pydantic-plugin", "plain"])
+def test_generated_transforms_pass_mypy_strict(
+    shapes: tuple[Generated, ModuleType], tmp_path: Path, plugin: bool
+) -> None:
+    generated, _ = shapes
+    run_mypy(generated, tmp_path, plugin=plugin)
+
+
+# ── shapes that cannot be mapped ─────────────────────────────────────────────────────────────
+
+STRICT_APP = """\
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import annotated_types as at
+from pydantic import AliasPath, BaseModel, Field, constr, validate_call
+
+
+class Strict(BaseModel):
+    site_id: str = Field(max_length=3)
+    limit: int = Field(default=1, le=5)
+
+
+class Tags(BaseModel):
+    tags: list[Annotated[str, at.MaxLen(4)]] = Field(max_length=2)
+
+
+class Deep(BaseModel):
+    site_id: str = Field(validation_alias=AliasPath("site", "id"))
+
+
+class Out(BaseModel):
+    name: str
+
+
+def strict(query: Strict) -> Out: ...
+def tags(query: Tags) -> Out: ...
+def deep(query: Deep) -> Out: ...
+def short(site_id: Annotated[str, Field(min_length=2)]) -> Out: ...
+def patterned(site_id: constr(pattern=r"^[a-z]+$")) -> Out: ...
+def even(limit: Annotated[int, at.MultipleOf(2)]) -> Out: ...
+def positive(limit: Annotated[int, at.Gt(0)]) -> Out: ...
+def bounded(limit: int = Field(default=1, le=10)) -> Out: ...
+def named(site_id: Annotated[str, at.MaxLen(3)]) -> Out: ...
+def ratio(value: Annotated[float, at.Lt(1.0)]) -> Out: ...
+def labels(labels: dict[str, Annotated[str, at.MaxLen(2)]]) -> Out: ...
+
+# Constraints the tool keeps at least as strict: these bind.
+def narrow_enough(site_id: Annotated[str, at.MaxLen(8)], limit: Annotated[int, at.Lt(6)]) -> Out: ...
+def same_pattern(site_id: constr(pattern=r"^[a-z]+$")) -> Out: ...
+def listed(site_id: Annotated[str, at.MaxLen(2)]) -> Out: ...
+"""
+
+CONSTRAINED_DESIGN = """\
+from tooldesign.dsl import *
+import strict_app
+
+with Service("s", "A service"):
+    with Toolset("t", "A toolset"):
+        with Tool("lookup", "Look things up"):
+            with Args():
+{args}
+            with Return():
+                Attribute("name", String, "Name")
+                Required("name")
+            BindTo(strict_app.{target})  # <-- bind
+"""
+
+
+def _constrained(target: str, args: str) -> str:
+    block = textwrap.indent(textwrap.dedent(args).strip(), " " * 16)
+    return CONSTRAINED_DESIGN.format(target=target, args=block)
+
+
+SITE_64_LIMIT_100 = """\
+Attribute("site_id", String, "Site", max_length=64)
+Attribute("limit", Int, "Limit", maximum=100, default=1)
+Required("site_id")
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "args", "fragments"),
+    [
+        pytest.param(
+            "strict",
+            SITE_64_LIMIT_100,
+            [
+                "tool 'lookup' payload.site_id accepts values that Strict (of strict_app:strict)",
+                "field 'site_id' rejects: max_length=3 where the tool allows max_length=64",
+                # Every field the method rejects is named at once.
+                (
+                    "payload.limit accepts values that Strict (of strict_app:strict) field 'limit' "
+                    "rejects: le=5 where the tool allows maximum=100"
+                ),
+            ],
+            id="string-length-and-bound",
+        ),
+        pytest.param(
+            "strict",
+            SITE_64_LIMIT_100.replace("max_length=64", "max_length=3"),
+            ["payload.limit", "field 'limit' rejects: le=5 where the tool allows maximum=100"],
+            id="upper-bound",
+        ),
+        pytest.param(
+            "named",
+            'Attribute("site_id", String, "Site")\nRequired("site_id")',
+            ["field 'site_id' rejects: max_length=3 where the tool sets no max_length"],
+            id="length-the-tool-leaves-open",
+        ),
+        pytest.param(
+            "short",
+            'Attribute("site_id", String, "Site", min_length=1)\nRequired("site_id")',
+            ["min_length=2 where the tool allows min_length=1"],
+            id="min-length",
+        ),
+        pytest.param(
+            "patterned",
+            'Attribute("site_id", String, "Site", pattern="^[a-z0-9]+$")\nRequired("site_id")',
+            ["pattern='^[a-z]+$' where the tool allows pattern='^[a-z0-9]+$'"],
+            id="pattern",
+        ),
+        pytest.param(
+            "even",
+            'Attribute("limit", Int, "Limit")\nRequired("limit")',
+            ["multiple_of=2 where the tool promises no multiple"],
+            id="multiple-of",
+        ),
+        pytest.param(
+            "positive",
+            'Attribute("limit", Int, "Limit", minimum=0)\nRequired("limit")',
+            ["gt=0 where the tool allows minimum=0"],
+            id="lower-bound",
+        ),
+        pytest.param(
+            "bounded",
+            'Attribute("limit", Int, "Limit", default=1)',
+            ["le=10 where the tool sets no maximum"],
+            id="validate-call-default",
+        ),
+        pytest.param(
+            "ratio",
+            'Attribute("value", Float, "Ratio", maximum=1.0)\nRequired("value")',
+            ["lt=1.0 where the tool allows maximum=1.0"],
+            id="exclusive-float-bound",
+        ),
+        pytest.param(
+            "listed",
+            'Attribute("site_id", String, "Site", enum=["hq", "nyc"])\nRequired("site_id")',
+            ["the tool allows 'nyc', which fails max_length=2"],
+            id="enum-value",
+        ),
+        pytest.param(
+            "tags",
+            'Attribute("tags", ArrayOf(String), "Tags", max_length=4)\nRequired("tags")',
+            ["max_length=2 items where the tool sets no max_items"],
+            id="item-count",
+        ),
+        pytest.param(
+            "tags",
+            'Attribute("tags", ArrayOf(String, max_items=2), "Tags", max_length=9)\nRequired("tags")',
+            ["items: max_length=4 where the tool allows max_length=9"],
+            id="item-length",
+        ),
+        pytest.param(
+            "labels",
+            'Attribute("labels", MapOf(String, String), "Labels")\nRequired("labels")',
+            ["values: max_length=2 where the tool sets no max_length"],
+            id="map-values",
+        ),
+        pytest.param(
+            "deep",
+            'Attribute("site_id", String, "Site")\nRequired("site_id")',
+            ["Deep field 'site_id' is validated through an alias path", "names no single key"],
+            id="alias-path",
+        ),
+    ],
+)
+def test_method_constraints_tighter_than_the_tool_are_design_errors(
+    write_app: AppWriter, tmp_path: Path, target: str, args: str, fragments: list[str]
+) -> None:
+    write_app("strict_app", STRICT_APP)
+    design = tmp_path / "design.py"
+    design.write_text(_constrained(target, args))
+    with pytest.raises(DesignError) as caught:
+        evaluate([str(design)])
+    [issue] = caught.value.issues
+    for fragment in fragments:
+        assert fragment in issue.message, issue.message
+    assert issue.path == 'service "s" › toolset "t" › tool "lookup" › bind'
+    assert issue.location is not None
+    assert "# <-- bind" in design.read_text().splitlines()[issue.location.line - 1]
+
+
+@pytest.mark.parametrize(
+    ("target", "args"),
+    [
+        pytest.param(
+            "narrow_enough",
+            """\
+            Attribute("site_id", String, "Site", max_length=8)
+            Attribute("limit", Int, "Limit", maximum=5)
+            Required("site_id", "limit")
+            """,
+            id="tool-at-least-as-strict",
+        ),
+        pytest.param(
+            "same_pattern",
+            'Attribute("site_id", String, "Site", pattern="^[a-z]+$")\nRequired("site_id")',
+            id="same-pattern",
+        ),
+        pytest.param(
+            "listed",
+            'Attribute("site_id", String, "Site", enum=["hq", "ny"])\nRequired("site_id")',
+            id="every-enum-value-fits",
+        ),
+        pytest.param(
+            "strict",
+            """\
+            Attribute("site_id", String, "Site", min_length=1, max_length=3)
+            Attribute("limit", Int, "Limit", exclusive_maximum=6, default=1)
+            Required("site_id")
+            """,
+            id="exclusive-integer-bound",
+        ),
+    ],
+)
+def test_constraints_the_tool_keeps_bind(
+    write_app: AppWriter, tmp_path: Path, target: str, args: str
+) -> None:
+    write_app("strict_app", STRICT_APP)
+    design = tmp_path / "design.py"
+    design.write_text(_constrained(target, args))
+    evaluate([str(design)])
+
+
+def test_a_constrained_call_the_tool_allows_reaches_the_method(
+    write_app: AppWriter, gen_design: Callable[[str], Generated]
+) -> None:
+    app = write_app(
+        "strict_run_app",
+        """\
+        from pydantic import BaseModel, Field
+
+
+        class Strict(BaseModel):
+            site_id: str = Field(max_length=3)
+            limit: int = Field(default=1, le=5)
+
+
+        class Checker:
+            def __init__(self) -> None:
+                self.seen: list[Strict] = []
+
+            def strict(self, query: Strict) -> str:
+                self.seen.append(query)
+                return query.site_id * query.limit
+        """,
+    )
+    generated = gen_design(
+        """\
+        from tooldesign.dsl import *
+        from strict_run_app import Checker
+
+        with Service("s", "A service"):
+            with Toolset("t", "A toolset"):
+                with Tool("strict", "Strict"):
+                    with Args():
+                        Attribute("site_id", String, "Site", max_length=3)
+                        Attribute("limit", Int, "Limit", minimum=1, maximum=5, default=1)
+                        Required("site_id")
+                    Return(String, "Repeated")
+                    BindTo(Checker.strict)
+        """
+    )
+    service = app.Checker()
+    executor = generated.module("s.toolsets.t.executor")
+    runtime = Runtime([executor.new_registration(service=service)])
+    ok = runtime.execute_sync(ToolRequest("strict", {"site_id": "ab", "limit": 5}))
+    assert json.loads(ok.for_model()) == "ababababab"
+    # Beyond the method's limits is now beyond the tool's: a retry hint, not an internal error.
+    refused = runtime.execute_sync(ToolRequest("strict", {"site_id": "abcd", "limit": 6}))
+    assert refused.retry_hint is not None
+    assert {issue.field for issue in refused.retry_hint.issues} == {"site_id", "limit"}
+    assert len(service.seen) == 1
