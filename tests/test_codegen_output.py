@@ -84,7 +84,7 @@ def test_reserved_field_names_get_safe_identifiers_and_keep_wire_names(hostile: 
         "from_": "from",
         "json_": "json",
         "schema_": "schema",
-        "model_config_": "model_config",
+        "field_model_config": "model_config",
         "site_id": "site-id",
         "date_": "date",
         "private": "_private",
@@ -112,6 +112,62 @@ def test_reserved_field_names_get_safe_identifiers_and_keep_wire_names(hostile: 
     assert set(dumped) == {"class", "from", "json", "schema", "site-id", "date", "_private"}
     result = types.DoItResult(copy_="x", validate_=[payload])
     assert json.loads(codecs.encode_do_it_result(result))["validate"][0]["class"] == "c"
+
+
+PYDANTIC_NAMES_DESIGN = """
+from tooldesign.dsl import *
+
+with Type("BaseModel", "A type named like pydantic's base class") as Base:
+    Attribute("model_dump", String, "Clashes with a pydantic method")
+    Attribute("model_validate", Int, "Clashes with another")
+    Attribute("model_dump_json", Boolean, "And another")
+    Attribute("model_validate_x", String, "In the protected namespace")
+    Attribute("model_name", String, "Outside it: kept as it is")
+    Required("model_dump")
+
+with Service("svc", "A service"):
+    with Toolset("ts", "A toolset"):
+        with Tool("echo", "Echo a value"):
+            Args(Base)
+            with Return():
+                Attribute("value", Base, "The same value")
+                Attribute("others", ArrayOf("BaseModel"), "More of them")
+"""
+
+
+def test_names_in_pydantics_namespace_get_identifiers_outside_it(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "conflicts with protected namespace" would fail here
+        generated = gen_design(PYDANTIC_NAMES_DESIGN)
+        types = generated.module("svc.toolsets.ts.types")
+        codecs = generated.module("svc.toolsets.ts.codecs")
+    fields = types.BaseModel2.model_fields
+    assert {name: info.alias or name for name, info in fields.items()} == {
+        "field_model_dump": "model_dump",
+        "field_model_validate": "model_validate",
+        "field_model_dump_json": "model_dump_json",
+        "field_model_validate_x": "model_validate_x",
+        "model_name": "model_name",
+    }
+    wire = {"model_dump": "d", "model_validate": 1, "model_dump_json": True, "model_name": "n"}
+    payload = codecs.decode_echo_payload(json.dumps(wire))
+    assert (payload.field_model_dump, payload.field_model_validate) == ("d", 1)
+    assert payload.model_dump(by_alias=True, exclude_none=True) == wire
+    result = types.EchoResult(value=payload, others=[payload])
+    assert json.loads(codecs.encode_echo_result(result))["others"] == [wire]
+    spec = generated.module("svc.toolsets.ts.specs").ECHO_SPEC
+    assert spec.payload.name == "BaseModel2" and spec.payload.model is types.BaseModel2
+    assert list(spec.payload.schema["properties"]) == [
+        "model_dump",
+        "model_validate",
+        "model_dump_json",
+        "model_validate_x",
+        "model_name",
+    ]
 
 
 def test_python_names_are_not_accepted_as_wire_names(hostile: Generated) -> None:

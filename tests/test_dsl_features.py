@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -175,3 +176,41 @@ def test_a_dotted_module_is_a_design(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.import_module("myapp.tools_design")  # the application imported it already
     assert [t.name for t in evaluate(["myapp.tools_design"]).tools()] == ["ping"]
+
+
+@pytest.mark.parametrize("form", ["path", "dotted"])
+def test_a_design_imports_its_siblings_whether_named_by_path_or_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    folder = tmp_path / "design"
+    folder.mkdir()
+    (folder / "common.py").write_text(
+        textwrap.dedent(
+            """
+            from tooldesign.dsl import Attribute, Required, String, Type
+            with Type("Thing", "A thing") as Thing:
+                Attribute("id", String)
+                Required("id")
+            """
+        )
+    )
+    (folder / "assistant.py").write_text(
+        textwrap.dedent(
+            """
+            from common import Thing
+            from tooldesign.dsl import Args, Return, Service, Tool, Toolset
+            with Service("svc", "A service"):
+                with Toolset("things", "Things"):
+                    with Tool("get", "Get a thing"):
+                        Args(Thing)
+                        Return(Thing)
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    source = "design/assistant.py" if form == "path" else "design.assistant"
+    for _ in range(2):  # and again: nothing of the first evaluation is left behind
+        design = evaluate([source])
+        assert list(design.types) == ["Thing"]
+        assert [t.name for t in design.tools()] == ["get"]
+    assert not {"common", "design", "design.assistant"} & set(sys.modules)

@@ -9,7 +9,7 @@ from tooldesign.dsl.recorder import recording
 from tooldesign.ir.build import build
 from tooldesign.ir.errors import DesignError, Issues
 from tooldesign.ir.fingerprint import toolset_fingerprints
-from tooldesign.ir.load import UsageError, design_files, design_folders, importable, run_designs
+from tooldesign.ir.load import UsageError, design_files, importable, run_designs
 from tooldesign.ir.model import Design
 
 __all__ = ["DesignError", "UsageError", "evaluate"]
@@ -27,7 +27,7 @@ def evaluate(sources: Sequence[str], *, known_valid: Callable[[str], bool] | Non
     entries = design_files(sources)
     # The design's folder stays importable while building: BindTo imports application code,
     # which may sit next to the design.
-    with importable(design_folders(entries)), recording() as recorder:
+    with importable(entries), recording() as recorder:
         ran = run_designs(entries, issues)
         design = build(recorder.design, issues, ran)
     if not recorder.design.services and not issues:

@@ -54,23 +54,57 @@ def design_files(sources: Sequence[str]) -> list[tuple[str, Path | None]]:
 
 
 @contextmanager
-def importable(folders: Sequence[Path]) -> Iterator[None]:
-    """Make design folders and the current directory importable; forget design modules after."""
+def importable(entries: Sequence[tuple[str, Path | None]]) -> Iterator[None]:
+    """Make each design's own folder and the current directory importable; forget designs after.
+
+    A design imports its siblings the same way whether it is named by path or as a dotted
+    module: its folder comes first on ``sys.path``, then the current directory.
+    """
     saved_path = list(sys.path)
     before = set(sys.modules)
-    extra = [str(f.resolve()) for f in folders] + [os.getcwd()]
-    sys.path[:0] = [p for p in dict.fromkeys(extra) if p not in sys.path]
+    folders = design_folders(entries)
+    _put_first_on_path([*folders, Path(os.getcwd())])
     try:
+        # Found only now that the current directory is importable (finding a dotted module
+        # imports its parent packages, which are forgotten with the rest afterwards).
+        dotted = [_module_folder(label) for label, file in entries if file is None]
+        module_folders = [folder for folder in dotted if folder is not None]
+        _put_first_on_path(module_folders)
+        folders.extend(module_folders)
         yield
     finally:
         sys.path[:] = saved_path
         # Design modules must run again on the next evaluation (their DSL calls record then).
         roots = tuple(str(f.resolve()) + os.sep for f in folders)
         for name in set(sys.modules) - before:
-            file = getattr(sys.modules.get(name), "__file__", None) or ""
-            if file.startswith(roots) or name in _dotted_designs:
+            module = sys.modules.get(name)
+            places = [getattr(module, "__file__", None) or "", *getattr(module, "__path__", ())]
+            dotted_parent = any(label.startswith(f"{name}.") for label in _dotted_designs)
+            if (
+                name in _dotted_designs
+                or dotted_parent
+                or any(f"{place}{os.sep}".startswith(roots) for place in places if place)
+            ):
                 del sys.modules[name]
         _dotted_designs.clear()
+
+
+def _put_first_on_path(folders: Sequence[Path]) -> None:
+    entries = [str(f.resolve()) for f in folders]
+    sys.path[:0] = [p for p in dict.fromkeys(entries) if p not in sys.path]
+
+
+def _module_folder(name: str) -> Path | None:
+    """The folder of the dotted module ``name`` (not run), or ``None`` if it cannot be found."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    except Exception:  # noqa: BLE001 - a parent package failed; importing the design reports it
+        return None
+    if spec is None or not spec.has_location or not spec.origin:
+        return None
+    return Path(spec.origin).resolve().parent
 
 
 # Dotted-module designs imported during the current evaluation (forgotten after it).

@@ -42,6 +42,10 @@ MODEL_ATTRIBUTES = frozenset(
     }
 )
 
+# Pydantic's protected namespaces: a field whose name starts with one of these draws a warning
+# when the model is defined (``model_dump_`` does), as it may shadow a future method.
+PROTECTED_PREFIXES = ("model_validate", "model_dump")
+
 # Names generated models use in annotations. A field with one of these names would shadow
 # the type in its own class body (``date: date``), which pydantic rejects.
 ANNOTATION_NAMES = frozenset(
@@ -98,8 +102,10 @@ def python_identifier(name: str, *, digit_prefix: str = "field_") -> str | None:
     """``name`` as a safe Python attribute name, or ``None`` if nothing usable is left.
 
     Characters that cannot appear in an identifier become ``_``; leading underscores are dropped
-    (pydantic treats them as private); a leading digit gets ``digit_prefix``; keywords and names
-    that shadow model attributes or annotation types get a trailing ``_``.
+    (pydantic treats them as private); a leading digit gets ``digit_prefix``. A name in
+    pydantic's own ``model_`` namespace (``model_dump``, ``model_config``, ``model_validate_x``)
+    gets ``field_`` in front: a trailing ``_`` would still be in that namespace. Other keywords
+    and names that shadow model attributes or annotation types get a trailing ``_``.
     """
     text = _NOT_WORD.sub("_", name).lstrip("_")
     if not text:
@@ -108,6 +114,10 @@ def python_identifier(name: str, *, digit_prefix: str = "field_") -> str | None:
         text = digit_prefix + text
     if not text.isidentifier():
         return None
+    if text.startswith("model_") and (
+        text in MODEL_ATTRIBUTES or text.startswith(PROTECTED_PREFIXES)
+    ):
+        return f"field_{text}"
     if keyword.iskeyword(text) or text in MODEL_ATTRIBUTES or text in ANNOTATION_NAMES:
         text += "_"
     return text
