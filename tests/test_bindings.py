@@ -80,7 +80,13 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, NotRequired, Required, TypedDict
 
+import typing_extensions
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+
+class Legacy(typing_extensions.TypedDict):
+    given: int
+    left_out: typing_extensions.NotRequired[int]
 
 
 class Counted(TypedDict, total=False):
@@ -307,6 +313,12 @@ def test_typeddict_required_keys_follow_the_evaluated_annotations(
         "tree": True,
         "maybe": False,
         "tagged": False,  # NotRequired inside Annotated
+    }
+    legacy = registry.describe(app.Legacy)  # typing_extensions' own TypedDict
+    assert isinstance(legacy, PyClass)
+    assert {f.name: f.required for f in registry.records[legacy.ref].fields} == {
+        "given": True,
+        "left_out": False,
     }
 
 
