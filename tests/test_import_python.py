@@ -10,9 +10,11 @@ code-first library builds from the same function.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import importlib
 import inspect
+import re
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -23,6 +25,9 @@ import pydantic
 import pytest
 from tooldesign.cli import main
 from tooldesign.codegen.pipeline import generate
+from tooldesign.commands import import_python as import_python_command
+from tooldesign.errors import UserError
+from tooldesign.importers.draft import FLOAT, INT, STRING, ArrayOf, DraftResult, Named
 from tooldesign.importers.python import import_python
 from tooldesign.importers.writer import render
 from tooldesign.runtime.providers import export_tools, load_tools
@@ -381,3 +386,373 @@ def test_descriptions_from_decorators_and_titles_tags_annotations(tmp_path: Path
     assert 'with Tool("rm", "Delete a file.", title="Delete"):' in text
     assert 'Tags("danger", "files")' in text
     assert "Annotations(destructive=True, idempotent=True)" in text
+
+
+# ── several files, methods, nested tools ─────────────────────────────────────────────────
+
+BILLING = '''
+    """Billing tools."""
+    from pydantic import BaseModel
+
+    class Address(BaseModel):
+        street: str
+
+    class Customer(BaseModel):
+        name: str
+        address: Address
+
+    class Node(BaseModel):
+        label: str
+        kids: list["Node"] = []
+
+    @tool
+    def search(customer: Customer, tree: Node) -> str:
+        """Search invoices."""
+    '''
+SHIPPING = '''
+    """Shipping tools."""
+    from pydantic import BaseModel
+
+    class Address(BaseModel):
+        street: str
+
+    class Customer(BaseModel):
+        name: str
+        address: Address
+        vip: bool = False
+
+    class Node(BaseModel):
+        label: str
+        kids: list["Node"] = []
+
+    class Order(BaseModel):
+        customer: Customer
+
+    @tool
+    def search(order: Order, tree: Node) -> str:
+        """Search shipments."""
+    '''
+
+
+def test_several_files_make_one_service_with_a_toolset_each(
+    tmp_path: Path, gen_design: Callable[[str], Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [write(tmp_path, BILLING, "billing.py"), write(tmp_path, SHIPPING, "shipping.py")]
+    out = tmp_path / "design" / "shop.py"
+    args = argparse.Namespace(
+        file=[str(f) for f in files],
+        service="shop",
+        toolset=None,
+        all=False,
+        out=str(out),
+        force=False,
+    )
+    assert import_python_command.run(args) == 0
+    warnings = capsys.readouterr().err
+    text = out.read_text()
+    # The same types are shared (a recursive one too); a different one is named after its file.
+    assert [line for line in text.splitlines() if line.startswith("with Type(")] == [
+        'with Type("Address") as Address:',
+        'with Type("Customer") as Customer:',
+        'with Type("Node") as Node:',
+        'with Type("ShippingCustomer") as ShippingCustomer:',
+        'with Type("Order") as Order:',
+    ]
+    assert 'Attribute("customer", ShippingCustomer)' in text
+    assert (
+        "type 'Customer' (shipping.py): not the same as the 'Customer' of billing.py: "
+        "written as 'ShippingCustomer'" in warnings
+    )
+    assert "renamed to 'search_2': another tool has the name 'search'" in warnings
+    generated = gen_design(text)  # one design: its toolsets generate together
+    billing = generated.module("shop.toolsets.billing.specs").SPECS
+    shipping = generated.module("shop.toolsets.shipping.specs").SPECS
+    assert [s.name for s in billing] == ["search"] and [s.name for s in shipping] == ["search_2"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"service": None}, "several files make one service: name it with --service"),
+        ({"toolset": "t"}, "--toolset names the toolset of one file"),
+    ],
+)
+def test_several_files_need_a_service_and_no_toolset(
+    tmp_path: Path, extra: dict[str, Any], message: str
+) -> None:
+    files = [write(tmp_path, BILLING, "billing.py"), write(tmp_path, SHIPPING, "shipping.py")]
+    options: dict[str, Any] = {"service": "shop", "toolset": None, **extra}
+    with pytest.raises(UserError, match=re.escape(message)):
+        import_python(files, **options)
+
+
+def test_methods_and_tools_defined_inside_functions_are_found(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        class Toolbox:
+            @tool
+            def lookup(self, query: str) -> str:
+                """Look something up."""
+
+            @classmethod
+            @tool
+            def count(cls, kind: str) -> int:
+                """Count things."""
+
+            @staticmethod
+            @tool
+            def echo(text: str) -> str:
+                """Echo."""
+
+        def register(mcp):
+            @mcp.tool()
+            def nested(q: str) -> str:
+                """A tool registered by a function."""
+
+            if mcp.debug:
+                @mcp.tool()
+                def debug_only(flag: bool) -> bool:
+                    """Only in debug."""
+        ''',
+    )
+    [toolset] = import_python(path).design.toolsets
+    found = {t.name: ([a.name for a in t.args], t.source) for t in toolset.tools}
+    assert found == {
+        "lookup": (["query"], "tools.py:3 Toolbox.lookup"),
+        "count": (["kind"], "tools.py:8 Toolbox.count"),
+        "echo": (["text"], "tools.py:13 Toolbox.echo"),
+        "nested": (["q"], "tools.py:18 register.nested"),
+        "debug_only": (["flag"], "tools.py:23 register.debug_only"),
+    }
+
+
+def test_enum_members_as_defaults_are_their_values(
+    tmp_path: Path, gen_design: Callable[[str], Any]
+) -> None:
+    path = write(
+        tmp_path,
+        '''
+        from enum import Enum, IntEnum
+        from pydantic import BaseModel, Field
+
+        class Priority(str, Enum):
+            LOW = "low"
+            HIGH = "high"
+
+        class Level(IntEnum):
+            ONE = 1
+            TWO = 2
+
+        class Ticket(BaseModel):
+            level: Level = Level.TWO
+            watch: list[Priority] = [Priority.HIGH]
+
+        @tool
+        def open_ticket(
+            ticket: Ticket, priority: Priority = Priority.LOW, second: Priority = Field(Priority.HIGH)
+        ) -> None:
+            """Open a ticket."""
+        ''',
+    )
+    result = import_python(path)
+    assert result.notices == []
+    spec = gen_design(render(result.design)).module("tools.toolsets.tools.specs").SPECS[0]
+    schema = spec.payload.schema
+    assert schema["properties"]["priority"]["default"] == "low"  # as pydantic says it
+    assert schema["properties"]["second"]["default"] == "high"
+    ticket = schema["$defs"]["Ticket"]["properties"]
+    assert (ticket["level"]["default"], ticket["watch"]["default"]) == (2, ["high"])
+
+
+def test_a_local_model_named_like_a_framework_context_is_the_model_s(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        from pydantic import BaseModel
+
+        class Request(BaseModel):
+            url: str
+
+        class Context(BaseModel):
+            text: str
+
+        class RunContext:  # a marker class, not a type of data: still a framework's
+            pass
+
+        @tool
+        def fetch(req: Request, ctx: Context, run: RunContext, context: "Context | None" = None) -> str:
+            """Fetch a URL."""
+        ''',
+    )
+    result = import_python(path)
+    [tool] = result.design.toolsets[0].tools
+    assert [(a.name, a.type) for a in tool.args] == [
+        ("req", Named("Request")),
+        ("ctx", Named("Context")),
+        ("context", Named("Context")),
+    ]
+    assert [str(n) for n in result.notices] == [
+        "tool 'fetch' (tools.py:13) › parameter 'run': a framework context parameter, not the model's: left out"
+    ]
+
+
+# ── docstring types, args_schema ─────────────────────────────────────────────────────────
+
+
+def test_types_written_in_docstrings_in_each_style(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        def greet(name, times=1, style=None):
+            """Greet someone.
+
+            :param name: Who.
+            :type name: str
+            :param times: How often.
+            :type times: int, optional
+            :param style: How.
+            :type style: str or None
+            :rtype: list of str
+            """
+
+        def count(names=None, limit=10):
+            """Count names.
+
+            Args:
+                names (list[str], optional): The names.
+                limit (int, default 10): At most.
+            """
+
+        def area(w, h, unit="cm", scale=1.0):
+            """Compute an area.
+
+            Parameters
+            ----------
+            w, h : float
+                Width and height.
+            unit : {'cm', 'm'}, default 'cm'
+                Unit.
+            scale : float, optional
+                Factor.
+
+            Returns
+            -------
+            area : float
+                The area.
+            """
+
+        def odd(x):
+            """Odd.
+
+            :type x: a mapping of widgets
+            """
+        ''',
+    )
+    result = import_python(path, all_functions=True)
+    tools = {t.name: t for t in result.design.toolsets[0].tools}
+
+    def typed(tool: str) -> dict[str, tuple[Any, dict[str, Any]]]:
+        return {a.name: (a.type, a.options) for a in tools[tool].args}
+
+    assert typed("greet") == {
+        "name": (STRING, {}),
+        "times": (INT, {"default": 1}),
+        "style": (STRING, {}),
+    }
+    assert tools["greet"].result == DraftResult(ArrayOf(STRING), None)
+    assert typed("count") == {"names": (ArrayOf(STRING), {}), "limit": (INT, {"default": 10})}
+    assert typed("area") == {
+        "w": (FLOAT, {}),
+        "h": (FLOAT, {}),
+        "unit": (STRING, {"enum": ["cm", "m"], "default": "cm"}),
+        "scale": (FLOAT, {"default": 1.0}),
+    }
+    assert [a.description for a in tools["area"].args][:2] == ["Width and height."] * 2
+    assert tools["area"].result == DraftResult(FLOAT, "The area.")
+    assert (
+        "tool 'odd' (tools.py:39) › parameter 'x': its docstring type 'a mapping of widgets' "
+        "cannot be read: typed Any" in [str(n) for n in result.notices]
+    )
+
+
+def test_a_langchain_args_schema_gives_the_arguments(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        from pydantic import BaseModel, Field
+
+        class SearchInput(BaseModel):
+            query: str = Field(description="What to search for", min_length=1)
+            k: int = Field(5, ge=1, le=20, description="How many results")
+
+        @tool("web-search", args_schema=SearchInput)
+        def web_search(query: str, k: int = 5) -> list[str]:
+            """Search the web."""
+
+        @tool(args_schema=SomewhereElse)
+        def other(q: str) -> str:
+            """Other."""
+        ''',
+    )
+    result = import_python(path)
+    search, other = result.design.toolsets[0].tools
+    assert [(a.name, a.description, a.required, a.options) for a in search.args] == [
+        ("query", "What to search for", True, {"min_length": 1}),
+        ("k", "How many results", False, {"minimum": 1, "maximum": 20, "default": 5}),
+    ]
+    assert result.design.types == ()  # the model's fields are the arguments; no extra type
+    assert [a.name for a in other.args] == ["q"]
+    assert any(
+        "args_schema=SomewhereElse is not a pydantic model or TypedDict of this file" in str(n)
+        for n in result.notices
+    )
+
+
+# ── values and files the importer cannot take as they are ────────────────────────────────
+
+
+def test_defaults_that_are_not_json_are_left_out_with_a_warning(
+    tmp_path: Path, gen_design: Callable[[str], Any]
+) -> None:
+    path = write(
+        tmp_path,
+        '''
+        from typing import Any
+        from pydantic import Field
+
+        @tool
+        def f(
+            blob: bytes = b"",
+            x: Any = 1j,
+            items: list = [b"a"],
+            big: float = 1e999,
+            tagged: Any = Field(default=None, examples=[b"raw"]),
+        ) -> None:
+            """F."""
+        ''',
+    )
+    result = import_python(path)
+    messages = [n.message for n in result.notices]
+    for shown in ("default b''", "default 1j", "default [b'a']", "default inf", "example b'raw'"):
+        assert f"its {shown} is not JSON data; left out" in messages
+    gen_design(render(result.design))  # and the design generates
+
+
+def test_files_the_importer_cannot_read_name_the_line(tmp_path: Path) -> None:
+    binary = tmp_path / "nul.py"
+    binary.write_bytes(b"@tool\ndef f() -> None:\n    '''F.\x00'''\n")
+    with pytest.raises(UserError, match=r"nul\.py:3: not valid Python: a NUL byte"):
+        import_python(binary)
+    undeclared = tmp_path / "latin.py"
+    undeclared.write_bytes(b"@tool\ndef f() -> None:\n    '''Caf\xe9.'''\n")
+    with pytest.raises(UserError, match=r"latin\.py:3: not valid utf-8 text \(byte 0xe9\)"):
+        import_python(undeclared)
+    declared = tmp_path / "declared.py"
+    declared.write_bytes(b"# -*- coding: latin-1 -*-\n" + undeclared.read_bytes())
+    [tool] = import_python(declared).design.toolsets[0].tools
+    assert tool.description == "Café."
+    unknown = tmp_path / "unknown.py"
+    unknown.write_bytes(b"#!/usr/bin/env python\n# coding: klingon\n")
+    with pytest.raises(UserError, match=r"unknown\.py:2: unknown encoding: klingon"):
+        import_python(unknown)

@@ -1,4 +1,4 @@
-"""``tooldesign import python FILE.py [--out DESIGN.py] [--service] [--toolset] [--all] [--force]``."""
+"""``tooldesign import python FILE.py [FILE.py ...] [--out DESIGN.py] [--service] [--toolset] [--all] [--force]``."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from tooldesign.commands._output import write_imported_design
 def run(args: argparse.Namespace) -> int:
     from tooldesign.importers.python import import_python
 
-    source = Path(args.file)
+    # One file or several (one toolset per file, all in one service).
+    sources = [Path(f) for f in (args.file if isinstance(args.file, list) else [args.file])]
     result = import_python(
-        source, service=args.service, toolset=args.toolset, all_functions=args.all
+        sources, service=args.service, toolset=args.toolset, all_functions=args.all
     )
-    write_imported_design(result, args, origin=str(source))
+    write_imported_design(result, args, origin=", ".join(str(s) for s in sources))
     return EXIT_OK

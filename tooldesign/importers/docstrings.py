@@ -38,7 +38,20 @@ _GOOGLE_HEADERS = {
 }
 _EXAMPLE_LINE = re.compile(r"^(examples?|ejemplos?)\s*:\s*(.*)$", re.IGNORECASE)
 _GOOGLE_PARAM = re.compile(r"^\**([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
-_NUMPY_PARAM = re.compile(r"^\**([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*(.*))?$")
+# NumPy lists parameters that share a type and text together: ``w, h : float``.
+_NUMPY_PARAM = re.compile(
+    r"^(\**[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*\**[A-Za-z_][A-Za-z0-9_]*)*)\s*(?::\s*(.*))?$"
+)
+# A line that can only be a type: ``float``, ``list[str]``, ``int or None``.
+_TYPE_WORDS = re.compile(
+    r"[A-Za-z_][\w.]*(\[[^\]]*\])?(\s+(or|\|)\s+[A-Za-z_][\w.]*(\[[^\]]*\])?)*"
+)
+# What a docstring adds to a type that is not the type: ``int, optional``, ``str, default 'x'``.
+_QUALIFIER = re.compile(
+    r"^(optional|required|keyword-only|keyword only|positional-only|"
+    r"(by )?default\b.*|defaults to\b.*)$",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -47,10 +60,12 @@ class Docstring:
     """The first paragraph, lines joined."""
     params: dict[str, str] = field(default_factory=dict)
     param_types: dict[str, str] = field(default_factory=dict)
-    """Types written in the docstring (``:type x: int``, ``x (int): …``)."""
+    """Types written in the docstring (``:type x: int``, ``x (int): …``), as Python annotations
+    (see :func:`annotation_text`)."""
     returns: str = ""
     return_type: str = ""
-    """The result's type as the docstring writes it (``:rtype:``, ``Returns: str: …``)."""
+    """The result's type as the docstring writes it (``:rtype:``, ``Returns: str: …``), as a
+    Python annotation."""
     examples: list[str] = field(default_factory=list)
     """Each example's text (a line, or an indented block after an ``Examples:`` header)."""
 
@@ -152,37 +167,82 @@ def _continued(lines: list[str], index: int) -> tuple[list[str], int]:
     return block, index
 
 
+def annotation_text(text: str) -> str:
+    """A type as a docstring writes it, as a Python annotation.
+
+    Qualifiers go (``int, optional`` → ``int``; ``str, default 'x'`` → ``str``), a NumPy set
+    of values is a ``Literal`` (``{'cm', 'm'}``), ``X or Y`` is a union and ``list of X`` is
+    ``list[X]``. What is left may still not be Python; the importer says so.
+    """
+    parts = [p.strip() for p in _top_level_split(text.strip()) if p.strip()]
+    kept = [p for p in parts if not _QUALIFIER.match(p)]
+    types: list[str] = []
+    for part in kept:
+        if part.startswith("{") and part.endswith("}"):
+            types.append(f"Literal[{part[1:-1]}]")
+            continue
+        part = re.sub(r"\b(list|set|tuple|sequence|iterable) of (\w+)s?\b", r"list[\2]", part)
+        types.append(" | ".join(t.strip() for t in re.split(r"\s+or\s+", part)))
+    return " | ".join(types)
+
+
+def _top_level_split(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets."""
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
 def _read_rest(doc: Docstring, kind: str, name: str, text: str) -> None:
     if kind in ("param", "parameter", "arg", "argument", "key", "keyword"):
         parts = name.split()
         if not parts:
             return
         if len(parts) > 1:  # ":param int x: …"
-            doc.param_types[parts[-1]] = " ".join(parts[:-1])
+            doc.param_types[parts[-1]] = annotation_text(" ".join(parts[:-1]))
         doc.params[parts[-1]] = text
     elif kind == "type" and name:
-        doc.param_types[name] = text
+        doc.param_types[name] = annotation_text(text)
     elif kind in ("return", "returns"):
         doc.returns = text
     elif kind == "rtype":
-        doc.return_type = text
+        doc.return_type = annotation_text(text)
 
 
 def _read_section(doc: Docstring, kind: str, body: list[str], numpy: bool) -> None:
     if kind == "params":
-        for name, type_text, text in _items(body, numpy):
-            doc.params[name] = text
-            if type_text:
-                doc.param_types[name] = type_text
+        for names, type_text, text in _items(body, numpy):
+            for name in names:
+                doc.params[name] = text
+                if type_text:
+                    doc.param_types[name] = annotation_text(type_text)
     elif kind == "returns":
-        texts = [line.strip() for line in body if line.strip()]
-        if numpy and len(texts) > 1 and _indent(body[0]) <= _indent(body[1]) - 1:
-            doc.return_type = texts[0]  # the first line names the type
-            texts = texts[1:]
-        elif texts and not numpy:
+        lines = [line for line in body if line.strip()]
+        texts = [line.strip() for line in lines]
+        if numpy and texts:
+            # The first line is the type (``float``) or a name and its type (``area : float``);
+            # indented lines below describe it. A lone line is a type only if it reads as one.
+            head = texts[0].split(" : ", 1)[-1] if " : " in texts[0] else texts[0]
+            described = len(texts) > 1 and _indent(lines[1]) > _indent(lines[0])
+            if described or " : " in texts[0] or _TYPE_WORDS.fullmatch(head):
+                doc.return_type = annotation_text(head)
+                texts = texts[1:]
+        elif texts:
             match = re.match(r"^[^:]+:\s+(.*)$", texts[0])
             if match and " " not in texts[0].split(":", 1)[0].strip():
-                doc.return_type = texts[0].split(":", 1)[0].strip()
+                doc.return_type = annotation_text(texts[0].split(":", 1)[0].strip())
                 texts[0] = match.group(1)  # "str: the forecast"
         doc.returns = " ".join(texts)
     elif kind == "examples":
@@ -191,26 +251,28 @@ def _read_section(doc: Docstring, kind: str, body: list[str], numpy: bool) -> No
             doc.examples.append(text)
 
 
-def _items(body: list[str], numpy: bool) -> list[tuple[str, str, str]]:
-    """``(name, type, description)`` per parameter of an Args/Parameters section."""
+def _items(body: list[str], numpy: bool) -> list[tuple[list[str], str, str]]:
+    """``(names, type, description)`` per entry of an Args/Parameters section."""
     lines = [line for line in body if line.strip()]
     if not lines:
         return []
     base = min(_indent(line) for line in lines)
-    items: list[tuple[str, str, list[str]]] = []
+    items: list[tuple[list[str], str, list[str]]] = []
     for line in lines:
         stripped = line.strip()
         if _indent(line) == base:
             pattern = _NUMPY_PARAM if numpy else _GOOGLE_PARAM
             match = pattern.match(stripped)
             if match:
+                names = [n.strip().lstrip("*") for n in match.group(1).split(",")]
                 if numpy:
-                    items.append((match.group(1), (match.group(2) or "").strip(), []))
+                    items.append((names, (match.group(2) or "").strip(), []))
                 else:
-                    items.append((match.group(1), (match.group(2) or "").strip(), [match.group(3)]))
+                    items.append((names, (match.group(2) or "").strip(), [match.group(3)]))
                 continue
         if items:
             items[-1][2].append(stripped)
     return [
-        (name, type_text, " ".join(t for t in text if t).strip()) for name, type_text, text in items
+        (names, type_text, " ".join(t for t in text if t).strip())
+        for names, type_text, text in items
     ]

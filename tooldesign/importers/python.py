@@ -1,12 +1,17 @@
 """``tooldesign import python``: code-first tool functions read into a design draft.
 
-The file is parsed with ``ast`` and never imported or run. Tool functions are those decorated
-with ``@tool``, ``@tool(...)``, ``@<anything>.tool`` or ``@<anything>.tool(...)`` (FastMCP,
-the MCP SDK, LangChain, pydantic-ai and most others), or, with ``all_functions``, every public
-module-level function. For each: its name (or the decorator's ``name=``), its description (the
-decorator's ``description=``, or the docstring's first paragraph), its parameters with their
-annotations, defaults and docstring descriptions, examples from the docstring, and its return
-type. Pydantic models, TypedDicts and Enums defined in the same file become design types.
+Each file is parsed with ``ast`` (in the encoding it declares) and never imported or run. Tool
+functions are those decorated with ``@tool``, ``@tool(...)``, ``@<anything>.tool`` or
+``@<anything>.tool(...)`` (FastMCP, the MCP SDK, LangChain, pydantic-ai and most others)
+anywhere in the file (methods, and functions defined inside others, included), or, with
+``all_functions``, every public module-level function. For each: its name (or the decorator's
+``name=``), its description (the decorator's ``description=``, or the docstring's first
+paragraph), its parameters (or a LangChain ``args_schema=`` model's fields) with their
+annotations (or the types the docstring writes), defaults and docstring descriptions, examples
+from the docstring, and its return type. Pydantic models, TypedDicts and Enums defined in the
+same file become design types; a local Enum's member as a default is its value.
+
+Several files make one design: a toolset per file in one service.
 
 What cannot be carried over exactly becomes the closest faithful form, with a :class:`Notice`:
 an annotation the DSL cannot express becomes ``Any``; a framework's context parameter
@@ -17,9 +22,11 @@ the model, supplies it.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
-from collections.abc import Iterator
+import tokenize
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -46,7 +53,8 @@ from tooldesign.importers.draft import (
     Notice,
     OneOf,
 )
-from tooldesign.importers.values import accepts, sanitize_name, unique_name
+from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
+from tooldesign.importers.values import accepts, is_json, sanitize_name, unique_name
 
 # Types whose parameters a framework fills in, never the model (matched by the last name).
 CONTEXT_TYPES = frozenset(
@@ -123,22 +131,188 @@ class ImportResult:
 
 
 def import_python(
-    path: Path,
+    paths: Path | Sequence[Path],
     *,
     service: str | None = None,
     toolset: str | None = None,
     all_functions: bool = False,
 ) -> ImportResult:
-    """The tools of the Python file at ``path`` as a design draft (one toolset)."""
+    """The tools of the Python files at ``paths`` as one design draft, a toolset per file.
+
+    Types of the same name and content in several files are one type; a type whose name
+    another file already gave a different type is renamed after its file (``BillingCustomer``),
+    and so is a tool whose name another tool has (``search_2``), each with a notice.
+    """
+    files = [paths] if isinstance(paths, Path) else list(paths)
+    if not files:
+        raise UserError("no Python file to import")
+    if len(files) > 1:
+        if toolset:
+            raise UserError(
+                "--toolset names the toolset of one file; each of several files is a toolset "
+                "named after the file"
+            )
+        if not service:
+            raise UserError("several files make one service: name it with --service")
+        seen: set[Path] = set()
+        for path in files:
+            if path.resolve() in seen:
+                raise UserError(f"{path}: given twice")
+            seen.add(path.resolve())
+    drafts = [_Importer(path, _parse(path), all_functions).run(toolset) for path in files]
+    return _one_design(drafts, sanitize_name(service or files[0].stem, identifier=True))
+
+
+def _parse(path: Path) -> ast.Module:
+    """The file's syntax tree, read in the encoding it declares (PEP 263; UTF-8 by default)."""
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read it: {exc}") from None
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     try:
-        module = ast.parse(source, filename=str(path))
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise UserError(f"{path}:{exc.lineno}: not valid Python: {exc.msg}") from None
-    return _Importer(path, module, all_functions).run(service, toolset)
+        line = _declaration_line(data)
+        if line is not None:  # an unknown encoding, or one that disagrees with a BOM
+            raise UserError(f"{path}:{line}: {exc.msg}") from None
+        encoding = "utf-8"  # no declaration: the first lines are not UTF-8 (said below)
+    try:
+        source = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UserError(
+            f"{path}:{line}: not valid {encoding} text "
+            f"(byte {data[exc.start]:#04x}): save the file as UTF-8 or declare its encoding "
+            "(# -*- coding: ... -*-)"
+        ) from None
+    nul = source.find("\0")
+    if nul >= 0:
+        line = source.count("\n", 0, nul) + 1
+        raise UserError(f"{path}:{line}: not valid Python: a NUL byte (is it a binary file?)")
+    try:
+        return ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise UserError(f"{path}:{exc.lineno or 1}: not valid Python: {exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise UserError(f"{path}: not valid Python: nested too deeply to read") from None
+
+
+def _declaration_line(data: bytes) -> int | None:
+    """The line (1 or 2) of a file's encoding declaration, if it has one."""
+    for number, line in enumerate(data.splitlines()[:2], start=1):
+        if re.match(rb"^[ \t\f]*#.*?coding[:=]", line):
+            return number
+    return None
+
+
+@dataclass
+class _FileDraft:
+    """One file's tools as a toolset, the types they use, and the notices."""
+
+    path: Path
+    toolset: DraftToolset
+    types: dict[str, DraftNamedType]
+    notices: list[Notice]
+
+
+def _one_design(drafts: list[_FileDraft], service: str) -> ImportResult:
+    """The files' toolsets in one service, with their types shared or named apart."""
+    types: dict[str, DraftNamedType] = {}
+    origins: dict[str, str] = {}  # design name → the class name in its file
+    first_file: dict[str, str] = {}  # class name → the file that first defined it
+    notices: list[Notice] = []
+    toolsets: list[DraftToolset] = []
+    tool_names: set[str] = set()
+    toolset_names: set[str] = set()
+    for draft in drafts:
+        notices.extend(draft.notices)
+        renamed = _share_types(draft, types, origins, first_file, notices)
+        tools: list[DraftTool] = []
+        for tool in draft.toolset.tools:
+            name = unique_name(tool.name, tool_names)
+            if name != tool.name:
+                notices.append(
+                    Notice(
+                        f"tool {tool.name!r} ({tool.source})",
+                        f"renamed to {name!r}: another tool has the name {tool.name!r}",
+                    )
+                )
+            tool_names.add(name)
+            tools.append(replace(renamed_tool(tool, renamed), name=name))
+        toolset = unique_name(draft.toolset.name, toolset_names)
+        if toolset != draft.toolset.name:
+            notices.append(
+                Notice(
+                    f"toolset {draft.toolset.name!r} ({draft.path.name})",
+                    f"renamed to {toolset!r}: another file's toolset has the name",
+                )
+            )
+        toolset_names.add(toolset)
+        toolsets.append(replace(draft.toolset, name=toolset, tools=tuple(tools)))
+    names = ", ".join(d.path.name for d in drafts)
+    design = DraftDesign(
+        service=service,
+        service_description=f"Tools imported from {names}",
+        toolsets=tuple(toolsets),
+        types=tuple(types.values()),
+        header=(
+            f"Tools of {names}, imported by `tooldesign import python`.\n\n"
+            "Edit this design from now on; run `tooldesign gen` to generate the "
+            + ("toolset." if len(drafts) == 1 else "toolsets.")
+        ),
+    )
+    return ImportResult(design, notices)
+
+
+def _share_types(
+    draft: _FileDraft,
+    types: dict[str, DraftNamedType],
+    origins: dict[str, str],
+    first_file: dict[str, str],
+    notices: list[Notice],
+) -> dict[str, str]:
+    """Add a file's types to ``types``: the same as one there, shared; a different type of a
+    name there, renamed. Returns the file's type names that changed (class name → design name)."""
+
+    def same_origin(own: str, merged: str) -> bool:
+        return origins.get(merged) == own
+
+    shared: dict[str, str] = {}
+    for name in draft.types:
+        match = next(
+            (
+                existing
+                for existing in types
+                if origins[existing] == name
+                and same_type(name, existing, draft.types, types, same_origin)
+            ),
+            None,
+        )
+        if match is not None:
+            shared[name] = match
+    renamed = dict(shared)
+    for name in draft.types:
+        if name in shared:
+            continue
+        new = name
+        if name in types:
+            new = unique_name(
+                f"{_pascal(draft.path.stem)}{name}", set(types) | set(renamed.values())
+            )
+            notices.append(
+                Notice(
+                    f"type {name!r} ({draft.path.name})",
+                    f"not the same as the {name!r} of {first_file[name]}: written as {new!r}",
+                )
+            )
+        renamed[name] = new
+    for name, named in draft.types.items():
+        if name not in shared:
+            new = renamed[name]
+            types[new] = renamed_named_type(named, renamed)
+            origins[new] = name
+            first_file.setdefault(name, draft.path.name)
+    return {old: new for old, new in renamed.items() if old != new}
 
 
 @dataclass
@@ -160,6 +334,17 @@ class _Mapped:
 _NO_DEFAULT = object()
 
 
+@dataclass
+class _Found:
+    """A tool function: its definition, its tool decorator, its dotted name in the file, and
+    whether it is a method (its first parameter is the instance or class, not the model's)."""
+
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    decorator: ast.expr | None
+    qualified_name: str
+    method: bool
+
+
 class _Importer:
     def __init__(self, path: Path, module: ast.Module, all_functions: bool) -> None:
         self.path = path
@@ -175,52 +360,50 @@ class _Importer:
 
     # ── the file ──────────────────────────────────────────────────────────────────────────
 
-    def run(self, service: str | None, toolset: str | None) -> ImportResult:
-        stem = self.path.stem
-        service_name = sanitize_name(service or stem, identifier=True)
-        toolset_name = sanitize_name(toolset or stem, identifier=True)
+    def run(self, toolset: str | None) -> _FileDraft:
         functions = list(self.tool_functions())
         if not functions:
             hint = "" if self.all_functions else " (decorate them with @tool, or pass --all)"
             raise UserError(f"{self.path}: no tool functions found{hint}; nothing written")
-        tools: list[DraftTool] = []
-        taken: set[str] = set()
-        for function, decorator in functions:
-            tool = self.tool(function, decorator)
-            name = unique_name(tool.name, taken)
-            if name != tool.name:
-                self.notice(f"renamed to {name!r}: another tool has the name {tool.name!r}")
-            taken.add(name)
-            tools.append(replace(tool, name=name))
+        tools = [self.tool(found) for found in functions]
         module_doc = parse_docstring(ast.get_docstring(self.module)).summary
-        described = f"Tools imported from {self.path.name}"
-        design = DraftDesign(
-            service=service_name,
-            service_description=described,
-            toolsets=(DraftToolset(toolset_name, module_doc or described, tuple(tools)),),
-            types=tuple(t for t in self.types.values() if t is not None),
-            header=(
-                f"Tools of {self.path.name}, imported by `tooldesign import python`.\n\n"
-                "Edit this design from now on; run `tooldesign gen` to generate the toolset."
-            ),
+        name = sanitize_name(toolset or self.path.stem, identifier=True)
+        return _FileDraft(
+            self.path,
+            DraftToolset(name, module_doc or f"Tools imported from {self.path.name}", tuple(tools)),
+            {name: t for name, t in self.types.items() if t is not None},
+            self.notices,
         )
-        return ImportResult(design, self.notices)
 
-    def tool_functions(
-        self,
-    ) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.expr | None]]:
-        for node in self.module.body:
-            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            decorator = next((d for d in node.decorator_list if _is_tool_decorator(d)), None)
-            if decorator is not None or (self.all_functions and not node.name.startswith("_")):
-                yield node, decorator
+    def tool_functions(self) -> Iterator[_Found]:
+        """Tool functions anywhere in the file, in source order: module-level functions,
+        methods (``class Toolbox: @tool def search(self, …)``) and functions defined inside
+        others (``def register(mcp): @mcp.tool() def search(…)``). With ``all_functions``,
+        also every public module-level function."""
+
+        def walk(node: ast.AST, scope: str, owner: ast.ClassDef | None) -> Iterator[_Found]:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                    decorator = next(
+                        (d for d in child.decorator_list if _is_tool_decorator(d)), None
+                    )
+                    public = node is self.module and not child.name.startswith("_")
+                    if decorator is not None or (self.all_functions and public):
+                        yield _Found(
+                            child, decorator, f"{scope}{child.name}", _is_method(child, owner)
+                        )
+                    yield from walk(child, f"{scope}{child.name}.", None)
+                elif isinstance(child, ast.ClassDef):
+                    yield from walk(child, f"{scope}{child.name}.", child)
+                elif isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                    yield from walk(child, scope, owner)  # if/try/with/match blocks
+
+        yield from walk(self.module, "", None)
 
     # ── one tool ──────────────────────────────────────────────────────────────────────────
 
-    def tool(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef, decorator: ast.expr | None
-    ) -> DraftTool:
+    def tool(self, found: _Found) -> DraftTool:
+        function, decorator = found.function, found.decorator
         options = _decorator_options(decorator)
         raw_name = _text_option(options, "name") or function.name
         name = sanitize_name(raw_name)
@@ -229,7 +412,12 @@ class _Importer:
             self.notice(f"the name {raw_name!r} is not a valid tool name; written as {name!r}")
         doc = parse_docstring(ast.get_docstring(function))
         description = _text_option(options, "description") or doc.summary
-        args, order = self.parameters(function, doc)
+        schema = self.args_schema(decorator)
+        if schema is not None:
+            args = list(schema.attributes)
+            order = [a.name for a in args]
+        else:
+            args, order = self.parameters(function, doc, found.method)
         examples, leftover = self.examples(doc, args, order)
         if leftover:
             description = "\n\n".join(
@@ -248,11 +436,34 @@ class _Importer:
             examples=tuple(examples),
             tags=_tags(options.get("tags")),
             annotations=_annotations(options.get("annotations")),
-            source=f"{self.path.name}:{function.lineno} {function.name}",
+            source=f"{self.path.name}:{function.lineno} {found.qualified_name}",
         )
 
+    def args_schema(self, decorator: ast.expr | None) -> DraftNamedType | None:
+        """The model a LangChain ``@tool(args_schema=Model)`` takes its arguments from (its
+        fields, descriptions and constraints are the tool's arguments, not the signature's)."""
+        node = next(
+            (
+                k.value
+                for k in (decorator.keywords if isinstance(decorator, ast.Call) else ())
+                if k.arg == "args_schema"
+            ),
+            None,
+        )
+        if node is None:
+            return None
+        name = _last_name(node)
+        model = self.classes.get(name) if name is not None else None
+        if model is None or not (self.is_model(model) or _is_typed_dict(model)):
+            self.notice(
+                f"args_schema={ast.unparse(node)} is not a pydantic model or TypedDict of this "
+                "file: the arguments are read from the signature"
+            )
+            return None
+        return self.named_type(model)
+
     def parameters(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef, doc: Docstring
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, doc: Docstring, method: bool
     ) -> tuple[list[DraftAttribute], list[str]]:
         arguments = function.args
         positional = [*arguments.posonlyargs, *arguments.args]
@@ -268,8 +479,8 @@ class _Importer:
         attributes: list[DraftAttribute] = []
         order: list[str] = []
         for index, (arg, default) in enumerate(pairs):
-            if index == 0 and arg.arg in ("self", "cls"):
-                continue
+            if index == 0 and positional and (method or arg.arg in ("self", "cls")):
+                continue  # the instance or class a method is called on
             attribute = self.parameter(arg, default, doc)
             if attribute is not None:
                 attributes.append(attribute)
@@ -282,8 +493,12 @@ class _Importer:
         where = f"{self.where} › parameter {arg.arg!r}"
         annotation = arg.annotation
         if annotation is None and arg.arg in doc.param_types:
-            annotation = _parse_expression(doc.param_types[arg.arg])
-        if (annotation is None and arg.arg in _CONTEXT_NAMES) or _is_context(annotation):
+            written = doc.param_types[arg.arg]
+            annotation = _parse_expression(written)
+            if annotation is None:
+                self.notice(f"its docstring type {written!r} cannot be read: typed Any", where)
+                annotation = ast.Name("Any")
+        if (annotation is None and arg.arg in _CONTEXT_NAMES) or self.is_context(annotation):
             self.notice("a framework context parameter, not the model's: left out", where)
             return None
         if annotation is None:
@@ -315,12 +530,22 @@ class _Importer:
         default: Any,
         where: str,
     ) -> DraftAttribute:
-        options = dict(mapped.options)
+        options: dict[str, Any] = {}
+        # Only JSON data can be written in a design and shown to a model (not b"", 1j, inf).
+        for key, value in mapped.options.items():
+            if not is_json(value):
+                self.notice(f"its {key} {_shown(value)} is not JSON data; left out", where)
+            elif key == "example" and not accepts(mapped.type, mapped.options, value, self.types):
+                self.notice(f"its example {_shown(value)} does not fit its type; left out", where)
+            else:
+                options[key] = value
         if default is not _NO_DEFAULT and default is not None:
-            if accepts(mapped.type, options, default, self.types):
+            if not is_json(default):
+                self.notice(f"its default {_shown(default)} is not JSON data; left out", where)
+            elif accepts(mapped.type, options, default, self.types):
                 options["default"] = default
             else:
-                self.notice(f"its default {default!r} does not fit its type; left out", where)
+                self.notice(f"its default {_shown(default)} does not fit its type; left out", where)
         return DraftAttribute(name, mapped.type, description, required, options)
 
     def default(self, node: ast.expr | None, where: str) -> tuple[Any, dict[str, Any] | None]:
@@ -330,10 +555,10 @@ class _Importer:
         if _call_name(node) == "Field":
             call = node
             assert isinstance(call, ast.Call)
-            options = _call_options(call)
+            options = self.call_options(call)
             value: Any = _NO_DEFAULT
             if call.args:
-                value = _literal(call.args[0], _NO_DEFAULT)
+                value = self.value(call.args[0])
                 if isinstance(call.args[0], ast.Constant) and call.args[0].value is Ellipsis:
                     value = _NO_DEFAULT
             elif "default" in options:
@@ -341,7 +566,7 @@ class _Importer:
             if "default_factory" in {k.arg for k in call.keywords}:
                 value = None  # optional, its value made at run time
             return value, options
-        value = _literal(node, _NO_DEFAULT)
+        value = self.value(node)
         if value is _NO_DEFAULT:
             self.notice(
                 f"its default {ast.unparse(node)} is not a literal: written as optional without a default",
@@ -349,6 +574,48 @@ class _Importer:
             )
             return None, None
         return value, None
+
+    def value(self, node: ast.expr) -> Any:
+        """A literal's value, with a local Enum's members as their values (``Priority.LOW`` →
+        ``"low"``, what code-first libraries put in a schema); ``_NO_DEFAULT`` if it is not one."""
+        value = _literal(node, _NO_DEFAULT)
+        if value is not _NO_DEFAULT:
+            return value
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
+            enum = self.classes.get(_last_name(node.value) or "")
+            if enum is not None and _is_enum(enum):
+                return _enum_members(enum).get(node.attr, _NO_DEFAULT)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            items = [self.value(item) for item in node.elts]
+            if any(item is _NO_DEFAULT for item in items):
+                return _NO_DEFAULT
+            return sorted(items, key=repr) if isinstance(node, ast.Set) else items
+        if isinstance(node, ast.Dict) and None not in node.keys:
+            keys = [self.value(key) for key in node.keys if key is not None]
+            values = [self.value(item) for item in node.values]
+            if _NO_DEFAULT in keys or any(item is _NO_DEFAULT for item in values):
+                return _NO_DEFAULT
+            return dict(zip(keys, values, strict=True))
+        return _NO_DEFAULT
+
+    def call_options(self, call: ast.Call) -> dict[str, Any]:
+        """The keyword arguments of a call whose values are literals (others are skipped)."""
+        out: dict[str, Any] = {}
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                value = self.value(keyword.value)
+                if value is not _NO_DEFAULT:
+                    out[keyword.arg] = value
+        return out
+
+    def is_context(self, node: ast.expr | None) -> bool:
+        """A framework's parameter type, unless this file defines a type of that name (a
+        pydantic model called ``Request`` or ``Context`` is the model's)."""
+        return _is_context(node, frozenset(n for n, c in self.classes.items() if self.is_data(c)))
+
+    def is_data(self, node: ast.ClassDef) -> bool:
+        """A class the design can take as a type: a pydantic model, a TypedDict or an Enum."""
+        return self.is_model(node) or _is_typed_dict(node) or _is_enum(node)
 
     # ── annotations ───────────────────────────────────────────────────────────────────────
 
@@ -459,16 +726,17 @@ class _Importer:
         return _Mapped(base, {"enum": constants}, nullable=nullable)
 
     def annotated(self, inner: ast.expr, metadata: list[ast.expr], where: str) -> _Mapped:
-        if any(_is_context(m) or _last_name(m) in CONTEXT_TYPES for m in metadata):
+        if any(self.is_context(m) for m in metadata):
             return _Mapped(ANY, context=True)
         mapped = self.annotation(inner, where)
         for item in metadata:
             if isinstance(item, ast.Constant) and isinstance(item.value, str):
                 mapped.description = item.value
             elif _call_name(item) == "Field" and isinstance(item, ast.Call):
-                mapped = self.with_field(mapped, _call_options(item), where)
-                if "default" in _call_options(item):
-                    mapped.default, mapped.has_default = _call_options(item)["default"], True
+                options = self.call_options(item)
+                mapped = self.with_field(mapped, options, where)
+                if "default" in options:
+                    mapped.default, mapped.has_default = options["default"], True
         return mapped
 
     def with_field(self, mapped: _Mapped, options: dict[str, Any], where: str) -> _Mapped:
@@ -488,11 +756,10 @@ class _Importer:
 
     def local_class(self, name: str, where: str) -> _Mapped:
         node = self.classes[name]
-        bases = {_last_name(b) for b in node.bases}
-        if bases & {"Enum", "StrEnum", "IntEnum"}:
+        if _is_enum(node):
             return self.enum_class(node, where)
         if name not in self.types:
-            if self.is_model(node) or "TypedDict" in bases:
+            if self.is_model(node) or _is_typed_dict(node):
                 self.types[name] = None  # being built: a recursive reference finds it
                 self.types[name] = self.named_type(node)
             else:
@@ -512,11 +779,7 @@ class _Importer:
         return False
 
     def enum_class(self, node: ast.ClassDef, where: str) -> _Mapped:
-        values = [
-            _literal(item.value, _NO_DEFAULT)
-            for item in node.body
-            if isinstance(item, ast.Assign) and isinstance(item.targets[0], ast.Name)
-        ]
+        values = list(_enum_members(node).values())
         kinds = {type(v) for v in values}
         if not values or len(kinds) != 1 or kinds - {str, int}:
             self.notice(f"enum {node.name} has values the design cannot list: typed Any", where)
@@ -625,13 +888,17 @@ class _Importer:
     ) -> DraftResult | None:
         annotation = function.returns
         description = doc.returns or None
+        where = f"{self.where} › result"
         if annotation is None and doc.return_type:
             annotation = _parse_expression(doc.return_type)
+            if annotation is None:
+                self.notice(
+                    f"its docstring type {doc.return_type!r} cannot be read: typed Any", where
+                )
         if annotation is None:
             return DraftResult(ANY, description)
         if isinstance(annotation, ast.Constant) and annotation.value is None:
             return None
-        where = f"{self.where} › result"
         mapped = self.annotation(annotation, where)
         if mapped.nullable:
             self.notice("may return None; the design says it returns a value", where)
@@ -704,8 +971,9 @@ def _last_name(node: ast.expr) -> str | None:
     return None
 
 
-def _is_context(node: ast.expr | None) -> bool:
-    """A framework's parameter type: ``Context``, ``RunContext[Deps]``, ``Annotated[.., InjectedToolArg]``."""
+def _is_context(node: ast.expr | None, local: frozenset[str]) -> bool:
+    """A framework's parameter type: ``Context``, ``RunContext[Deps]``, ``Annotated[.., InjectedToolArg]``
+    (a name in ``local``, a type the file defines, is not one)."""
     if node is None:
         return False
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -714,12 +982,49 @@ def _is_context(node: ast.expr | None) -> bool:
             return False
     if isinstance(node, ast.Subscript) and _last_name(node.value) == "Annotated":
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        return any(_last_name(p) in CONTEXT_TYPES for p in parts[1:])
+        return any(_is_context(p, local) for p in parts[1:])
     if isinstance(node, ast.Subscript) and _last_name(node.value) in ("Optional",):
-        return _is_context(node.slice)
+        return _is_context(node.slice, local)
     if isinstance(node, ast.BinOp):
-        return any(_is_context(m) for m in _flatten_or(node) if not _is_none(m))
-    return _last_name(node) in CONTEXT_TYPES
+        return any(_is_context(m, local) for m in _flatten_or(node) if not _is_none(m))
+    name = _last_name(node)
+    return name in CONTEXT_TYPES and name not in local
+
+
+def _is_method(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, owner: ast.ClassDef | None
+) -> bool:
+    """A function of a class body that takes the instance or class first (not a staticmethod)."""
+    return owner is not None and all(
+        _last_name(d) != "staticmethod" for d in function.decorator_list
+    )
+
+
+def _is_enum(node: ast.ClassDef) -> bool:
+    return any(_last_name(b) in ("Enum", "StrEnum", "IntEnum") for b in node.bases)
+
+
+def _is_typed_dict(node: ast.ClassDef) -> bool:
+    return any(_last_name(b) == "TypedDict" for b in node.bases)
+
+
+def _enum_members(node: ast.ClassDef) -> dict[str, Any]:
+    """An Enum's members and their values (``_NO_DEFAULT`` for one that is not a literal)."""
+    return {
+        item.targets[0].id: _literal(item.value, _NO_DEFAULT)
+        for item in node.body
+        if isinstance(item, ast.Assign) and isinstance(item.targets[0], ast.Name)
+    }
+
+
+def _shown(value: Any) -> str:
+    """A value for a message, kept short."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _pascal(text: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in re.split(r"[^A-Za-z0-9]+", text) if p)
 
 
 def _flatten_or(node: ast.expr) -> Iterator[ast.expr]:

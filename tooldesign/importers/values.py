@@ -8,6 +8,7 @@ do not fit.
 from __future__ import annotations
 
 import keyword
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -61,7 +62,7 @@ def accepts(
         case Primitive(name="Boolean"):
             return isinstance(value, bool)
         case Primitive():
-            return True
+            return is_json(value)
         case MapOf(values=values):
             return isinstance(value, dict) and all(
                 isinstance(k, str) and accepts(values, {}, v, types) for k, v in value.items()
@@ -73,6 +74,19 @@ def accepts(
             return _object_fits(attributes, value, types)
         case OneOf(variants=variants):
             return any(accepts(v, {}, value, types) for v in variants)
+    return False
+
+
+def is_json(value: Any) -> bool:
+    """Whether ``value`` is JSON data: what a design can hold and a model can be shown."""
+    if value is None or isinstance(value, bool | int | str):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(is_json(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and is_json(v) for k, v in value.items())
     return False
 
 
@@ -93,7 +107,8 @@ def _number_fits(value: float, options: Mapping[str, Any]) -> bool:
     low, high = options.get("minimum"), options.get("maximum")
     above, below = options.get("exclusive_minimum"), options.get("exclusive_maximum")
     return (
-        (low is None or value >= low)
+        math.isfinite(value)
+        and (low is None or value >= low)
         and (high is None or value <= high)
         and (above is None or value > above)
         and (below is None or value < below)
