@@ -6,6 +6,7 @@ import json
 import os
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tooldesign.codegen.pipeline import generate
@@ -68,6 +69,38 @@ def test_version_and_hash_follow_every_change_a_model_can_see(
     assert (base["version"], base["hash"]) == (again["version"], again["hash"])
     assert base["hash"] != changed["hash"] and base["version"] != changed["version"]
     assert base["version"] == str(base["hash"])[:12]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (  # two attributes: the order a model reads the parameters in
+            '                Attribute("query", String, "What to look for", max_length=50)\n',
+            '                Attribute("limit", Int, "How many", default=5)\n',
+        ),
+    ],
+)
+def test_swapping_two_fields_is_a_new_version(tmp_path: Path, first: str, second: str) -> None:
+    base = catalog_of(tmp_path, DESIGN, "base")
+    assert DESIGN.count(first) == DESIGN.count(second) == 1
+    swapped_design = DESIGN.replace(first, "\0").replace(second, first).replace("\0", second)
+    swapped = catalog_of(tmp_path, swapped_design, "swapped")
+    again = catalog_of(tmp_path, swapped_design, "again")
+    assert base["hash"] != swapped["hash"] and base["version"] != swapped["version"]
+    assert (swapped["version"], swapped["hash"]) == (again["version"], again["hash"])
+    tools: Any = swapped["tools"]
+    assert list(tools[0]["payload"]["schema"]["properties"]) == ["limit", "query"]
+    # The loader checks the hash the same way: the swapped catalog is valid as written.
+    assert parse_catalog(json.dumps(swapped)).hash == swapped["hash"]
+
+
+def test_the_hash_follows_key_order_in_the_generator_and_the_loader_alike() -> None:
+    from tooldesign.codegen.catalog import catalog_hash as generated_hash
+
+    one = [{"payload": {"properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}}]
+    two = [{"payload": {"properties": {"b": {"type": "integer"}, "a": {"type": "string"}}}}]
+    assert catalog_hash(one) != catalog_hash(two)
+    assert generated_hash(one) == catalog_hash(one) and generated_hash(two) == catalog_hash(two)
 
 
 def test_a_formatting_only_change_in_the_design_keeps_the_version(tmp_path: Path) -> None:

@@ -47,8 +47,13 @@ def _type_entry(view: TypeView) -> dict[str, Any]:
 
 
 def catalog_hash(tools: list[dict[str, Any]]) -> str:
-    """sha256 of the tools in canonical JSON: equal for equal content, whatever the key order."""
-    canonical = json.dumps(tools, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """sha256 of the tools as compact JSON, keys in their written order.
+
+    The order is part of what a model sees (the parameter listing, Gemini's
+    ``propertyOrdering``, the JSON text itself), so two attributes swapped in a design change
+    the hash. ``tooldesign.runtime.catalog.catalog_hash`` computes the same, for the loader.
+    """
+    canonical = json.dumps(tools, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -2,7 +2,7 @@
 
 A catalog is what ``tooldesign gen`` writes for each service and toolset. :func:`load_catalog`
 returns it as a :class:`Catalog` after checking everything a consumer relies on: the shape of
-every entry, ``count``, that ``hash`` is the sha256 of the canonical JSON of ``tools`` (and
+every entry, ``count``, that ``hash`` is the sha256 of the compact JSON of ``tools`` (and
 ``version`` its first 12 hex digits), that tool ids and names are unique, and that every schema
 is a valid JSON Schema 2020-12 document.
 
@@ -26,6 +26,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -159,8 +160,9 @@ class CatalogError(UserError, ValueError):
 
 
 def catalog_hash(tools: Any) -> str:
-    """sha256 of ``tools`` in canonical JSON, as ``tooldesign gen`` computes it."""
-    canonical = json.dumps(tools, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """sha256 of ``tools`` as compact JSON, keys in their written order, as ``tooldesign gen``
+    computes it. The order counts: a model sees it (two fields swapped are a new version)."""
+    canonical = json.dumps(tools, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -318,8 +320,9 @@ def _parse_document(document: Any, problems: list[str], path: Path | None) -> Ca
         problems.append(f"'count' is {count!r} but 'tools' lists {len(entries)} tools")
     if not isinstance(digest, str) or digest != catalog_hash(entries):
         problems.append(
-            "'hash' is not the sha256 of the tools' canonical JSON "
-            "(the file was edited by hand, or only partly written)"
+            "'hash' is not the sha256 of the tools' compact JSON "
+            "(the file was edited by hand, only partly written, or written by an older "
+            "tooldesign: generate it again)"
         )
     elif not isinstance(version, str) or version != digest[:12]:
         problems.append(f"'version' is {version!r}, expected the hash's first 12 digits")
@@ -424,14 +427,34 @@ def _checked_schema(schema: Any, where: str, problems: list[str]) -> Mapping[str
     if not isinstance(schema, Mapping):
         problems.append(f"{where}: missing, or not a JSON object")
         return None
-    error = best_match(_META_VALIDATOR.iter_errors(schema))
+    try:
+        text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):  # not JSON data (parsed catalogs always are)
+        text = None
+    error = _schema_error(text) if text is not None else _meta_error(schema)
     if error is not None:
-        at = "/".join(str(p) for p in error.absolute_path)
-        problems.append(
-            f"{where}{'/' + at if at else ''}: not a valid JSON Schema: {error.message}"
-        )
+        at, message = error
+        problems.append(f"{where}{'/' + at if at else ''}: not a valid JSON Schema: {message}")
         return None
     return schema
+
+
+@lru_cache(maxsize=4096)
+def _schema_error(text: str) -> tuple[str, str] | None:
+    """The meta-schema's verdict on a schema, by its JSON text.
+
+    Catalogs repeat schemas (a service's tools share result shapes, a service catalog lists its
+    toolsets' tools again), and meta-validation is most of the time a load takes: each distinct
+    schema is checked once.
+    """
+    return _meta_error(json.loads(text))
+
+
+def _meta_error(schema: Any) -> tuple[str, str] | None:
+    error = best_match(_META_VALIDATOR.iter_errors(schema))
+    if error is None:
+        return None
+    return "/".join(str(p) for p in error.absolute_path), error.message
 
 
 def _parse_annotations(value: Any, where: str, problems: list[str]) -> ToolAnnotations:
