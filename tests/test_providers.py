@@ -9,9 +9,9 @@ the 2020-12 meta-schema.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,6 +36,8 @@ from tooldesign.runtime.providers import (
     check_anthropic_strict,
     check_openai_strict,
     export_tools,
+    gemini_parameters,
+    prompt_listing,
 )
 from tooldesign.runtime.providers._schema import strip_forced_nulls
 
@@ -45,15 +47,27 @@ from tests.conftest import Generated
 META_SCHEMA = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
 
+@functools.cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
 def valid_typed_dict(kind: Any, value: Mapping[str, Any]) -> None:
     """``value`` is a ``kind`` (an SDK TypedDict): right types, and no keys it does not have."""
-    TypeAdapter(kind).validate_python(value)
+    _adapter(kind).validate_python(value)
     assert set(value) <= set(kind.__annotations__), set(value) - set(kind.__annotations__)
 
 
 def valid_json_schema(schema: Mapping[str, Any]) -> None:
-    errors = list(META_SCHEMA.iter_errors(schema))
-    assert not errors, errors[0].message
+    problem = _meta_schema_problem(json.dumps(schema))
+    assert problem is None, problem
+
+
+@functools.lru_cache(maxsize=1024)
+def _meta_schema_problem(text: str) -> str | None:
+    # By JSON text: the tools of a large catalog share their schemas, checked once each.
+    errors = list(META_SCHEMA.iter_errors(json.loads(text)))
+    return errors[0].message if errors else None
 
 
 @pytest.fixture(scope="module")
@@ -403,6 +417,217 @@ def test_names_map_back_to_ids_and_clashes_across_services_are_errors() -> None:
         ToolIndex([_tool("a.t.lookup", "lookup"), _tool("b.t.lookup", "lookup")])
 
 
+def test_a_problem_with_the_tool_itself_names_the_tool_not_its_arguments() -> None:
+    with pytest.raises(ExportError) as caught:
+        ToolIndex([_tool("a.t.lookup", "lookup"), _tool("b.t.lookup", "lookup")])
+    assert str(caught.value) == (
+        "cannot export tools:\n  - tool 'lookup' (b.t.lookup): 'a.t.lookup' and 'b.t.lookup' "
+        "would both be called 'lookup'; export them separately or rename one"
+    )
+    with pytest.raises(ExportError) as caught:
+        export_tools([_tool("a.t.bad", "bad.name")], "openai")
+    [problem] = caught.value.problems
+    assert problem.path is None
+    assert str(problem) == (
+        "tool 'bad.name' (a.t.bad): openai tool names must be 1-64 letters, digits, '_' or '-'"
+    )
+
+
+def _described(ident: str, name: str, parameters: dict[str, Any]) -> ToolDescription:
+    return ToolDescription(ToolIdent(ident), name, "A tool", parameters, {"type": "string"})
+
+
+def test_gemini_lists_every_problem_of_every_tool_at_once() -> None:
+    reset = _described(
+        "a.t.reset",
+        "2fa-reset",
+        {
+            "type": "object",
+            "properties": {"user-id": {"type": "string"}, "9lives": {"type": "integer"}},
+        },
+    )
+    tag = _described(
+        "a.t.tag",
+        "tag",
+        {
+            "type": "object",
+            "properties": {
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}}
+            },
+        },
+    )
+    with pytest.raises(ExportError) as caught:
+        export_tools([reset, tag], "gemini")
+    assert [(p.name, p.path, p.kind) for p in caught.value.problems] == [
+        ("2fa-reset", None, "invalid_name"),
+        ("2fa-reset", "user-id", "invalid_name"),
+        ("2fa-reset", "9lives", "invalid_name"),
+        ("tag", "labels", "open_map"),
+    ]
+
+
+def test_a_root_ref_is_resolved_for_every_provider() -> None:
+    point = {
+        "type": "object",
+        "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+        "required": ["x", "y"],
+        "additionalProperties": False,
+    }
+    arguments = {
+        "type": "object",
+        "properties": {"q": {"type": "string"}, "at": {"$ref": "#/$defs/Point"}},
+        "required": ["q"],
+        "additionalProperties": False,
+    }
+    tool = _described(
+        "a.t.find",
+        "find",
+        {
+            "$ref": "#/$defs/Args",
+            "description": "Find",
+            "$defs": {"Args": arguments, "Point": point},
+        },
+    )
+    [chat] = export_tools([tool], "openai", strict=True)
+    assert chat["function"]["parameters"]["type"] == "object"
+    assert check_openai_strict(chat["function"]["parameters"]) == []
+    for strict in (False, True):
+        [entry] = export_tools([tool], "anthropic", strict=strict)
+        valid_typed_dict(ToolParam, entry)  # the SDK's input_schema needs type: object
+        assert entry["input_schema"]["properties"]["at"] is not None
+        if strict:
+            assert check_anthropic_strict(entry["input_schema"]) == []
+    [declaration] = export_tools([tool], "gemini")
+    assert valid_gemini_declaration(declaration).parameters is not None
+    [declaration] = export_tools([tool], "gemini", api="json_schema")
+    assert declaration["parametersJsonSchema"]["type"] == "object"
+    [entry] = export_tools([tool], "mcp")
+    assert mcp.Tool.model_validate(entry).input_schema["required"] == ["q"]
+    assert "- q (string, required)" in prompt_listing([tool])
+    # A root that names no definition is no object: every export says so.
+    nowhere = _described("a.t.lost", "lost", {"$ref": "#/$defs/Nope"})
+    for provider in ("openai", "anthropic", "mcp"):
+        with pytest.raises(ExportError) as caught:
+            export_tools([nowhere], provider)
+        assert [(p.path, p.kind) for p in caught.value.problems] == [("", "root_not_object")]
+
+
+# ── strict mode: what it restates, infers and refuses ────────────────────────────────────
+
+
+def _strict_parameters(provider: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    [entry] = export_tools([_described("s.t.pick", "pick", parameters)], provider, strict=True)
+    schema: dict[str, Any] = (
+        entry["function"]["parameters"] if provider == "openai" else entry["input_schema"]
+    )
+    checker = check_openai_strict if provider == "openai" else check_anthropic_strict
+    assert checker(schema) == []
+    valid_json_schema(schema)
+    return schema
+
+
+CONDITIONAL: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "Name", "not": {"enum": ["root", "admin"]}},
+        "kind": {"type": "string", "enum": ["disk", "link"]},
+        "size": {"type": "integer"},
+        "unit": {"type": "string"},
+    },
+    "required": ["name", "kind"],
+    "additionalProperties": False,
+    "if": {"properties": {"kind": {"const": "disk"}}},
+    "then": {"required": ["size"]},
+    "else": {"required": ["unit"]},
+    "dependentRequired": {"size": ["unit"]},
+    "dependentSchemas": {"unit": {"properties": {"unit": {"enum": ["GB", "TB"]}}}},
+}
+
+
+def _keys(value: Any) -> set[str]:
+    """Every key of every object in ``value``."""
+    if isinstance(value, dict):
+        return set(value).union(*(_keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_keys(v) for v in value))
+    return set()
+
+
+def test_strict_exports_restate_what_strict_mode_lacks_in_the_same_words() -> None:
+    openai = _strict_parameters("openai", CONDITIONAL)
+    anthropic = _strict_parameters("anthropic", CONDITIONAL)
+    for schema in (openai, anthropic):
+        assert schema["properties"]["name"]["description"] == (
+            'Name (must not be one of "root", "admin")'
+        )
+        assert schema["description"] == (
+            'when "kind" is "disk", "size" must be given; '
+            'unless "kind" is "disk", "unit" must be given; '
+            'when "size" is given, "unit" must be given too; '
+            'when "unit" is given, it must also match '
+            '{"properties": {"unit": {"enum": ["GB", "TB"]}}}'
+        )
+        assert not _keys(schema) & {"not", "if", "then", "else", "dependentRequired"}
+        assert "dependentSchemas" not in _keys(schema)
+    # An intersection of several schemas is no field strict mode can state: named, not guessed.
+    both = {
+        "type": "object",
+        "properties": {"a": {"allOf": [{"type": "string"}, {"type": "string", "minLength": 2}]}},
+    }
+    with pytest.raises(ExportError, match="field 'a': strict mode cannot express an allOf"):
+        _strict_parameters("openai", both)
+
+
+def test_strict_openai_gives_an_untyped_enum_the_type_of_its_values() -> None:
+    schema = _strict_parameters(
+        "openai",
+        {
+            "type": "object",
+            "properties": {
+                "five": {"const": 5},  # Any(schema={"const": 5}) in a design
+                "mixed": {"enum": ["x", 1, None]},
+                "number": {"enum": [1, 2.5], "description": "A number"},
+            },
+            "required": ["mixed", "number"],
+        },
+    )
+    assert schema["properties"] == {
+        "five": {"type": ["integer", "null"], "enum": [5, None]},
+        "mixed": {"type": ["string", "integer", "null"], "enum": ["x", 1, None]},
+        "number": {"type": "number", "enum": [1, 2.5], "description": "A number"},
+    }
+    with pytest.raises(ExportError, match="field 'q': strict mode needs a type beside an enum"):
+        _strict_parameters("openai", {"type": "object", "properties": {"q": {"enum": [{"a": 1}]}}})
+    # Gemini infers the same way: one type for all the values, or none.
+    parameters, _ = gemini_parameters(
+        _described("s.t.pick", "pick", {"type": "object", "properties": {"n": {"enum": [1, 2.5]}}})
+    )
+    assert parameters["properties"]["n"] == {"type": "NUMBER", "description": "one of: 1, 2.5"}
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {
+            "type": "object",
+            "properties": {"n": schema},
+            "required": ["n"],
+            "additionalProperties": False,
+        }
+    return schema
+
+
+def test_nesting_too_deep_is_one_problem_where_the_path_goes_too_deep() -> None:
+    _strict_parameters("openai", _nested(10))
+    too_deep = ".".join(["n"] * 11)
+    with pytest.raises(ExportError) as caught:
+        _strict_parameters("openai", _nested(12))
+    assert [(p.path, p.message) for p in caught.value.problems] == [
+        (too_deep, "nested deeper than 10 levels")
+    ]
+    assert check_openai_strict(_nested(12)) == [f"{too_deep}: nested deeper than 10 levels"]
+
+
 # ── strict-mode checkers on known schemas ────────────────────────────────────────────────
 
 GOOD_STRICT = {
@@ -471,6 +696,7 @@ def test_strict_openai_keeps_only_enum_values_the_type_takes() -> None:
             "values its type does not take",
         ),
         ({"type": "array"}, "(root): must be an object"),
+        ({"properties": {"q": {"enum": ["a"]}}, "required": ["q"]}, "q: no type beside its enum"),
     ],
 )
 def test_the_openai_strict_checker_catches_each_rule(change: dict[str, Any], fragment: str) -> None:
@@ -727,27 +953,43 @@ def test_a_result_needs_its_call_id_for_providers_that_link_them(
     )
 
 
-def test_every_export_of_a_synthetic_catalog_is_valid(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    """The benchmark's 1,000-tool synthetic catalog (50 toolsets of 20 tools), as loaded."""
     from tooldesign.codegen.pipeline import generate
     from tooldesign.runtime.providers import load_tools
 
     from benchmarks.synthetic import write_design
 
-    generate([str(write_design(tmp_path / "design", toolsets=3, tools=4))], tmp_path / "gen")
-    tools = load_tools([tmp_path / "gen"])
-    assert len(tools) == 12
-    for entry in export_tools(tools, "openai", strict=True):
-        valid_typed_dict(ChatCompletionFunctionToolParam, entry)
-        assert check_openai_strict(entry["function"]["parameters"]) == []
-        valid_json_schema(entry["function"]["parameters"])
-    for entry in export_tools(tools, "openai", api="responses"):
-        valid_typed_dict(FunctionToolParam, entry)
-    for entry in export_tools(tools, "anthropic", strict=True):
-        valid_typed_dict(ToolParam, entry)
-        assert check_anthropic_strict(entry["input_schema"]) == []
-    for api in ("parameters", "json_schema"):
-        for entry in export_tools(tools, "gemini", api=api):
-            genai.FunctionDeclaration.model_validate(entry)
+    root = tmp_path_factory.mktemp("synthetic")
+    generate([str(write_design(root / "design"))], root / "gen")
+    return load_tools([root / "gen" / "synthetic" / "tool_schemas.json"])
+
+
+def test_every_export_of_the_synthetic_catalog_is_valid(synthetic_tools: list[Any]) -> None:
+    tools = synthetic_tools
+    assert len(tools) == 1000
+    names = [t.name for t in tools]
+    for strict in (False, True):
+        chat = export_tools(tools, "openai", strict=strict)
+        responses = export_tools(tools, "openai", strict=strict, api="responses")
+        assert [e["function"]["name"] for e in chat] == [e["name"] for e in responses] == names
+        for entry, response_entry in zip(chat, responses, strict=True):
+            valid_typed_dict(ChatCompletionFunctionToolParam, entry)
+            valid_typed_dict(FunctionToolParam, response_entry)
+            valid_json_schema(entry["function"]["parameters"])
+            if strict:
+                assert check_openai_strict(entry["function"]["parameters"]) == []
+        for entry in export_tools(tools, "anthropic", strict=strict):
+            valid_typed_dict(ToolParam, entry)
+            valid_json_schema(entry["input_schema"])
+            if strict:
+                assert check_anthropic_strict(entry["input_schema"]) == []
+    for entry in export_tools(tools, "gemini"):
+        valid_gemini_declaration(entry)
+    for entry in export_tools(tools, "gemini", api="json_schema"):
+        assert genai.FunctionDeclaration.model_validate(entry).parameters is None
+        valid_json_schema(entry["parametersJsonSchema"])
     for entry in export_tools(tools, "mcp"):
         tool = mcp.Tool.model_validate(entry)
         valid_json_schema(tool.input_schema)

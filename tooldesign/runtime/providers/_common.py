@@ -13,7 +13,13 @@ from typing import Any, ClassVar, Literal
 from tooldesign.errors import UserError
 from tooldesign.runtime.catalog import CatalogTool
 from tooldesign.runtime.ident import ToolIdent
-from tooldesign.runtime.providers._schema import IGNORED, Schema, copy_json, strip_forced_nulls
+from tooldesign.runtime.providers._schema import (
+    IGNORED,
+    Schema,
+    copy_json,
+    object_root,
+    strip_forced_nulls,
+)
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
 
@@ -97,18 +103,22 @@ class ExportProblem:
     """Why one tool cannot be exported as asked.
 
     ``path`` is the field, as people write it (``filter.op``, ``resources[].tags``,
-    ``labels.*``; ``""`` for the arguments object itself).
+    ``labels.*``; ``""`` for the arguments object itself), or ``None`` when the problem is the
+    tool itself (its name).
     """
 
     tool: str
     name: str
-    path: str
+    path: str | None
     message: str
     kind: ProblemKind
 
     def __str__(self) -> str:
+        head = f"tool {self.name!r} ({self.tool})"
+        if self.path is None:
+            return f"{head}: {self.message}"
         where = f"field {self.path!r}" if self.path else "its arguments"
-        return f"tool {self.name!r} ({self.tool}), {where}: {self.message}"
+        return f"{head}, {where}: {self.message}"
 
 
 class ExportError(UserError, ValueError):
@@ -150,7 +160,7 @@ class ToolIndex:
         problems: list[ExportProblem] = []
         for tool in self._tools:
             if tool.id in by_id:
-                problems.append(_problem(tool, "", "the tool is listed twice", "duplicate_name"))
+                problems.append(_problem(tool, None, "the tool is listed twice", "duplicate_name"))
                 continue
             other = by_name.get(tool.name)
             if other is not None:
@@ -158,7 +168,7 @@ class ToolIndex:
                     f"{other.id!r} and {tool.id!r} would both be called {tool.name!r}; "
                     "export them separately or rename one"
                 )
-                problems.append(_problem(tool, "", message, "duplicate_name"))
+                problems.append(_problem(tool, None, message, "duplicate_name"))
                 continue
             by_name[tool.name] = tool
             by_id[tool.id] = tool
@@ -187,19 +197,25 @@ class ToolIndex:
         """The tool with this provider-facing name or id."""
         return self._by_name.get(key) or self._by_id.get(key)
 
-    def check_names(self, provider: Provider) -> None:
-        """Raise :class:`ExportError` if a name breaks ``provider``'s naming rule."""
+    def name_problems(self, provider: Provider) -> list[ExportProblem]:
+        """The tools whose names break ``provider``'s naming rule."""
         pattern, rule = _NAME_RULES[provider]
-        problems = [
-            _problem(tool, "", f"{provider} tool names must be {rule}", "invalid_name")
+        return [
+            _problem(tool, None, f"{provider} tool names must be {rule}", "invalid_name")
             for tool in self._tools
             if not pattern.fullmatch(tool.name)
         ]
+
+    def check_names(self, provider: Provider) -> None:
+        """Raise :class:`ExportError` if a name breaks ``provider``'s naming rule."""
+        problems = self.name_problems(provider)
         if problems:
             raise ExportError(provider, problems)
 
 
-def _problem(tool: ToolDescription, path: str, message: str, kind: ProblemKind) -> ExportProblem:
+def _problem(
+    tool: ToolDescription, path: str | None, message: str, kind: ProblemKind
+) -> ExportProblem:
     return ExportProblem(tool=tool.id, name=tool.name, path=path, message=message, kind=kind)
 
 
@@ -223,8 +239,14 @@ class ProviderAdapter(ABC):
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
         """``tool``'s parameters in this provider's dialect, as new objects, and what could not
-        be converted. The base takes JSON Schema as it is."""
-        return copy_json({k: v for k, v in tool.parameters.items() if k not in IGNORED}), []
+        be converted. The base takes JSON Schema as it is, with a root ``$ref`` resolved: every
+        provider wants the arguments object itself at the root."""
+        root = object_root(tool.parameters)
+        schema = copy_json({k: v for k, v in root.items() if k not in IGNORED})
+        if schema.get("type") == "object":
+            return schema, []
+        message = 'not an object schema ({"type": "object", ...}), as every provider needs'
+        return schema, [_problem(tool, "", message, "root_not_object")]
 
     def _convert_all(self) -> None:
         """Convert every tool now, so what cannot be exported fails here, all of it at once.
@@ -232,8 +254,8 @@ class ProviderAdapter(ABC):
         The conversions are kept for the first :meth:`tools` call (nobody else holds them);
         later calls convert again, so each caller gets objects of its own.
         """
-        self.index.check_names(self.provider)
-        problems: list[ExportProblem] = []
+        # Names and schemas are checked together: one error lists every problem of every tool.
+        problems = self.index.name_problems(self.provider)
         for tool in self.index:
             schema, found = self.convert(tool)
             problems.extend(found)

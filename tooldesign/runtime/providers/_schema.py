@@ -157,6 +157,50 @@ def type_list(schema: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def enum_values(schema: Mapping[str, Any]) -> list[Any] | None:
+    """The values a schema's ``const`` or ``enum`` allows; ``None`` when it has neither."""
+    if "const" in schema:
+        return [schema["const"]]
+    values = schema.get("enum")
+    return values if type(values) is list else None
+
+
+def value_types(values: Iterable[Any]) -> list[str]:
+    """The JSON types of ``values`` other than null, in the order met.
+
+    For an enum without a ``type``: dialects that need a type beside an enum take these.
+    ``integer`` is folded into ``number`` when both occur (a number covers both).
+    """
+    kinds = list(dict.fromkeys(json_type(value) for value in values if value is not None))
+    if "integer" in kinds and "number" in kinds:
+        kinds.remove("integer")
+    return kinds
+
+
+def object_root(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A tool's parameters with a ``$ref`` at the root replaced by the definition it names.
+
+    Some schemas keep the arguments object in ``$defs`` and refer to it from the root; the
+    providers want the object itself there. The root's ``$defs`` stay, for the references
+    inside. A root whose own keywords would clash with the definition's (both declare
+    ``properties``, say) is left as it is, and reported as not an object by the exports.
+    """
+    ref = schema.get("$ref")
+    if type(ref) is not str or ref == "#":
+        return schema
+    target = resolve(schema, schema)
+    if "$ref" in target:  # points nowhere, or round in a circle
+        return schema
+    siblings = {k: v for k, v in schema.items() if k != "$ref"}
+    if not _ANNOTATIONS.issuperset(siblings.keys() & target.keys()):
+        return schema
+    return {**target, **siblings}
+
+
+# Keywords that only annotate: the root's own win over the definition's.
+_ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "$defs", "$schema"})
+
+
 def takes_value(types: list[str], value: Any) -> bool:
     """Whether a value of these JSON types may be ``value`` (``integer`` is a whole ``number``)."""
     kind = json_type(value)
@@ -247,7 +291,13 @@ def phrases(constraints: Mapping[str, Any], root: Mapping[str, Any] | None = Non
     """
     out: list[str] = []
     for key, value in constraints.items():
-        if key in _PAIRS:
+        if key == "if":
+            text = conditional(value, constraints.get("then"), constraints.get("else"))
+            if text:
+                out.append(text)
+        elif key in ("then", "else"):
+            continue  # said with their "if"; without one they mean nothing
+        elif key in _PAIRS:
             high_key, unit = _PAIRS[key]
             out.append(_range(value, constraints.get(high_key), unit))
         elif key in _SECOND_OF_PAIR:
@@ -314,7 +364,74 @@ def phrase(key: str, value: Any, root: Mapping[str, Any] | None = None) -> str:
             return f"encoded as {value}"
         case "contentMediaType":
             return f"media type {value}"
+        case "not":
+            return f"must not be {_value_words(value)}"
+        case "dependentRequired" if isinstance(value, MAPS):
+            return "; ".join(
+                f"when {json_text(name)} is given, {_names(needed)} must be given too"
+                for name, needed in value.items()
+                if isinstance(needed, list) and needed
+            )
+        case "dependentSchemas" if isinstance(value, MAPS):
+            return "; ".join(
+                f"when {json_text(name)} is given, {_requirement_words(body)}"
+                for name, body in value.items()
+            )
     return f"{key}: {json_text(value)}"
+
+
+def conditional(condition: Any, then: Any, otherwise: Any) -> str:
+    """Words for ``if``/``then``/``else``: ``when "kind" is "disk", "size" must be given``."""
+    parts = []
+    if then is not None:
+        parts.append(f"when {_condition_words(condition)}, {_requirement_words(then)}")
+    if otherwise is not None:
+        parts.append(f"unless {_condition_words(condition)}, {_requirement_words(otherwise)}")
+    return "; ".join(parts)
+
+
+def _names(names: Iterable[Any]) -> str:
+    quoted = [json_text(name) for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
+# Schemas that say only what a value is (its type, its allowed values): said in a few words.
+_VALUE_KEYWORDS = frozenset({"type", "enum", "const", "description", "title"})
+
+
+def _value_words(schema: Any) -> str:
+    """``a string``, ``"x"``, ``one of "a", "b"``; the schema as JSON when it says more."""
+    if isinstance(schema, MAPS) and schema and _VALUE_KEYWORDS.issuperset(schema):
+        return summary(schema, {})
+    return f"a value matching {json_text(schema)}"
+
+
+def _condition_words(schema: Any) -> str:
+    """``"kind" is "disk"`` for the usual tag test; ``it matches {...}`` for anything else."""
+    if isinstance(schema, MAPS) and schema and {"properties", "required"}.issuperset(schema):
+        properties = schema.get("properties") or {}
+        tests = []
+        for name, body in properties.items() if isinstance(properties, MAPS) else ():
+            if not (isinstance(body, MAPS) and body and _VALUE_KEYWORDS.issuperset(body)):
+                break
+            tests.append(f"{json_text(name)} is {summary(body, {})}")
+        else:
+            required = schema.get("required") or []
+            if isinstance(required, list):
+                tests.extend(f"{json_text(name)} is given" for name in required)
+                if tests:
+                    return " and ".join(tests)
+    return f"it matches {json_text(schema)}"
+
+
+def _requirement_words(schema: Any) -> str:
+    """``"size" must be given`` for a list of required fields; ``it must also match {...}``."""
+    if isinstance(schema, MAPS) and list(schema) == ["required"]:
+        required = schema["required"]
+        if isinstance(required, list) and required:
+            verb = "must" if len(required) == 1 else "must all"
+            return f"{_names(required)} {verb} be given"
+    return f"it must also match {json_text(schema)}"
 
 
 def restate(description: Any, words: Iterable[str]) -> str | None:
@@ -348,8 +465,11 @@ def summary(schema: Any, root: Mapping[str, Any], _depth: int = 0) -> str:
     if isinstance(variants, list) and variants:
         parts = [summary(v, root, _depth + 1) for v in variants]
         return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
+    if "const" in schema:
+        return json_text(schema["const"])
     if "enum" in schema and isinstance(schema["enum"], list):
-        return f"one of {', '.join(json_text(v) for v in schema['enum'])}"
+        values = schema["enum"]
+        return json_text(values[0]) if len(values) == 1 else f"one of {_listed(values)}"
     types = type_list(schema)
     if not types:
         return "any value"
@@ -360,6 +480,10 @@ def summary(schema: Any, root: Mapping[str, Any], _depth: int = 0) -> str:
         else:
             parts.append(_ARTICLE_TYPES.get(t, t))
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
+
+
+def _listed(values: Iterable[Any]) -> str:
+    return ", ".join(json_text(v) for v in values)
 
 
 def _items_summary(items: Any, root: Mapping[str, Any], depth: int) -> str:

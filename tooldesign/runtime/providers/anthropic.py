@@ -27,6 +27,7 @@ from tooldesign.runtime.providers._schema import (
     FieldPath,
     Schema,
     cyclic,
+    object_root,
     phrases,
     recursive_defs,
     ref_target,
@@ -84,7 +85,7 @@ _HANDLED = frozenset(
 def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
     """``tool``'s input schema rewritten for Anthropic's strict tools, and what could not be."""
     problems: list[ExportProblem] = []
-    root = tool.parameters
+    root = object_root(tool.parameters)
     # Which $defs each definition refers to, gathered while converting: recursion is a cycle.
     refers: dict[str, set[str]] = {}
     current: set[str] = set()
@@ -157,6 +158,8 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
         return out
 
     out = node(root, "")
+    if out.get("type") != "object":
+        problem("", "strict tools need an object at the root", "root_not_object")
     defs = root.get("$defs")
     if isinstance(defs, MAPS):
         out["$defs"] = {}

@@ -30,7 +30,6 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
-from tooldesign.runtime.issues import json_type
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
@@ -49,13 +48,16 @@ from tooldesign.runtime.providers._schema import (
     Schema,
     copy_json,
     def_name,
+    enum_values,
     json_text,
     merge_single_all_of,
+    object_root,
     phrases,
     ref_target,
     restate,
     split_keywords,
     type_list,
+    value_types,
 )
 from tooldesign.runtime.result import ToolResult
 
@@ -137,13 +139,14 @@ _JSON_SCHEMA_HINT = (
 
 def gemini_parameters(tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
     """``tool``'s parameters as a Gemini OpenAPI Schema, and what could not be expressed."""
-    return _OpenAPIRewrite(tool).document(tool.parameters)
+    rewrite = _OpenAPIRewrite(tool)
+    return rewrite.document(rewrite.root)
 
 
 class _OpenAPIRewrite:
     def __init__(self, tool: ToolDescription) -> None:
         self.tool = tool
-        self.root: Mapping[str, Any] = tool.parameters
+        self.root: Mapping[str, Any] = object_root(tool.parameters)
         self.problems: list[ExportProblem] = []
         self.entered: dict[str, str] = {}
         """The references being inlined, each with the field it was entered at."""
@@ -336,11 +339,9 @@ def _narrowed(schema: Mapping[str, Any], kind: str) -> Schema:
 
 def _inferred_type(schema: Mapping[str, Any]) -> str | None:
     """The type of an untyped ``enum`` or ``const`` when all its values share one."""
-    values = [schema["const"]] if "const" in schema else schema.get("enum")
-    if type(values) is not list:
-        return None
-    kinds = {json_type(v) for v in values if v is not None}
-    return kinds.pop() if len(kinds) == 1 else None
+    values = enum_values(schema)
+    kinds = value_types(values) if values is not None else []
+    return kinds[0] if len(kinds) == 1 else None
 
 
 def _enum_text(value: Any) -> str:

@@ -2,10 +2,13 @@
 
 Strict mode (``strict: true``) makes the model's arguments follow the schema exactly, but only
 for a subset of JSON Schema: every object closed, every property required (an optional field
-becomes a union with ``null``), no ``default``, ``oneOf``, ``allOf``, open maps, length limits…
-:func:`openai_strict_schema` rewrites a tool's schema into that subset, restating the keywords
-it removes in the field's description so the model still reads them; what cannot be expressed
-at all (an open map, an untyped value, ``allOf``) is an :class:`ExportProblem` naming the field.
+becomes a union with ``null``), a type on every value (an enum's is inferred from its values),
+no ``default``, ``oneOf``, ``not``, ``if``/``then``/``else``, ``dependentRequired``, open maps,
+length limits… :func:`openai_strict_schema` rewrites a tool's schema into that subset,
+restating the keywords it removes in the field's description so the model still reads them
+(``"must not be "root""``, ``"when "kind" is "disk", "size" must be given"``); what cannot be
+made strict at all (an open map, an untyped value, an ``allOf`` of several schemas) is an
+:class:`ExportProblem` naming the field.
 :func:`check_openai_strict` checks a schema against the rules on its own, for tests and for
 schemas written by hand.
 """
@@ -30,13 +33,16 @@ from tooldesign.runtime.providers._schema import (
     FieldPath,
     Schema,
     complete_arrays,
+    enum_values,
     merge_single_all_of,
+    object_root,
     phrases,
     ref_target,
     restate,
     split_keywords,
     takes_value,
     type_list,
+    value_types,
 )
 from tooldesign.runtime.result import ToolResult
 
@@ -58,9 +64,6 @@ _STRICT_BY_TYPE: Mapping[str, frozenset[str]] = {
     "boolean": frozenset(),
     "null": frozenset(),
 }
-# Keywords strict mode rejects and that no description can stand in for.
-_INEXPRESSIBLE = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
-_INEXPRESSIBLE_SET = frozenset(_INEXPRESSIBLE)
 MAX_PROPERTIES = 5000
 MAX_NESTING = 10
 MAX_ENUM_VALUES = 1000
@@ -85,8 +88,8 @@ _STRUCTURAL = frozenset(
         "enum",
         "const",
         "format",
+        "allOf",
         *IGNORED,
-        *_INEXPRESSIBLE,
     }
 )
 _ALLOWED_BY_TYPES: dict[tuple[str, ...], frozenset[str]] = {}
@@ -106,14 +109,18 @@ class _StrictRewrite:
     def __init__(self, tool: ToolDescription) -> None:
         self.tool = tool
         self.problems: list[ExportProblem] = []
+        self.too_deep: set[str] = set()
+        """Fields already reported as nested too deep (the variants of a union share one)."""
 
     def document(self, schema: Mapping[str, Any]) -> tuple[Schema, list[ExportProblem]]:
+        schema = object_root(schema)
         self.root = schema
         out = self.node(schema, "", 0)
         defs = schema.get("$defs")
         if isinstance(defs, MAPS):
+            # Definitions are counted from their own root, as check_openai_strict counts them.
             out["$defs"] = {
-                name: self.node(body, f"$defs.{name}", 1) for name, body in defs.items()
+                name: self.node(body, f"$defs.{name}", 0) for name, body in defs.items()
             }
         if out.get("type") != "object":
             self.problem("", "strict mode needs an object at the root", "root_not_object")
@@ -123,6 +130,10 @@ class _StrictRewrite:
         self.problems.append(ExportProblem(self.tool.id, self.tool.name, path, message, kind))
 
     def node(self, schema: Mapping[str, Any], path: str, depth: int) -> Schema:
+        if depth == MAX_NESTING + 1 and path not in self.too_deep:
+            # Said once, where the path first goes too deep: what lies below is the same problem.
+            self.too_deep.add(path)
+            self.problem(path, f"nested deeper than {MAX_NESTING} levels", "unsupported")
         if "allOf" in schema:  # an allOf of one schema is that schema (as the SDK reads it)
             schema = merge_single_all_of(schema)
         ref = schema.get("$ref")
@@ -146,30 +157,32 @@ class _StrictRewrite:
             if description:
                 out["description"] = description
             return out
-        if not _INEXPRESSIBLE_SET.isdisjoint(schema):
-            for keyword in _INEXPRESSIBLE:
-                if keyword in schema:
-                    self.problem(path, f"strict mode does not support {keyword!r}", "unsupported")
+        if "allOf" in schema:
+            self.problem(
+                path,
+                "strict mode cannot express an allOf of several schemas (a value matching all "
+                "of them); merge them into one type in the design, or export with strict=False",
+                "unsupported",
+            )
         types = type_list(schema)
+        values = enum_values(schema)
         variants = schema.get("anyOf", schema.get("oneOf"))
         if variants is not None:
             out, dropped = split_keywords(schema, _VARIANT_KEEP, _STRUCTURAL)
             out["anyOf"] = [self.node(v, path, depth) for v in variants if isinstance(v, MAPS)]
-        elif not types and "enum" not in schema and "const" not in schema:
-            self.problem(
-                path,
-                "strict mode needs a type for every value; this one accepts anything "
-                "(declare a type, or export with strict=False)",
-                "untyped",
-            )
-            return {k: v for k, v in schema.items() if k not in IGNORED}
         else:
+            inferred = not types
+            if inferred:  # strict mode wants a type beside every enum: its values' types
+                types = self.enum_types(values, path)
+                if not types:
+                    return {k: v for k, v in schema.items() if k not in IGNORED}
             out, dropped = split_keywords(schema, _allowed(types), _STRUCTURAL)
-            if "enum" in schema or "const" in schema:
-                listed = list(schema["enum"]) if "enum" in schema else [schema["const"]]
+            if inferred:
+                out = {"type": types[0] if len(types) == 1 else types, **out}
+            if values is not None:
                 # A value must meet both the type and the enum: values of other types can
                 # never match, and strict mode wants the two to agree.
-                out["enum"] = [v for v in listed if takes_value(types, v)] if types else listed
+                out["enum"] = [v for v in values if takes_value(types, v)]
                 if not out["enum"]:
                     self.problem(
                         path,
@@ -224,8 +237,6 @@ class _StrictRewrite:
         properties = properties if isinstance(properties, MAPS) else {}
         if len(properties) > MAX_PROPERTIES:
             self.problem(path, f"more than {MAX_PROPERTIES} properties", "unsupported")
-        if depth >= MAX_NESTING:
-            self.problem(path, f"nested deeper than {MAX_NESTING} levels", "unsupported")
         required = schema.get("required") or ()
         converted: Schema = {}
         for name, body in properties.items():
@@ -235,6 +246,32 @@ class _StrictRewrite:
         out["properties"] = converted
         out["required"] = list(converted)
         out["additionalProperties"] = False
+
+    def enum_types(self, values: list[Any] | None, path: str) -> list[str]:
+        """The types of an untyped value's enum (with ``null`` if it lists it), or ``[]`` after
+        naming why strict mode cannot take the value."""
+        if values is None:
+            self.problem(
+                path,
+                "strict mode needs a type for every value; this one accepts anything "
+                "(declare a type, or export with strict=False)",
+                "untyped",
+            )
+            return []
+        types = value_types(values)
+        if "object" in types or "array" in types:
+            self.problem(
+                path,
+                "strict mode needs a type beside an enum, and takes enums of strings, numbers, "
+                "booleans and null only (declare the field's type, or export with strict=False)",
+                "untyped",
+            )
+            return []
+        if None in values:
+            types.append("null")
+        if not types:
+            self.problem(path, "its enum lists no value, so no value can match", "unsupported")
+        return types
 
 
 _REF_SKIP = frozenset({"$ref", *IGNORED})
@@ -275,7 +312,7 @@ def check_openai_strict(schema: Mapping[str, Any]) -> list[str]:
         if not isinstance(node, MAPS):
             problems.append(f"{where}: not a schema object")
             return
-        if depth > MAX_NESTING:
+        if depth == MAX_NESTING + 1:  # once, where a path first goes too deep
             problems.append(f"{where}: nested deeper than {MAX_NESTING} levels")
         ref = node.get("$ref")
         if ref is not None:
@@ -292,8 +329,8 @@ def check_openai_strict(schema: Mapping[str, Any]) -> list[str]:
                 problems.append(f"{where}: keywords beside anyOf: {sorted(extra)}")
             return
         types = type_list(node)
-        if not types and "enum" not in node:
-            problems.append(f"{where}: no type")
+        if not types:
+            problems.append(f"{where}: no type" + (" beside its enum" if "enum" in node else ""))
         allowed = set(_STRICT_COMMON)
         for t in types:
             if t not in _STRICT_BY_TYPE:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tooldesign.runtime.providers._common import ToolSource, describe
+from tooldesign.runtime.providers._common import ToolIndex, ToolSource
 from tooldesign.runtime.providers._schema import (
     def_name,
     json_text,
     merge_single_all_of,
+    object_root,
     phrases,
     ref_target,
     type_list,
@@ -39,16 +40,21 @@ _WORDS_SKIPPED = frozenset(
 )
 
 
-def prompt_listing(tools: Iterable[ToolSource]) -> str:
-    """The tools as a Markdown list a model can read in a system prompt."""
-    blocks = [_tool_text(describe(tool)) for tool in tools]
+def prompt_listing(tools: Iterable[ToolSource] | ToolIndex) -> str:
+    """The tools as a Markdown list a model can read in a system prompt.
+
+    Two tools with the same name (from two services) are an :class:`ExportError`, as in every
+    export: the model could not tell them apart.
+    """
+    index = tools if isinstance(tools, ToolIndex) else ToolIndex(tools)
+    blocks = [_tool_text(tool) for tool in index]
     return "# Tools\n\n" + "\n\n".join(blocks) + "\n"
 
 
 def _tool_text(tool: Any) -> str:
     head = f"## {tool.name}" + (f": {tool.title}" if tool.title else "")
     lines = [head, tool.description]
-    root: Mapping[str, Any] = tool.parameters
+    root: Mapping[str, Any] = object_root(tool.parameters)
     properties = root.get("properties") or {}
     referenced: list[str] = []
     if properties:
