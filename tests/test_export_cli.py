@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -59,7 +61,7 @@ def test_output_is_deterministic_and_written_to_a_file(
 def test_the_prompt_format_lists_tools_for_a_system_prompt(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = export(capsys, "--provider", "openai", "--format", "prompt", GEN)
+    code, out, _ = export(capsys, "--format", "prompt", GEN)
     assert code == 0
     block = out.split("## list_devices: List devices\n")[1].split("\n\n")[0]
     assert block.splitlines() == [
@@ -75,6 +77,57 @@ def test_the_prompt_format_lists_tools_for_a_system_prompt(
     assert "Type" not in topology  # its arguments refer to no type
     sites = out.split("## update_preferences\n")[1].split("\n\n")[0]
     assert "each value is a string, an integer or a boolean" in sites
+
+
+TWO_SERVICES = """\
+from tooldesign.dsl import *
+
+for service in ("first", "second"):
+    with Service(service, "A service"):
+        with Toolset("misc", "Odds and ends"):
+            with Tool("noargs", "Takes nothing"):
+                Return(String, "Done")
+"""
+
+
+def test_the_prompt_format_refuses_two_tools_a_model_could_not_tell_apart(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tooldesign.codegen.pipeline import generate
+
+    design = tmp_path / "design.py"
+    design.write_text(TWO_SERVICES)
+    generate([str(design)], tmp_path / "gen")
+    for args in (["--format", "prompt"], ["--provider", "mcp"]):
+        code, out, err = export(capsys, *args, str(tmp_path / "gen"))
+        assert (code, out) == (2, "")
+        assert (
+            "tool 'noargs' (second.misc.noargs): 'first.misc.noargs' and 'second.misc.noargs' "
+            "would both be called 'noargs'"
+        ) in err
+        assert "arguments" not in err  # the problem is the tool's name, not its arguments
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--format", "prompt", "--provider", "openai"],
+            "--provider applies only to --format json (drop it)",
+        ),
+        (
+            ["--format", "prompt", "--strict", "--api", "chat"],
+            "--strict and --api apply only to --format json (drop them)",
+        ),
+        (["--strict"], "--format json needs --provider (openai, anthropic, gemini or mcp)"),
+    ],
+)
+def test_options_that_mean_nothing_together_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, out, err = export(capsys, *args, GEN)
+    assert (code, out) == (2, "")
+    assert message in err
 
 
 @pytest.mark.parametrize(
@@ -129,3 +182,27 @@ def test_an_out_file_that_cannot_be_written_is_an_error_and_keeps_what_was_there
     assert code == 2 and "update_preferences" in err
     assert target.read_text() == "previous export"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker", "tools.json"]
+
+
+def test_an_out_file_gets_the_usual_mode_and_a_replaced_one_keeps_its_own(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    umask = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh.json"
+        assert export(capsys, "--provider", "mcp", GEN, "--out", str(fresh))[0] == 0
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o644  # 0o666 less the umask
+        shared = tmp_path / "shared.json"
+        shared.write_text("previous export")
+        shared.chmod(0o664)
+        assert export(capsys, "--provider", "mcp", GEN, "--out", str(shared))[0] == 0
+        assert stat.S_IMODE(shared.stat().st_mode) == 0o664
+        assert shared.read_text() == fresh.read_text()
+        # A link stays a link: the file it points to is what is replaced.
+        link = tmp_path / "link.json"
+        link.symlink_to(shared)
+        assert export(capsys, "--format", "prompt", GEN, "--out", str(link))[0] == 0
+        assert link.is_symlink() and shared.read_text().startswith("# Tools")
+    finally:
+        os.umask(umask)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.json", "link.json", "shared.json"]

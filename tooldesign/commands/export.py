@@ -1,4 +1,4 @@
-"""``tooldesign export --provider P [--strict] [--api A] [--format json|prompt] SOURCE...``."""
+"""``tooldesign export --provider P [--strict] [--api A] SOURCE...``, or ``--format prompt``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from tooldesign.errors import UserError
 def run(args: argparse.Namespace) -> int:
     from tooldesign.runtime.providers import adapter, load_tools, prompt_listing
 
+    _check_options(args)
     tools = load_tools(args.sources)
     if not tools:
         raise UserError("the catalogs list no tools")
@@ -33,3 +34,28 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Options that mean nothing together are refused, never ignored."""
+    if args.format == "prompt":
+        given = [
+            flag
+            for flag, value in (
+                ("--provider", args.provider),
+                ("--strict", args.strict),
+                ("--api", args.api),
+            )
+            if value
+        ]
+        if given:
+            verb, pronoun = ("applies", "it") if len(given) == 1 else ("apply", "them")
+            raise UserError(
+                f"--format prompt writes one listing for any model; {' and '.join(given)} "
+                f"{verb} only to --format json (drop {pronoun})"
+            )
+    elif not args.provider:
+        raise UserError(
+            "--format json needs --provider (openai, anthropic, gemini or mcp); "
+            "--format prompt writes a listing for any model"
+        )
