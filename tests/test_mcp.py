@@ -1,8 +1,8 @@
 """The MCP server with the SDK's real client: in memory (both protocol eras) and over HTTP.
 
 ``mode="auto"`` negotiates the 2026-07-28 protocol (change events over
-``subscriptions/listen``); ``mode="legacy"`` the initialize handshake (change notifications on
-the connection). The stdio transport is tested against a subprocess in ``test_mcp_stdio.py``.
+``subscriptions/listen``) in memory and on a stateless HTTP app, the handshake on a stateful
+one; ``mode="legacy"`` the initialize handshake (change notifications on the connection). The stdio transport is tested against a subprocess in ``test_mcp_stdio.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import uvicorn
 from mcp import Client, types
 from mcp.client.session import IncomingMessage
 from mcp.shared.exceptions import MCPError
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolResult
 from tooldesign.runtime.mcp import McpCallContext, ToolServer, mcp_server, streamable_http_app
 from tooldesign.runtime.providers import export_tools
@@ -413,9 +414,10 @@ async def http_server(server: ToolServer, **options: Any) -> AsyncIterator[str]:
         listener.close()
 
 
-async def test_http_handshake_session_is_the_mcp_session_id() -> None:
+async def test_http_sessions_reach_injected_fields_with_the_default_client() -> None:
     contexts: list[McpCallContext] = []
-    runtime = with_profiles(RecordingProfiles())
+    service = RecordingProfiles()
+    runtime = with_profiles(service)
     notices: list[IncomingMessage] = []
 
     async def on_message(message: IncomingMessage) -> None:
@@ -427,10 +429,13 @@ async def test_http_handshake_session_is_the_mcp_session_id() -> None:
         return context.meta
 
     server = mcp_server(runtime, meta_for=meta_for)
+    # The SDK's default client negotiates: a stateful app offers the handshake wire, where
+    # sessions exist, so the tools that inject session_id work out of the box.
     async with (
         http_server(server) as url,
-        Client(url, mode="legacy", message_handler=on_message) as client,
+        Client(url, message_handler=on_message) as client,
     ):
+        assert client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
         result = await client.call_tool("list_devices", {"site_id": "ber", "limit": 1})
         assert result.is_error is False
         assert result.structured_content is not None
@@ -444,6 +449,39 @@ async def test_http_handshake_session_is_the_mcp_session_id() -> None:
     assert contexts[0].headers is not None
     assert contexts[0].session_id == contexts[0].headers["mcp-session-id"]
     assert contexts[0].session_id == contexts[1].session_id
+    assert service.sessions == [contexts[0].session_id]  # the session, never alice's
+
+
+async def test_http_without_sessions_tells_the_operator_what_to_do(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = mcp_server(with_profiles(ProfileService()))
+    async with http_server(server, stateless=True) as url, Client(url) as client:
+        for _ in range(2):
+            answer = await client.call_tool("get_profile", {})
+            assert answer.is_error is True
+    [block] = answer.content
+    assert isinstance(block, types.TextContent)
+    assert "cannot run in this context" in block.text and "session_id" not in block.text
+    told = [r.getMessage() for r in caplog.records if r.name == "tooldesign.runtime.mcp"]
+    assert len(told) == 1  # once per tool, not per call
+    assert "tool get_profile needs the injected field(s) session_id" in told[0]
+    assert "streamable_http_app(stateless=False)" in told[0] and "meta_for" in told[0]
+
+
+async def test_a_client_forcing_the_2026_wire_on_a_stateful_app_has_no_session() -> None:
+    contexts: list[McpCallContext] = []
+
+    def meta_for(context: McpCallContext) -> ToolCallMeta:
+        contexts.append(context)
+        return context.meta
+
+    server = mcp_server(netops_runtime(), meta_for=meta_for)
+    async with http_server(server) as url, Client(url, mode="2026-07-28") as client:
+        assert client.protocol_version == "2026-07-28"
+        assert (await client.call_tool("get_site", {"site_id": "hq"})).is_error is False
+        assert (await client.call_tool("get_profile", {})).is_error is True
+    assert [c.session_id for c in contexts] == [None, None]
 
 
 async def test_http_2026_calls_and_listen() -> None:
@@ -455,7 +493,7 @@ async def test_http_2026_calls_and_listen() -> None:
         return context.meta
 
     server = mcp_server(runtime, meta_for=meta_for)
-    async with http_server(server) as url, Client(url) as client:
+    async with http_server(server, stateless=True) as url, Client(url) as client:
         assert client.protocol_version == "2026-07-28"
         result = await client.call_tool("get_site", {"site_id": "hq"})
         assert result.is_error is False

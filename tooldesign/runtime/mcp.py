@@ -10,9 +10,14 @@ connections).
 
 Injected fields are filled from the MCP request: ``tool_call_id`` is the JSON-RPC request id,
 ``session_id`` the ``Mcp-Session-Id`` of a streamable-HTTP session, or an id minted for each
-stdio (or in-memory) connection. Stateless HTTP and the 2026-07-28 HTTP wire have no session,
-so the default leaves ``session_id`` unset there. ``meta_for`` lets the application decide
-instead (from headers, an authenticated user, ``_meta``…).
+stdio (or in-memory) connection. The 2026-07-28 HTTP wire has no sessions (nor anything a
+session could be taken from: each request stands alone), so a stateful HTTP app answers
+``server/discover`` with the handshake versions only: clients that negotiate (the SDK's
+default) open a handshake session, and tools that inject ``session_id`` work with them out of
+the box. A stateless app serves the 2026-07-28 wire and leaves ``session_id`` unset, as does a
+client that forces that wire; ``meta_for`` lets the application decide instead (from headers,
+an authenticated user, ``_meta``…), and a call that lacks an injected value is logged once per
+tool with what to do.
 
 Needs the ``mcp`` extra: ``pip install 'tooldesign[mcp]'``.
 """
@@ -38,6 +43,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ServerEvent, ToolsListChanged
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.requests import Request
 from tooldesign.runtime.hints import RetryReason
@@ -212,6 +218,9 @@ class ToolServer:
         self._lock = threading.Lock()
         self._catalog: _Catalog | None = None
         self._listeners = _Listeners()
+        self._http_sessions = False
+        """Whether the HTTP app keeps sessions (stateful): then it offers the handshake wire."""
+        self._explained: set[tuple[str, tuple[str, ...]]] = set()
         self._catalog_now()  # fail fast on tools that cannot be exported
         self.server: Server[_Connection] = _RuntimeServer(
             name or default_server_name(runtime),
@@ -228,6 +237,7 @@ class ToolServer:
         self.server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._watch_connection
         )
+        self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         self._unsubscribe = runtime.on_change(self._registrations_changed)
 
     # ── catalog ───────────────────────────────────────────────────────────────────────────
@@ -295,6 +305,9 @@ class ToolServer:
         )
         context = _call_context(ctx, params, server_data)
         meta = await self._call_meta(context)
+        missing = tuple(name for name in spec.injected if meta.value_for(name) is None)
+        if missing:
+            self._explain_missing(spec.name, missing, context)
         result = await self.runtime.execute(ToolRequest(params.name, params.arguments or {}, meta))
         hint = result.retry_hint
         if hint is not None and hint.reason is RetryReason.TOOL_UNAVAILABLE:
@@ -318,6 +331,54 @@ class ToolServer:
             log.error("meta_for returned %s, not a ToolCallMeta", type(meta).__name__)
             raise MCPError(types.INTERNAL_ERROR, "The server could not prepare this call.")
         return meta
+
+    def _explain_missing(
+        self, tool: str, missing: tuple[str, ...], context: McpCallContext
+    ) -> None:
+        """Tell the operator, once per tool, why a call lacks an injected value and what to do.
+
+        The model is only told that the tool cannot run here (the field is hidden from it).
+        """
+        if (tool, missing) in self._explained:
+            return
+        self._explained.add((tool, missing))
+        fields = " and ".join(missing)
+        remedy = (
+            f"set {fields} from the request (headers, the authenticated user, _meta) in "
+            "ToolServer(meta_for=...)"
+        )
+        if "session_id" in missing and context.session_id is None and context.headers is not None:
+            remedy = (
+                "this HTTP request has no session (stateless apps and the 2026-07-28 wire have "
+                "none): serve the default stateful app, streamable_http_app(stateless=False), "
+                "where clients that negotiate the protocol open an Mcp-Session-Id session, or "
+                + remedy
+            )
+        log.warning(
+            "tool %s needs the injected field(s) %s, which this MCP call does not provide, so it "
+            "answers that it cannot run here; %s",
+            tool,
+            fields,
+            remedy,
+        )
+
+    async def _discover(
+        self, ctx: ServerRequestContext[_Connection], params: types.RequestParams
+    ) -> types.DiscoverResult:
+        """``server/discover``: a stateful HTTP app names the handshake versions only.
+
+        Sessions exist only on the handshake wire, so clients that negotiate (``mode="auto"``,
+        the SDK's default) fall back to ``initialize`` and get an ``Mcp-Session-Id``, which
+        injected ``session_id`` fields are filled from. In memory, on stdio and on a stateless
+        app the 2026-07-28 wire is offered as usual (a connection, or nothing, is the session).
+        """
+        stateful_http = self._http_sessions and isinstance(ctx.request, Request)
+        versions = HANDSHAKE_PROTOCOL_VERSIONS if stateful_http else MODERN_PROTOCOL_VERSIONS
+        return types.DiscoverResult(
+            supported_versions=list(versions),
+            capabilities=self.server.get_capabilities(protocol_version=ctx.protocol_version),
+            instructions=self.server.instructions,
+        )
 
     async def _observe(self, result: ToolResult, context: McpCallContext) -> None:
         if self._on_result is None:
@@ -370,9 +431,13 @@ class ToolServer:
         """An ASGI app serving streamable HTTP at ``path`` (run it with uvicorn, once).
 
         ``host`` is where it listens: on localhost the SDK turns on DNS-rebinding protection.
-        ``stateless`` serves each request on its own (no sessions, so no ``session_id`` by
-        default). Other ``options`` go to the SDK's ``Server.streamable_http_app``.
+        A stateful app (the default) keeps an ``Mcp-Session-Id`` session per client, which
+        injected ``session_id`` fields are filled from; clients that negotiate the protocol are
+        offered the handshake wire, where sessions exist. ``stateless`` serves each request on
+        its own and offers the 2026-07-28 wire (no sessions, so no ``session_id`` by default).
+        Other ``options`` go to the SDK's ``Server.streamable_http_app``.
         """
+        self._http_sessions = not stateless
         return self.server.streamable_http_app(
             streamable_http_path=path,
             host=host,
