@@ -1,26 +1,47 @@
 """Import → gen → decode accepts exactly the calls the original signature accepts.
 
 Hypothesis writes modules of random tool functions (keyword parameters of the supported
-annotations, with and without defaults), imports them with ``tooldesign import python``,
-generates the design, and throws random argument sets at both the generated decoder and
-pydantic's ``validate_call`` of the original function (what code-first libraries validate
-with): each set is accepted by both or by neither.
+annotations — scalars, lists, maps, ``Literal``, Enums, optional values with and without
+defaults, nested pydantic models and TypedDicts — with and without defaults), imports them
+with ``tooldesign import python``, generates the design, and throws random argument sets at the
+generated decoder. The oracle is pydantic validating the same arguments for the original
+function, as the JSON a model sends, in strict mode: a design's types are strict, so ``"3"`` is
+not an integer and ``1`` is not ``true`` — where code-first libraries validate laxly, the
+design deliberately does not.
 
-One mapping is inexact on purpose and left out here: ``x: X | None`` *without* a default is
+Where else the design differs from pydantic on purpose, each annotation below says so with a
+``design_rejects`` predicate, and the property holds modulo exactly those:
+
+- closed objects: a design's object rejects keys it does not declare, where a pydantic model
+  or TypedDict ignores them;
+- a boolean is not a number: pydantic takes ``true`` for ``1`` in a ``Literal[1, 2]`` or an
+  ``IntEnum``; the design's enum, like JSON Schema's, does not.
+
+Not asserted, and said so by ``unsettled``: an explicit ``null`` for an optional parameter
+(``x: X | None = None``). The design makes the field one a model may leave out, and its schema
+does not list ``null``; the decoder's answer to ``null`` there is checked apart, in
+``test_an_explicit_null_for_an_optional_parameter_is_what_its_schema_says``.
+
+One mapping is inexact on purpose and left out: ``x: X | None`` *without* a default is
 required-but-nullable in Python and written as optional (the DSL has no required-and-null).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import json
 import string
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pydantic
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 from tooldesign.importers.python import import_python
 from tooldesign.importers.writer import render
 from tooldesign.runtime import ToolValidationError
@@ -28,27 +49,148 @@ from tooldesign.runtime import ToolValidationError
 from tests.conftest import Generated
 from tests.strategies import json_values
 
-# (annotation, defaults that fit it, values worth trying beyond random JSON)
-ANNOTATIONS: list[tuple[str, list[str | None], list[Any]]] = [
-    ("str", [None, '"x"'], ["", "abc", 3]),
-    ("int", [None, "3"], [0, -7, "12", 1.0, 1.5, True]),
-    ("float", [None, "1.5"], [0, 2.5, "3.25", "nan?"]),
-    ("bool", [None, "True"], [True, False, "yes", 1, 2]),
-    ("list[str]", [None, "[]"], [[], ["a"], ["a", 1], "a"]),
-    ("list[int]", [None], [[1, 2], ["1"], [1.5]]),
-    ("dict[str, int]", [None, "{}"], [{}, {"a": 1}, {"a": "x"}, []]),
-    ('Literal["a", "b"]', [None, '"a"'], ["a", "b", "c", 1]),
-    ("Optional[int]", ["None"], [None, 3, "x"]),
-    ("str | None", ["None"], [None, "s", 1]),
-    ("Annotated[int, Field(ge=0, le=10)]", [None, "5"], [0, 10, 11, -1, "5"]),
-    ("Annotated[str, Field(min_length=2, max_length=4)]", [None], ["a", "ab", "abcde"]),
-    ("list[Literal[1, 2]]", [None, "[]"], [[1], [3], [1, 2, 2]]),
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _is_null(value: Any) -> bool:
+    return value is None
+
+
+def _undeclared(keys: set[str]) -> Callable[[Any], bool]:
+    """Rejected by a closed object: a JSON object with a key the type does not declare."""
+    return lambda value: isinstance(value, dict) and not set(value) <= keys
+
+
+def _any_item(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, list) and any(check(item) for item in value)
+
+
+def _is_boolean(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _either(*checks: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: any(check(value) for check in checks)
+
+
+@dataclass(frozen=True)
+class Annotation:
+    source: str
+    defaults: list[str | None]
+    """Default values that fit (source text), ``None`` for a required parameter."""
+    tries: list[Any]
+    """Values worth trying beyond random JSON."""
+    design_rejects: Callable[[Any], bool] = _never
+    """What the design rejects on purpose although pydantic takes it (see the module doc)."""
+    unsettled: Callable[[Any], bool] = _never
+    """Values the property does not judge (see the module doc)."""
+
+
+POINT_KEYS = {"x", "y"}
+ANNOTATIONS: list[Annotation] = [
+    Annotation("str", [None, '"x"'], ["", "abc", 3]),
+    Annotation("int", [None, "3"], [0, -7, "12", 1.0, 1.5, True]),
+    Annotation("float", [None, "1.5"], [0, 2.5, "3.25", "nan?", False]),
+    Annotation("bool", [None, "True"], [True, False, "yes", 1, 2]),
+    Annotation("list[str]", [None, "[]"], [[], ["a"], ["a", 1], "a"]),
+    Annotation("list[int]", [None], [[1, 2], ["1"], [1.5]]),
+    Annotation("dict[str, int]", [None, "{}"], [{}, {"a": 1}, {"a": "x"}, []]),
+    Annotation('Literal["a", "b"]', [None, '"a"'], ["a", "b", "c", 1]),
+    Annotation("Optional[int]", ["None", "4"], [None, 3, "x"], unsettled=_is_null),
+    Annotation("str | None", ["None", '"s"'], [None, "s", 1], unsettled=_is_null),
+    Annotation('Literal["a", "b"] | None', ["None"], [None, "a", "c"], unsettled=_is_null),
+    Annotation("Annotated[int, Field(ge=0, le=10)]", [None, "5"], [0, 10, 11, -1, "5"]),
+    Annotation("Annotated[str, Field(min_length=2, max_length=4)]", [None], ["a", "ab", "abcde"]),
+    Annotation("Annotated[float, Field(gt=0)]", [None, "0.5"], [0, 0.0, 1e-9, -1, "1"]),
+    Annotation(
+        "list[Literal[1, 2]]",
+        [None, "[]"],
+        [[1], [3], [1, 2, 2], ["1"], [True]],
+        _any_item(_is_boolean),
+    ),
+    Annotation("Color", [None, "Color.RED"], ["red", "blue", "green", "RED", 1]),
+    Annotation("Level", [None, "Level.ONE"], [1, 2, 3, "1", True], _is_boolean),
+    Annotation(
+        "Point",
+        [None],
+        [{"x": 1}, {"x": 1, "y": "2"}, {"y": 2}, {"x": 1, "z": 0}, {"x": "1"}, []],
+        _undeclared(POINT_KEYS),
+    ),
+    Annotation(
+        "Optional[Point]",
+        ["None"],
+        [None, {"x": 2, "y": 3}, {"x": 1, "extra": True}],
+        _undeclared(POINT_KEYS),
+        _is_null,
+    ),
+    Annotation(
+        "list[Point]",
+        [None, "[]"],
+        [[{"x": 1}], [{"x": 1}, {"q": 1}], [{"x": 1, "y": 2, "w": 3}]],
+        _any_item(_undeclared(POINT_KEYS)),
+    ),
+    Annotation(
+        "Label",
+        [None],
+        [
+            {"text": "a"},
+            {"text": "a", "lang": "en"},
+            {"lang": "en"},
+            {"text": 1},
+            {"text": "a", "z": 1},
+        ],
+        _undeclared({"text", "lang"}),
+    ),
+    Annotation(
+        "Shape",
+        [None],
+        [{"kind": "dot", "at": {"x": 1}}, {"kind": "dot", "at": {"x": 1, "y": 2, "z": 3}}],
+        _either(
+            _undeclared({"kind", "at"}),
+            lambda v: isinstance(v, dict) and _undeclared(POINT_KEYS)(v.get("at")),
+        ),
+    ),
 ]
-HEADER = (
-    "from typing import Annotated, Literal, Optional\n"
-    "from pydantic import Field\n\n"
-    "def tool(f):\n    return f\n\n"
-)
+HEADER = """\
+from enum import Enum, IntEnum
+from typing import Annotated, Literal, Optional
+
+from pydantic import BaseModel, Field
+from typing_extensions import NotRequired, TypedDict
+
+
+def tool(f):
+    return f
+
+
+class Color(str, Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Level(IntEnum):
+    ONE = 1
+    TWO = 2
+
+
+class Point(BaseModel):
+    x: int
+    y: int = 0
+
+
+class Label(TypedDict):
+    text: str
+    lang: NotRequired[str]
+
+
+class Shape(BaseModel):
+    kind: Literal["dot"]
+    at: Point
+
+
+"""
 
 
 @st.composite
@@ -59,7 +201,7 @@ def functions(draw: Any) -> list[list[tuple[int, str | None]]]:
         params = []
         for _ in range(draw(st.integers(1, 4))):
             index = draw(st.integers(0, len(ANNOTATIONS) - 1))
-            params.append((index, draw(st.sampled_from(ANNOTATIONS[index][1]))))
+            params.append((index, draw(st.sampled_from(ANNOTATIONS[index].defaults))))
         out.append(params)
     return out
 
@@ -68,7 +210,7 @@ def source_of(spec: list[list[tuple[int, str | None]]]) -> str:
     lines = [HEADER]
     for number, params in enumerate(spec):
         declared = ", ".join(
-            f"p{i}: {ANNOTATIONS[index][0]}" + (f" = {default}" if default else "")
+            f"p{i}: {ANNOTATIONS[index].source}" + (f" = {default}" if default else "")
             for i, (index, default) in enumerate(params)
         )
         lines.append(f'@tool\ndef f{number}(*, {declared}) -> None:\n    """Tool {number}."""\n\n')
@@ -77,7 +219,7 @@ def source_of(spec: list[list[tuple[int, str | None]]]) -> str:
 
 def arguments(params: list[tuple[int, str | None]]) -> st.SearchStrategy[dict[str, Any]]:
     per_param = {
-        f"p{i}": st.one_of(st.sampled_from(ANNOTATIONS[index][2]), json_values)
+        f"p{i}": st.one_of(st.sampled_from(ANNOTATIONS[index].tries), json_values)
         for i, (index, _) in enumerate(params)
     }
     present = st.fixed_dictionaries({}, optional=per_param)
@@ -95,12 +237,46 @@ def load_module(path: Path) -> Any:
     return module
 
 
-def accepts(call: Callable[..., Any], args: dict[str, Any]) -> bool:
+def strict_validator(function: Callable[..., Any]) -> type[pydantic.BaseModel]:
+    """The function's parameters as a pydantic model that, like calling the function, takes no
+    other keyword."""
+    fields: dict[str, Any] = {}
+    for parameter in inspect.signature(function, eval_str=True).parameters.values():
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[parameter.name] = (parameter.annotation, default)
+    return pydantic.create_model(  # type: ignore[call-overload,no-any-return]
+        f"{function.__name__}_arguments",
+        __config__=pydantic.ConfigDict(extra="forbid"),
+        **fields,
+    )
+
+
+def pydantic_accepts(model: type[pydantic.BaseModel], args: dict[str, Any]) -> bool:
+    """Whether pydantic takes ``args`` as the JSON a model sends, strictly."""
     try:
-        call(**args)
+        model.model_validate_json(json.dumps(args), strict=True)
     except pydantic.ValidationError:
         return False
     return True
+
+
+def design_accepts(
+    model: type[pydantic.BaseModel], params: list[tuple[int, str | None]], args: dict[str, Any]
+) -> bool:
+    """What the design must accept: what pydantic accepts, less its stated differences."""
+    return pydantic_accepts(model, args) and not any(
+        ANNOTATIONS[index].design_rejects(args[f"p{i}"])
+        for i, (index, _) in enumerate(params)
+        if f"p{i}" in args
+    )
+
+
+def unsettled(params: list[tuple[int, str | None]], args: dict[str, Any]) -> bool:
+    return any(
+        ANNOTATIONS[index].unsettled(args[f"p{i}"])
+        for i, (index, _) in enumerate(params)
+        if f"p{i}" in args
+    )
 
 
 def decodes(decode: Callable[[Any], Any], args: dict[str, Any]) -> bool:
@@ -126,12 +302,42 @@ def test_import_gen_decode_accepts_exactly_what_the_signature_accepts(
     path = tmp_path / "random_tools.py"
     path.write_text(source_of(spec))
     result = import_python(path)
+    assert result.notices == [], [str(n) for n in result.notices]  # every annotation is exact
     generated = gen_design(render(result.design))
     codecs = generated.module("random_tools.toolsets.random_tools.codecs")
     original = load_module(path)
     for number, params in enumerate(spec):
-        validated = pydantic.validate_call(getattr(original, f"f{number}"))
+        model = strict_validator(getattr(original, f"f{number}"))
         decode = getattr(codecs, f"decode_f{number}_payload")
         for _ in range(25):
             args = data.draw(arguments(params))
-            assert decodes(decode, args) == accepts(validated, args), (source_of([params]), args)
+            if unsettled(params, args):
+                continue
+            assert decodes(decode, args) == design_accepts(model, params, args), (
+                source_of([params]),
+                args,
+            )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a generated decoder takes null for an optional field unless its tool's schema is "
+    "checked too (a number enum, a verbatim schema): the models type such a field X | None",
+)
+def test_an_explicit_null_for_an_optional_parameter_is_what_its_schema_says(
+    tmp_path: Path, gen_design: Callable[[str], Generated]
+) -> None:
+    path = tmp_path / "optional_tools.py"
+    path.write_text(
+        HEADER
+        + '@tool\ndef plain(*, n: Optional[int] = None) -> None:\n    """Plain."""\n\n'
+        + "@tool\ndef checked(*, n: Optional[int] = None, k: Literal[1, 2] = 1) -> None:\n"
+        + '    """Checked against its schema too."""\n'
+    )
+    generated = gen_design(render(import_python(path).design))
+    codecs = generated.module("optional_tools.toolsets.optional_tools.codecs")
+    specs = generated.module("optional_tools.toolsets.optional_tools.specs")
+    for spec in specs.SPECS:
+        schema_says = Draft202012Validator(spec.payload.schema).is_valid({"n": None})
+        decode = getattr(codecs, f"decode_{spec.name}_payload")
+        assert decodes(decode, {"n": None}) == schema_says, spec.name
