@@ -79,6 +79,21 @@ def test_the_prompt_format_lists_tools_for_a_system_prompt(
     assert "each value is a string, an integer or a boolean" in sites
 
 
+def test_fallback_exports_strict_where_it_can_and_notes_the_rest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = export(capsys, "--provider", "openai", "--strict", "--fallback", GEN)
+    assert code == 0
+    strict = {t["function"]["name"]: t["function"].get("strict") for t in json.loads(out)}
+    assert strict.pop("update_preferences") is None and set(strict.values()) == {True}
+    assert err.startswith("tooldesign: note: 1 tool exported without strict mode, because of:\n")
+    assert "tool 'update_preferences'" in err and "field 'preferences'" in err
+    code, out, err = export(capsys, "--provider", "gemini", "--fallback", GEN)
+    assert code == 0 and "1 tool exported as parametersJsonSchema" in err
+    code, out, err = export(capsys, "--provider", "mcp", "--fallback", GEN)
+    assert (code, out) == (2, "") and "fallback applies to strict exports" in err
+
+
 TWO_SERVICES = """\
 from tooldesign.dsl import *
 

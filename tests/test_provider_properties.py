@@ -265,6 +265,7 @@ KEYWORD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "nullable": st.booleans(),
     "deprecated": st.booleans(),
     "discriminator": st.just({"propertyName": "kind"}),
+    "dependentRequired": st.just({"a": ["b"]}),
 }
 TYPES = st.sampled_from(["string", "integer", "number", "boolean", "object", "array", "null"])
 
@@ -365,3 +366,30 @@ def test_any_json_schema_exports_or_names_what_it_cannot_express(schema: dict[st
         assert not list(META.iter_errors(tool.input_schema))
     assert prompt_listing([describe(schema)]).startswith("# Tools")
     assert json.dumps(schema, sort_keys=True) == before
+
+
+# Keywords strict mode lacks but words can carry: restated, never kept, never refused.
+RESTATED = {"not", "if", "then", "else", "dependentRequired", "dependentSchemas", "prefixItems"}
+
+
+def keys(value: Any) -> set[str]:
+    if isinstance(value, Mapping):
+        return set(value).union(*(keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(keys(v) for v in value))
+    return set()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_tool_schema())
+def test_strict_exports_refuse_only_what_strict_mode_cannot_state(schema: dict[str, Any]) -> None:
+    out, problems = openai_strict_schema(describe(schema))
+    for problem in problems:
+        assert not any(keyword in problem.message for keyword in RESTATED - {"if", "not"})
+        if problem.kind == "unsupported":
+            assert "allOf" in problem.message or "enum lists no value" in problem.message
+    if not problems:
+        assert not keys(out) & RESTATED
+    out, problems = anthropic_strict_schema(describe(schema))
+    if not problems:
+        assert not keys(out) & RESTATED

@@ -228,6 +228,68 @@ def test_an_open_map_cannot_be_strict_and_the_error_names_the_field(
     assert export_tools(example_specs, "openai")[-3]["function"]["name"] == "update_preferences"
 
 
+def test_fallback_exports_strict_where_it_can_and_plain_where_it_cannot(
+    example_specs: list[ToolSpec[Any, Any]],
+) -> None:
+    preferences = "assistant.profiles.update_preferences"
+    for provider_name in ("openai", "anthropic"):
+        provider = adapter(provider_name, example_specs, strict=True, fallback=True)
+        [(tool, [problem])] = provider.fallbacks.items()
+        assert (tool, problem.path, problem.kind) == (preferences, "preferences", "open_map")
+        exported = provider.tools()
+        assert exported == provider.tools()  # later calls build the same again
+        for entry, spec in zip(exported, example_specs, strict=True):
+            if provider_name == "openai":
+                valid_typed_dict(ChatCompletionFunctionToolParam, entry)
+                strict, schema = entry["function"].get("strict"), entry["function"]["parameters"]
+                checker = check_openai_strict
+            else:
+                valid_typed_dict(ToolParam, entry)
+                strict, schema, checker = (
+                    entry.get("strict"),
+                    entry["input_schema"],
+                    check_anthropic_strict,
+                )
+            if spec.id == preferences:
+                assert strict is None and schema == dict(spec.payload.schema)
+            else:
+                assert strict is True and checker(schema) == []
+    # Only the strict tools' calls carry forced nulls to strip.
+    openai = adapter("openai", example_specs, strict=True, fallback=True)
+    assert preferences not in openai.strict_tool_ids()
+    assert len(openai.strict_tool_ids()) == len(example_specs) - 1
+    [responses] = [
+        e
+        for e in export_tools(example_specs, "openai", strict=True, api="responses", fallback=True)
+        if e["name"] == "update_preferences"
+    ]
+    assert responses["strict"] is False
+    # Gemini: the OpenAPI parameters where they can say it, parametersJsonSchema elsewhere.
+    gemini = adapter("gemini", example_specs, fallback=True)
+    assert list(gemini.fallbacks) == [preferences]
+    for entry in gemini.tools():
+        declaration = valid_gemini_declaration(entry)
+        if entry["name"] == "update_preferences":
+            assert declaration.parameters is None
+            valid_json_schema(entry["parametersJsonSchema"])
+        else:
+            assert "parametersJsonSchema" not in entry
+
+
+def test_fallback_does_not_hide_bad_names_nor_apply_where_nothing_falls_back(
+    example_specs: list[ToolSpec[Any, Any]],
+) -> None:
+    with pytest.raises(ExportError, match="openai tool names must be"):
+        export_tools([_tool("a.t.bad", "bad.name")], "openai", strict=True, fallback=True)
+    for provider, options in (
+        ("openai", {}),
+        ("mcp", {}),
+        ("gemini", {"api": "json_schema"}),
+    ):
+        with pytest.raises(ValueError, match="fallback applies to strict exports"):
+            adapter(provider, example_specs, fallback=True, **options)
+
+
 # ── an awkward design ────────────────────────────────────────────────────────────────────
 
 AWKWARD = """\
@@ -605,6 +667,23 @@ def test_strict_openai_gives_an_untyped_enum_the_type_of_its_values() -> None:
     assert parameters["properties"]["n"] == {"type": "NUMBER", "description": "one of: 1, 2.5"}
 
 
+def test_gemini_enums_keep_the_values_of_their_type_and_no_other_format() -> None:
+    def field(schema: dict[str, Any]) -> Any:
+        tool = _described("s.t.pick", "pick", {"type": "object", "properties": {"q": schema}})
+        parameters, problems = gemini_parameters(tool)
+        return parameters["properties"]["q"], [(p.path, p.message) for p in problems]
+
+    # Gemini reads a string enum only without a format: the format is said in words.
+    assert field({"type": "string", "format": "date", "enum": ["2024-01-01", 7]}) == (
+        {"type": "STRING", "enum": ["2024-01-01"], "description": "format: date"},
+        [],
+    )
+    assert field({"type": "integer", "enum": [1, 2.0, "3"]})[0]["enum"] == ["1", "2"]
+    assert field({"type": "string", "const": False})[1] == [
+        ("q", "its enum lists no value of its type (string), so no value can match")
+    ]
+
+
 def _nested(levels: int) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "string"}
     for _ in range(levels):
@@ -955,15 +1034,25 @@ def test_a_result_needs_its_call_id_for_providers_that_link_them(
 
 @pytest.fixture(scope="module")
 def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
-    """The benchmark's 1,000-tool synthetic catalog (50 toolsets of 20 tools), as loaded."""
-    from tooldesign.codegen.pipeline import generate
-    from tooldesign.runtime.providers import load_tools
+    """The benchmark's 1,000-tool synthetic catalog (50 toolsets of 20 tools), as loaded.
+
+    Built as ``tooldesign gen`` builds the service's ``tool_schemas.json``, without rendering
+    the Python packages (which exports never read, and which take most of a generation).
+    """
+    from tooldesign.codegen.catalog import build_catalog, catalog_text, tool_entry
+    from tooldesign.codegen.views import toolset_view
+    from tooldesign.ir.evaluate import evaluate
+    from tooldesign.runtime.catalog import parse_catalog
 
     from benchmarks.synthetic import write_design
 
-    root = tmp_path_factory.mktemp("synthetic")
-    generate([str(write_design(root / "design"))], root / "gen")
-    return load_tools([root / "gen" / "synthetic" / "tool_schemas.json"])
+    design = evaluate([str(write_design(tmp_path_factory.mktemp("synthetic")))])
+    [service] = design.services
+    entries = []
+    for toolset in service.toolsets:
+        view = toolset_view(design, service, toolset)
+        entries.extend(tool_entry(tool, view.service, view.name) for tool in view.tools)
+    return list(parse_catalog(catalog_text(build_catalog(entries))).tools)
 
 
 def test_every_export_of_the_synthetic_catalog_is_valid(synthetic_tools: list[Any]) -> None:

@@ -1,4 +1,5 @@
-"""``tooldesign export --provider P [--strict] [--api A] SOURCE...``, or ``--format prompt``."""
+"""``tooldesign export --provider P [--strict] [--api A] [--fallback] SOURCE...``, or
+``--format prompt``."""
 
 from __future__ import annotations
 
@@ -6,10 +7,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tooldesign.cli import EXIT_OK
 from tooldesign.commands._output import write_out_file
 from tooldesign.errors import UserError
+
+if TYPE_CHECKING:
+    from tooldesign.runtime.providers import ProviderAdapter
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,17 +28,39 @@ def run(args: argparse.Namespace) -> int:
         text = prompt_listing(tools)
     else:
         try:
-            exported = adapter(args.provider, tools, strict=args.strict, api=args.api).tools()
+            provider = adapter(
+                args.provider,
+                tools,
+                strict=args.strict,
+                api=args.api,
+                fallback=getattr(args, "fallback", False),
+            )
         except ValueError as exc:  # an option that does not apply to the provider
             if isinstance(exc, UserError):
                 raise
             raise UserError(str(exc)) from None
-        text = json.dumps(exported, indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps(provider.tools(), indent=2, ensure_ascii=False) + "\n"
+        _note_fallbacks(provider)
     if args.out:
         write_out_file(Path(args.out), text)
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _note_fallbacks(provider: ProviderAdapter) -> None:
+    """Name, on standard error, the tools exported in the plain form, and why."""
+    fallbacks = provider.fallbacks
+    if not fallbacks:
+        return
+    count = f"{len(fallbacks)} tool" if len(fallbacks) == 1 else f"{len(fallbacks)} tools"
+    lines = [f"  - {problem}" for problems in fallbacks.values() for problem in problems]
+    print(
+        f"tooldesign: note: {count} exported {provider.fallback_form}, because of:",
+        *lines,
+        sep="\n",
+        file=sys.stderr,
+    )
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -45,6 +72,7 @@ def _check_options(args: argparse.Namespace) -> None:
                 ("--provider", args.provider),
                 ("--strict", args.strict),
                 ("--api", args.api),
+                ("--fallback", getattr(args, "fallback", False)),
             )
             if value
         ]

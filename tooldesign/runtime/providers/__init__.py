@@ -8,6 +8,12 @@ From generated specs (``runtime.specs()``, ``specs.SPECS``) or catalogs (``load_
     export_tools(specs, "gemini")                         # function declarations (OpenAPI subset)
     export_tools(specs, "gemini", api="json_schema")      # … with parametersJsonSchema
     export_tools(specs, "mcp")                            # MCP Tool objects
+    export_tools(specs, "openai", strict=True, fallback=True)  # strict where it can be
+
+With ``fallback=True`` a tool the form asked for cannot express (strict mode, Gemini's OpenAPI
+``parameters``) is exported in the provider's plain form instead (without strict, as
+``parametersJsonSchema``); ``adapter(...).fallbacks`` lists those tools and why. Both providers
+take the choice per tool.
 
     provider = adapter("openai", specs, strict=True)
     requests = provider.parse_calls(completion)           # → ToolRequests for Runtime.execute
@@ -63,11 +69,14 @@ def adapter(
     *,
     strict: bool = False,
     api: str | None = None,
+    fallback: bool = False,
 ) -> ProviderAdapter:
     """The adapter of ``provider`` for ``tools``.
 
     ``strict`` applies to OpenAI and Anthropic; ``api`` picks a shape within a provider
     (OpenAI ``"chat"`` or ``"responses"``, Gemini ``"parameters"`` or ``"json_schema"``).
+    ``fallback`` exports a tool that strict mode (or Gemini's ``parameters``) cannot express
+    in the plain form instead; the adapter's ``fallbacks`` lists them.
     Raises :class:`ExportError` listing every tool that cannot be exported as asked.
     """
     index = tools if isinstance(tools, ToolIndex) else ToolIndex(tools)
@@ -77,15 +86,28 @@ def adapter(
         raise ValueError(f"api={api!r} does not apply to {provider} (choices: {choices})")
     if strict and provider not in ("openai", "anthropic"):
         raise ValueError(f"{provider} has no strict mode; strict applies to openai and anthropic")
+    if fallback and not (strict or (provider == "gemini" and api != "json_schema")):
+        raise ValueError(
+            "fallback applies to strict exports (openai, anthropic) and to Gemini's parameters, "
+            f"where a tool may need the plain form; {provider} "
+            f"{'with api=' + repr(api) if api else 'without strict'} is plain already"
+        )
     match provider:
         case "openai":
             return OpenAIAdapter(
-                index, strict=strict, api="responses" if api == "responses" else "chat"
+                index,
+                strict=strict,
+                api="responses" if api == "responses" else "chat",
+                fallback=fallback,
             )
         case "anthropic":
-            return AnthropicAdapter(index, strict=strict)
+            return AnthropicAdapter(index, strict=strict, fallback=fallback)
         case "gemini":
-            return GeminiAdapter(index, api="json_schema" if api == "json_schema" else "parameters")
+            return GeminiAdapter(
+                index,
+                api="json_schema" if api == "json_schema" else "parameters",
+                fallback=fallback,
+            )
         case "mcp":
             return MCPAdapter(index)
     raise ValueError(f"unknown provider {provider!r} (choices: {', '.join(PROVIDERS)})")
@@ -97,10 +119,11 @@ def export_tools(
     *,
     strict: bool = False,
     api: str | None = None,
+    fallback: bool = False,
 ) -> list[dict[str, Any]]:
     """``provider``'s tool definitions for ``tools``, one per tool, in order (see :func:`adapter`)."""
     with _cycle_collector_paused():
-        return adapter(provider, tools, strict=strict, api=api).tools()
+        return adapter(provider, tools, strict=strict, api=api, fallback=fallback).tools()
 
 
 @contextmanager

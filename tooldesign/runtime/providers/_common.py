@@ -227,19 +227,28 @@ class ProviderAdapter(ABC):
     (or its tool-call items, as plain dicts or the provider SDK's own objects) into
     :class:`ToolRequest` objects for the runtime. ``result_message()`` turns a
     :class:`ToolResult` into the message the provider expects back.
+
+    Each tool is exported in the form asked for (:meth:`convert`: strict, Gemini's OpenAPI
+    parameters…). With ``fallback``, a tool that form cannot express is exported in the
+    provider's plain form (:meth:`plain`: any JSON Schema) instead of failing the export;
+    :attr:`fallbacks` says which tools, and why.
     """
 
     provider: ClassVar[Provider]
     label: str = ""
     """How errors name this export (``openai (strict)``); the provider's name by default."""
+    fallback_form: ClassVar[str] = ""
+    """How notes name the plain form tools fall back to (``without strict mode``)."""
 
-    def __init__(self, index: ToolIndex) -> None:
+    def __init__(self, index: ToolIndex, *, fallback: bool = False) -> None:
         self.index = index
+        self.fallback = fallback
         self._fresh: dict[str, Schema] = {}
+        self._fallbacks: dict[str, tuple[ExportProblem, ...]] = {}
 
-    def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
-        """``tool``'s parameters in this provider's dialect, as new objects, and what could not
-        be converted. The base takes JSON Schema as it is, with a root ``$ref`` resolved: every
+    def plain(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+        """``tool``'s parameters as the provider takes any JSON Schema, as new objects, and what
+        could not be converted. The schema as it is, with a root ``$ref`` resolved: every
         provider wants the arguments object itself at the root."""
         root = object_root(tool.parameters)
         schema = copy_json({k: v for k, v in root.items() if k not in IGNORED})
@@ -247,6 +256,21 @@ class ProviderAdapter(ABC):
             return schema, []
         message = 'not an object schema ({"type": "object", ...}), as every provider needs'
         return schema, [_problem(tool, "", message, "root_not_object")]
+
+    def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+        """``tool``'s parameters in the form asked for, as new objects, and what that form
+        cannot express (the plain form by default)."""
+        return self.plain(tool)
+
+    @property
+    def fallbacks(self) -> Mapping[ToolIdent, tuple[ExportProblem, ...]]:
+        """The tools exported in the plain form (with ``fallback``), each with what the form
+        asked for could not express."""
+        return {ToolIdent(ident): found for ident, found in self._fallbacks.items()}
+
+    def in_asked_form(self, tool: ToolDescription) -> bool:
+        """Whether ``tool`` is exported in the form asked for (not fallen back to plain)."""
+        return tool.id not in self._fallbacks
 
     def _convert_all(self) -> None:
         """Convert every tool now, so what cannot be exported fails here, all of it at once.
@@ -258,6 +282,11 @@ class ProviderAdapter(ABC):
         problems = self.index.name_problems(self.provider)
         for tool in self.index:
             schema, found = self.convert(tool)
+            if found and self.fallback:
+                plain, plain_problems = self.plain(tool)
+                if not plain_problems:
+                    self._fallbacks[tool.id] = tuple(found)
+                    schema, found = plain, []
             problems.extend(found)
             self._fresh[tool.id] = schema
         if problems:
@@ -266,7 +295,9 @@ class ProviderAdapter(ABC):
     def parameters(self, tool: ToolDescription) -> Schema:
         """``tool``'s converted parameters, for one definition (fresh objects)."""
         schema = self._fresh.pop(tool.id, None)
-        return schema if schema is not None else self.convert(tool)[0]
+        if schema is not None:
+            return schema
+        return (self.convert(tool) if self.in_asked_form(tool) else self.plain(tool))[0]
 
     @abstractmethod
     def tools(self) -> list[dict[str, Any]]:

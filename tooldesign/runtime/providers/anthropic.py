@@ -229,14 +229,16 @@ class AnthropicAdapter(ProviderAdapter):
 
     provider: ClassVar[Provider] = "anthropic"
 
-    def __init__(self, index: ToolIndex, *, strict: bool = False) -> None:
-        super().__init__(index)
+    fallback_form: ClassVar[str] = "without strict mode"
+
+    def __init__(self, index: ToolIndex, *, strict: bool = False, fallback: bool = False) -> None:
+        super().__init__(index, fallback=fallback)
         self.strict = strict
         self.label = "anthropic (strict)" if strict else "anthropic"
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
-        return anthropic_strict_schema(tool) if self.strict else super().convert(tool)
+        return anthropic_strict_schema(tool) if self.strict else self.plain(tool)
 
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -246,7 +248,7 @@ class AnthropicAdapter(ProviderAdapter):
                 "description": tool.description,
                 "input_schema": self.parameters(tool),
             }
-            if self.strict:
+            if self.strict and self.in_asked_form(tool):
                 entry["strict"] = True
             out.append(entry)
         return out

@@ -56,6 +56,7 @@ from tooldesign.runtime.providers._schema import (
     ref_target,
     restate,
     split_keywords,
+    takes_value,
     type_list,
     value_types,
 )
@@ -222,7 +223,7 @@ class _OpenAPIRewrite:
             out, dropped = split_keywords(schema, kept, _HANDLED)
             if only is not None:
                 out["type"] = only.upper()
-            nullable = self.values(schema, only, out, dropped) or nullable
+            nullable = self.values(schema, only, path, out, dropped) or nullable
             if only == "object":
                 self.object_members(schema, path, refs, out, dropped)
             elif only == "array":
@@ -258,20 +259,31 @@ class _OpenAPIRewrite:
         return len(kept) < len(variants)
 
     def values(
-        self, schema: Mapping[str, Any], only: str | None, out: Schema, dropped: Schema
+        self, schema: Mapping[str, Any], only: str | None, path: str, out: Schema, dropped: Schema
     ) -> bool:
         """``enum``, ``const`` and ``format`` into ``out`` (or ``dropped``); whether ``null``
         is one of the values."""
         fmt = schema.get("format")
-        values = [schema["const"]] if "const" in schema else schema.get("enum")
-        listed = [v for v in values if v is not None] if type(values) is list else []
+        values = enum_values(schema)
+        listed = [v for v in values if v is not None] if values is not None else []
+        if listed and only is not None:
+            # A value must meet both the type and the enum: values of another type never match.
+            fitting = [v for v in listed if takes_value([only], v)]
+            if not fitting and values is not None and None not in values:
+                self.problem(
+                    path,
+                    f"its enum lists no value of its type ({only}), so no value can match",
+                    "unsupported",
+                )
+            listed = fitting
         if listed and only in ("string", "integer"):
-            out["enum"] = [_enum_text(v) for v in listed]
+            out["enum"] = [_enum_text(int(v) if only == "integer" else v) for v in listed]
+            # Gemini reads an enum through the format: "enum" on an integer, none on a string.
+            if fmt is not None:
+                dropped["format"] = fmt
+            fmt = None
             if only == "integer":
-                out["format"] = "enum"  # Gemini's way to say an integer is one of the listed
-                if fmt is not None:
-                    dropped["format"] = fmt
-                fmt = None
+                out["format"] = "enum"
         elif listed:
             dropped["enum"] = listed
         if fmt is not None:
@@ -279,7 +291,7 @@ class _OpenAPIRewrite:
                 out["format"] = fmt
             else:
                 dropped["format"] = fmt
-        return type(values) is list and None in values
+        return values is not None and None in values
 
     def object_members(
         self,
@@ -358,8 +370,12 @@ class GeminiAdapter(ProviderAdapter):
 
     provider: ClassVar[Provider] = "gemini"
 
-    def __init__(self, index: ToolIndex, *, api: GeminiApi = "parameters") -> None:
-        super().__init__(index)
+    fallback_form: ClassVar[str] = "as parametersJsonSchema"
+
+    def __init__(
+        self, index: ToolIndex, *, api: GeminiApi = "parameters", fallback: bool = False
+    ) -> None:
+        super().__init__(index, fallback=fallback)
         if api not in ("parameters", "json_schema"):
             raise ValueError(f"Gemini api must be 'parameters' or 'json_schema', not {api!r}")
         self.api = api
@@ -367,14 +383,14 @@ class GeminiAdapter(ProviderAdapter):
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
-        return gemini_parameters(tool) if self.api == "parameters" else super().convert(tool)
+        return gemini_parameters(tool) if self.api == "parameters" else self.plain(tool)
 
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for tool in self.index:
             entry: dict[str, Any] = {"name": tool.name, "description": tool.description}
             schema = self.parameters(tool)
-            if self.api == "json_schema":
+            if self.api == "json_schema" or not self.in_asked_form(tool):
                 entry["parametersJsonSchema"] = schema
             elif schema.get("properties"):
                 # Without parameters the declaration has none (the SDK's documented form): an

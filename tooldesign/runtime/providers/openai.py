@@ -377,10 +377,17 @@ class OpenAIAdapter(ProviderAdapter):
 
     provider: ClassVar[Provider] = "openai"
 
+    fallback_form: ClassVar[str] = "without strict mode"
+
     def __init__(
-        self, index: ToolIndex, *, strict: bool = False, api: Literal["chat", "responses"] = "chat"
+        self,
+        index: ToolIndex,
+        *,
+        strict: bool = False,
+        api: Literal["chat", "responses"] = "chat",
+        fallback: bool = False,
     ) -> None:
-        super().__init__(index)
+        super().__init__(index, fallback=fallback)
         if api not in ("chat", "responses"):
             raise ValueError(f"OpenAI api must be 'chat' or 'responses', not {api!r}")
         self.strict = strict
@@ -389,9 +396,10 @@ class OpenAIAdapter(ProviderAdapter):
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
-        if self.strict:
-            return openai_strict_schema(tool)
-        schema, problems = super().convert(tool)
+        return openai_strict_schema(tool) if self.strict else self.plain(tool)
+
+    def plain(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
+        schema, problems = super().plain(tool)
         complete_arrays(schema)  # OpenAI refuses an array schema without items, strict or not
         return schema, problems
 
@@ -400,16 +408,19 @@ class OpenAIAdapter(ProviderAdapter):
         for tool in self.index:
             function: dict[str, Any] = {"name": tool.name, "description": tool.description}
             function["parameters"] = self.parameters(tool)
+            strict = self.strict and self.in_asked_form(tool)
             if self.api == "chat":
-                if self.strict:
+                if strict:
                     function["strict"] = True
                 out.append({"type": "function", "function": function})
             else:
-                out.append({"type": "function", **function, "strict": self.strict})
+                out.append({"type": "function", **function, "strict": strict})
         return out
 
     def strict_tool_ids(self) -> frozenset[str]:
-        return frozenset(t.id for t in self.index) if self.strict else frozenset()
+        if not self.strict:
+            return frozenset()
+        return frozenset(t.id for t in self.index if self.in_asked_form(t))
 
     def raw_calls(self, source: Any) -> Iterable[tuple[Any, Any, Any]]:
         """Tool calls from a Chat Completion (or a message, or its ``tool_calls``), or from a
