@@ -146,10 +146,12 @@ async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
         found = re.fullmatch(r"tooldesign: serving 12 tool\(s\) over MCP at (http://\S+)", line)
         assert found, said.decode()
         with anyio.fail_after(30):
-            async with Client(found.group(1), mode="legacy") as client:
+            # The SDK's default client, as a user would connect: it gets a session.
+            async with Client(found.group(1)) as client:
                 assert client.server_info is not None
                 assert client.server_info.name == "netops"
                 result = await client.call_tool("list_sites", {"region": "apac"})
+                profile = await client.call_tool("get_profile", {})
     finally:
         process.terminate()
         with anyio.fail_after(10):
@@ -158,5 +160,9 @@ async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
     assert result.is_error is False
     assert result.structured_content is not None
     assert [s["id"] for s in result.structured_content["sites"]] == ["sgp"]
+    # The tool ran with the connection's session (which has no profile), not without one.
+    assert [wired.text for wired in profile.content if isinstance(wired, types.TextContent)] == [
+        "Error: no profile for this session"
+    ]
     [block] = result.content
     assert isinstance(block, types.TextContent)
