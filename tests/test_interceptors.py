@@ -14,6 +14,7 @@ from tooldesign.runtime import (
     CallNext,
     LogCalls,
     RateLimit,
+    RetryHint,
     RetryReason,
     Runtime,
     Timeout,
@@ -82,13 +83,19 @@ def test_runtime_interceptors_run_in_order_then_the_toolsets() -> None:
     assert log == ["a>", "b>", "<b", "<a"]  # the sites toolset's interceptor is its own
 
 
-def test_runtime_interceptors_also_see_unknown_tools() -> None:
+def test_unknown_tools_are_answered_before_any_interceptor_runs() -> None:
     log: list[str] = []
-    runtime = runtime_with(interceptors=[Recorder("a", log)])
-    result = call(runtime, "nope", {})
-    assert result.retry_hint is not None
-    assert result.retry_hint.reason is RetryReason.TOOL_UNAVAILABLE
-    assert log == ["a>", "<a"]
+    limit = RateLimit(rate=1, burst=1, clock=Clock())
+    runtime = runtime_with(interceptors=[Recorder("a", log), limit])
+    for _ in range(2):  # a rate limit in the chain never answers for an unknown name
+        result = call(runtime, "nope", {})
+        assert result.retry_hint is not None
+        assert result.retry_hint.reason is RetryReason.TOOL_UNAVAILABLE
+        assert "get_site" in result.retry_hint.valid_tools
+        assert result.telemetry.outcome == "tool_unavailable"
+    assert log == []
+    assert limit._buckets == {}  # no bucket for a name that is not a tool
+    assert call(runtime, "get_site", {"site_id": "hq"}).ok  # the real tool's burst is intact
 
 
 def test_an_interceptor_can_rewrite_the_payload_before_decoding() -> None:
@@ -125,7 +132,32 @@ def test_an_interceptor_can_short_circuit_and_the_tool_is_not_called() -> None:
     assert result.for_model() == "Error: The assistant is in read-only mode."
     assert called == []
     assert result.tool_call_id == "call-7"
+    assert result.telemetry.outcome == "error"
     assert call(runtime, "get_site", {"site_id": "hq"}).ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome"),
+    [
+        (ToolResult("x", result={"cached": True}), "ok"),
+        (ToolResult.failure("x", "No."), "error"),
+        (
+            ToolResult.failure(
+                "x", "Later.", hint=RetryHint(RetryReason.RATE_LIMITED, "x", "Later.")
+            ),
+            "rate_limited",
+        ),
+    ],
+    ids=["ok", "error", "hint"],
+)
+def test_a_short_circuit_result_gets_an_outcome(answer: ToolResult, outcome: str) -> None:
+    async def answering(
+        request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
+    ) -> ToolResult:
+        return answer
+
+    result = call(runtime_with(interceptors=[answering]), "get_site", {"site_id": "hq"})
+    assert result.telemetry.outcome == outcome
 
 
 def test_an_interceptor_can_post_process_the_result() -> None:
@@ -203,6 +235,31 @@ def test_rate_limit_is_a_token_bucket_per_tool_with_retry_after() -> None:
     assert call(runtime, "get_site", {"site_id": "hq"}).ok
 
 
+def test_rate_limit_memory_is_bounded_whatever_names_reach_it() -> None:
+    clock = Clock()
+    limit = RateLimit(rate=1, burst=1, clock=clock)
+
+    async def run_tool(request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
+        return ToolResult(request.name, result={})
+
+    async def one(name: str) -> ToolResult:
+        return await limit(ToolRequest(name, "{}", META), META, run_tool)
+
+    async def flood() -> tuple[ToolResult, ToolResult]:
+        assert (await one("hot")).ok
+        for i in range(5_000):  # used directly, an interceptor may see any name
+            clock.now += 0.001
+            await one(f"junk-{i}")
+        return await one("hot"), await one("junk-4999")
+
+    hot, last = asyncio.run(flood())
+    # Refilled buckets are dropped: only names seen in the last second (1 / rate) hold one.
+    assert len(limit._buckets) <= 2 * 1_000
+    # A bucket still refilling is kept: "hot" waited 5 s and is served, the newest is limited.
+    assert hot.ok
+    assert not last.ok and last.retry_hint is not None
+
+
 def test_rate_limit_per_tool_settings() -> None:
     clock = Clock()
     runtime = runtime_with(
@@ -227,13 +284,55 @@ def test_log_calls_records_every_call_without_arguments_or_results(
         call(runtime, "get_site", {"site_id": 987654321})
     records = [r for r in caplog.records if r.name == "tooldesign.calls"]
     fields = [r.tooldesign for r in records]  # type: ignore[attr-defined]
-    assert [(f["tool"], f["outcome"], f["retry_reason"]) for f in fields] == [
-        ("assistant.sites.get_site", "ok", None),
-        ("assistant.devices.list_devices", "ok", None),
-        ("assistant.sites.get_site", "invalid_arguments", "invalid_arguments"),
+    assert [(f["tool"], f["outcome"], f["retry_reason"], f["exception"]) for f in fields] == [
+        ("assistant.sites.get_site", "ok", None, None),
+        ("assistant.devices.list_devices", "ok", None, None),
+        ("assistant.sites.get_site", "invalid_arguments", "invalid_arguments", None),
     ]
     assert fields[1]["discarded_injected"] == ["session_id"]
     assert all(f["tool_call_id"] == "call-7" and f["session_id"] == "sess-alice" for f in fields)
     assert all(f["duration_ms"] >= 0 for f in fields)
     text = " ".join(r.getMessage() for r in records) + json.dumps(fields)
     assert "forged" not in text and "Headquarters" not in text and "987654321" not in text
+
+
+def test_log_calls_logs_a_call_whose_later_interceptor_raises(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def broken(
+        request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
+    ) -> ToolResult:
+        raise ValueError("secret-token-42 in an interceptor")
+
+    async def read_only(
+        request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
+    ) -> ToolResult:
+        return ToolResult.failure(request.name, "Read-only.")
+
+    with caplog.at_level(logging.INFO, logger="tooldesign.calls"):
+        failed = call(
+            runtime_with(interceptors=[LogCalls(), broken]), "get_site", {"site_id": "hq"}
+        )
+        refused = call(
+            runtime_with(interceptors=[LogCalls(), read_only]), "get_site", {"site_id": "hq"}
+        )
+    # The runtime still answers the failing interceptor; LogCalls re-raised, having logged it.
+    assert not failed.ok and "inside the runtime" in failed.for_model()
+    assert not refused.ok
+    records = [r for r in caplog.records if r.name == "tooldesign.calls"]
+    fields = [r.tooldesign for r in records]  # type: ignore[attr-defined]
+    assert [(f["tool"], f["outcome"], f["exception"]) for f in fields] == [
+        ("assistant.sites.get_site", "error", "ValueError"),
+        ("assistant.sites.get_site", "error", None),  # a short circuit says nothing: filled in
+    ]
+    assert all(f["tool_call_id"] == "call-7" for f in fields)
+    assert "secret-token-42" not in " ".join(r.getMessage() for r in records) + json.dumps(fields)
+
+
+def test_unknown_tools_are_logged_by_the_runtime(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO):
+        call(runtime_with(interceptors=[LogCalls()]), "x" * 500, {})
+    [record] = [r for r in caplog.records if r.name.startswith("tooldesign")]
+    assert record.name == "tooldesign.runtime" and record.levelno == logging.WARNING
+    assert "no tool named 'xxx" in record.getMessage()
+    assert len(record.getMessage()) < 200  # the name is the model's: shown cut short

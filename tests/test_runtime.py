@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,6 +43,7 @@ from gen.assistant.toolsets.docs import types as doc_types
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.profiles import executor as profiles
 from gen.assistant.toolsets.sites import executor as sites
+from tests.support import REPO
 
 ALICE = ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-1")
 
@@ -71,6 +75,19 @@ def test_unknown_tool_is_tool_unavailable_listing_the_valid_names(runtime: Runti
     assert "There is no tool named 'list_device'" in result.for_model()
     assert "list_devices" in result.for_model()
     assert result.tool_call_id == "call-1"
+
+
+def test_a_request_without_metadata_runs_with_empty_metadata(runtime: Runtime) -> None:
+    for request in (
+        ToolRequest("get_site", '{"site_id": "hq"}', None),
+        ToolRequest("get_site", '{"site_id": "hq"}'),
+    ):
+        assert request.meta == ToolCallMeta()
+        result = runtime.execute_sync(request)
+        assert result.ok and result.tool_call_id is None
+    # Without metadata an injected field has no source: an error, not a crash.
+    result = runtime.execute_sync(ToolRequest("get_profile", "{}", None))
+    assert result.telemetry.outcome == "missing_injected"
 
 
 def test_a_tool_is_called_by_its_name_or_its_id(runtime: Runtime) -> None:
@@ -136,11 +153,25 @@ def test_malformed_or_non_object_arguments_are_invalid_arguments(
     assert result.for_model().startswith("Error: The arguments for tool 'list_devices' are invalid")
 
 
-def test_nested_fields_are_reported_by_path(runtime: Runtime) -> None:
+def test_nested_fields_are_reported_by_path_with_the_nearest_description(
+    runtime: Runtime,
+) -> None:
     result = run(runtime, "update_preferences", {"preferences": {"theme": ["dark"]}})
     assert result.retry_hint is not None
     [issue] = result.retry_hint.issues
     assert issue.field == "preferences.theme"
+    # A map value has no description of its own: the map's describes it.
+    assert issue.description == "Preferences to set"
+    assert (
+        'preferences.theme: expected string or integer or boolean, got array ["dark"]'
+        " — Preferences to set" in result.for_model()
+    )
+
+    result = run(runtime, "search_docs", {"query": "vpn", "kinds": ["runbook", "blog"]})
+    assert result.retry_hint is not None
+    [issue] = result.retry_hint.issues
+    assert (issue.field, issue.description) == ("kinds[1]", "Only these kinds of document")
+    assert issue.allowed == ("article", "runbook")
 
 
 # ── 3. inject ────────────────────────────────────────────────────────────────────────────
@@ -290,13 +321,102 @@ def test_tool_failure_and_exposed_exceptions_speak_to_the_model(runtime: Runtime
         raise ToolFailure("That device is in maintenance.", clarifying_question="Restart anyway?")
 
     result = run(Runtime([devices_with(restart_device=careful)]), "restart_device", RESTART)
-    assert "That device is in maintenance." in result.for_model()
+    assert result.for_model() == (
+        "Error: That device is in maintenance.\n"
+        "Before calling 'restart_device' again, ask the user: Restart anyway?"
+    )
     assert result.retry_hint is not None
     assert result.retry_hint.clarifying_question == "Restart anyway?"
+    assert result.error is not None and result.error.message == "That device is in maintenance."
 
     hidden = Runtime([metrics.new_registration(service=MetricsService(Inventory()))])
     missing = run(hidden, "get_time_series", {"device_id": "dev-ffffffff", "metric": "cpu"})
     assert "dev-ffffffff" not in missing.for_model()  # NotFoundError is not exposed here
+
+
+def exit_now(args: Any, meta: ToolCallMeta) -> Any:
+    sys.exit(3)
+
+
+async def exit_now_async(args: Any, meta: ToolCallMeta) -> Any:
+    sys.exit(3)
+
+
+@pytest.mark.parametrize("handler", [exit_now, exit_now_async], ids=["sync", "async"])
+def test_a_tool_raising_system_exit_is_an_error_not_the_end_of_the_agent(
+    handler: Callable[..., Any],
+) -> None:
+    runtime = Runtime([devices_with(restart_device=handler)])
+    result = asyncio.run(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
+    assert not result.ok
+    assert "internal error" in result.for_model()
+    assert result.error is not None and result.error.chain() == ["SystemExit: 3"]
+    assert result.telemetry.outcome == "error"
+
+
+def interrupt(args: Any, meta: ToolCallMeta) -> Any:
+    raise KeyboardInterrupt
+
+
+async def interrupt_async(args: Any, meta: ToolCallMeta) -> Any:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("handler", [interrupt, interrupt_async], ids=["sync", "async"])
+def test_keyboard_interrupt_propagates(handler: Callable[..., Any]) -> None:
+    runtime = Runtime([devices_with(restart_device=handler)])
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
+
+
+def test_a_cancelled_error_of_the_tools_own_is_an_error_result() -> None:
+    async def waits_for_a_cancelled_task(args: Any, meta: ToolCallMeta) -> Any:
+        lookup = asyncio.ensure_future(asyncio.sleep(10))
+        lookup.cancel()
+        await lookup  # raises CancelledError, though nobody cancelled the call
+
+    runtime = Runtime([devices_with(restart_device=waits_for_a_cancelled_task)])
+    result = asyncio.run(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
+    assert not result.ok
+    assert result.error is not None and result.error.chain() == ["CancelledError: "]
+    assert result.telemetry.outcome == "error"
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_cancelling_the_call_propagates(kind: str) -> None:
+    started = threading.Event()
+    release = threading.Event()
+
+    def blocking(args: Any, meta: ToolCallMeta) -> Any:
+        started.set()
+        release.wait(5)
+        return {"accepted": True}
+
+    async def sleeping(args: Any, meta: ToolCallMeta) -> Any:
+        started.set()
+        await asyncio.sleep(10)
+
+    runtime = Runtime([devices_with(restart_device=blocking if kind == "sync" else sleeping)])
+
+    async def scenario() -> None:
+        call = asyncio.ensure_future(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
+        async with asyncio.timeout(5):
+            while not started.is_set():
+                await asyncio.sleep(0.001)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert call.cancelled()
+        release.set()
+        # A deadline around execute works the same way: the caller's timeout, not the tool's error.
+        started.clear()
+        release.clear()
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.05):
+                await runtime.execute(ToolRequest("restart_device", RESTART, ALICE))
+        release.set()
+
+    asyncio.run(scenario())
 
 
 # ── 6. bounded results ───────────────────────────────────────────────────────────────────
@@ -448,34 +568,94 @@ def test_results_are_encoded_by_the_codec_and_telemetry_records_the_call(runtime
 def test_registration_fails_early_for_missing_handlers_and_services() -> None:
     inventory = Inventory()
     with pytest.raises(RegistrationError, match="no handler for restart_device"):
-        devices.new_registration(service=DeviceService(inventory), handlers={})  # type: ignore[typeddict-item]
+        devices.new_registration(service=DeviceService(inventory), handlers={})  # type: ignore[call-overload]
     with pytest.raises(RegistrationError, match="pass service=<an instance>"):
-        devices.new_registration(service=None, handlers={"restart_device": restart_device})  # type: ignore[arg-type]
+        devices.new_registration(service=None, handlers={"restart_device": restart_device})  # type: ignore[call-overload]
     with pytest.raises(RegistrationError, match="service must be a DeviceService, got SiteService"):
-        devices.new_registration(
-            service=SiteService(inventory),  # type: ignore[arg-type]
+        devices.new_registration(  # type: ignore[call-overload]
+            service=SiteService(inventory),
             handlers={"restart_device": restart_device},
         )
     with pytest.raises(RegistrationError, match="handlers for unknown tools reboot"):
-        devices.new_registration(
+        devices.new_registration(  # type: ignore[call-overload]
             service=DeviceService(inventory),
-            handlers={"restart_device": restart_device, "reboot": restart_device},  # type: ignore[typeddict-unknown-key]
+            handlers={"restart_device": restart_device, "reboot": restart_device},
         )
     with pytest.raises(RegistrationError, match="not callable"):
-        devices.new_registration(service=DeviceService(inventory), handlers={"restart_device": 3})  # type: ignore[typeddict-item]
+        devices.new_registration(service=DeviceService(inventory), handlers={"restart_device": 3})  # type: ignore[call-overload]
+
+
+def answer(
+    args: doc_types.AnswerQuestionPayload, meta: ToolCallMeta
+) -> doc_types.AnswerQuestionResult:
+    return doc_types.AnswerQuestionResult(f"You asked: {args.question}")
+
+
+def search(args: doc_types.SearchDocsPayload, meta: ToolCallMeta) -> doc_types.SearchDocsResult:
+    return doc_types.SearchDocsResult(hits=[], returned=0, total=0, truncated=False)
 
 
 def test_handlers_alone_register_a_toolset_without_a_service() -> None:
-    def answer(args: doc_types.AnswerQuestionPayload, meta: ToolCallMeta) -> str:
-        return f"You asked: {args.question}"
-
-    def search(args: Any, meta: ToolCallMeta) -> Any:
-        return {"hits": [], "returned": 0, "total": 0, "truncated": False}
-
-    handlers: Any = {"answer_question": answer, "search_docs": search}
-    registration = docs.new_registration(service=None, handlers=handlers)  # type: ignore[arg-type]
+    # Typed: without a service, the handlers must replace every method the toolset binds.
+    registration = docs.new_registration(
+        handlers={"answer_question": answer, "search_docs": search}
+    )
     result = run(Runtime([registration]), "answer_question", '{"question": "why?"}')
     assert json.loads(result.for_model()) == "You asked: why?"
+    # answer_question is bound to a function, not to the service: it needs no handler.
+    alone = docs.new_registration(handlers={"search_docs": search})
+    answered = run(Runtime([alone]), "answer_question", {"question": "why offline?"})
+    assert json.loads(answered.for_model()).startswith("Check power")
+    # search_docs calls DocumentService.search: without a service it needs a handler.
+    with pytest.raises(
+        RegistrationError, match="tools search_docs call methods of DocumentService"
+    ):
+        docs.new_registration(handlers={"answer_question": answer})  # type: ignore[call-overload]
+
+
+REGISTRATIONS_TYPED = """\
+from typing import Any
+
+from examples.netops.services import DocumentService, Inventory, SiteService
+from gen.assistant.toolsets.docs import executor as docs
+from gen.assistant.toolsets.sites import executor as sites
+
+handler: Any = None
+docs.new_registration(service=DocumentService())
+docs.new_registration(service=DocumentService(), handlers={"search_docs": handler})
+docs.new_registration(handlers={"search_docs": handler})
+docs.new_registration(handlers={"search_docs": handler, "answer_question": handler})
+sites.new_registration(service=SiteService(Inventory()))
+# Rejected: a tool bound to a service method has neither the service nor a handler.
+docs.new_registration()  # type: ignore[call-overload]
+docs.new_registration(handlers={"answer_question": handler})  # type: ignore[call-overload]
+docs.new_registration(service=None, handlers={})  # type: ignore[call-overload]
+sites.new_registration(handlers={"list_sites": handler})  # type: ignore[call-overload]
+"""
+
+
+def test_the_registration_signature_types_the_service_rule(tmp_path: Path) -> None:
+    """Without a service, mypy wants a handler for each method-bound tool (no ignore is unused)."""
+    snippet = tmp_path / "registrations.py"
+    snippet.write_text(REGISTRATIONS_TYPED, encoding="utf-8")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "--no-incremental",
+            "--config-file=/dev/null",
+            str(snippet),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_tool_names_must_be_unique_in_a_runtime(runtime: Runtime) -> None:

@@ -20,6 +20,7 @@ from tooldesign.runtime.registration import (
     RegistrationError,
     ToolBinding,
     ToolsetRegistration,
+    bound_service,
     check_registration,
     handler_invoke,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "ToolsetInfo",
     "ToolsetRegistration",
     "TypeSpec",
+    "bound_service",
     "bounds_problems",
     "check_registration",
     "handler_invoke",

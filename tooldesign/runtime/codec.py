@@ -102,13 +102,37 @@ class PayloadCodec(Generic[ModelT]):
 
     def _invalid(self, exc: pydantic.ValidationError, prior: Any) -> ToolValidationError:
         if self._navigator is None:
-            self._navigator = SchemaNavigator(self.spec.schema)
+            self._navigator = SchemaNavigator(
+                self.spec.schema, extra_properties=self._injected_schemas()
+            )
         errors = exc.errors(include_url=False)
         if any(e["type"] == "json_invalid" for e in errors):
             issues = [_malformed_json_issue(errors[0])]
         else:
             issues = field_issues(errors, self._navigator, prior)
         return ToolValidationError(self.tool, issues, input=prior)
+
+    def _injected_schemas(self) -> dict[str, Mapping[str, Any]]:
+        """The types of the injected fields, which the model-facing schema leaves out.
+
+        Read from the model's own schema, so that a missing one names its type.
+        """
+        if not self._injected:
+            return {}
+        try:
+            schema = self.model.model_json_schema(by_alias=True)
+        except Exception:  # noqa: BLE001 - only an explanation is at stake
+            return {}
+        properties = schema.get("properties") or {}
+        defs = schema.get("$defs") or {}
+        out: dict[str, Mapping[str, Any]] = {}
+        for name in self._injected:
+            node = properties.get(name)
+            if isinstance(node, Mapping):
+                ref = node.get("$ref")
+                target = defs.get(ref.rsplit("/", 1)[-1]) if isinstance(ref, str) else None
+                out[name] = target if isinstance(target, Mapping) else node
+        return out
 
 
 class ResultCodec(Generic[ModelT]):

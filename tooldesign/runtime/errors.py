@@ -31,8 +31,10 @@ class FieldIssue:
     """One problem with one field of a payload or result.
 
     ``field`` is the instance path (``devices[0].id``; ``""`` is the payload itself).
-    ``bounds`` holds the JSON Schema keywords that were broken or apply
-    (``minimum``, ``maxLength``, ``minItems`` …).
+    ``description`` is the design's description of the field, or of the nearest field holding
+    it (``kinds`` for ``kinds[0]``). ``bounds`` holds the JSON Schema keywords that were broken
+    or apply (``minimum``, ``maxLength``, ``minItems`` …). ``examples`` are the field's own
+    examples from the design (``example=``).
     """
 
     field: str
@@ -45,13 +47,20 @@ class FieldIssue:
     bounds: Mapping[str, int | float] | None = None
     pattern: str | None = None
     format: str | None = None
+    examples: tuple[Any, ...] | None = None
 
     def describe(self) -> str:
-        """One line for a human or a model: ``limit: must be at most 500 (got 900). Maximum results``."""
+        """One line for a human or a model.
+
+        ``limit: must be <= 500 (got 900) — Maximum results; example: 20``
+        """
         where = self.field or "arguments"
         text = f"{where}: {self.message}"
         if self.description:
             text += f" — {self.description}"
+        if self.examples:
+            label = "example" if len(self.examples) == 1 else "examples"
+            text += f"; {label}: " + ", ".join(_shown_example(e) for e in self.examples)
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,9 +75,19 @@ class FieldIssue:
                 data[key] = value
         if self.allowed is not None:
             data["allowed"] = list(self.allowed)
+        if self.examples:
+            data["examples"] = list(self.examples)
         if self.bounds:
             data["bounds"] = dict(self.bounds)
         return data
+
+
+def _shown_example(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _MAX_EXAMPLE_SHOWN else text[: _MAX_EXAMPLE_SHOWN - 1] + "…"
+
+
+_MAX_EXAMPLE_SHOWN = 120
 
 
 class ToolValidationError(ValueError):

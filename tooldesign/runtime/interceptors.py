@@ -1,4 +1,9 @@
-"""Interceptors that ship with tooldesign: timeouts, rate limits, and logging of every call."""
+"""Interceptors that ship with tooldesign: timeouts, rate limits, and logging of every call.
+
+In a :class:`~tooldesign.runtime.Runtime` an interceptor sees only calls to registered tools,
+named by their id, with the payload still raw (decoding happens at the end of the chain, so an
+interceptor may rewrite it); calls to unknown tools are answered before any interceptor runs.
+"""
 
 from __future__ import annotations
 
@@ -61,6 +66,10 @@ class _Bucket:
     tokens: float
     updated: float
 
+    def full_at(self, now: float) -> bool:
+        """Whether the bucket has refilled: then it is no different from a new one."""
+        return self.tokens + (now - self.updated) * self.rate >= self.capacity
+
     def take(self, now: float) -> float:
         """Take one token; return 0 on success, or the seconds until one is available."""
         self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
@@ -76,6 +85,10 @@ class RateLimit:
 
     ``per_tool`` maps a tool's id or name to its own ``(rate, burst)``. Over the limit, the call
     is not run: the model gets a ``rate_limited`` hint with ``retry_after`` seconds.
+
+    Memory stays bounded whatever names reach it: buckets that have refilled are dropped (a new
+    one would be identical) whenever their number doubles, so only tools called within the
+    last ``burst / rate`` seconds hold one.
     """
 
     def __init__(
@@ -93,20 +106,31 @@ class RateLimit:
         self.per_tool = dict(per_tool or {})
         self.clock = clock
         self._buckets: dict[str, _Bucket] = {}
+        self._prune_at = _MIN_PRUNE_AT
 
-    def _bucket(self, request: ToolRequest) -> _Bucket:
+    def _bucket(self, request: ToolRequest, now: float) -> _Bucket:
         bucket = self._buckets.get(request.name)
         if bucket is None:
+            if len(self._buckets) >= self._prune_at:
+                self._prune(now)
             rate, burst = self.per_tool.get(
                 request.name, self.per_tool.get(_tool_name(request), (self.rate, self.burst))
             )
-            bucket = self._buckets[request.name] = _Bucket(rate, burst, burst, self.clock())
+            bucket = self._buckets[request.name] = _Bucket(rate, burst, burst, now)
         return bucket
+
+    def _prune(self, now: float) -> None:
+        self._buckets = {
+            name: bucket for name, bucket in self._buckets.items() if not bucket.full_at(now)
+        }
+        # Amortised: the next prune waits until the live buckets have doubled.
+        self._prune_at = max(_MIN_PRUNE_AT, 2 * len(self._buckets))
 
     async def __call__(
         self, request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
     ) -> ToolResult:
-        wait = self._bucket(request).take(self.clock())
+        now = self.clock()
+        wait = self._bucket(request, now).take(now)
         if wait == 0:
             return await call_next(request, meta)
         name = _tool_name(request)
@@ -125,12 +149,21 @@ class RateLimit:
         return result
 
 
+_MIN_PRUNE_AT = 1024
+
+
 class LogCalls:
-    """Logs every call once it is answered, as one record with structured fields.
+    """Logs every call it wraps once it is answered, as one record with structured fields.
 
     The fields go in ``extra`` under ``tooldesign`` (tool, outcome, duration_ms, tool_call_id,
-    run_id, session_id, retry_reason, discarded_injected). Arguments, results and server data
-    are not logged: they may hold user data and injected values.
+    run_id, session_id, retry_reason, discarded_injected, and ``exception``: the type's name when
+    the rest of the chain raised). Arguments, results, server data and exception messages are
+    not logged: they may hold user data and injected values.
+
+    When an interceptor after it raises, the call is logged with outcome ``error`` (or
+    ``cancelled``) and the exception is re-raised: the runtime answers it as for any failing
+    interceptor, and logs its traceback on ``tooldesign.runtime``. Calls to unknown tools never
+    reach an interceptor; the runtime logs those itself.
     """
 
     def __init__(self, logger: logging.Logger | None = None, *, level: int = logging.INFO) -> None:
@@ -141,25 +174,52 @@ class LogCalls:
         self, request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
     ) -> ToolResult:
         started = time.perf_counter()
-        result = await call_next(request, meta)
+        try:
+            result = await call_next(request, meta)
+        except BaseException as exc:
+            if self.logger.isEnabledFor(self.level):
+                outcome = "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
+                self._log(request, meta, started, outcome, exception=type(exc).__name__)
+            raise
         if self.logger.isEnabledFor(self.level):
-            duration_ms = (time.perf_counter() - started) * 1000
-            fields = {
-                "tool": request.name,
-                "outcome": result.telemetry.outcome,
-                "duration_ms": round(duration_ms, 3),
-                "tool_call_id": meta.tool_call_id,
-                "run_id": meta.run_id,
-                "session_id": meta.session_id,
-                "retry_reason": str(result.retry_hint.reason) if result.retry_hint else None,
-                "discarded_injected": list(result.telemetry.discarded_injected),
-            }
-            self.logger.log(
-                self.level,
-                "tool call %s: %s in %.1f ms",
-                request.name,
-                result.telemetry.outcome,
-                duration_ms,
-                extra={"tooldesign": fields},
+            self._log(
+                request,
+                meta,
+                started,
+                result.settle_outcome(),
+                retry_reason=str(result.retry_hint.reason) if result.retry_hint else None,
+                discarded_injected=list(result.telemetry.discarded_injected),
             )
         return result
+
+    def _log(
+        self,
+        request: ToolRequest,
+        meta: ToolCallMeta,
+        started: float,
+        outcome: str,
+        *,
+        retry_reason: str | None = None,
+        discarded_injected: list[str] | None = None,
+        exception: str | None = None,
+    ) -> None:
+        duration_ms = (time.perf_counter() - started) * 1000
+        fields = {
+            "tool": request.name,
+            "outcome": outcome,
+            "duration_ms": round(duration_ms, 3),
+            "tool_call_id": meta.tool_call_id,
+            "run_id": meta.run_id,
+            "session_id": meta.session_id,
+            "retry_reason": retry_reason,
+            "discarded_injected": discarded_injected or [],
+            "exception": exception,
+        }
+        self.logger.log(
+            self.level,
+            "tool call %s: %s in %.1f ms",
+            request.name,
+            outcome,
+            duration_ms,
+            extra={"tooldesign": fields},
+        )

@@ -83,6 +83,17 @@ def shown(value: Any) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class _Start:
+    """Where following a location begins: the payload's root, or a union's chosen variant."""
+
+    node: Mapping[str, Any] | None
+    parent: Mapping[str, Any] | None
+    path: str
+    described: str | None
+    input_path: tuple[int | str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class _Located:
     """Where an error's location led in the schema."""
 
@@ -90,23 +101,38 @@ class _Located:
     schema: Mapping[str, Any] | None
     parent: Mapping[str, Any] | None
     in_union: bool
+    """The location enters a union without a discriminator; ``depth`` is its variant's label."""
     depth: int
     """How many parts of the location lead to ``schema``."""
+    described: str | None
+    """The nearest design description on the way: the field's own, or its closest holder's."""
+    input_path: tuple[int | str, ...]
+    """The parts of the location that index the caller's input (union labels and tags left out)."""
 
 
 class SchemaNavigator:
-    """Follows pydantic error locations through a JSON Schema (local ``$ref``s resolved)."""
+    """Follows pydantic error locations through a JSON Schema (local ``$ref``s resolved).
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
+    ``extra_properties`` are top-level fields the schema leaves out (injected fields, hidden
+    from the model): their types name what is missing, but they are never listed as fields the
+    caller may send.
+    """
+
+    def __init__(
+        self,
+        schema: Mapping[str, Any],
+        *,
+        extra_properties: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
         self._root = schema
         self._defs: Mapping[str, Any] = schema.get("$defs", {})
+        self._extra = extra_properties or {}
+        self._root_node = self.resolve(schema)
 
     def resolve(self, node: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
         seen = 0
         while node is not None and "$ref" in node and seen < 32:
-            ref = node["$ref"]
-            name = ref.rsplit("/", 1)[-1] if isinstance(ref, str) else ""
-            target = self._defs.get(name)
+            target = self._defs.get(_ref_name(node) or "")
             if target is None:
                 return node
             # Keywords beside a $ref (a description) describe the field; keep them.
@@ -115,29 +141,57 @@ class SchemaNavigator:
             seen += 1
         return node
 
-    def locate(self, loc: Sequence[int | str]) -> _Located:
-        node = self.resolve(self._root)
-        parent: Mapping[str, Any] | None = None
-        path = ""
-        for index, part in enumerate(loc):
+    def variants(self, node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        """A union's variants as written (``$ref``s kept, for their names), ``null`` left out."""
+        raw = node.get("anyOf") or node.get("oneOf") or ()
+        return [
+            v
+            for v in raw
+            if isinstance(v, Mapping) and (self.resolve(v) or {}).get("type") != "null"
+        ]
+
+    def locate(
+        self, loc: Sequence[int | str], start: _Start | None = None, offset: int = 0
+    ) -> _Located:
+        """Follow ``loc[offset:]`` from ``start`` (the root by default)."""
+        if start is None:
+            node, parent, path, described, input_path = self._root_node, None, "", None, []
+        else:
+            node, parent, path = start.node, start.parent, start.path
+            described, input_path = start.described, list(start.input_path)
+        node, described = self._unwrap_optional(node, described)
+        for index in range(offset, len(loc)):
+            part = loc[index]
             if node is None:
                 path = _join(path, part)
+                input_path.append(part)
                 continue
-            variants = node.get("anyOf") or node.get("oneOf")
-            if variants:
+            if self.variants(node):
                 chosen = self._variant(node, part)
                 if chosen is None:
-                    # A plain union: pydantic reports one error per variant; keep them together
-                    # at the union itself.
-                    return _Located(path, node, parent, True, index)
-                node = chosen
+                    # A plain union: pydantic reports one error per variant, labelled; they are
+                    # sorted out together (see field_issues).
+                    return _Located(path, node, parent, True, index, described, tuple(input_path))
+                # Picked by its discriminator's value, which is not an input key.
+                node, described = self._unwrap_optional(chosen, _description(chosen) or described)
                 continue
             parent = node
             node = self.resolve(self._child(node, part))
             path = _join(path, part)
-            if node is None and index < len(loc) - 1:
-                continue
-        return _Located(path, node, parent, False, len(loc))
+            input_path.append(part)
+            node, described = self._unwrap_optional(node, _description(node) or described)
+        return _Located(path, node, parent, False, len(loc), described, tuple(input_path))
+
+    def _unwrap_optional(
+        self, node: Mapping[str, Any] | None, described: str | None
+    ) -> tuple[Mapping[str, Any] | None, str | None]:
+        """A value or null is not a union to pydantic (its errors carry no variant label)."""
+        while node is not None and len(variants := self.variants(node)) == 1:
+            inner = self.resolve(variants[0])
+            if inner is None:
+                break
+            node, described = inner, _description(inner) or described
+        return node, described
 
     def _child(self, node: Mapping[str, Any], part: int | str) -> Mapping[str, Any] | None:
         if isinstance(part, int) or node.get("type") == "array":
@@ -147,6 +201,8 @@ class SchemaNavigator:
         if isinstance(properties, Mapping) and part in properties:
             child = properties[part]
             return child if isinstance(child, Mapping) else None
+        if node is self._root_node and part in self._extra:
+            return self._extra[part]
         extra = node.get("additionalProperties")
         return extra if isinstance(extra, Mapping) else None
 
@@ -155,7 +211,7 @@ class SchemaNavigator:
         if not isinstance(discriminator, Mapping):
             return None
         prop = discriminator.get("propertyName")
-        for raw in node.get("anyOf") or node.get("oneOf") or ():
+        for raw in self.variants(node):
             variant = self.resolve(raw)
             if variant is None:
                 continue
@@ -170,6 +226,7 @@ class SchemaNavigator:
         return None
 
     def describe_type(self, node: Mapping[str, Any] | None) -> str:
+        name = type_name(node)
         node = self.resolve(node)
         if not node:
             return "any value"
@@ -181,11 +238,26 @@ class SchemaNavigator:
             return " or ".join(str(k) for k in kind)
         if kind == "array":
             return f"array of {self.describe_type(node.get('items'))}"
-        if kind == "object" and node.get("title"):
-            return f"object ({node['title']})"
+        if kind == "object" and (node.get("title") or name):
+            return f"object ({node.get('title') or name})"
         if kind is None and "enum" in node:
             return "one of " + ", ".join(shown(v) for v in node["enum"])
         return str(kind) if kind else "any value"
+
+
+def type_name(node: Mapping[str, Any] | None) -> str | None:
+    """The design's name of a type: its title, or the ``$defs`` entry a ``$ref`` points to."""
+    if not node:
+        return None
+    title = node.get("title")
+    if isinstance(title, str):
+        return title
+    return _ref_name(node)
+
+
+def _ref_name(node: Mapping[str, Any]) -> str | None:
+    ref = node.get("$ref")
+    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
 
 
 def _join(path: str, part: int | str) -> str:
@@ -277,7 +349,9 @@ def _message(
         else:
             lo, hi, unit = bounds.get("minItems"), bounds.get("maxItems"), "items"
             size = len(value) if isinstance(value, Sequence) else 0
-        if lo is not None and hi is not None:
+        if lo is not None and lo == hi:
+            rule = f"exactly {lo}"
+        elif lo is not None and hi is not None:
             rule = f"between {lo} and {hi}"
         elif lo is not None:
             rule = f"at least {lo}"
@@ -294,50 +368,170 @@ def _message(
         if fmt:
             return f"must be a valid {fmt}{got}"
         return f"{error.get('msg', 'invalid format')}{got}"
-    return f"expected {expected}, got {json_type(value)}{got if value is not None else ''}"
+    if value is None:
+        return f"expected {expected}, got null"
+    return f"expected {expected}, got {json_type(value)} {shown(value)}"
 
 
 def field_issues(
     errors: Iterable[ErrorDetails], nav: SchemaNavigator, root_input: Any
 ) -> list[FieldIssue]:
-    """One issue per bad field, in the order pydantic found them."""
-    issues: list[FieldIssue] = []
-    seen: set[str] = set()
-    for error in errors:
-        located = nav.locate(error["loc"])
-        if located.in_union:
-            if located.path in seen:
+    """One issue per bad field, in the order pydantic found them.
+
+    A union without a discriminator gets one error per variant from pydantic. When the value
+    clearly meant one variant (the only one of its JSON type, or the one whose fields it uses
+    most, then the one with fewest errors), the issues are that variant's, field by field;
+    otherwise one issue at the union names every variant.
+    """
+    return _IssueBuilder(nav, root_input).build(list(errors))
+
+
+@dataclass(slots=True)
+class _UnionErrors:
+    located: _Located
+    errors: list[ErrorDetails]
+
+
+class _IssueBuilder:
+    __slots__ = ("nav", "root_input")
+
+    def __init__(self, nav: SchemaNavigator, root_input: Any) -> None:
+        self.nav = nav
+        self.root_input = root_input
+
+    def build(
+        self, errors: Sequence[ErrorDetails], start: _Start | None = None, offset: int = 0
+    ) -> list[FieldIssue]:
+        slots: list[FieldIssue | _UnionErrors] = []
+        unions: dict[str, _UnionErrors] = {}
+        seen: set[str] = set()
+        for error in errors:
+            located = self.nav.locate(error["loc"], start, offset)
+            if located.in_union:
+                group = unions.get(located.path)
+                if group is None:
+                    group = unions[located.path] = _UnionErrors(located, [])
+                    slots.append(group)
+                group.errors.append(error)
                 continue
-            seen.add(located.path)
-            value = _value_at(root_input, error["loc"][: located.depth])
-            issues.append(_union_issue(value, located, nav))
-            continue
+            issue = self._issue(error, located)
+            key = f"{issue.field}\0{issue.constraint}"
+            if key not in seen:
+                seen.add(key)
+                slots.append(issue)
+        issues: list[FieldIssue] = []
+        for slot in slots:
+            if isinstance(slot, FieldIssue):
+                issues.append(slot)
+            else:
+                issues.extend(self._union(slot))
+        return issues
+
+    def _issue(self, error: ErrorDetails, located: _Located) -> FieldIssue:
         node = located.schema
         value = error.get("input")
         constraint = _constraint(error["type"], value, node)
-        expected = nav.describe_type(node)
-        key = f"{located.path}\0{constraint}"
-        if key in seen:
-            continue
-        seen.add(key)
+        expected = self.nav.describe_type(node)
         has_value = constraint not in (Constraint.MISSING_FIELD, Constraint.UNKNOWN_FIELD)
-        issues.append(
+        unknown = constraint is Constraint.UNKNOWN_FIELD
+        return FieldIssue(
+            field=located.path,
+            constraint=constraint,
+            message=_message(constraint, error, node, located.parent, expected),
+            # An unknown field means nothing in the design: no description is its own.
+            description=None if unknown else _description(node) or located.described,
+            expected=None if unknown else expected,
+            actual=json_type(value) if has_value else None,
+            allowed=tuple(node["enum"]) if node and isinstance(node.get("enum"), list) else None,
+            bounds=schema_bounds(node) or None,
+            pattern=node.get("pattern") if node else None,
+            format=node.get("format") if node else None,
+            examples=_examples(node),
+        )
+
+    def _union(self, group: _UnionErrors) -> list[FieldIssue]:
+        located = group.located
+        union = located.schema or {}
+        variants = self.nav.variants(union)
+        # Errors by variant label (a class name, ``str``, ``list[int]``…), in the union's order.
+        by_label: dict[int | str, list[ErrorDetails]] = {}
+        for error in group.errors:
+            by_label.setdefault(error["loc"][located.depth], []).append(error)
+        value = _value_at(self.root_input, located.input_path)
+        if len(by_label) == len(variants):
+            pairs = list(zip(variants, by_label.values(), strict=True))
+            closest = self._closest(value, pairs, located.depth)
+            if closest is not None:
+                raw, errors = closest
+                variant = self.nav.resolve(raw)
+                start = _Start(
+                    variant,
+                    located.parent,
+                    located.path,
+                    _description(variant) or located.described,
+                    located.input_path,
+                )
+                return self.build(errors, start, located.depth + 1)
+        expected = self.nav.describe_type(union)
+        message = f"expected {expected}, got {json_type(value)} {shown(value)}"
+        fields = self._variant_fields(variants) if isinstance(value, Mapping) else None
+        if fields:
+            message += "; " + "; ".join(fields)
+        return [
             FieldIssue(
                 field=located.path,
-                constraint=constraint,
-                message=_message(constraint, error, node, located.parent, expected),
-                description=_description(node),
-                expected=expected if constraint is not Constraint.UNKNOWN_FIELD else None,
-                actual=json_type(value) if has_value else None,
-                allowed=tuple(node["enum"])
-                if node and isinstance(node.get("enum"), list)
-                else None,
-                bounds=schema_bounds(node) or None,
-                pattern=node.get("pattern") if node else None,
-                format=node.get("format") if node else None,
+                constraint=Constraint.INVALID_FIELD_TYPE,
+                message=message,
+                description=_description(union) or located.described,
+                expected=expected,
+                actual=json_type(value),
+                examples=_examples(union),
             )
-        )
-    return issues
+        ]
+
+    def _closest(
+        self,
+        value: Any,
+        variants: list[tuple[Mapping[str, Any], list[ErrorDetails]]],
+        depth: int,
+    ) -> tuple[Mapping[str, Any], list[ErrorDetails]] | None:
+        """The variant ``value`` clearly meant, or ``None`` when it is not clear.
+
+        ``depth`` is where the variant's label sits in each error's location.
+        """
+        # A variant whose errors all lie inside the value accepts its JSON type (an object for
+        # an object); an error at the variant itself means a type the value cannot be.
+        fitting = [
+            (raw, errors)
+            for raw, errors in variants
+            if all(len(e["loc"]) > depth + 1 for e in errors)
+        ]
+        if len(fitting) <= 1:
+            return fitting[0] if fitting else None
+        keys = set(value) if isinstance(value, Mapping) else set()
+
+        def distance(candidate: tuple[Mapping[str, Any], list[ErrorDetails]]) -> tuple[int, int]:
+            properties = (self.nav.resolve(candidate[0]) or {}).get("properties") or {}
+            return (-len(keys & set(properties)), len(candidate[1]))
+
+        ranked = sorted(fitting, key=distance)
+        return ranked[0] if distance(ranked[0]) < distance(ranked[1]) else None
+
+    def _variant_fields(self, variants: list[Mapping[str, Any]]) -> list[str]:
+        """``Email has fields address`` for each object variant with a name and fields."""
+        out: list[str] = []
+        for raw in variants:
+            node = self.nav.resolve(raw) or {}
+            properties = node.get("properties")
+            name = type_name(raw) or type_name(node)
+            if name and isinstance(properties, Mapping) and properties:
+                out.append(f"{name} has fields {', '.join(properties)}")
+        return out
+
+
+def _examples(node: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
+    examples = node.get("examples") if node else None
+    return tuple(examples) if isinstance(examples, list) and examples else None
 
 
 def _value_at(root: Any, loc: Sequence[int | str]) -> Any:
@@ -353,24 +547,73 @@ def _value_at(root: Any, loc: Sequence[int | str]) -> Any:
     return value
 
 
-def _union_issue(value: Any, located: _Located, nav: SchemaNavigator) -> FieldIssue:
-    node = located.schema
-    expected = nav.describe_type(node)
-    return FieldIssue(
-        field=located.path,
-        constraint=Constraint.INVALID_FIELD_TYPE,
-        message=f"expected {expected}, got {json_type(value)} {shown(value)}",
-        description=_description(node),
-        expected=expected,
-        actual=json_type(value),
-    )
-
-
 def _description(node: Mapping[str, Any] | None) -> str | None:
     if not node:
         return None
     text = node.get("description")
     return text if isinstance(text, str) else None
+
+
+def example_from_schema(schema: Mapping[str, Any]) -> Any:
+    """Arguments built from the fields' own examples, or ``None`` if a required one has none.
+
+    For a tool without an ``Example()``: each required field takes its first example (or its
+    only allowed value, or an object built the same way from its fields, or a one-item array);
+    an optional field appears only when the design gives it an example.
+    """
+    built = _ExampleBuilder(SchemaNavigator(schema)).build(schema, frozenset())
+    return None if built is _NO_EXAMPLE or built == {} else built
+
+
+_NO_EXAMPLE: Any = object()
+
+
+class _ExampleBuilder:
+    __slots__ = ("nav",)
+
+    def __init__(self, nav: SchemaNavigator) -> None:
+        self.nav = nav
+
+    def build(self, raw: Any, expanding: frozenset[str]) -> Any:
+        if not isinstance(raw, Mapping):
+            return _NO_EXAMPLE
+        ref = _ref_name(raw)
+        if ref in expanding:  # a recursive type: no example goes on forever
+            return _NO_EXAMPLE
+        node = self.nav.resolve(raw)
+        if not node:
+            return _NO_EXAMPLE
+        examples = _examples(node)
+        if examples:
+            return examples[0]
+        if "const" in node:
+            return node["const"]
+        allowed = node.get("enum")
+        if isinstance(allowed, list) and len(allowed) == 1:
+            return allowed[0]
+        inner = expanding | {ref} if ref else expanding
+        kind = node.get("type")
+        properties = node.get("properties")
+        if kind == "object" and isinstance(properties, Mapping):
+            required = set(node.get("required") or ())
+            built: dict[str, Any] = {}
+            for name, prop in properties.items():
+                if name in required:
+                    value = self.build(prop, inner)
+                    if value is _NO_EXAMPLE:
+                        return _NO_EXAMPLE
+                    built[name] = value
+                elif (examples := _examples(self.nav.resolve(prop))) is not None:
+                    built[name] = examples[0]
+            return built
+        if kind == "array":
+            item = self.build(node.get("items"), inner)
+            return _NO_EXAMPLE if item is _NO_EXAMPLE else [item]
+        for variant in self.nav.variants(node):
+            value = self.build(variant, inner)
+            if value is not _NO_EXAMPLE:
+                return value
+        return _NO_EXAMPLE
 
 
 _JSONSCHEMA_CONSTRAINTS: Mapping[str, Constraint] = {

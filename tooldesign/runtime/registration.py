@@ -10,7 +10,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from tooldesign.errors import UserError
 from tooldesign.runtime.codec import PayloadCodec, ResultCodec
@@ -101,6 +101,16 @@ def handler_invoke(handler: Handler) -> Invoke:
     return invoke_sync
 
 
+ServiceT = TypeVar("ServiceT")
+
+
+def bound_service(service: ServiceT | None, toolset: str) -> ServiceT:
+    """The service a bound tool calls; :func:`check_registration` has made sure there is one."""
+    if service is None:
+        raise RegistrationError(f"toolset {toolset!r}: a tool bound to a method needs a service")
+    return service
+
+
 def check_registration(
     toolset: str,
     *,
@@ -109,8 +119,14 @@ def check_registration(
     known: Iterable[str],
     service: Any = None,
     service_type: type | None = None,
+    service_bound: Iterable[str] | None = None,
 ) -> None:
-    """Fail at registration, not at the first call: every handler present, a service if needed."""
+    """Fail at registration, not at the first call: every handler present, a service if needed.
+
+    ``service_bound`` names the tools bound to methods of ``service_type``: a service is needed
+    unless each of them has a handler (tools bound to functions need none). Left out, every
+    tool without a handler is taken to need it.
+    """
     given = dict(handlers or {})
     known_names = set(known)
     unknown = sorted(set(given) - known_names)
@@ -129,7 +145,8 @@ def check_registration(
             f"toolset {toolset!r}: handlers for {', '.join(not_callable)} are not callable"
         )
     if service_type is not None:
-        bound = [name for name in known_names if name not in given]
+        needing = known_names if service_bound is None else set(service_bound)
+        bound = [name for name in needing if name not in given]
         if bound and service is None:
             raise RegistrationError(
                 f"toolset {toolset!r}: tools {', '.join(sorted(bound))} call methods of {service_type.__qualname__}; "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel
@@ -91,17 +92,33 @@ class ToolCallMeta:
 _META_FIELDS = frozenset({"run_id", "session_id", "turn_id", "tool_call_id", "parent_tool_call_id"})
 
 
-@dataclass(frozen=True, slots=True)
+NO_META = ToolCallMeta(labels=MappingProxyType({}), server_data=MappingProxyType({}))
+"""The metadata of a call that has none: no ids, no labels, server data at the design's defaults."""
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class ToolRequest:
     """One tool call to execute.
 
     ``name`` is the tool's id (``service.toolset.tool``) or its provider-facing name;
-    ``payload`` is the arguments as the model sent them (JSON text, bytes, or a dict).
+    ``payload`` is the arguments as the model sent them (JSON text, bytes, or a dict);
+    ``meta`` may be left out (or ``None``) for a call with no metadata.
     """
 
     name: str
-    payload: str | bytes | Mapping[str, Any] = "{}"
-    meta: ToolCallMeta = field(default_factory=ToolCallMeta)
+    payload: str | bytes | Mapping[str, Any]
+    meta: ToolCallMeta
+
+    def __init__(
+        self,
+        name: str,
+        payload: str | bytes | Mapping[str, Any] = "{}",
+        meta: ToolCallMeta | None = None,
+    ) -> None:
+        # Frozen: set through object's __setattr__, as the generated __init__ would.
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "meta", NO_META if meta is None else meta)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +135,8 @@ class ToolTelemetry:
 
     duration_ms: float = 0.0
     outcome: str = "pending"
+    """``ok``, ``error``, a retry reason (``invalid_arguments``, ``timeout`` …), or
+    ``missing_injected``/``invalid_injected``; ``pending`` only until the call is answered."""
     discarded_injected: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -143,6 +162,22 @@ class ToolResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def settle_outcome(self) -> str:
+        """``telemetry.outcome``, filled from the result itself if nothing set it yet.
+
+        A result made by an interceptor or a handler rarely sets it: it is then ``ok``, the
+        retry hint's reason, or ``error``.
+        """
+        telemetry = self.telemetry
+        if telemetry.outcome == "pending":
+            if self.error is None:
+                telemetry.outcome = "ok"
+            elif self.retry_hint is not None:
+                telemetry.outcome = str(self.retry_hint.reason)
+            else:
+                telemetry.outcome = "error"
+        return telemetry.outcome
 
     @classmethod
     def failure(

@@ -1,10 +1,21 @@
 """The runtime: executes tool calls and always answers with a :class:`ToolResult`.
 
-One call goes through: the tool's lookup (unknown → ``tool_unavailable``), the interceptors
-(the runtime's, then the toolset's), decoding with the generated codec (→ a retry hint naming
-every bad field), injection of hidden fields from the call's metadata, the bound method or
-handler, the bounded-result contract, server data, and encoding. Nothing a model or a tool does
-makes ``execute`` raise.
+One call goes through, in this order:
+
+1. lookup by id or provider-facing name: an unknown name is answered ``tool_unavailable`` at
+   once, before any interceptor runs (interceptors only ever see registered tools, by id);
+2. the interceptors, the runtime's then the toolset's, each in registration order: each gets
+   the request with its raw payload and may rewrite it (payload or metadata), answer without
+   calling ``call_next``, or post-process what ``call_next`` returns;
+3. at the end of the chain, with the request and metadata the last interceptor passed on:
+   decoding with the generated codec (→ a retry hint naming every bad field) and injection of
+   hidden fields from the metadata, then the bound method or handler, the bounded-result
+   contract, server data, and encoding.
+
+Nothing a model or a tool does makes ``execute`` raise. What still propagates is the
+application's own control flow: ``KeyboardInterrupt``, ``GeneratorExit``, and the cancellation
+of the task running ``execute``. A tool raising ``SystemExit`` (it must not end the agent) or a
+``CancelledError`` of its own (a sub-task's, not its caller's) is an error result.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from tooldesign.runtime.errors import (
     ToolValidationError,
 )
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
+from tooldesign.runtime.issues import example_from_schema
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -79,7 +91,7 @@ def _chain(interceptors: Sequence[Interceptor], last: CallNext) -> CallNext:
 class _Tool:
     """A registered tool with its precomposed call chain."""
 
-    __slots__ = ("binding", "chain", "injected", "registration", "spec")
+    __slots__ = ("binding", "chain", "example", "injected", "registration", "spec")
 
     def __init__(
         self, binding: ToolBinding, registration: ToolsetRegistration, chain: CallNext
@@ -89,6 +101,11 @@ class _Tool:
         self.registration = registration
         self.injected = binding.spec.injected
         self.chain = chain
+        payload = binding.spec.payload
+        # The design's Example(), else one built from the fields' own examples.
+        self.example = (
+            payload.example if payload.example is not None else example_from_schema(payload.schema)
+        )
 
 
 class Runtime:
@@ -110,7 +127,6 @@ class Runtime:
         self._registrations: dict[str, ToolsetRegistration] = {}
         self._tools: dict[str, _Tool] = {}  # by id and by provider-facing name
         self._listeners: list[Callable[[], None]] = []
-        self._unknown = _chain(self._interceptors, self._unavailable)
         self._local = threading.local()
         for registration in registrations:
             self.register(registration)
@@ -187,27 +203,32 @@ class Runtime:
     # ── execution ─────────────────────────────────────────────────────────────────────────
 
     async def execute(self, request: ToolRequest) -> ToolResult:
-        """Run one call. Never raises for anything a model or a tool does."""
+        """Run one call. Never raises for anything a model or a tool does (see the module doc)."""
         started = time.perf_counter()
         meta = request.meta
         tool = self._tools.get(request.name)
-        try:
-            if tool is None:
-                result = await self._unknown(request, meta)
-            else:
-                if request.name != tool.spec.id:
-                    request = ToolRequest(tool.spec.id, request.payload, meta)
+        if tool is None:
+            result = self._unavailable(request.name)
+        else:
+            if request.name != tool.spec.id:
+                request = ToolRequest(tool.spec.id, request.payload, meta)
+            try:
                 result = await tool.chain(request, meta)
-            if not isinstance(result, ToolResult):
-                raise TypeError(
-                    f"an interceptor answered with {type(result).__name__}, not a ToolResult"
+                if not isinstance(result, ToolResult):
+                    raise TypeError(
+                        f"an interceptor answered with {type(result).__name__}, not a ToolResult"
+                    )
+            except BaseException as exc:  # an interceptor's bug: still an answer, never a crash
+                if _propagates(exc):
+                    raise
+                log.exception("interceptor failed for %s", request.name)
+                result = ToolResult.failure(
+                    request.name, "The tool call failed inside the runtime.", cause=exc
                 )
-        except Exception as exc:  # an interceptor's bug: still an answer, never a crash
-            log.exception("interceptor failed for %s", request.name)
-            result = ToolResult.failure(
-                request.name, "The tool call failed inside the runtime.", cause=exc
-            )
-            result.telemetry.outcome = "error"
+                result.telemetry.outcome = "error"
+            # A result an interceptor or a handler made itself says nothing of its outcome.
+            if result.telemetry.outcome == "pending":
+                result.settle_outcome()
         result.telemetry.duration_ms = (time.perf_counter() - started) * 1000
         if result.tool_call_id is None:
             result.tool_call_id = meta.tool_call_id
@@ -228,23 +249,21 @@ class Runtime:
             runner = self._local.runner = asyncio.Runner()
         return runner.run(self.execute(request))
 
-    async def _unavailable(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
+    def _unavailable(self, name: str) -> ToolResult:
         names = sorted({t.spec.name for t in self._tools.values()})
         listed = ", ".join(names) or "none"
-        message = f"There is no tool named {_quoted(request.name)}. Available tools: {listed}."
-        hint = RetryHint(
-            RetryReason.TOOL_UNAVAILABLE, request.name, message, valid_tools=tuple(names)
-        )
-        result = ToolResult(
-            request.name, error=ToolError(f"unknown tool {_quoted(request.name)}"), retry_hint=hint
-        )
+        message = f"There is no tool named {_quoted(name)}. Available tools: {listed}."
+        hint = RetryHint(RetryReason.TOOL_UNAVAILABLE, name, message, valid_tools=tuple(names))
+        result = ToolResult(name, error=ToolError(f"unknown tool {_quoted(name)}"), retry_hint=hint)
         result.telemetry.outcome = str(RetryReason.TOOL_UNAVAILABLE)
+        # No interceptor sees an unknown name (LogCalls included): the runtime logs it.
+        log.warning("no tool named %s; answered tool_unavailable", _quoted(name))
         return result
 
     async def _core(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
         tool = self._tools.get(request.name)
         if tool is None:  # renamed by an interceptor, or unregistered while the call waited
-            return await self._unavailable(request, meta)
+            return self._unavailable(request.name)
         spec = tool.spec
         binding = tool.binding
         telemetry = ToolTelemetry()
@@ -265,7 +284,9 @@ class Runtime:
             return self._failed(
                 spec, failure.message, failure, telemetry, failure.clarifying_question
             )
-        except Exception as exc:
+        except BaseException as exc:
+            if _propagates(exc):
+                raise
             if isinstance(exc, self._expose):
                 return self._failed(spec, str(exc), exc, telemetry)
             log.exception("tool %s raised", spec.id)
@@ -284,7 +305,7 @@ class Runtime:
         mine = [i for i in error.issues if _top_field(i) not in tool.injected]
         if mine:
             shown = ToolValidationError(error.tool, mine, input=error.input)
-            hint = retry_hint_for_invalid_payload(shown, example=spec.payload.example)
+            hint = retry_hint_for_invalid_payload(shown, example=tool.example)
             telemetry.outcome = str(hint.reason)
             return ToolResult(
                 spec.id,
@@ -325,8 +346,12 @@ class Runtime:
         telemetry.outcome = "error"
         hint = None
         if question:
+            # The hint's message is what the model reads: the question goes in it.
             hint = RetryHint(
-                RetryReason.INVALID_ARGUMENTS, spec.name, message, clarifying_question=question
+                RetryReason.INVALID_ARGUMENTS,
+                spec.name,
+                f"{message}\nBefore calling {spec.name!r} again, ask the user: {question}",
+                clarifying_question=question,
             )
         return ToolResult(
             spec.id, error=ToolError(message, cause=cause), retry_hint=hint, telemetry=telemetry
@@ -496,6 +521,25 @@ def _result_issues(binding: ToolBinding, returned: Any) -> tuple[FieldIssue, ...
     except Exception:  # noqa: BLE001 - only an explanation is at stake; the log has the cause
         return ()
     return ()
+
+
+def _propagates(exc: BaseException) -> bool:
+    """Whether ``exc`` is the application's control flow rather than a tool's failure.
+
+    ``Exception`` and ``SystemExit`` are failures (a tool must not end the agent). A
+    ``CancelledError`` is the caller cancelling only while the task running the call is being
+    cancelled (``Task.cancelling()``, which is how ``asyncio.timeout`` and ``Timeout`` stop a
+    call); otherwise it escaped from a task the tool itself ran. ``KeyboardInterrupt``,
+    ``GeneratorExit`` and other ``BaseException``s are not failures: they propagate.
+    """
+    if isinstance(exc, asyncio.CancelledError):
+        return _being_cancelled()
+    return not isinstance(exc, Exception | SystemExit)
+
+
+def _being_cancelled() -> bool:
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
 
 
 def _quoted(name: str) -> str:

@@ -1,0 +1,245 @@
+"""Retry hints on generated designs: nested fields, unions, examples and injected fields.
+
+What the model reads after a bad call must name the bad field by its path, with the nearest
+design description and the field's examples; a union names its variants, and the issues of
+the variant the call clearly meant.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tooldesign.codegen.pipeline import generate
+from tooldesign.runtime import (
+    Constraint,
+    RetryHint,
+    RetryReason,
+    Runtime,
+    ToolCallMeta,
+    ToolRequest,
+    ToolValidationError,
+)
+
+from tests.conftest import Generated
+
+DESIGN = """
+from tooldesign.dsl import *
+
+with Type("Email", "Send by email") as Email:
+    Attribute("address", String, "Mail address", format="email", example="ann@example.com")
+    Required("address")
+
+with Type("Sms", "Send by SMS") as Sms:
+    Attribute("number", String, "Phone number", pattern=r"^\\+[0-9]{6,15}$", example="+4412345678")
+    Attribute("country", String, "Country code", min_length=2, max_length=2)
+    Required("number")
+
+with Type("Circle", "A circle") as Circle:
+    Attribute("kind", String, "Shape kind", enum=["circle"])
+    Attribute("radius", Float, "Radius in cm", exclusive_minimum=0, example=2.5)
+    Required("kind", "radius")
+
+with Type("Square", "A square") as Square:
+    Attribute("kind", String, "Shape kind", enum=["square"])
+    Attribute("side", Float, "Side in cm", minimum=0)
+    Required("kind", "side")
+
+with Service("notify", "Notifications"):
+    with Toolset("send", "Send things"):
+        with Tool("send", "Send a message"):
+            with Args():
+                Attribute("to", ArrayOf(OneOf(Email, Sms)), "Recipients")
+                Attribute("via", OneOf(String, Email), "A channel name or an address")
+                Attribute("shape", OneOf(Circle, Square, discriminator="kind"), "Stamp shape")
+                Attribute("title", String, "Subject line", min_length=3, example="Hello")
+                Attribute("tags", ArrayOf(String), "Labels", enum=["urgent", "info"])
+                Attribute("session_id", String, "Caller session")
+                Required("to", "title", "session_id")
+            Return(String, "Delivery id")
+            Inject("session_id")
+        with Tool("shout", "Shout a message"):
+            with Args():
+                Attribute("text", String, "What to shout", example="hi")
+                Attribute("level", Int, "How loud", minimum=1)
+                Required("text", "level")
+            Return(String, "Echo")
+        with Tool("whisper", "Whisper a message"):
+            with Args():
+                Attribute("text", String, "What to whisper", example="psst")
+                Required("text")
+                Example({"text": "hello there"})
+            Return(String, "Echo")
+"""
+
+SESSION = ToolCallMeta(session_id="sess-1")
+GOOD = {"to": [{"address": "ann@example.com"}], "title": "Hello"}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Generated]:
+    root = tmp_path_factory.mktemp("retry_hints")
+    design = root / "design.py"
+    design.write_text(textwrap.dedent(DESIGN), encoding="utf-8")
+    report = generate([str(design)], root / "out" / "tdhints")
+    sys.path.insert(0, str(root / "out"))
+    importlib.invalidate_caches()
+    yield Generated(root / "out", "tdhints", report)
+    sys.path.remove(str(root / "out"))
+    for name in [m for m in sys.modules if m == "tdhints" or m.startswith("tdhints.")]:
+        del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def runtime(generated: Generated) -> Runtime:
+    executor = generated.module("notify.toolsets.send.executor")
+
+    def echo(args: Any, meta: ToolCallMeta) -> str:
+        return "ok"
+
+    return Runtime(
+        [executor.new_registration(handlers={"send": echo, "shout": echo, "whisper": echo})]
+    )
+
+
+def hint_for(runtime: Runtime, name: str, payload: Any) -> RetryHint:
+    result = runtime.execute_sync(ToolRequest(name, json.dumps(payload), SESSION))
+    assert result.retry_hint is not None, result.for_model()
+    return result.retry_hint
+
+
+def test_the_design_runs(runtime: Runtime) -> None:
+    result = runtime.execute_sync(ToolRequest("send", GOOD, SESSION))
+    assert result.ok, result.for_model()
+
+
+# ── nested fields: nearest description and the field's examples ──────────────────────────
+
+
+def test_issues_carry_the_fields_examples_and_the_message_shows_them(runtime: Runtime) -> None:
+    hint = hint_for(runtime, "send", {**GOOD, "title": "Hi"})
+    [issue] = hint.issues
+    assert issue.field == "title"
+    assert issue.examples == ("Hello",)
+    assert issue.to_dict()["examples"] == ["Hello"]
+    assert (
+        '- title: must have at least 3 characters (got 2) — Subject line; example: "Hello"'
+        in hint.message
+    )
+
+
+def test_array_items_take_the_arrays_description(runtime: Runtime) -> None:
+    hint = hint_for(runtime, "send", {**GOOD, "tags": ["info", "spam"]})
+    [issue] = hint.issues
+    assert (issue.field, issue.description) == ("tags[1]", "Labels")
+    assert issue.allowed == ("urgent", "info")
+    assert '- tags[1]: must be one of "urgent", "info" (got "spam") — Labels' in hint.message
+
+
+def test_an_unknown_field_has_no_description(runtime: Runtime) -> None:
+    hint = hint_for(runtime, "send", {**GOOD, "colour": "red"})
+    [issue] = hint.issues
+    assert issue.constraint is Constraint.UNKNOWN_FIELD and issue.description is None
+
+
+# ── unions ───────────────────────────────────────────────────────────────────────────────
+
+
+def test_a_union_reports_the_closest_variants_own_fields(runtime: Runtime) -> None:
+    hint = hint_for(
+        runtime,
+        "send",
+        {**GOOD, "to": [{"address": "ann@example.com"}, {"number": "12", "country": "GBR"}]},
+    )
+    issues = {issue.field: issue for issue in hint.issues}
+    assert set(issues) == {"to[1].number", "to[1].country"}
+    assert issues["to[1].number"].constraint is Constraint.INVALID_PATTERN
+    assert issues["to[1].number"].description == "Phone number"
+    assert issues["to[1].number"].examples == ("+4412345678",)
+    assert issues["to[1].country"].constraint is Constraint.INVALID_LENGTH
+    assert "to[1].country: must have exactly 2 characters (got 3) — Country code" in hint.message
+
+
+def test_the_only_variant_of_the_values_json_type_is_the_closest(runtime: Runtime) -> None:
+    hint = hint_for(runtime, "send", {**GOOD, "via": {"address": "not-an-address"}})
+    [issue] = hint.issues
+    assert (issue.field, issue.constraint) == ("via.address", Constraint.INVALID_FORMAT)
+    assert issue.description == "Mail address"
+
+
+def test_a_union_with_no_clear_variant_names_every_variant_and_its_fields(
+    runtime: Runtime,
+) -> None:
+    hint = hint_for(runtime, "send", {**GOOD, "to": [{"phone": "+4412345678"}]})
+    [issue] = hint.issues
+    assert issue.field == "to[0]"
+    assert issue.expected == "object (Email) or object (Sms)"
+    assert issue.message == (
+        'expected object (Email) or object (Sms), got object {"phone": "+4412345678"}; '
+        "Email has fields address; Sms has fields number, country"
+    )
+    assert issue.description == "Recipients"
+
+    hint = hint_for(runtime, "send", {**GOOD, "via": 5})
+    [issue] = hint.issues
+    assert issue.message == "expected string or object (Email), got integer 5"
+
+
+def test_a_discriminated_union_names_its_variants_and_reports_the_picked_ones_fields(
+    runtime: Runtime,
+) -> None:
+    hint = hint_for(runtime, "send", {**GOOD, "shape": 7})
+    [issue] = hint.issues
+    assert issue.field == "shape"
+    assert issue.message == "expected object (Circle) or object (Square), got integer 7"
+    hint = hint_for(runtime, "send", {**GOOD, "shape": {"kind": "circle", "radius": 0}})
+    [issue] = hint.issues
+    assert (issue.field, issue.constraint) == ("shape.radius", Constraint.INVALID_RANGE)
+    assert issue.examples == (2.5,)
+    assert "shape.radius: must be > 0 (got 0) — Radius in cm; example: 2.5" in hint.message
+
+
+# ── example_input ────────────────────────────────────────────────────────────────────────
+
+
+def test_without_example_the_hint_builds_one_from_field_examples(runtime: Runtime) -> None:
+    # Every required field of send has an example (the recipients through Email's address).
+    hint = hint_for(runtime, "send", {"title": "Hello"})
+    assert hint.reason is RetryReason.MISSING_FIELDS
+    assert hint.example_input == {"to": [{"address": "ann@example.com"}], "title": "Hello"}
+    assert (
+        'Example of valid arguments: {"to": [{"address": "ann@example.com"}], "title": "Hello"}'
+        in hint.message
+    )
+
+
+def test_a_required_field_without_example_means_no_built_example(runtime: Runtime) -> None:
+    hint = hint_for(runtime, "shout", {"text": "hi"})
+    assert hint.example_input is None  # level has none
+    assert "Example of valid arguments" not in hint.message
+
+
+def test_the_designs_example_wins_over_field_examples(runtime: Runtime) -> None:
+    hint = hint_for(runtime, "whisper", {})
+    assert hint.example_input == {"text": "hello there"}
+
+
+# ── injected fields ──────────────────────────────────────────────────────────────────────
+
+
+def test_a_missing_injected_field_names_its_type(generated: Generated) -> None:
+    codecs = generated.module("notify.toolsets.send.codecs")
+    with pytest.raises(ToolValidationError) as caught:
+        codecs.decode_send_payload(json.dumps(GOOD))
+    [issue] = caught.value.issues
+    assert issue.field == "session_id"
+    assert issue.message == "required field is missing (expected string)"
+    # Still never offered to the model as a field it may send.
+    with pytest.raises(ToolValidationError) as caught:
+        codecs.decode_send_payload(json.dumps({**GOOD, "x": 1}), injected={"session_id": "s"})
+    assert "session_id" not in caught.value.issues[0].message
