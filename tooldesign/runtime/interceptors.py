@@ -87,8 +87,8 @@ class RateLimit:
     is not run: the model gets a ``rate_limited`` hint with ``retry_after`` seconds.
 
     Memory stays bounded whatever names reach it: buckets that have refilled are dropped (a new
-    one would be identical) whenever their number doubles, so only tools called within the
-    last ``burst / rate`` seconds hold one.
+    one would be identical) whenever their number doubles, so there are never more than 1,024
+    or twice the number of tools called within the last ``burst / rate`` seconds.
     """
 
     def __init__(
