@@ -1,8 +1,18 @@
 """The network operations assistant: what its agent can do, and how each tool is bound."""
 
-from common import DEVICE_STATUSES, Device, Profile, SearchHit, Site, TimeSeries, TopologyNode
+from common import (
+    DEVICE_STATUSES,
+    Device,
+    Maintenance,
+    Profile,
+    SearchHit,
+    Site,
+    TimeSeries,
+    TopologyNode,
+)
 from tooldesign.dsl import (
     Annotations,
+    Any,
     Args,
     ArrayOf,
     Attribute,
@@ -109,6 +119,17 @@ with Service("assistant", "Network operations assistant"):
                 Required("accepted")
             Inject("session_id")
             Annotations(destructive=True, idempotent=False)
+        with Tool("schedule_maintenance", "Schedule a maintenance window on some devices"):
+            Tags("write")
+            Args(Maintenance)  # the payload is a user type (its Example is the tool's)
+            with Return():
+                Attribute("window_id", String, "Identifier of the scheduled window")
+                Attribute("opens", String, "When the window opens", format="date-time")
+                Attribute("closes", String, "When the window closes", format="date-time")
+                Attribute("devices", ArrayOf(String, min_items=1), "Devices in the window")
+                Required("window_id", "opens", "closes", "devices")
+            Annotations(destructive=True, idempotent=False)
+            BindTo(DeviceService.schedule_maintenance)
 
     with Toolset("metrics", "Device health over time"):
         Tags("telemetry")
@@ -152,6 +173,16 @@ with Service("assistant", "Network operations assistant"):
                 Required("warning", "critical")
             Annotations(read_only=True)
             BindTo(MetricsService.get_time_series)
+        with Tool("check_reachability", "Probe a host from the site router and report the loss"):
+            Args(str, "Host name or IP address to probe")  # a single value: the "value" field
+            with Return():
+                Attribute("reachable", bool, "Whether any probe came back")
+                Attribute("loss", float, "Share of probes lost, from 0 to 1", minimum=0, maximum=1)
+                Attribute("rtt_ms", Float, "Median round trip in milliseconds", exclusive_minimum=0)
+                Attribute("raw", Any, "The probe's own output, as the router reported it")
+                Required("reachable", "loss")
+            Annotations(read_only=True, open_world=True)
+            BindTo(MetricsService.check_reachability)
 
     with Toolset("profiles", "The signed-in user's profile and preferences"):
         Tags("account")

@@ -1,6 +1,7 @@
 """Types shared by the assistant's toolsets."""
 
 from tooldesign.dsl import (
+    Any,
     ArrayOf,
     Attribute,
     Boolean,
@@ -92,9 +93,47 @@ with Type("RunbookHit", "A runbook matching the query") as RunbookHit:
 
 SearchHit = OneOf(ArticleHit, RunbookHit, discriminator="kind")
 
+# Python's own str, int, float and bool work as String, Int, Float and Boolean.
+with Type("MaintenanceRequest", "A maintenance window to open on some devices") as Maintenance:
+    Attribute(
+        "device_ids",
+        ArrayOf(str, max_items=20),
+        "Devices taken out of service during the window",
+        pattern=r"^dev-[0-9a-f]{8}$",
+        min_items=1,
+    )
+    Attribute("start", str, "When the window opens (RFC 3339)", format="date-time")
+    Attribute(
+        "duration_minutes", int, "How long the window lasts", exclusive_minimum=0, maximum=480
+    )
+    Attribute("reason", str, "Why, for the change log", min_length=3, max_length=200)
+    Attribute(
+        "abort_above_load",
+        float,
+        "Cancel the window if a device's CPU load is above this share when it opens",
+        exclusive_minimum=0,
+        exclusive_maximum=1,
+        default=0.9,
+    )
+    Attribute("notify_users", bool, "Tell the site's users beforehand", default=True)
+    Attribute(
+        "change_ticket", Any, "The change ticket from the ticketing system, kept as it is given"
+    )
+    Required("device_ids", "start", "duration_minutes", "reason")
+    Example(
+        {
+            "device_ids": ["dev-0a1b2c3d"],
+            "start": "2026-11-21T22:00:00Z",
+            "duration_minutes": 30,
+            "reason": "Firmware upgrade",
+            "change_ticket": {"system": "jira", "key": "NET-1234"},
+        }
+    )
+
 __all__ = [
     "DEVICE_STATUSES",
     "Device",
+    "Maintenance",
     "Profile",
     "SearchHit",
     "Site",

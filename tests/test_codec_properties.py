@@ -128,3 +128,68 @@ def test_what_decodes_satisfies_the_schema(
         mode="json", by_alias=True, exclude_none=True, exclude=set(spec.injected)
     )
     jsonschema.validate(encoded, spec.payload.schema)
+
+
+# The decoder is no looser than the schema: what decodes, as it was sent, satisfies the schema.
+# Two documented readings are allowed: null for an optional field means "not given", and a
+# number for a date-time (or date, time, duration) is read as Unix time (seconds).
+_TIME_FORMATS = frozenset({"date-time", "date", "time", "duration"})
+
+
+def _as_the_decoder_reads(schema: Any) -> Any:
+    """``schema`` with the decoder's documented readings added (see above)."""
+    if isinstance(schema, list):
+        return [_as_the_decoder_reads(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _as_the_decoder_reads(v) for k, v in schema.items()}
+    if out.get("type") == "object" and isinstance(out.get("properties"), dict):
+        required = set(out.get("required", []))
+        out["properties"] = {
+            name: node if name in required else {"anyOf": [node, {"type": "null"}]}
+            for name, node in out["properties"].items()
+        }
+    if out.get("format") in _TIME_FORMATS:
+        return {"anyOf": [out, {"type": "number"}]}
+    return out
+
+
+@pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_what_decodes_was_valid_as_sent(
+    spec: ToolSpec[Any, Any], codec: PayloadCodec[Any], data: st.DataObject
+) -> None:
+    raw = data.draw(_near_miss(spec) | from_schema(spec.payload.schema))
+    try:
+        codec.decode(raw, injected=_injected(spec))
+    except ToolValidationError:
+        return
+    sent = {k: v for k, v in raw.items() if k not in spec.injected}
+    jsonschema.validate(sent, _as_the_decoder_reads(spec.payload.schema))
+
+
+_NON_FINITE = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+
+
+@pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_json_text_and_dicts_decode_alike(
+    spec: ToolSpec[Any, Any], codec: PayloadCodec[Any], data: st.DataObject
+) -> None:
+    names = list(spec.payload.schema.get("properties", {}))
+    raw = data.draw(
+        _near_miss(spec)
+        | from_schema(spec.payload.schema)
+        | st.dictionaries(st.sampled_from(names or ["x"]), _NON_FINITE, min_size=1)
+    )
+    outcomes = []
+    for form in (json.dumps(raw), raw):
+        try:
+            payload = codec.decode(form, injected=_injected(spec))
+        except ToolValidationError as error:
+            outcomes.append(sorted((i.field, i.constraint.value) for i in error.issues))
+        else:
+            outcomes.append(payload.model_dump(mode="json"))
+    assert outcomes[0] == outcomes[1]

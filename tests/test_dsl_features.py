@@ -8,7 +8,9 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 from tooldesign.codegen.pipeline import generate
 from tooldesign.ir.evaluate import evaluate
@@ -214,3 +216,145 @@ def test_a_design_imports_its_siblings_whether_named_by_path_or_module(
         assert list(design.types) == ["Thing"]
         assert [t.name for t in design.tools()] == ["get"]
     assert not {"common", "design", "design.assistant"} & set(sys.modules)
+
+
+# ── decoding is as strict as the schema the model is shown ────────────────────────────────
+
+STRICT = """
+from tooldesign.dsl import *
+
+with Service("svc", "A service"):
+    with Toolset("strict", "Strictness"):
+        with Tool("take", "Take one of each"):
+            with Args():
+                Attribute("count", Int, "A count")
+                Attribute("ratio", Float, "A ratio")
+                Attribute("flag", Boolean, "A flag")
+                Attribute("name", String, "A name")
+                Attribute("either", OneOf(String, Int), "Text or a number")
+                Attribute("level", Int, "A level", enum=[1, 2, 3])
+                Attribute("step", Float, "A step", enum=[0.5, 2])
+                Attribute("on", Boolean, "Only true", enum=[True])
+                Attribute("scores", ArrayOf(Float), "Scores")
+                Attribute("weights", MapOf(String, Float), "Weights")
+                Attribute("limit", Int, "A limit", default=5)
+            with Return():
+                Attribute("value", Float, "A value")
+        with Tool("plain", "Take a count"):
+            with Args():
+                Attribute("count", Int, "A count")
+                Attribute("limit", Int, "A limit", default=5)
+"""
+
+
+@pytest.fixture
+def strict(gen_design: Callable[[str], Generated]) -> Generated:
+    return gen_design(STRICT)
+
+
+def _both_paths(codecs: Any, payload: dict[str, Any]) -> list[Any]:
+    """Decode ``payload`` as JSON text and as a dict: the outcome of each (issues or a value)."""
+    outcomes: list[Any] = []
+    for data in (json.dumps(payload), payload):
+        try:
+            outcomes.append(codecs.decode_take_payload(data).model_dump())
+        except ToolValidationError as error:
+            outcomes.append({i.field: i.constraint for i in error.issues})
+    return outcomes
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("count", "3"),
+        ("count", True),
+        ("count", 3.5),
+        ("ratio", "0.5"),
+        ("ratio", True),
+        ("flag", 1),
+        ("flag", "true"),
+        ("name", 5),
+        ("either", True),
+        ("either", 1.5),
+        ("level", True),
+        ("level", 4),
+        ("step", 1.5),
+        ("step", True),
+        ("on", 1),
+        ("on", False),
+        ("scores", [1.0, "2"]),
+        ("weights", {"a": False}),
+    ],
+)
+def test_values_the_schema_rejects_are_rejected_on_both_paths(
+    strict: Generated, field: str, value: Any
+) -> None:
+    codecs = strict.module("svc.toolsets.strict.codecs")
+    as_json, as_dict = _both_paths(codecs, {field: value})
+    assert as_json == as_dict
+    assert isinstance(as_json, dict), as_json
+    assert {name.split("[")[0].split(".")[0] for name in as_json} == {field}, as_json
+    spec = strict.module("svc.toolsets.strict.specs").TAKE_SPEC
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({field: value}, spec.payload.schema)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("count", 3),
+        ("ratio", 2),  # an integer is a JSON number
+        ("ratio", 0.25),
+        ("flag", False),
+        ("either", "x"),
+        ("either", 7),
+        ("level", 2),
+        ("step", 0.5),
+        ("step", 2),
+        ("on", True),
+        ("scores", [1, 2.5]),
+        ("weights", {"a": 1e300}),
+    ],
+)
+def test_values_the_schema_accepts_decode_alike_on_both_paths(
+    strict: Generated, field: str, value: Any
+) -> None:
+    codecs = strict.module("svc.toolsets.strict.codecs")
+    as_json, as_dict = _both_paths(codecs, {field: value})
+    assert as_json == as_dict
+    decoded = codecs.decode_take_payload({field: value})
+    assert getattr(decoded, field) == value
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+@pytest.mark.parametrize("field", ["ratio", "scores", "weights", "step"])
+def test_numbers_are_finite(strict: Generated, field: str, text: str) -> None:
+    codecs = strict.module("svc.toolsets.strict.codecs")
+    wrapped = {"ratio": text, "scores": f"[{text}]", "weights": f'{{"a": {text}}}', "step": text}
+    value = json.loads(wrapped[field])
+    for data in (f'{{"{field}": {wrapped[field]}}}', {field: value}):
+        with pytest.raises(ToolValidationError) as info:
+            codecs.decode_take_payload(data)
+        (issue,) = info.value.issues
+        assert issue.field.startswith(field)
+
+
+def test_a_float_result_must_be_finite(strict: Generated) -> None:
+    types = strict.module("svc.toolsets.strict.types")
+    with pytest.raises(ValueError, match="finite"):
+        types.TakeResult(value=float("nan"))
+
+
+def test_null_for_an_optional_field_is_not_given_and_a_default_takes_only_its_type(
+    strict: Generated,
+) -> None:
+    codecs = strict.module("svc.toolsets.strict.codecs")
+    for data in ('{"count": null}', {"count": None}):
+        payload = codecs.decode_plain_payload(data)
+        assert (payload.count, payload.limit) == (None, 5)
+    for data in ('{"limit": null}', {"limit": None}):
+        with pytest.raises(ToolValidationError) as info:
+            codecs.decode_plain_payload(data)
+        assert [(i.field, i.constraint) for i in info.value.issues] == [
+            ("limit", Constraint.INVALID_FIELD_TYPE)
+        ]

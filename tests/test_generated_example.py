@@ -161,7 +161,12 @@ def test_specs_describe_each_tool() -> None:
     assert spec.result.field_descriptions["devices[].status"] == "Connection state"
     assert spec.injected == ("session_id",)
     assert spec.annotations.read_only is True
-    assert [s.name for s in device_specs.SPECS] == ["list_devices", "get_device", "restart_device"]
+    assert [s.name for s in device_specs.SPECS] == [
+        "list_devices",
+        "get_device",
+        "restart_device",
+        "schedule_maintenance",
+    ]
 
 
 def test_injected_fields_are_in_the_model_but_not_the_schema() -> None:
@@ -231,7 +236,7 @@ def test_catalog_is_valid_and_hides_injected_fields(path: Path) -> None:
         assert "session_id" not in json.dumps(tool["payload"]["schema"])
         assert tool["payload"]["schema"]["type"] == "object"
     service_catalog = json.loads((GEN / "assistant" / "tool_schemas.json").read_text())
-    assert service_catalog["count"] == 11
+    assert service_catalog["count"] == 13
 
 
 def test_example_inputs_validate_against_their_own_schema() -> None:
@@ -239,3 +244,105 @@ def test_example_inputs_validate_against_their_own_schema() -> None:
         for spec in module.SPECS:
             if spec.payload.example is not None:
                 jsonschema.validate(spec.payload.example, spec.payload.schema)
+
+
+# ── the tools that take a user type, or a single value ────────────────────────────────────
+
+MAINTENANCE = {
+    "device_ids": ["dev-00000000"],
+    "start": "2026-11-21T22:00:00Z",
+    "duration_minutes": 30,
+    "reason": "Firmware upgrade",
+    "change_ticket": {"system": "jira", "key": "NET-1234", "links": [1, None, True]},
+}
+
+
+def test_a_user_type_as_the_payload_keeps_its_constraints_and_example() -> None:
+    spec = device_specs.SCHEDULE_MAINTENANCE_SPEC
+    assert spec.payload.model is device_types.MaintenanceRequest
+    assert spec.payload.example == {
+        "device_ids": ["dev-0a1b2c3d"],
+        "start": "2026-11-21T22:00:00Z",
+        "duration_minutes": 30,
+        "reason": "Firmware upgrade",
+        "change_ticket": {"system": "jira", "key": "NET-1234"},
+    }
+    props = spec.payload.schema["properties"]
+    assert props["device_ids"]["minItems"] == 1 and props["device_ids"]["maxItems"] == 20
+    assert props["device_ids"]["items"] == {"type": "string", "pattern": "^dev-[0-9a-f]{8}$"}
+    assert props["duration_minutes"]["type"] == "integer"  # the builtin int
+    assert props["duration_minutes"]["exclusiveMinimum"] == 0
+    load = props["abort_above_load"]
+    assert (load["type"], load["exclusiveMinimum"], load["exclusiveMaximum"]) == ("number", 0, 1)
+    assert props["notify_users"] == {
+        "type": "boolean",
+        "description": "Tell the site's users beforehand",
+        "default": True,
+    }
+    assert "type" not in props["change_ticket"], "Any takes any JSON value"
+    payload = device_codecs.decode_schedule_maintenance_payload(json.dumps(MAINTENANCE))
+    assert payload.device_ids == ["dev-00000000"]
+    assert all(type(i) is str for i in payload.device_ids), "items are strings, not wrappers"
+    assert payload.change_ticket == MAINTENANCE["change_ticket"]
+    assert (payload.abort_above_load, payload.notify_users) == (0.9, True)
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "constraint"),
+    [
+        ({"device_ids": []}, "device_ids", Constraint.INVALID_LENGTH),
+        ({"device_ids": ["router-1"]}, "device_ids[0]", Constraint.INVALID_PATTERN),
+        ({"duration_minutes": 0}, "duration_minutes", Constraint.INVALID_RANGE),
+        ({"abort_above_load": 1}, "abort_above_load", Constraint.INVALID_RANGE),
+        ({"abort_above_load": 0.0}, "abort_above_load", Constraint.INVALID_RANGE),
+        ({"notify_users": "yes"}, "notify_users", Constraint.INVALID_FIELD_TYPE),
+        ({"duration_minutes": "30"}, "duration_minutes", Constraint.INVALID_FIELD_TYPE),
+    ],
+)
+def test_a_user_type_payload_rejects_what_its_schema_rejects(
+    change: dict[str, Any], field: str, constraint: Constraint
+) -> None:
+    payload = {**MAINTENANCE, **change}
+    for data in (payload, json.dumps(payload)):
+        issues = issues_of(lambda d=data: device_codecs.decode_schedule_maintenance_payload(d))
+        assert {name: issue.constraint for name, issue in issues.items()} == {field: constraint}
+
+
+def test_the_new_tools_run_through_the_runtime() -> None:
+    from tooldesign.runtime import ToolRequest
+
+    from examples.netops.agent import build_runtime
+
+    runtime = build_runtime()
+    scheduled = runtime.execute_sync(ToolRequest("schedule_maintenance", json.dumps(MAINTENANCE)))
+    assert scheduled.error is None, scheduled.error
+    assert scheduled.result is not None
+    window = json.loads(scheduled.result.model_dump_json(by_alias=True))
+    assert window == {
+        "window_id": "mw-0001",
+        "opens": "2026-11-21T22:00:00Z",
+        "closes": "2026-11-21T22:30:00Z",
+        "devices": ["dev-00000000"],
+    }
+    probe = runtime.execute_sync(ToolRequest("check_reachability", {"value": "core.example"}))
+    assert probe.error is None, probe.error
+    assert probe.result is not None
+    report = probe.result.model_dump(mode="json", exclude_none=True)
+    assert report["reachable"] is True and 0 <= report["loss"] <= 1
+    assert report["raw"]["host"] == "core.example"
+    unreachable = runtime.execute_sync(ToolRequest("check_reachability", '{"value": "x.invalid"}'))
+    assert unreachable.result is not None
+    assert unreachable.result.model_dump(exclude_none=True) == {
+        "reachable": False,
+        "loss": 1.0,
+        "raw": {"host": "x.invalid", "sent": 5, "received": 0},
+    }
+
+
+def test_a_single_value_payload_is_an_object_with_a_value_field() -> None:
+    spec = metric_specs.CHECK_REACHABILITY_SPEC
+    assert spec.payload.schema["properties"] == {
+        "value": {"type": "string", "description": "Host name or IP address to probe"}
+    }
+    assert spec.payload.schema["required"] == ["value"]
+    assert spec.result.schema["properties"]["rtt_ms"]["exclusiveMinimum"] == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel
 
@@ -144,3 +144,33 @@ class SearchPage:
     total: int
     truncated: bool
     refinement_hint: str | None = None
+
+
+@dataclass
+class MaintenanceRequest:
+    """What DeviceService.schedule_maintenance takes: the tool's payload type maps onto it."""
+
+    device_ids: list[str]
+    start: datetime
+    duration_minutes: int
+    reason: str
+    abort_above_load: float = 0.9
+    notify_users: bool = True
+    change_ticket: Any = None
+
+
+@dataclass
+class MaintenanceWindow:
+    window_id: str
+    opens: datetime
+    closes: datetime
+    devices: list[str]
+    reason: str
+
+
+@dataclass
+class Reachability:
+    reachable: bool
+    loss: float
+    rtt_ms: float | None
+    raw: dict[str, Any]

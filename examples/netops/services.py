@@ -17,10 +17,13 @@ from examples.netops.models import (
     DevicePage,
     DeviceQuery,
     DeviceStatus,
+    MaintenanceRequest,
+    MaintenanceWindow,
     Metric,
     MetricPoint,
     MetricSummary,
     Profile,
+    Reachability,
     Region,
     RunbookHit,
     SearchPage,
@@ -139,6 +142,7 @@ class SiteService:
 class DeviceService:
     def __init__(self, inventory: Inventory) -> None:
         self.inventory = inventory
+        self.windows: list[MaintenanceWindow] = []
 
     def list_devices(self, query: DeviceQuery) -> DevicePage:
         """Devices of a site (a pydantic payload in, a pydantic page out)."""
@@ -166,6 +170,20 @@ class DeviceService:
     async def get_device(self, device_id: str) -> Device:
         await asyncio.sleep(0)
         return self.inventory.device(device_id)
+
+    def schedule_maintenance(self, request: MaintenanceRequest) -> MaintenanceWindow:
+        """A window on known devices (a dataclass payload in, a dataclass out)."""
+        devices = [self.inventory.device(device_id).id for device_id in request.device_ids]
+        self.windows.append(
+            MaintenanceWindow(
+                window_id=f"mw-{len(self.windows) + 1:04d}",
+                opens=request.start,
+                closes=request.start + timedelta(minutes=request.duration_minutes),
+                devices=list(dict.fromkeys(devices)),
+                reason=request.reason,
+            )
+        )
+        return self.windows[-1]
 
 
 class MetricsService:
@@ -201,6 +219,22 @@ class MetricsService:
             points=len(values),
             series=TimeSeriesData(device_id=device_id, metric=metric, unit=unit, points=series),
             thresholds=Thresholds(warning=round(scale * 1.2, 3), critical=round(scale * 1.5, 3)),
+        )
+
+    def check_reachability(self, value: str) -> Reachability:
+        """Deterministic probe results: ``value`` is the host (the tool takes a single string)."""
+        host = value.strip().lower()
+        if not host or host.endswith(".invalid"):
+            return Reachability(
+                reachable=False, loss=1.0, rtt_ms=None, raw={"host": host, "sent": 5, "received": 0}
+            )
+        seed = sum(map(ord, host)) % 17
+        received = 5 - seed % 2
+        return Reachability(
+            reachable=True,
+            loss=round(1 - received / 5, 3),
+            rtt_ms=round(2.5 + seed * 0.75, 3),
+            raw={"host": host, "sent": 5, "received": received, "ttl": 64 - seed},
         )
 
 

@@ -15,6 +15,11 @@ import ast
 import sys
 from collections import defaultdict
 
+WRAP_AT = 88
+"""Longer ``from`` imports are split one name a line, as ruff's isort splits them at its default
+line length: generated code then passes ``ruff check`` in a project with the default settings
+as well as in one with longer lines (the trailing comma keeps the split)."""
+
 
 def _name_key(name: str) -> tuple[int, str, str]:
     if len(name) > 1 and name.isupper():
@@ -78,7 +83,10 @@ def sort_imports(source: str, first_party: frozenset[str] = frozenset()) -> str:
             plain = [n for n in names if " as " not in n]
             head = f"from {'.' * level}{module} import"
             if plain:
-                lines.append(f"{head} {', '.join(plain)}")
+                line = f"{head} {', '.join(plain)}"
+                if len(line) > WRAP_AT:
+                    line = f"{head} (\n" + "".join(f"    {n},\n" for n in plain) + ")"
+                lines.append(line)
             # An aliased name keeps a statement of its own (isort's combine-as-imports is off).
             lines.extend(f"{head} {n}" for n in names if " as " in n)
         if lines:

@@ -94,6 +94,7 @@ def generator_fingerprint() -> str:
         [
             *(PACKAGE_ROOT / "codegen").rglob("*.py"),
             *(PACKAGE_ROOT / "codegen" / "templates").glob("*.j2"),
+            *(PACKAGE_ROOT / "codegen" / "model_templates").rglob("*.jinja2"),
             PACKAGE_ROOT / "contract.py",
             PACKAGE_ROOT / "ir" / "schema.py",
             PACKAGE_ROOT / "ir" / "naming.py",
@@ -107,7 +108,10 @@ def generator_fingerprint() -> str:
 
 def models_fingerprint(view: ToolsetView) -> str:
     """Equal whenever ``types.py`` would come out the same."""
-    text = f"{generator_fingerprint()}\n{view.model_schema!r}\n{view.aliases!r}\n{view.bounded_classes!r}"
+    text = (
+        f"{generator_fingerprint()}\n{view.model_schema!r}\n{view.aliases!r}\n"
+        f"{view.bounded_classes!r}\n{view.root_classes!r}"
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 

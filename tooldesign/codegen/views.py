@@ -31,7 +31,7 @@ from tooldesign.ir.model import (
 from tooldesign.ir.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
 from tooldesign.ir.plan import ToolEnd
 from tooldesign.ir.schema import SchemaBuilder
-from tooldesign.ir.walk import has_verbatim_schema, inline_shapes, messages, used_user_types
+from tooldesign.ir.walk import inline_shapes, messages, needs_schema_check, used_user_types
 
 # Module-level names the generated specs/codecs modules define or import themselves.
 MODULE_RESERVED = frozenset(
@@ -61,7 +61,8 @@ class TypeView:
     example: Any
     field_descriptions: dict[str, str]
     check_schema: bool = False
-    """Parts of ``schema`` are kept verbatim: the codecs also check values against it."""
+    """The model alone is looser than ``schema`` (see ``needs_schema_check``): the codecs also
+    check values against the schema."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,9 @@ class ToolsetView:
     aliases: dict[str, str]
     """``"Class.wire_name": "python_name"`` for fields whose Python name differs."""
     bounded_classes: tuple[str, ...]
+    root_classes: tuple[tuple[str, str], ...]
+    """``(class, alias)`` per message that is not an object (``Return(String)``): a root model
+    class over the type alias the model generator writes for its value."""
     bindings: BindingsView
     """The code of ``transforms.py`` (bound tools) and ``executor.py``."""
     mcp: MCPServerSpec | None = None
@@ -148,12 +152,16 @@ class _ToolsetViewBuilder:
         self.user_class: dict[str, str] = {}
         self.shape_class: dict[int, str] = {}
         self.message_class: dict[int, str] = {}
+        self.message_value: dict[int, str] = {}
 
     def build(self) -> ToolsetView:
         self._name_classes()
         module_names = NameScope(MODULE_RESERVED)
         tools = tuple(self._tool(tool, module_names) for tool in self.toolset.tools)
         model_schema, aliases, bounded = self._model_document()
+        roots = tuple(
+            (self.message_class[key], self.message_value[key]) for key in self.message_value
+        )
         by_name = {view.name: view for view in tools}
         bindings = BindingsBuilder(
             self.toolset.tools,
@@ -176,6 +184,7 @@ class _ToolsetViewBuilder:
             model_schema=model_schema,
             aliases=aliases,
             bounded_classes=bounded,
+            root_classes=roots,
             bindings=bindings,
             mcp=self.toolset.mcp,
         )
@@ -199,7 +208,9 @@ class _ToolsetViewBuilder:
             for message in messages(tool):
                 t = message.type
                 if not isinstance(t, NamedType | ObjectType):
-                    self.message_class[id(message)] = self.classes.unique(message.name_hint)
+                    name = self.classes.unique(message.name_hint)
+                    self.message_class[id(message)] = name
+                    self.message_value[id(message)] = self.classes.unique(f"{name}Value")
                 for shape in inline_shapes(t):
                     self._name_shape(shape)
         for name in self.user_class:
@@ -290,7 +301,7 @@ class _ToolsetViewBuilder:
             schema=builder.document(root),
             example=message.examples[0].value if message.examples else None,
             field_descriptions=descriptions,
-            check_schema=has_verbatim_schema(message.type, self.design),
+            check_schema=needs_schema_check(message.type, self.design),
         )
 
     # ── the model generator's document ────────────────────────────────────────────────────
@@ -321,10 +332,11 @@ class _ToolsetViewBuilder:
             for message in messages(tool):
                 schema = builder.type_schema(message.type)
                 if "$ref" not in schema:
-                    # A non-object message (``Return(String)``) becomes a root model.
+                    # A non-object message (``Return(String)``): its value is a type alias, and
+                    # the root model over it is written beside the generated models.
                     if message.description:
                         schema["description"] = message.description
-                    builder.defs[self.message_class[id(message)]] = schema
+                    builder.defs[self.message_value[id(message)]] = schema
         aliases: dict[str, str] = {}
         shapes: list[tuple[str, ObjectShape]] = [
             (self.user_class[name], self.design.types[name].shape) for name in self.user_class

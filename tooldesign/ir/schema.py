@@ -7,6 +7,7 @@ class name) and design validation (defaults and examples checked against their o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -73,7 +74,10 @@ class SchemaBuilder:
     ) -> None:
         self.types = types
         self.verbatim = verbatim
-        """Write ``Any(schema=...)`` schemas as they are (the model generator reads ``{}``)."""
+        """Write ``Any(schema=...)`` schemas as they are, and every enum. The model generator
+        reads ``{}`` for the former and no enum that holds a float (Python's ``Literal`` cannot
+        hold one, so the generated type would be a union): the codecs check those against the
+        model-facing schema instead."""
         self.defs: dict[str, Schema] = {}
         self._def_name = def_name or (lambda t: t.name)
         self._hoist = hoist
@@ -147,7 +151,14 @@ class SchemaBuilder:
         out = self.type_schema(f.type)
         if f.description:
             out = _with_description(out, f.description)
-        apply_constraints(out, f.constraints)
+        constraints = f.constraints
+        if (
+            not self.verbatim
+            and constraints.enum is not None
+            and any(isinstance(value, float) for value in constraints.enum)
+        ):
+            constraints = dataclasses.replace(constraints, enum=None)
+        apply_constraints(out, constraints)
         if f.has_default:
             out["default"] = f.default
         if f.example is not NO_VALUE:

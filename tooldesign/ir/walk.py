@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from tooldesign.ir.model import (
     ArrayType,
     Design,
+    Field,
     MapType,
     Message,
     NamedType,
@@ -52,6 +53,26 @@ def named_types(t: TypeExpr) -> Iterator[str]:
 
 def has_verbatim_schema(t: TypeExpr, design: Design) -> bool:
     """Whether ``t`` reaches an ``Any(schema=...)`` (directly, or through objects and types)."""
+    return _reaches(t, design, lambda f: False)
+
+
+def needs_schema_check(t: TypeExpr, design: Design) -> bool:
+    """Whether values of ``t`` must also be checked against its JSON Schema.
+
+    The generated model checks everything else, but it cannot state two things exactly: a
+    verbatim ``Any(schema=...)``, and an enum of numbers or booleans (Python's ``Literal``
+    takes ``True`` for ``1``, and holds no floats at all).
+    """
+    return _reaches(t, design, _has_inexact_enum)
+
+
+def _has_inexact_enum(f: Field) -> bool:
+    enum = f.constraints.enum
+    return enum is not None and not all(isinstance(value, str) for value in enum)
+
+
+def _reaches(t: TypeExpr, design: Design, field_needs: Callable[[Field], bool]) -> bool:
+    """Whether ``t`` reaches a verbatim schema, or a field for which ``field_needs`` is true."""
     seen: set[str] = set()
     pending = [t]
     while pending:
@@ -66,10 +87,15 @@ def has_verbatim_schema(t: TypeExpr, design: Design) -> bool:
             case UnionType(variants=variants):
                 pending.extend(variants)
             case ObjectType(shape=shape):
+                if any(field_needs(f) for f in shape.fields):
+                    return True
                 pending.extend(f.type for f in shape.fields)
             case NamedType(name=name) if name not in seen and name in design.types:
                 seen.add(name)
-                pending.extend(f.type for f in design.types[name].shape.fields)
+                fields = design.types[name].shape.fields
+                if any(field_needs(f) for f in fields):
+                    return True
+                pending.extend(f.type for f in fields)
     return False
 
 
