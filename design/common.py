@@ -1,7 +1,6 @@
 """Types shared by the assistant's toolsets."""
 
 from tooldesign.dsl import (
-    Any,
     ArrayOf,
     Attribute,
     Boolean,
@@ -116,9 +115,6 @@ with Type("MaintenanceRequest", "A maintenance window to open on some devices") 
         default=0.9,
     )
     Attribute("notify_users", bool, "Tell the site's users beforehand", default=True)
-    Attribute(
-        "change_ticket", Any, "The change ticket from the ticketing system, kept as it is given"
-    )
     Required("device_ids", "start", "duration_minutes", "reason")
     Example(
         {
@@ -126,7 +122,6 @@ with Type("MaintenanceRequest", "A maintenance window to open on some devices") 
             "start": "2026-11-21T22:00:00Z",
             "duration_minutes": 30,
             "reason": "Firmware upgrade",
-            "change_ticket": {"system": "jira", "key": "NET-1234"},
         }
     )
 

@@ -61,13 +61,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SOURCE",
         help="a tool_schemas.json, or a folder searched for them (a gen/ folder)",
     )
-    export.add_argument("--provider", required=True, choices=PROVIDERS)
+    export.add_argument(
+        "--provider", choices=PROVIDERS, help="whose tool definitions (needed for --format json)"
+    )
     export.add_argument("--strict", action="store_true", help="strict schemas (OpenAI, Anthropic)")
     export.add_argument(
         "--api",
         choices=("chat", "responses", "parameters", "json_schema"),
         help="the shape within a provider: OpenAI chat (default) or responses; "
         "Gemini parameters (default, the OpenAPI subset) or json_schema",
+    )
+    export.add_argument(
+        "--fallback",
+        action="store_true",
+        help="with --strict (or Gemini's parameters): the plain form for the tools that "
+        "cannot take it, named on stderr, instead of an error",
     )
     export.add_argument(
         "--format",

@@ -156,7 +156,6 @@ class MaintenanceRequest:
     reason: str
     abort_above_load: float = 0.9
     notify_users: bool = True
-    change_ticket: Any = None
 
 
 @dataclass
