@@ -293,14 +293,16 @@ def write_design(
             files[f"{service.ident}/toolsets/__init__.py"] = service_init(
                 service.name, f"Toolset packages of service {service.name}."
             )
+            catalog = f"{service.ident}/tool_schemas.json"
+            if _catalog_still_lists(out, catalog, old.files.get(catalog), parts):
+                kept[catalog] = old.files[catalog]
+                continue
             entries = [
                 e
                 for part in parts
                 for e in (_read_catalog_tools(part) if isinstance(part, Path) else part)
             ]
-            files[f"{service.ident}/tool_schemas.json"] = catalog_text(
-                build_catalog(entries)
-            ).encode()
+            files[catalog] = catalog_text(build_catalog(entries)).encode()
 
     report.rendered_toolsets = len(jobs)
     report.generated_models = sum(1 for job in jobs if job.with_models)
@@ -325,6 +327,37 @@ def write_design(
         shutil.rmtree(staging, ignore_errors=True)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _catalog_still_lists(
+    out: Path, catalog: str, recorded: str | None, parts: list[list[dict[str, Any]] | Path]
+) -> bool:
+    """Whether the service catalog on disk lists exactly the tools of ``parts``, in order.
+
+    Only when every toolset was kept as it is on disk: then the catalog is intact (its digest is
+    the manifest's) and its tools are, line for line, those of its toolsets' catalogs. A cheap
+    text comparison that spares parsing and hashing every tool again; anything unexpected just
+    means the catalog is built again.
+    """
+    files = [part for part in parts if isinstance(part, Path)]
+    if recorded is None or len(files) != len(parts):
+        return False
+    try:
+        content = (out / catalog).read_bytes()
+        if digest(content) != recorded:
+            return False
+        bodies = [_tools_block(path.read_text(encoding="utf-8")) for path in files]
+    except (OSError, ValueError):
+        return False
+    return _tools_block(content.decode("utf-8")) == ",\n".join(b for b in bodies if b)
+
+
+def _tools_block(text: str) -> str:
+    """The tool lines of a catalog written by ``catalog_text`` (one tool a line)."""
+    _, found, rest = text.partition('"tools": [')
+    if not found or not rest.endswith("]}\n"):
+        raise ValueError("not a catalog written by tooldesign")
+    return rest[: -len("]}\n")].strip("\n")
 
 
 def _read_catalog_tools(path: Path) -> list[dict[str, Any]]:
