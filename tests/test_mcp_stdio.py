@@ -82,7 +82,10 @@ async def test_the_worked_example_over_stdio() -> None:
     ]
 
     assert index.is_error is False and index.structured_content is not None
-    assert [t["name"] for t in index.structured_content["tools"]] == ["get_time_series"]
+    assert [t["name"] for t in index.structured_content["tools"]] == [
+        "get_time_series",
+        "check_reachability",
+    ]
 
     assert unknown.value.code == types.INVALID_PARAMS
 

@@ -34,7 +34,7 @@ from tooldesign.runtime import (
     ToolRequest,
     ToolResult,
 )
-from tooldesign.runtime.mcp_client import declared_only
+from tooldesign.runtime.schema_values import declared_only
 
 from tests.support import REPO
 

@@ -30,7 +30,7 @@ from tooldesign.runtime.providers import (
     openai_strict_schema,
     prompt_listing,
 )
-from tooldesign.runtime.providers._schema import strip_forced_nulls, type_list
+from tooldesign.runtime.schema_values import strip_optional_nulls, type_list
 
 from tests.strategies import from_schema
 from tests.test_providers import valid_gemini_declaration
@@ -232,7 +232,7 @@ def test_stripping_forced_nulls_gives_back_what_the_model_meant(
     strict, problems = openai_strict_schema(describe(schema))
     assert not problems
     assert not list(Draft202012Validator(strict).iter_errors(sent))  # strict mode allows it
-    assert strip_forced_nulls(sent, schema) == value
+    assert strip_optional_nulls(sent, schema) == value
 
 
 # ── any JSON Schema a catalog may carry ──────────────────────────────────────────────────

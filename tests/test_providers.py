@@ -39,7 +39,7 @@ from tooldesign.runtime.providers import (
     gemini_parameters,
     prompt_listing,
 )
-from tooldesign.runtime.providers._schema import strip_forced_nulls
+from tooldesign.runtime.schema_values import strip_optional_nulls
 
 from examples.netops.agent import build_runtime
 from tests.conftest import Generated
@@ -832,7 +832,7 @@ def test_forced_nulls_are_stripped_but_real_nulls_are_kept() -> None:
         },
     }
     value = {"a": None, "b": None, "c": None, "d": [{"x": "1", "y": None}, {"x": None}]}
-    assert strip_forced_nulls(value, schema) == {"a": None, "c": None, "d": [{"x": "1"}, {}]}
+    assert strip_optional_nulls(value, schema) == {"a": None, "c": None, "d": [{"x": "1"}, {}]}
 
 
 # ── round trips: provider call → ToolRequest → Runtime → provider message ───────────────

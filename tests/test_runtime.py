@@ -671,11 +671,12 @@ def test_introspection_lists_toolsets_and_specs(runtime: Runtime) -> None:
         ("assistant", "profiles"),
         ("assistant", "docs"),
     ]
-    assert len(runtime.specs()) == 11
+    assert len(runtime.specs()) == 13
     assert [s.name for s in runtime.specs("devices")] == [
         "list_devices",
         "get_device",
         "restart_device",
+        "schedule_maintenance",
     ]
     assert runtime.specs("assistant.devices") == runtime.specs("devices")
     spec = runtime.spec("assistant.devices.list_devices")
@@ -694,7 +695,7 @@ def test_register_and_unregister_at_run_time_notify_listeners(runtime: Runtime) 
     assert run(runtime, "get_profile").ok
     unsubscribe()
     runtime.unregister("assistant", "docs")
-    assert changes == [9, 11]
+    assert changes == [11, 13]
 
 
 def test_execute_sync_refuses_to_run_inside_an_event_loop(runtime: Runtime) -> None:

@@ -143,7 +143,7 @@ async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
                 if b"\n" in said:
                     break
         line = said.decode().splitlines()[0] if said else "(nothing)"
-        found = re.fullmatch(r"tooldesign: serving 12 tool\(s\) over MCP at (http://\S+)", line)
+        found = re.fullmatch(r"tooldesign: serving 14 tool\(s\) over MCP at (http://\S+)", line)
         assert found, said.decode()
         with anyio.fail_after(30):
             # The SDK's default client, as a user would connect: it gets a session.

@@ -33,7 +33,7 @@ def test_lists_every_other_tool_with_its_model_facing_schemas() -> None:
     data = listed(runtime)
     others = [s for s in runtime.specs() if s.name != "tool_index"]
     assert [t["name"] for t in data["tools"]] == [s.name for s in others]
-    assert data["count"] == len(others) == 11
+    assert data["count"] == len(others) == 13
     for item, spec in zip(data["tools"], others, strict=True):
         assert item == {
             "name": spec.name,
@@ -54,15 +54,23 @@ def test_does_not_list_itself() -> None:
 @pytest.mark.parametrize("toolset", ["devices", "assistant.devices"])
 def test_filters_by_toolset_name_or_service_dot_toolset(toolset: str) -> None:
     data = listed(netops_runtime(), {"toolset": toolset})
-    assert [t["name"] for t in data["tools"]] == ["list_devices", "get_device", "restart_device"]
-    assert data["count"] == 3
+    assert [t["name"] for t in data["tools"]] == [
+        "list_devices",
+        "get_device",
+        "restart_device",
+        "schedule_maintenance",
+    ]
+    assert data["count"] == 4
 
 
 def test_filters_by_tag_and_by_both() -> None:
     runtime = netops_runtime()
-    assert [t["name"] for t in listed(runtime, {"tag": "write"})["tools"]] == ["restart_device"]
+    assert [t["name"] for t in listed(runtime, {"tag": "write"})["tools"]] == [
+        "restart_device",
+        "schedule_maintenance",
+    ]
     inventory = listed(runtime, {"tag": "inventory"})
-    assert inventory["count"] == 6  # the sites and devices toolsets carry the tag
+    assert inventory["count"] == 7  # the sites and devices toolsets carry the tag
     both = listed(runtime, {"toolset": "sites", "tag": "inventory"})
     assert [t["name"] for t in both["tools"]] == ["list_sites", "get_site", "get_topology"]
     # A tag that exists, but not in that toolset: an empty list, not an error.
@@ -98,10 +106,10 @@ def test_reflects_registrations_made_after_it() -> None:
     runtime = netops_runtime()
     runtime.unregister("assistant", "profiles")
     names = [t["name"] for t in listed(runtime)["tools"]]
-    assert "get_profile" not in names and len(names) == 9
+    assert "get_profile" not in names and len(names) == 11
     runtime.register(profiles.new_registration(service=ProfileService()))
     names = [t["name"] for t in listed(runtime)["tools"]]
-    assert names[-2:] == ["get_profile", "update_preferences"] and len(names) == 11
+    assert names[-2:] == ["get_profile", "update_preferences"] and len(names) == 13
 
 
 def test_an_empty_runtime_lists_nothing() -> None:

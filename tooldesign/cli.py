@@ -106,9 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     from_python = kinds.add_parser(
         "python", help="tool functions of a Python file, read without running it"
     )
-    from_python.add_argument("file", metavar="FILE.py")
+    from_python.add_argument(
+        "file", nargs="+", metavar="FILE.py", help="one toolset per file, all in one service"
+    )
     from_python.add_argument("--out", metavar="FILE", help="the design file to write")
-    from_python.add_argument("--service", help="the service name (default: the file's name)")
+    from_python.add_argument(
+        "--service", help="the service name (default: the file's name; needed for several files)"
+    )
     from_python.add_argument("--toolset", help="the toolset name (default: the file's name)")
     from_python.add_argument(
         "--all", action="store_true", help="every public function, decorated or not"

@@ -84,7 +84,9 @@ MODULE_NAMES = frozenset(
         "tr",
         "uuid",
         "new_registration",
+        "overload",
         "Handlers",
+        "HandlersWithoutService",
     }
 )
 

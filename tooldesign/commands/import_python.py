@@ -13,7 +13,7 @@ def run(args: argparse.Namespace) -> int:
     from tooldesign.importers.python import import_python
 
     # One file or several (one toolset per file, all in one service).
-    sources = [Path(f) for f in (args.file if isinstance(args.file, list) else [args.file])]
+    sources = [Path(f) for f in args.file]
     result = import_python(
         sources, service=args.service, toolset=args.toolset, all_functions=args.all
     )

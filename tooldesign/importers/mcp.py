@@ -51,7 +51,7 @@ from tooldesign.importers.draft import (
 from tooldesign.importers.python import ImportResult
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.values import accepts, sanitize_name, unique_name
-from tooldesign.runtime.providers._schema import merge_single_all_of, ref_target
+from tooldesign.runtime.schema_values import merge_single_all_of, ref_target
 
 _PRIMITIVES: dict[str, Primitive] = {
     "string": STRING,

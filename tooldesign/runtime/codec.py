@@ -21,6 +21,7 @@ from tooldesign.runtime.issues import (
     schema_issues,
     shown,
 )
+from tooldesign.runtime.schema_values import strip_optional_nulls
 from tooldesign.runtime.specs import TypeSpec
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -69,6 +70,8 @@ class PayloadCodec(Generic[ModelT]):
     def decode_detailed(
         self, data: RawPayload, *, injected: Mapping[str, Any] | None = None
     ) -> Decoded[ModelT]:
+        # Every payload is validated as JSON in strict mode, the way its schema reads: "3" is
+        # not an integer, true is not 1, a date-time is a string. A dict is JSON already parsed.
         if (
             not self._injected
             and self._schema_check is None
@@ -78,7 +81,7 @@ class PayloadCodec(Generic[ModelT]):
             try:
                 # pydantic-core directly: the hot path of every call, without the Python wrapper.
                 value = self.model.__pydantic_validator__.validate_json(
-                    data, by_alias=True, by_name=False
+                    data, strict=True, by_alias=True, by_name=False
                 )
                 return Decoded(value)
             except pydantic.ValidationError as exc:
@@ -93,11 +96,25 @@ class PayloadCodec(Generic[ModelT]):
             arguments.update({k: v for k, v in injected.items() if v is not None})
         shown_input = {k: v for k, v in raw.items() if k not in self._injected}
         try:
-            value = self.model.model_validate(arguments, by_alias=True, by_name=False)
+            # NaN and Infinity stay what they are, so a number field names them as the text
+            # path does.
+            text = pydantic_core.to_json(arguments, inf_nan_mode="constants")
+        except pydantic_core.PydanticSerializationError as exc:
+            issue = FieldIssue(
+                ROOT_PATH, Constraint.INVALID_FORMAT, f"the arguments are not JSON values ({exc})"
+            )
+            raise ToolValidationError(self.tool, [issue], input=shown_input) from None
+        try:
+            value = self.model.__pydantic_validator__.validate_json(
+                text, strict=True, by_alias=True, by_name=False
+            )
         except pydantic.ValidationError as exc:
             raise self._invalid(exc, shown_input) from None
         if self._schema_check is not None:
-            self._schema_check.check(self.tool, shown_input, "payload")
+            # What was sent, less what the model type reads as "not given" (a null on an
+            # optional field), so the two checks agree on it.
+            sent = strip_optional_nulls(shown_input, self.spec.schema)
+            self._schema_check.check(self.tool, sent, "payload")
         return Decoded(value, discarded)
 
     def _invalid(self, exc: pydantic.ValidationError, prior: Any) -> ToolValidationError:

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, RetryReason
-from tooldesign.runtime.providers._schema import merge_single_all_of, resolve
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
+from tooldesign.runtime.schema_values import declared_only
 from tooldesign.runtime.specs import ToolSpec
 
 if TYPE_CHECKING:
@@ -463,86 +463,4 @@ def _timed_out(name: str, detail: str) -> ToolResult:
     return result
 
 
-def declared_only(value: Any, schema: Mapping[str, Any]) -> Any:
-    """``value`` without the keys its closed objects in ``schema`` do not declare.
-
-    ``schema`` is a tool's result schema (refs resolved against it). In a union, the object
-    variant the value is an instance of is the one whose discriminator tag matches, else the
-    one whose required fields and fixed values it has and that declares most of its keys; a
-    value no variant fits is left as it is (the result's check then names what is wrong).
-    """
-    return _declared(value, schema, schema, 0)
-
-
-def _declared(value: Any, schema: Any, root: Mapping[str, Any], depth: int) -> Any:
-    if not isinstance(schema, Mapping) or depth > 64:
-        return value
-    schema = resolve(merge_single_all_of(schema), root)
-    if isinstance(value, dict):
-        node = _object_schema(value, schema, root)
-        if node is None:
-            return value
-        properties = node.get("properties")
-        properties = properties if isinstance(properties, Mapping) else {}
-        extra = node.get("additionalProperties", True)
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if key in properties:
-                out[key] = _declared(item, properties[key], root, depth + 1)
-            elif isinstance(extra, Mapping):
-                out[key] = _declared(item, extra, root, depth + 1)
-            elif extra is not False:
-                out[key] = item
-        if len(out) < len(value):
-            log.debug("dropped undeclared result keys %s", sorted(set(value) - set(out)))
-        return out
-    if isinstance(value, list):
-        for node in (schema, *_variants(schema, root)):
-            items = node.get("items")
-            if isinstance(items, Mapping):
-                return [_declared(item, items, root, depth + 1) for item in value]
-    return value
-
-
-def _variants(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [
-        resolve(merge_single_all_of(variant), root)
-        for key in ("anyOf", "oneOf")
-        for variant in schema.get(key) or ()
-        if isinstance(variant, Mapping)
-    ]
-
-
-def _object_schema(
-    value: Mapping[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any]
-) -> Mapping[str, Any] | None:
-    if "properties" in schema or "additionalProperties" in schema:
-        return schema
-    candidates = [v for v in _variants(schema, root) if isinstance(v.get("properties"), Mapping)]
-    discriminator = schema.get("discriminator")
-    tag = discriminator.get("propertyName") if isinstance(discriminator, Mapping) else None
-    fitting = [v for v in candidates if _fits(value, v, root, tag)]
-    if not fitting:
-        return None
-    return max(fitting, key=lambda v: len(set(value) & set(v["properties"])))
-
-
-def _fits(
-    value: Mapping[str, Any], variant: Mapping[str, Any], root: Mapping[str, Any], tag: str | None
-) -> bool:
-    """Whether ``value`` has the variant's required fields and the values it fixes."""
-    required = variant.get("required")
-    if isinstance(required, list) and any(name not in value for name in required):
-        return False
-    for name, field_schema in variant["properties"].items():
-        if not isinstance(field_schema, Mapping):
-            continue
-        field_schema = resolve(merge_single_all_of(field_schema), root)
-        fixed = field_schema.get("enum") or ("const" in field_schema and [field_schema["const"]])
-        given = name in value or name == tag  # the tag must be there; another fixed field may not
-        if fixed and len(fixed) == 1 and given and value.get(name) != fixed[0]:
-            return False
-    return True
-
-
-__all__ = ["MCPClient", "MCPMalformedResult", "MCPServerParams", "MCPUnavailable", "declared_only"]
+__all__ = ["MCPClient", "MCPMalformedResult", "MCPServerParams", "MCPUnavailable"]

@@ -18,9 +18,9 @@ from tooldesign.runtime.providers._schema import (
     Schema,
     copy_json,
     object_root,
-    strip_forced_nulls,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.schema_values import strip_optional_nulls
 from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
 
 Provider = Literal["openai", "anthropic", "gemini", "mcp"]
@@ -387,7 +387,7 @@ def decode_arguments(
     else:
         return json.dumps(raw, default=str)
     if strict_schema is not None:
-        value = strip_forced_nulls(value, strict_schema)
+        value = strip_optional_nulls(value, strict_schema)
     return dict(value)
 
 

@@ -12,12 +12,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from tooldesign.runtime.issues import json_type
+from tooldesign.runtime.schema_values import (
+    MAPS,
+    resolve,
+    type_list,
+)
 
 Schema = dict[str, Any]
 """A JSON Schema a transform builds."""
-
-MAPS = (dict, Mapping)
-"""For ``isinstance``: a JSON object. ``dict`` first, the fast check for what JSON parses to."""
 
 NULL_SCHEMA: Mapping[str, Any] = {"type": "null"}
 
@@ -97,18 +99,6 @@ def split_keywords(
     return kept, dropped
 
 
-def merge_single_all_of(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``{"allOf": [X], …}`` as ``X`` with the other keywords over it; any other schema as is.
-
-    An ``allOf`` of one schema is how JSON Schema generators put a description beside a
-    ``$ref``; dialects without ``allOf`` take the merged form.
-    """
-    all_of = schema.get("allOf")
-    if type(all_of) is list and len(all_of) == 1 and isinstance(all_of[0], MAPS):
-        return {**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}
-    return schema
-
-
 # Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
 _SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -145,16 +135,6 @@ def complete_arrays(schema: Any) -> None:
         if "items" not in node and "array" in type_list(node):
             node["items"] = {}
         stack.extend(subschemas(node))
-
-
-def type_list(schema: Mapping[str, Any]) -> list[str]:
-    """The schema's ``type`` as a list (empty when it has none)."""
-    value = schema.get("type")
-    if type(value) is str:
-        return [value]
-    if isinstance(value, list):
-        return [t for t in value if isinstance(t, str)]
-    return []
 
 
 def enum_values(schema: Mapping[str, Any]) -> list[Any] | None:
@@ -211,54 +191,9 @@ def takes_value(types: list[str], value: Any) -> bool:
     return kind == "number" and "integer" in types and float(value).is_integer()
 
 
-def ref_target(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
-    """The sub-schema a local ``$ref`` (``#`` or a JSON pointer under it) points to."""
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        return None
-    node: Any = root
-    for token in ref[2:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, MAPS) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node if isinstance(node, MAPS) else None
-
-
 def def_name(ref: str) -> str:
     """``#/$defs/Device`` → ``Device`` (the last pointer token; ``#`` for the root)."""
     return ref.rsplit("/", 1)[-1] if ref != "#" else "#"
-
-
-def accepts_null(schema: Any, root: Mapping[str, Any], _seen: frozenset[str] = frozenset()) -> bool:
-    """Whether ``null`` is a valid instance of ``schema`` (as far as a tool schema can say)."""
-    if schema is True:
-        return True
-    if not isinstance(schema, MAPS):
-        return False
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        if ref in _seen:
-            return False
-        target = ref_target(root, ref)
-        if target is None or not accepts_null(target, root, _seen | {ref}):
-            return False
-    if "type" in schema and "null" not in type_list(schema):
-        return False
-    if "enum" in schema and None not in (schema["enum"] or ()):
-        return False
-    if "const" in schema and schema["const"] is not None:
-        return False
-    for key in ("anyOf", "oneOf"):
-        variants = schema.get(key)
-        if isinstance(variants, list) and not any(accepts_null(v, root, _seen) for v in variants):
-            return False
-    all_of = schema.get("allOf")
-    return not isinstance(all_of, list) or all(accepts_null(v, root, _seen) for v in all_of)
 
 
 def _plural(n: Any, word: str) -> str:
@@ -511,20 +446,6 @@ class FieldPath:
         return f"{path}.*" if path else "*"
 
 
-def resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``schema`` with a local ``$ref`` followed (through chains of refs); unresolvable → itself."""
-    seen: set[str] = set()
-    while True:
-        ref = schema.get("$ref")
-        if not isinstance(ref, str) or ref in seen:
-            return schema
-        seen.add(ref)
-        target = ref_target(root, ref)
-        if target is None:
-            return schema
-        schema = target
-
-
 def recursive_defs(root: Mapping[str, Any]) -> frozenset[str]:
     """Names of the ``$defs`` entries that refer back to themselves, directly or not."""
     defs = root.get("$defs")
@@ -565,82 +486,3 @@ def _refs_in(schema: Any) -> set[str]:
         elif kind is list:
             stack.extend(v for v in node if type(v) is dict or type(v) is list)
     return found
-
-
-def strip_forced_nulls(value: Any, schema: Mapping[str, Any]) -> Any:
-    """``value`` without the nulls a strict export forced on optional fields.
-
-    ``schema`` is the tool's original (not strict) schema. A ``null`` is removed where the field
-    is optional there and its own schema does not accept ``null``: strict mode made the model
-    send it. A field whose schema accepts ``null`` keeps it.
-    """
-    return _strip(value, schema, schema, 0)
-
-
-def _strip(value: Any, schema: Any, root: Mapping[str, Any], depth: int) -> Any:
-    if not isinstance(schema, MAPS) or depth > 64:
-        return value
-    schema = resolve(schema, root)
-    if isinstance(value, dict):
-        node = _object_variant(value, schema, root)
-        if node is None:
-            return value
-        properties = node.get("properties")
-        properties = properties if isinstance(properties, MAPS) else {}
-        required = node.get("required")
-        required = set(required) if isinstance(required, list) else set()
-        extra = node.get("additionalProperties")
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            field_schema = properties.get(key, extra if isinstance(extra, MAPS) else None)
-            if (
-                item is None
-                and key in properties
-                and key not in required
-                and not accepts_null(field_schema, root)
-            ):
-                continue
-            out[key] = _strip(item, field_schema, root, depth + 1)
-        return out
-    if isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, MAPS):
-            return [_strip(item, items, root, depth + 1) for item in value]
-        variants = _variants(schema, root)
-        for variant in variants:
-            if isinstance(variant.get("items"), MAPS):
-                return [_strip(item, variant["items"], root, depth + 1) for item in value]
-    return value
-
-
-def _variants(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    out: list[Mapping[str, Any]] = []
-    for key in ("anyOf", "oneOf"):
-        variants = schema.get(key)
-        if isinstance(variants, list):
-            out.extend(resolve(v, root) for v in variants if isinstance(v, MAPS))
-    return out
-
-
-def _object_variant(
-    value: Mapping[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any]
-) -> Mapping[str, Any] | None:
-    """The object schema ``value`` is an instance of: ``schema`` itself, or one of its variants.
-
-    Among a union's object variants, the first whose discriminator tag matches, else the first
-    that declares every key the value has.
-    """
-    if "properties" in schema or "additionalProperties" in schema:
-        return schema
-    candidates = [v for v in _variants(schema, root) if "properties" in v]
-    discriminator = schema.get("discriminator")
-    tag = discriminator.get("propertyName") if isinstance(discriminator, MAPS) else None
-    for variant in candidates:
-        properties = variant["properties"]
-        if tag is not None and tag in value and isinstance(properties, MAPS):
-            allowed = resolve(properties.get(tag, {}), root)
-            if value[tag] in (allowed.get("enum") or [allowed.get("const")]):
-                return variant
-        elif tag is None and isinstance(properties, MAPS) and set(value) <= set(properties):
-            return variant
-    return None

@@ -23,19 +23,21 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
-    MAPS,
     FieldPath,
     Schema,
     cyclic,
     object_root,
     phrases,
     recursive_defs,
-    ref_target,
     restate,
     split_keywords,
-    type_list,
 )
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.schema_values import (
+    MAPS,
+    ref_target,
+    type_list,
+)
 
 STRICT_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}

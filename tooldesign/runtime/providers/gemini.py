@@ -43,24 +43,26 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
-    MAPS,
     FieldPath,
     Schema,
     copy_json,
     def_name,
     enum_values,
     json_text,
-    merge_single_all_of,
     object_root,
     phrases,
-    ref_target,
     restate,
     split_keywords,
     takes_value,
-    type_list,
     value_types,
 )
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.schema_values import (
+    MAPS,
+    merge_single_all_of,
+    ref_target,
+    type_list,
+)
 
 GeminiApi = Literal["parameters", "json_schema"]
 

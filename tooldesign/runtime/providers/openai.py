@@ -29,22 +29,24 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
-    MAPS,
     FieldPath,
     Schema,
     complete_arrays,
     enum_values,
-    merge_single_all_of,
     object_root,
     phrases,
-    ref_target,
     restate,
     split_keywords,
     takes_value,
-    type_list,
     value_types,
 )
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.schema_values import (
+    MAPS,
+    merge_single_all_of,
+    ref_target,
+    type_list,
+)
 
 # What strict mode supports, per the OpenAI function-calling guide.
 STRICT_FORMATS = frozenset(

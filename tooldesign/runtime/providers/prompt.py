@@ -14,9 +14,11 @@ from tooldesign.runtime.providers._common import ToolIndex, ToolSource
 from tooldesign.runtime.providers._schema import (
     def_name,
     json_text,
-    merge_single_all_of,
     object_root,
     phrases,
+)
+from tooldesign.runtime.schema_values import (
+    merge_single_all_of,
     ref_target,
     type_list,
 )

@@ -69,3 +69,23 @@ def decode_restart_device_payload(
 def encode_restart_device_result(result: t.RestartDeviceResult) -> str:
     """Encode a result of 'restart_device' as JSON."""
     return RESTART_DEVICE_RESULT.encode(result)
+
+
+SCHEDULE_MAINTENANCE_PAYLOAD: Final = rt.PayloadCodec(
+    "schedule_maintenance", specs.SCHEDULE_MAINTENANCE_SPEC.payload, injected=()
+)
+SCHEDULE_MAINTENANCE_RESULT: Final = rt.ResultCodec(
+    "schedule_maintenance", specs.SCHEDULE_MAINTENANCE_SPEC.result
+)
+
+
+def decode_schedule_maintenance_payload(
+    data: str | bytes | Mapping[str, Any], *, injected: Mapping[str, Any] | None = None
+) -> t.MaintenanceRequest:
+    """Decode the arguments of 'schedule_maintenance'; ``injected`` supplies the hidden fields."""
+    return SCHEDULE_MAINTENANCE_PAYLOAD.decode(data, injected=injected)
+
+
+def encode_schedule_maintenance_result(result: t.ScheduleMaintenanceResult) -> str:
+    """Encode a result of 'schedule_maintenance' as JSON."""
+    return SCHEDULE_MAINTENANCE_RESULT.encode(result)

@@ -4,13 +4,14 @@
 
 ``new_registration`` builds what ``tooldesign.runtime.Runtime`` runs: bound tools call the
 service's methods through ``transforms``; the others call the handlers given by tool name.
+Without a service, handlers must replace every method the toolset binds.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict
+from typing import Protocol, Required, TypedDict, overload
 
 from tooldesign import runtime as rt
 
@@ -47,22 +48,62 @@ class RestartDeviceHandler(Protocol):
     ): ...
 
 
+class ScheduleMaintenanceHandler(Protocol):
+    "Handles schedule_maintenance: typed arguments and call metadata in, a result (or a ToolResult) out, sync or async."
+
+    def __call__(
+        self, args: t.MaintenanceRequest, meta: rt.ToolCallMeta, /
+    ) -> (
+        t.ScheduleMaintenanceResult
+        | rt.ToolResult
+        | Awaitable[t.ScheduleMaintenanceResult | rt.ToolResult]
+    ): ...
+
+
 class Handlers(TypedDict, total=False):
     "Handlers by tool name."
 
     list_devices: ListDevicesHandler
     get_device: GetDeviceHandler
     restart_device: Required[RestartDeviceHandler]
+    schedule_maintenance: ScheduleMaintenanceHandler
 
 
+class HandlersWithoutService(TypedDict, total=False):
+    "Handlers by tool name when no service is given: every tool needs one except those bound to a function."
+
+    list_devices: Required[ListDevicesHandler]
+    get_device: Required[GetDeviceHandler]
+    restart_device: Required[RestartDeviceHandler]
+    schedule_maintenance: Required[ScheduleMaintenanceHandler]
+
+
+@overload
 def new_registration(
     *,
     service: app_services.DeviceService,
     handlers: Handlers,
     interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+@overload
+def new_registration(
+    *,
+    service: None = None,
+    handlers: HandlersWithoutService,
+    interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+def new_registration(
+    *,
+    service: app_services.DeviceService | None = None,
+    handlers: Handlers | HandlersWithoutService,
+    interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset devices: a handler given for a bound tool replaces its method."
-    given: Handlers = handlers
+    given: Handlers | HandlersWithoutService = handlers
     rt.check_registration(
         "devices",
         handlers=given,
@@ -71,9 +112,15 @@ def new_registration(
             "list_devices",
             "get_device",
             "restart_device",
+            "schedule_maintenance",
         ),
         service=service,
         service_type=app_services.DeviceService,
+        service_bound=(
+            "list_devices",
+            "get_device",
+            "schedule_maintenance",
+        ),
     )
     return rt.ToolsetRegistration(
         service="assistant",
@@ -85,7 +132,7 @@ def new_registration(
                 codecs.LIST_DEVICES_RESULT,
                 rt.handler_invoke(given["list_devices"])
                 if "list_devices" in given
-                else _bind_list_devices(service),
+                else _bind_list_devices(rt.bound_service(service, "devices")),
             ),
             rt.ToolBinding(
                 specs.GET_DEVICE_SPEC,
@@ -93,13 +140,21 @@ def new_registration(
                 codecs.GET_DEVICE_RESULT,
                 rt.handler_invoke(given["get_device"])
                 if "get_device" in given
-                else _bind_get_device(service),
+                else _bind_get_device(rt.bound_service(service, "devices")),
             ),
             rt.ToolBinding(
                 specs.RESTART_DEVICE_SPEC,
                 codecs.RESTART_DEVICE_PAYLOAD,
                 codecs.RESTART_DEVICE_RESULT,
                 rt.handler_invoke(given["restart_device"]),
+            ),
+            rt.ToolBinding(
+                specs.SCHEDULE_MAINTENANCE_SPEC,
+                codecs.SCHEDULE_MAINTENANCE_PAYLOAD,
+                codecs.SCHEDULE_MAINTENANCE_RESULT,
+                rt.handler_invoke(given["schedule_maintenance"])
+                if "schedule_maintenance" in given
+                else _bind_schedule_maintenance(rt.bound_service(service, "devices")),
             ),
         ),
         interceptors=tuple(interceptors),
@@ -120,5 +175,15 @@ def _bind_get_device(service: app_services.DeviceService) -> rt.Invoke:
     async def invoke(args: t.GetDevicePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = await service.get_device(**tr.to_method_payload_get_device(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_get_device)
+
+    return invoke
+
+
+def _bind_schedule_maintenance(service: app_services.DeviceService) -> rt.Invoke:
+    async def invoke(args: t.MaintenanceRequest, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = await asyncio.to_thread(
+            service.schedule_maintenance, tr.to_method_payload_schedule_maintenance(args)
+        )
+        return rt.Outcome(returned, convert=tr.to_tool_return_schedule_maintenance)
 
     return invoke

@@ -14,6 +14,7 @@ from . import types as t
 LIST_DEVICES: Final = rt.ToolIdent("assistant.devices.list_devices")
 GET_DEVICE: Final = rt.ToolIdent("assistant.devices.get_device")
 RESTART_DEVICE: Final = rt.ToolIdent("assistant.devices.restart_device")
+SCHEDULE_MAINTENANCE: Final = rt.ToolIdent("assistant.devices.schedule_maintenance")
 
 LIST_DEVICES_SPEC: Final[rt.ToolSpec[t.ListDevicesPayload, t.ListDevicesResult]] = rt.ToolSpec(
     id=LIST_DEVICES,
@@ -301,10 +302,130 @@ RESTART_DEVICE_SPEC: Final[rt.ToolSpec[t.RestartDevicePayload, t.RestartDeviceRe
     )
 )
 
+SCHEDULE_MAINTENANCE_SPEC: Final[rt.ToolSpec[t.MaintenanceRequest, t.ScheduleMaintenanceResult]] = (
+    rt.ToolSpec(
+        id=SCHEDULE_MAINTENANCE,
+        name="schedule_maintenance",
+        service="assistant",
+        toolset="devices",
+        title=None,
+        description="Schedule a maintenance window on some devices",
+        tags=("inventory", "write"),
+        payload=rt.TypeSpec(
+            name="MaintenanceRequest",
+            model=t.MaintenanceRequest,
+            schema={
+                "type": "object",
+                "description": "A maintenance window to open on some devices",
+                "properties": {
+                    "device_ids": {
+                        "type": "array",
+                        "description": "Devices taken out of service during the window",
+                        "items": {"type": "string", "pattern": "^dev-[0-9a-f]{8}$"},
+                        "maxItems": 20,
+                        "minItems": 1,
+                    },
+                    "start": {
+                        "type": "string",
+                        "description": "When the window opens (RFC 3339)",
+                        "format": "date-time",
+                    },
+                    "duration_minutes": {
+                        "type": "integer",
+                        "description": "How long the window lasts",
+                        "maximum": 480,
+                        "exclusiveMinimum": 0,
+                    },
+                    "reason": {
+                        "type": "string",
+                        "description": "Why, for the change log",
+                        "minLength": 3,
+                        "maxLength": 200,
+                    },
+                    "abort_above_load": {
+                        "type": "number",
+                        "description": "Cancel the window if a device's CPU load is above this share when it opens",
+                        "exclusiveMinimum": 0,
+                        "exclusiveMaximum": 1,
+                        "default": 0.9,
+                    },
+                    "notify_users": {
+                        "type": "boolean",
+                        "description": "Tell the site's users beforehand",
+                        "default": True,
+                    },
+                },
+                "required": ["device_ids", "start", "duration_minutes", "reason"],
+                "additionalProperties": False,
+            },
+            example={
+                "device_ids": ["dev-0a1b2c3d"],
+                "start": "2026-11-21T22:00:00Z",
+                "duration_minutes": 30,
+                "reason": "Firmware upgrade",
+            },
+            field_descriptions={
+                "device_ids": "Devices taken out of service during the window",
+                "start": "When the window opens (RFC 3339)",
+                "duration_minutes": "How long the window lasts",
+                "reason": "Why, for the change log",
+                "abort_above_load": "Cancel the window if a device's CPU load is above this share when it opens",
+                "notify_users": "Tell the site's users beforehand",
+            },
+        ),
+        result=rt.TypeSpec(
+            name="ScheduleMaintenanceResult",
+            model=t.ScheduleMaintenanceResult,
+            schema={
+                "type": "object",
+                "properties": {
+                    "window_id": {
+                        "type": "string",
+                        "description": "Identifier of the scheduled window",
+                    },
+                    "opens": {
+                        "type": "string",
+                        "description": "When the window opens",
+                        "format": "date-time",
+                    },
+                    "closes": {
+                        "type": "string",
+                        "description": "When the window closes",
+                        "format": "date-time",
+                    },
+                    "devices": {
+                        "type": "array",
+                        "description": "Devices in the window",
+                        "items": {"type": "string"},
+                        "minItems": 1,
+                    },
+                },
+                "required": ["window_id", "opens", "closes", "devices"],
+                "additionalProperties": False,
+            },
+            example=None,
+            field_descriptions={
+                "window_id": "Identifier of the scheduled window",
+                "opens": "When the window opens",
+                "closes": "When the window closes",
+                "devices": "Devices in the window",
+            },
+        ),
+        bounded=False,
+        injected=(),
+        server_data=(),
+        annotations=rt.ToolAnnotations(
+            destructive=True,
+            idempotent=False,
+        ),
+    )
+)
+
 SPECS: Final[tuple[rt.ToolSpec[Any, Any], ...]] = (
     LIST_DEVICES_SPEC,
     GET_DEVICE_SPEC,
     RESTART_DEVICE_SPEC,
+    SCHEDULE_MAINTENANCE_SPEC,
 )
 """Every tool of the toolset, in design order."""
 

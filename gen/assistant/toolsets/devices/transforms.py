@@ -41,6 +41,20 @@ def to_tool_return_get_device(result: app_models.Device) -> t.Device:
     return _to_tool_device(result)
 
 
+def to_method_payload_schedule_maintenance(
+    args: t.MaintenanceRequest,
+) -> app_models.MaintenanceRequest:
+    "The arguments of 'schedule_maintenance' as MaintenanceRequest takes them."
+    return _to_app_maintenance_request(args)
+
+
+def to_tool_return_schedule_maintenance(
+    result: app_models.MaintenanceWindow,
+) -> t.ScheduleMaintenanceResult:
+    "What 'schedule_maintenance' returns, from the method's result."
+    return _to_tool_schedule_maintenance_result(result)
+
+
 def _to_app_device_query(value: t.ListDevicesPayload) -> app_models.DeviceQuery:
     return app_models.DeviceQuery(
         site_id=value.site_id, status=value.status, limit=value.limit, session_id=value.session_id
@@ -73,3 +87,25 @@ def _to_tool_device(value: app_models.Device) -> t.Device:
 def _to_app_device_service_get_device(value: t.GetDevicePayload) -> GetDeviceArguments:
     out: GetDeviceArguments = {"device_id": value.device_id}
     return out
+
+
+def _to_app_maintenance_request(value: t.MaintenanceRequest) -> app_models.MaintenanceRequest:
+    return app_models.MaintenanceRequest(
+        device_ids=list(value.device_ids),
+        start=value.start,
+        duration_minutes=value.duration_minutes,
+        reason=value.reason,
+        abort_above_load=value.abort_above_load,
+        notify_users=value.notify_users,
+    )
+
+
+def _to_tool_schedule_maintenance_result(
+    value: app_models.MaintenanceWindow,
+) -> t.ScheduleMaintenanceResult:
+    return t.ScheduleMaintenanceResult(
+        window_id=value.window_id,
+        opens=value.opens,
+        closes=value.closes,
+        devices=list(value.devices),
+    )

@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
 from tooldesign.runtime import BoundedResultModel
+from typing_extensions import TypeAliasType
 
 
 class Device(BaseModel):
@@ -17,25 +27,28 @@ class Device(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
     id: Annotated[
-        str,
+        StrictStr,
         Field(
             description="Device identifier", examples=["dev-0a1b2c3d"], pattern="^dev-[0-9a-f]{8}$"
         ),
     ]
-    name: Annotated[str, Field(description="Display name", max_length=64)]
+    name: Annotated[StrictStr, Field(description="Display name", max_length=64)]
     status: Annotated[
         Literal["online", "offline", "unknown"], Field(description="Connection state")
     ]
-    site_id: Annotated[str, Field(description="Site the device belongs to")]
-    model: Annotated[str | None, Field(description="Hardware model")] = None
+    site_id: Annotated[StrictStr, Field(description="Site the device belongs to")]
+    model: Annotated[StrictStr | None, Field(description="Hardware model")] = None
     last_seen: Annotated[
         AwareDatetime | None, Field(description="When the device last reported (RFC 3339)")
     ] = None
-    tags: Annotated[list[str] | None, Field(description="Free-form tags", max_length=10)] = None
+    tags: Annotated[list[StrictStr] | None, Field(description="Free-form tags", max_length=10)] = (
+        None
+    )
     labels: Annotated[
-        dict[str, str] | None, Field(description="Key/value labels (rack, owner, …)")
+        dict[str, StrictStr] | None, Field(description="Key/value labels (rack, owner, …)")
     ] = None
 
 
@@ -43,21 +56,25 @@ class GetDevicePayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    device_id: Annotated[str, Field(description="Device identifier", pattern="^dev-[0-9a-f]{8}$")]
+    device_id: Annotated[
+        StrictStr, Field(description="Device identifier", pattern="^dev-[0-9a-f]{8}$")
+    ]
 
 
 class ListDevicesPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    site_id: Annotated[str, Field(description="Site identifier")]
+    site_id: Annotated[StrictStr, Field(description="Site identifier")]
     status: Annotated[
         Literal["online", "offline", "unknown"] | None, Field(description="Filter by status")
     ] = None
-    limit: Annotated[int, Field(description="Maximum results", ge=1, le=500)] = 50
-    session_id: Annotated[str, Field(description="Caller session")]
+    limit: Annotated[StrictInt, Field(description="Maximum results", ge=1, le=500)] = 50
+    session_id: Annotated[StrictStr, Field(description="Caller session")]
 
 
 class ListDevicesResult(BoundedResultModel):
@@ -65,36 +82,95 @@ class ListDevicesResult(BoundedResultModel):
         extra="forbid",
         populate_by_name=True,
         json_schema_extra={"x-tooldesign-bounds": {"next_cursor": None}},
+        allow_inf_nan=False,
     )
     devices: Annotated[list[Device], Field(description="Matching devices")]
-    returned: Annotated[int, Field(description="Number of items in this result.")]
+    returned: Annotated[StrictInt, Field(description="Number of items in this result.")]
     total: Annotated[
-        int | None, Field(description="Total number of matching items, when known.")
+        StrictInt | None, Field(description="Total number of matching items, when known.")
     ] = None
     truncated: Annotated[
-        bool, Field(description="True when more items matched than this result carries.")
+        StrictBool, Field(description="True when more items matched than this result carries.")
     ]
     refinement_hint: Annotated[
-        str | None, Field(description="When truncated: how to narrow the query to see the rest.")
+        StrictStr | None,
+        Field(description="When truncated: how to narrow the query to see the rest."),
     ] = None
+
+
+DeviceId = TypeAliasType("DeviceId", Annotated[StrictStr, Field(pattern="^dev-[0-9a-f]{8}$")])
+
+
+class MaintenanceRequest(BaseModel):
+    """
+    A maintenance window to open on some devices
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        allow_inf_nan=False,
+    )
+    device_ids: Annotated[
+        list[DeviceId],
+        Field(
+            description="Devices taken out of service during the window",
+            max_length=20,
+            min_length=1,
+        ),
+    ]
+    start: Annotated[AwareDatetime, Field(description="When the window opens (RFC 3339)")]
+    duration_minutes: Annotated[
+        StrictInt, Field(description="How long the window lasts", gt=0, le=480)
+    ]
+    reason: Annotated[
+        StrictStr, Field(description="Why, for the change log", max_length=200, min_length=3)
+    ]
+    abort_above_load: Annotated[
+        StrictFloat,
+        Field(
+            description="Cancel the window if a device's CPU load is above this share when it opens",
+            gt=0.0,
+            lt=1.0,
+        ),
+    ] = 0.9
+    notify_users: Annotated[StrictBool, Field(description="Tell the site's users beforehand")] = (
+        True
+    )
 
 
 class RestartDevicePayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    device_id: Annotated[str, Field(description="Device to restart", pattern="^dev-[0-9a-f]{8}$")]
-    reason: Annotated[
-        str, Field(description="Why, for the change log", max_length=200, min_length=3)
+    device_id: Annotated[
+        StrictStr, Field(description="Device to restart", pattern="^dev-[0-9a-f]{8}$")
     ]
-    session_id: Annotated[str, Field(description="Caller session")]
+    reason: Annotated[
+        StrictStr, Field(description="Why, for the change log", max_length=200, min_length=3)
+    ]
+    session_id: Annotated[StrictStr, Field(description="Caller session")]
 
 
 class RestartDeviceResult(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    accepted: Annotated[bool, Field(description="Whether the restart was scheduled")]
-    job_id: Annotated[str | None, Field(description="Job to follow the restart")] = None
+    accepted: Annotated[StrictBool, Field(description="Whether the restart was scheduled")]
+    job_id: Annotated[StrictStr | None, Field(description="Job to follow the restart")] = None
+
+
+class ScheduleMaintenanceResult(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        allow_inf_nan=False,
+    )
+    window_id: Annotated[StrictStr, Field(description="Identifier of the scheduled window")]
+    opens: Annotated[AwareDatetime, Field(description="When the window opens")]
+    closes: Annotated[AwareDatetime, Field(description="When the window closes")]
+    devices: Annotated[list[StrictStr], Field(description="Devices in the window", min_length=1)]

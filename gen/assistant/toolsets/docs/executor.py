@@ -4,13 +4,14 @@
 
 ``new_registration`` builds what ``tooldesign.runtime.Runtime`` runs: bound tools call the
 service's methods through ``transforms``; the others call the handlers given by tool name.
+Without a service, handlers must replace every method the toolset binds.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, TypedDict
+from typing import Protocol, Required, TypedDict, overload
 
 from tooldesign import runtime as rt
 
@@ -46,14 +47,39 @@ class Handlers(TypedDict, total=False):
     answer_question: AnswerQuestionHandler
 
 
+class HandlersWithoutService(TypedDict, total=False):
+    "Handlers by tool name when no service is given: every tool needs one except those bound to a function."
+
+    search_docs: Required[SearchDocsHandler]
+    answer_question: AnswerQuestionHandler
+
+
+@overload
 def new_registration(
     *,
     service: app_services.DocumentService,
     handlers: Handlers | None = None,
     interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+@overload
+def new_registration(
+    *,
+    service: None = None,
+    handlers: HandlersWithoutService,
+    interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+def new_registration(
+    *,
+    service: app_services.DocumentService | None = None,
+    handlers: Handlers | HandlersWithoutService | None = None,
+    interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset docs: a handler given for a bound tool replaces its method."
-    given: Handlers = handlers or {}
+    given: Handlers | HandlersWithoutService = handlers or {}
     rt.check_registration(
         "docs",
         handlers=given,
@@ -64,6 +90,7 @@ def new_registration(
         ),
         service=service,
         service_type=app_services.DocumentService,
+        service_bound=("search_docs",),
     )
     return rt.ToolsetRegistration(
         service="assistant",
@@ -75,7 +102,7 @@ def new_registration(
                 codecs.SEARCH_DOCS_RESULT,
                 rt.handler_invoke(given["search_docs"])
                 if "search_docs" in given
-                else _bind_search_docs(service),
+                else _bind_search_docs(rt.bound_service(service, "docs")),
             ),
             rt.ToolBinding(
                 specs.ANSWER_QUESTION_SPEC,

@@ -5,20 +5,32 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    RootModel,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
 from tooldesign.runtime import BoundedResultModel
+from typing_extensions import TypeAliasType
 
 
 class AnswerQuestionPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    question: Annotated[str, Field(description="The question", min_length=3)]
+    question: Annotated[StrictStr, Field(description="The question", min_length=3)]
 
 
-class AnswerQuestionResult(RootModel[str]):
-    root: Annotated[str, Field(description="The answer")]
+AnswerQuestionResultValue = TypeAliasType(
+    "AnswerQuestionResultValue", Annotated[StrictStr, Field(description="The answer")]
+)
 
 
 class ArticleHit(BaseModel):
@@ -29,12 +41,13 @@ class ArticleHit(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
     kind: Annotated[Literal["article"], Field(description="Hit kind")]
-    doc_id: Annotated[str, Field(description="Document identifier")]
-    title: Annotated[str, Field(description="Article title")]
-    snippet: Annotated[str | None, Field(description="Matching passage")] = None
-    score: Annotated[float, Field(description="Relevance from 0 to 1", ge=0.0, le=1.0)]
+    doc_id: Annotated[StrictStr, Field(description="Document identifier")]
+    title: Annotated[StrictStr, Field(description="Article title")]
+    snippet: Annotated[StrictStr | None, Field(description="Matching passage")] = None
+    score: Annotated[StrictFloat, Field(description="Relevance from 0 to 1", ge=0.0, le=1.0)]
 
 
 class RunbookHit(BaseModel):
@@ -45,34 +58,37 @@ class RunbookHit(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
     kind: Annotated[Literal["runbook"], Field(description="Hit kind")]
-    doc_id: Annotated[str, Field(description="Document identifier")]
-    title: Annotated[str, Field(description="Runbook title")]
-    steps: Annotated[list[str], Field(description="Steps to follow")]
-    score: Annotated[float, Field(description="Relevance from 0 to 1", ge=0.0, le=1.0)]
+    doc_id: Annotated[StrictStr, Field(description="Document identifier")]
+    title: Annotated[StrictStr, Field(description="Runbook title")]
+    steps: Annotated[list[StrictStr], Field(description="Steps to follow")]
+    score: Annotated[StrictFloat, Field(description="Relevance from 0 to 1", ge=0.0, le=1.0)]
 
 
 class SearchDocsPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    query: Annotated[str, Field(description="Keywords", max_length=200, min_length=2)]
+    query: Annotated[StrictStr, Field(description="Keywords", max_length=200, min_length=2)]
     kinds: Annotated[
         list[Literal["article", "runbook"]] | None,
         Field(description="Only these kinds of document"),
     ] = None
-    limit: Annotated[int, Field(description="Maximum hits", ge=1, le=20)] = 5
+    limit: Annotated[StrictInt, Field(description="Maximum hits", ge=1, le=20)] = 5
 
 
 class SearchDocsResultFacets(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    articles: Annotated[int | None, Field(ge=0)] = None
-    runbooks: Annotated[int | None, Field(ge=0)] = None
+    articles: Annotated[StrictInt | None, Field(ge=0)] = None
+    runbooks: Annotated[StrictInt | None, Field(ge=0)] = None
 
 
 class SearchDocsResult(BoundedResultModel):
@@ -80,6 +96,7 @@ class SearchDocsResult(BoundedResultModel):
         extra="forbid",
         populate_by_name=True,
         json_schema_extra={"x-tooldesign-bounds": {"next_cursor": None}},
+        allow_inf_nan=False,
     )
     hits: Annotated[
         list[Annotated[ArticleHit | RunbookHit, Field(discriminator="kind")]],
@@ -88,13 +105,18 @@ class SearchDocsResult(BoundedResultModel):
     facets: Annotated[
         SearchDocsResultFacets | None, Field(description="How many hits of each kind")
     ] = None
-    returned: Annotated[int, Field(description="Number of items in this result.")]
+    returned: Annotated[StrictInt, Field(description="Number of items in this result.")]
     total: Annotated[
-        int | None, Field(description="Total number of matching items, when known.")
+        StrictInt | None, Field(description="Total number of matching items, when known.")
     ] = None
     truncated: Annotated[
-        bool, Field(description="True when more items matched than this result carries.")
+        StrictBool, Field(description="True when more items matched than this result carries.")
     ]
     refinement_hint: Annotated[
-        str | None, Field(description="When truncated: how to narrow the query to see the rest.")
+        StrictStr | None,
+        Field(description="When truncated: how to narrow the query to see the rest."),
     ] = None
+
+
+class AnswerQuestionResult(RootModel[AnswerQuestionResultValue]):
+    root: AnswerQuestionResultValue

@@ -33,3 +33,23 @@ def decode_get_time_series_payload(
 def encode_get_time_series_result(result: t.GetTimeSeriesResult) -> str:
     """Encode a result of 'get_time_series' as JSON."""
     return GET_TIME_SERIES_RESULT.encode(result)
+
+
+CHECK_REACHABILITY_PAYLOAD: Final = rt.PayloadCodec(
+    "check_reachability", specs.CHECK_REACHABILITY_SPEC.payload, injected=()
+)
+CHECK_REACHABILITY_RESULT: Final = rt.ResultCodec(
+    "check_reachability", specs.CHECK_REACHABILITY_SPEC.result
+)
+
+
+def decode_check_reachability_payload(
+    data: str | bytes | Mapping[str, Any], *, injected: Mapping[str, Any] | None = None
+) -> t.CheckReachabilityPayload:
+    """Decode the arguments of 'check_reachability'; ``injected`` supplies the hidden fields."""
+    return CHECK_REACHABILITY_PAYLOAD.decode(data, injected=injected)
+
+
+def encode_check_reachability_result(result: t.CheckReachabilityResult) -> str:
+    """Encode a result of 'check_reachability' as JSON."""
+    return CHECK_REACHABILITY_RESULT.encode(result)

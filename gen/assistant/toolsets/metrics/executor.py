@@ -4,12 +4,14 @@
 
 ``new_registration`` builds what ``tooldesign.runtime.Runtime`` runs: bound tools call the
 service's methods through ``transforms``; the others call the handlers given by tool name.
+Without a service, handlers must replace every method the toolset binds.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, TypedDict
+from typing import Protocol, Required, TypedDict, overload
 
 from tooldesign import runtime as rt
 
@@ -30,27 +32,72 @@ class GetTimeSeriesHandler(Protocol):
     ): ...
 
 
+class CheckReachabilityHandler(Protocol):
+    "Handles check_reachability: typed arguments and call metadata in, a result (or a ToolResult) out, sync or async."
+
+    def __call__(
+        self, args: t.CheckReachabilityPayload, meta: rt.ToolCallMeta, /
+    ) -> (
+        t.CheckReachabilityResult
+        | rt.ToolResult
+        | Awaitable[t.CheckReachabilityResult | rt.ToolResult]
+    ): ...
+
+
 class Handlers(TypedDict, total=False):
     "Handlers by tool name."
 
     get_time_series: GetTimeSeriesHandler
+    check_reachability: CheckReachabilityHandler
 
 
+class HandlersWithoutService(TypedDict, total=False):
+    "Handlers by tool name when no service is given: every tool needs one except those bound to a function."
+
+    get_time_series: Required[GetTimeSeriesHandler]
+    check_reachability: Required[CheckReachabilityHandler]
+
+
+@overload
 def new_registration(
     *,
     service: app_services.MetricsService,
     handlers: Handlers | None = None,
     interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+@overload
+def new_registration(
+    *,
+    service: None = None,
+    handlers: HandlersWithoutService,
+    interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+def new_registration(
+    *,
+    service: app_services.MetricsService | None = None,
+    handlers: Handlers | HandlersWithoutService | None = None,
+    interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset metrics: a handler given for a bound tool replaces its method."
-    given: Handlers = handlers or {}
+    given: Handlers | HandlersWithoutService = handlers or {}
     rt.check_registration(
         "metrics",
         handlers=given,
         required=(),
-        known=("get_time_series",),
+        known=(
+            "get_time_series",
+            "check_reachability",
+        ),
         service=service,
         service_type=app_services.MetricsService,
+        service_bound=(
+            "get_time_series",
+            "check_reachability",
+        ),
     )
     return rt.ToolsetRegistration(
         service="assistant",
@@ -62,7 +109,15 @@ def new_registration(
                 codecs.GET_TIME_SERIES_RESULT,
                 rt.handler_invoke(given["get_time_series"])
                 if "get_time_series" in given
-                else _bind_get_time_series(service),
+                else _bind_get_time_series(rt.bound_service(service, "metrics")),
+            ),
+            rt.ToolBinding(
+                specs.CHECK_REACHABILITY_SPEC,
+                codecs.CHECK_REACHABILITY_PAYLOAD,
+                codecs.CHECK_REACHABILITY_RESULT,
+                rt.handler_invoke(given["check_reachability"])
+                if "check_reachability" in given
+                else _bind_check_reachability(rt.bound_service(service, "metrics")),
             ),
         ),
         interceptors=tuple(interceptors),
@@ -84,5 +139,15 @@ def _bind_get_time_series(service: app_services.MetricsService) -> rt.Invoke:
             },
             convert=tr.to_tool_return_get_time_series,
         )
+
+    return invoke
+
+
+def _bind_check_reachability(service: app_services.MetricsService) -> rt.Invoke:
+    async def invoke(args: t.CheckReachabilityPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = await asyncio.to_thread(
+            service.check_reachability, **tr.to_method_payload_check_reachability(args)
+        )
+        return rt.Outcome(returned, convert=tr.to_tool_return_check_reachability)
 
     return invoke

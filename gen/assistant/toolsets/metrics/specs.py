@@ -12,6 +12,7 @@ from tooldesign import runtime as rt
 from . import types as t
 
 GET_TIME_SERIES: Final = rt.ToolIdent("assistant.metrics.get_time_series")
+CHECK_REACHABILITY: Final = rt.ToolIdent("assistant.metrics.check_reachability")
 
 GET_TIME_SERIES_SPEC: Final[rt.ToolSpec[t.GetTimeSeriesPayload, t.GetTimeSeriesResult]] = (
     rt.ToolSpec(
@@ -151,7 +152,75 @@ GET_TIME_SERIES_SPEC: Final[rt.ToolSpec[t.GetTimeSeriesPayload, t.GetTimeSeriesR
     )
 )
 
-SPECS: Final[tuple[rt.ToolSpec[Any, Any], ...]] = (GET_TIME_SERIES_SPEC,)
+CHECK_REACHABILITY_SPEC: Final[
+    rt.ToolSpec[t.CheckReachabilityPayload, t.CheckReachabilityResult]
+] = rt.ToolSpec(
+    id=CHECK_REACHABILITY,
+    name="check_reachability",
+    service="assistant",
+    toolset="metrics",
+    title=None,
+    description="Probe a host from the site router and report the loss",
+    tags=("telemetry",),
+    payload=rt.TypeSpec(
+        name="CheckReachabilityPayload",
+        model=t.CheckReachabilityPayload,
+        schema={
+            "type": "object",
+            "description": "Host name or IP address to probe",
+            "properties": {
+                "value": {"type": "string", "description": "Host name or IP address to probe"}
+            },
+            "required": ["value"],
+            "additionalProperties": False,
+        },
+        example=None,
+        field_descriptions={"value": "Host name or IP address to probe"},
+    ),
+    result=rt.TypeSpec(
+        name="CheckReachabilityResult",
+        model=t.CheckReachabilityResult,
+        schema={
+            "type": "object",
+            "properties": {
+                "reachable": {"type": "boolean", "description": "Whether any probe came back"},
+                "loss": {
+                    "type": "number",
+                    "description": "Share of probes lost, from 0 to 1",
+                    "minimum": 0,
+                    "maximum": 1,
+                },
+                "rtt_ms": {
+                    "type": "number",
+                    "description": "Median round trip in milliseconds",
+                    "exclusiveMinimum": 0,
+                },
+                "raw": {"description": "The probe's own output, as the router reported it"},
+            },
+            "required": ["reachable", "loss"],
+            "additionalProperties": False,
+        },
+        example=None,
+        field_descriptions={
+            "reachable": "Whether any probe came back",
+            "loss": "Share of probes lost, from 0 to 1",
+            "rtt_ms": "Median round trip in milliseconds",
+            "raw": "The probe's own output, as the router reported it",
+        },
+    ),
+    bounded=False,
+    injected=(),
+    server_data=(),
+    annotations=rt.ToolAnnotations(
+        read_only=True,
+        open_world=True,
+    ),
+)
+
+SPECS: Final[tuple[rt.ToolSpec[Any, Any], ...]] = (
+    GET_TIME_SERIES_SPEC,
+    CHECK_REACHABILITY_SPEC,
+)
 """Every tool of the toolset, in design order."""
 
 BY_ID: Final[Mapping[str, rt.ToolSpec[Any, Any]]] = {spec.id: spec for spec in SPECS}

@@ -23,6 +23,12 @@ class GetTimeSeriesArguments(TypedDict):
     window: NotRequired[Literal["1h", "24h", "7d"]]
 
 
+class CheckReachabilityArguments(TypedDict):
+    "Keyword arguments of examples.netops.services:MetricsService.check_reachability."
+
+    value: str
+
+
 def to_method_payload_get_time_series(args: t.GetTimeSeriesPayload) -> GetTimeSeriesArguments:
     "The arguments of 'get_time_series' as MetricsService.get_time_series takes them."
     return _to_app_metrics_service_get_time_series(args)
@@ -45,6 +51,18 @@ def to_server_data_get_time_series_atlas_thresholds(
 ) -> t.GetTimeSeriesAtlasThresholdsServerData:
     "Server data 'atlas.thresholds' of 'get_time_series', from the method's result."
     return _to_tool_get_time_series_atlas_thresholds_server_data(result.thresholds)
+
+
+def to_method_payload_check_reachability(
+    args: t.CheckReachabilityPayload,
+) -> CheckReachabilityArguments:
+    "The arguments of 'check_reachability' as MetricsService.check_reachability takes them."
+    return _to_app_metrics_service_check_reachability(args)
+
+
+def to_tool_return_check_reachability(result: app_models.Reachability) -> t.CheckReachabilityResult:
+    "What 'check_reachability' returns, from the method's result."
+    return _to_tool_check_reachability_result(result)
 
 
 def _to_app_metrics_service_get_time_series(
@@ -87,3 +105,16 @@ def _to_tool_get_time_series_atlas_thresholds_server_data(
     value: app_models.Thresholds,
 ) -> t.GetTimeSeriesAtlasThresholdsServerData:
     return t.GetTimeSeriesAtlasThresholdsServerData(warning=value.warning, critical=value.critical)
+
+
+def _to_app_metrics_service_check_reachability(
+    value: t.CheckReachabilityPayload,
+) -> CheckReachabilityArguments:
+    out: CheckReachabilityArguments = {"value": value.value}
+    return out
+
+
+def _to_tool_check_reachability_result(value: app_models.Reachability) -> t.CheckReachabilityResult:
+    return t.CheckReachabilityResult(
+        reachable=value.reachable, loss=value.loss, rtt_ms=value.rtt_ms, raw=value.raw
+    )

@@ -3,9 +3,49 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
+
+
+class CheckReachabilityPayload(BaseModel):
+    """
+    Host name or IP address to probe
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        allow_inf_nan=False,
+    )
+    value: Annotated[StrictStr, Field(description="Host name or IP address to probe")]
+
+
+class CheckReachabilityResult(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        allow_inf_nan=False,
+    )
+    reachable: Annotated[StrictBool, Field(description="Whether any probe came back")]
+    loss: Annotated[
+        StrictFloat, Field(description="Share of probes lost, from 0 to 1", ge=0.0, le=1.0)
+    ]
+    rtt_ms: Annotated[
+        StrictFloat | None, Field(description="Median round trip in milliseconds", gt=0.0)
+    ] = None
+    raw: Annotated[
+        Any | None, Field(description="The probe's own output, as the router reported it")
+    ] = None
 
 
 class GetTimeSeriesAtlasThresholdsServerData(BaseModel):
@@ -16,17 +56,21 @@ class GetTimeSeriesAtlasThresholdsServerData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    warning: Annotated[float, Field(description="Warning level")]
-    critical: Annotated[float, Field(description="Critical level")]
+    warning: Annotated[StrictFloat, Field(description="Warning level")]
+    critical: Annotated[StrictFloat, Field(description="Critical level")]
 
 
 class GetTimeSeriesPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    device_id: Annotated[str, Field(description="Device identifier", pattern="^dev-[0-9a-f]{8}$")]
+    device_id: Annotated[
+        StrictStr, Field(description="Device identifier", pattern="^dev-[0-9a-f]{8}$")
+    ]
     metric: Annotated[
         Literal["cpu", "memory", "latency", "packet_loss"], Field(description="Metric to read")
     ]
@@ -37,14 +81,15 @@ class GetTimeSeriesResult(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    device_id: Annotated[str, Field(description="Device measured")]
-    metric: Annotated[str, Field(description="Metric read")]
-    unit: Annotated[str, Field(description="Unit of the values")]
-    minimum: Annotated[float, Field(description="Lowest value in the window")]
-    maximum: Annotated[float, Field(description="Highest value in the window")]
-    mean: Annotated[float, Field(description="Average over the window")]
-    points: Annotated[int, Field(description="Measurements in the window", ge=0)]
+    device_id: Annotated[StrictStr, Field(description="Device measured")]
+    metric: Annotated[StrictStr, Field(description="Metric read")]
+    unit: Annotated[StrictStr, Field(description="Unit of the values")]
+    minimum: Annotated[StrictFloat, Field(description="Lowest value in the window")]
+    maximum: Annotated[StrictFloat, Field(description="Highest value in the window")]
+    mean: Annotated[StrictFloat, Field(description="Average over the window")]
+    points: Annotated[StrictInt, Field(description="Measurements in the window", ge=0)]
 
 
 class MetricPoint(BaseModel):
@@ -55,9 +100,10 @@ class MetricPoint(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
     at: Annotated[AwareDatetime, Field(description="Time of the measurement")]
-    value: Annotated[float, Field(description="Measured value")]
+    value: Annotated[StrictFloat, Field(description="Measured value")]
 
 
 class TimeSeries(BaseModel):
@@ -68,8 +114,9 @@ class TimeSeries(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    device_id: Annotated[str, Field(description="Device measured")]
-    metric: Annotated[str, Field(description="Metric name")]
-    unit: Annotated[str | None, Field(description="Unit of the values")] = None
+    device_id: Annotated[StrictStr, Field(description="Device measured")]
+    metric: Annotated[StrictStr, Field(description="Metric name")]
+    unit: Annotated[StrictStr | None, Field(description="Unit of the values")] = None
     points: Annotated[list[MetricPoint], Field(description="Measurements, oldest first")]

@@ -4,13 +4,14 @@
 
 ``new_registration`` builds what ``tooldesign.runtime.Runtime`` runs: bound tools call the
 service's methods through ``transforms``; the others call the handlers given by tool name.
+Without a service, handlers must replace every method the toolset binds.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, TypedDict
+from typing import Protocol, Required, TypedDict, overload
 
 from tooldesign import runtime as rt
 
@@ -44,14 +45,39 @@ class Handlers(TypedDict, total=False):
     update_preferences: UpdatePreferencesHandler
 
 
+class HandlersWithoutService(TypedDict, total=False):
+    "Handlers by tool name when no service is given: every tool needs one except those bound to a function."
+
+    get_profile: Required[GetProfileHandler]
+    update_preferences: Required[UpdatePreferencesHandler]
+
+
+@overload
 def new_registration(
     *,
     service: app_services.ProfileService,
     handlers: Handlers | None = None,
     interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+@overload
+def new_registration(
+    *,
+    service: None = None,
+    handlers: HandlersWithoutService,
+    interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+def new_registration(
+    *,
+    service: app_services.ProfileService | None = None,
+    handlers: Handlers | HandlersWithoutService | None = None,
+    interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset profiles: a handler given for a bound tool replaces its method."
-    given: Handlers = handlers or {}
+    given: Handlers | HandlersWithoutService = handlers or {}
     rt.check_registration(
         "profiles",
         handlers=given,
@@ -62,6 +88,10 @@ def new_registration(
         ),
         service=service,
         service_type=app_services.ProfileService,
+        service_bound=(
+            "get_profile",
+            "update_preferences",
+        ),
     )
     return rt.ToolsetRegistration(
         service="assistant",
@@ -73,7 +103,7 @@ def new_registration(
                 codecs.GET_PROFILE_RESULT,
                 rt.handler_invoke(given["get_profile"])
                 if "get_profile" in given
-                else _bind_get_profile(service),
+                else _bind_get_profile(rt.bound_service(service, "profiles")),
             ),
             rt.ToolBinding(
                 specs.UPDATE_PREFERENCES_SPEC,
@@ -81,7 +111,7 @@ def new_registration(
                 codecs.UPDATE_PREFERENCES_RESULT,
                 rt.handler_invoke(given["update_preferences"])
                 if "update_preferences" in given
-                else _bind_update_preferences(service),
+                else _bind_update_preferences(rt.bound_service(service, "profiles")),
             ),
         ),
         interceptors=tuple(interceptors),

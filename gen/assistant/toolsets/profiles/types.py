@@ -5,15 +5,24 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    EmailStr,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+)
 
 
 class GetProfilePayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    session_id: Annotated[str, Field(description="Caller session")]
+    session_id: Annotated[StrictStr, Field(description="Caller session")]
 
 
 class Profile(BaseModel):
@@ -24,13 +33,14 @@ class Profile(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    user_id: Annotated[str, Field(description="User identifier")]
-    display_name: Annotated[str, Field(description="Name shown in the UI")]
+    user_id: Annotated[StrictStr, Field(description="User identifier")]
+    display_name: Annotated[StrictStr, Field(description="Name shown in the UI")]
     email: Annotated[EmailStr | None, Field(description="Contact address")] = None
     role: Annotated[Literal["viewer", "operator", "admin"], Field(description="Access level")]
     preferences: Annotated[
-        dict[str, str | int | bool] | None, Field(description="UI preferences")
+        dict[str, StrictStr | StrictInt | StrictBool] | None, Field(description="UI preferences")
     ] = None
 
 
@@ -38,6 +48,9 @@ class UpdatePreferencesPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    preferences: Annotated[dict[str, str | int | bool], Field(description="Preferences to set")]
-    session_id: Annotated[str, Field(description="Caller session")]
+    preferences: Annotated[
+        dict[str, StrictStr | StrictInt | StrictBool], Field(description="Preferences to set")
+    ]
+    session_id: Annotated[StrictStr, Field(description="Caller session")]

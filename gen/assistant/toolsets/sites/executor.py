@@ -4,13 +4,14 @@
 
 ``new_registration`` builds what ``tooldesign.runtime.Runtime`` runs: bound tools call the
 service's methods through ``transforms``; the others call the handlers given by tool name.
+Without a service, handlers must replace every method the toolset binds.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, TypedDict
+from typing import Protocol, Required, TypedDict, overload
 
 from tooldesign import runtime as rt
 
@@ -53,14 +54,40 @@ class Handlers(TypedDict, total=False):
     get_topology: GetTopologyHandler
 
 
+class HandlersWithoutService(TypedDict, total=False):
+    "Handlers by tool name when no service is given: every tool needs one except those bound to a function."
+
+    list_sites: Required[ListSitesHandler]
+    get_site: Required[GetSiteHandler]
+    get_topology: Required[GetTopologyHandler]
+
+
+@overload
 def new_registration(
     *,
     service: app_services.SiteService,
     handlers: Handlers | None = None,
     interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+@overload
+def new_registration(
+    *,
+    service: None = None,
+    handlers: HandlersWithoutService,
+    interceptors: Sequence[rt.Interceptor] = (),
+) -> rt.ToolsetRegistration: ...
+
+
+def new_registration(
+    *,
+    service: app_services.SiteService | None = None,
+    handlers: Handlers | HandlersWithoutService | None = None,
+    interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset sites: a handler given for a bound tool replaces its method."
-    given: Handlers = handlers or {}
+    given: Handlers | HandlersWithoutService = handlers or {}
     rt.check_registration(
         "sites",
         handlers=given,
@@ -72,6 +99,11 @@ def new_registration(
         ),
         service=service,
         service_type=app_services.SiteService,
+        service_bound=(
+            "list_sites",
+            "get_site",
+            "get_topology",
+        ),
     )
     return rt.ToolsetRegistration(
         service="assistant",
@@ -83,7 +115,7 @@ def new_registration(
                 codecs.LIST_SITES_RESULT,
                 rt.handler_invoke(given["list_sites"])
                 if "list_sites" in given
-                else _bind_list_sites(service),
+                else _bind_list_sites(rt.bound_service(service, "sites")),
             ),
             rt.ToolBinding(
                 specs.GET_SITE_SPEC,
@@ -91,7 +123,7 @@ def new_registration(
                 codecs.GET_SITE_RESULT,
                 rt.handler_invoke(given["get_site"])
                 if "get_site" in given
-                else _bind_get_site(service),
+                else _bind_get_site(rt.bound_service(service, "sites")),
             ),
             rt.ToolBinding(
                 specs.GET_TOPOLOGY_SPEC,
@@ -99,7 +131,7 @@ def new_registration(
                 codecs.GET_TOPOLOGY_RESULT,
                 rt.handler_invoke(given["get_topology"])
                 if "get_topology" in given
-                else _bind_get_topology(service),
+                else _bind_get_topology(rt.bound_service(service, "sites")),
             ),
         ),
         interceptors=tuple(interceptors),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from tooldesign.runtime import BoundedResultModel
 
 
@@ -13,29 +13,32 @@ class GetSitePayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    site_id: Annotated[str, Field(description="Site identifier", max_length=8, min_length=2)]
+    site_id: Annotated[StrictStr, Field(description="Site identifier", max_length=8, min_length=2)]
 
 
 class GetTopologyPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    site_id: Annotated[str, Field(description="Site identifier")]
-    depth: Annotated[int, Field(description="Levels of the tree to return", ge=1, le=6)] = 3
+    site_id: Annotated[StrictStr, Field(description="Site identifier")]
+    depth: Annotated[StrictInt, Field(description="Levels of the tree to return", ge=1, le=6)] = 3
 
 
 class ListSitesPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
     region: Annotated[
         Literal["emea", "amer", "apac"] | None, Field(description="Only sites in this region")
     ] = None
     cursor: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="Cursor from a previous result's 'next_cursor'; omit for the first page."
         ),
@@ -46,10 +49,13 @@ class SiteAddress(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    street: str | None = None
-    city: str
-    country: Annotated[str, Field(description="ISO 3166-1 alpha-2 code", pattern="^[A-Z]{2}$")]
+    street: StrictStr | None = None
+    city: StrictStr
+    country: Annotated[
+        StrictStr, Field(description="ISO 3166-1 alpha-2 code", pattern="^[A-Z]{2}$")
+    ]
 
 
 class TopologyNode(BaseModel):
@@ -60,9 +66,10 @@ class TopologyNode(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    device_id: Annotated[str, Field(description="Device at this node")]
-    name: Annotated[str, Field(description="Device name")]
+    device_id: Annotated[StrictStr, Field(description="Device at this node")]
+    name: Annotated[StrictStr, Field(description="Device name")]
     role: Annotated[Literal["router", "core", "access"], Field(description="Role in the topology")]
     children: Annotated[
         list[TopologyNode] | None, Field(description="Devices connected below this one")
@@ -77,12 +84,13 @@ class Site(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    id: Annotated[str, Field(description="Site identifier", max_length=8, min_length=2)]
-    name: Annotated[str, Field(description="Site name")]
+    id: Annotated[StrictStr, Field(description="Site identifier", max_length=8, min_length=2)]
+    name: Annotated[StrictStr, Field(description="Site name")]
     region: Annotated[Literal["emea", "amer", "apac"], Field(description="Region the site is in")]
     address: Annotated[SiteAddress | None, Field(description="Postal address")] = None
-    device_count: Annotated[int | None, Field(description="Devices at the site", ge=0)] = None
+    device_count: Annotated[StrictInt | None, Field(description="Devices at the site", ge=0)] = None
 
 
 class ListSitesResult(BoundedResultModel):
@@ -90,20 +98,22 @@ class ListSitesResult(BoundedResultModel):
         extra="forbid",
         populate_by_name=True,
         json_schema_extra={"x-tooldesign-bounds": {"next_cursor": "next_cursor"}},
+        allow_inf_nan=False,
     )
     sites: Annotated[list[Site], Field(description="Sites on this page")]
-    returned: Annotated[int, Field(description="Number of items in this result.")]
+    returned: Annotated[StrictInt, Field(description="Number of items in this result.")]
     total: Annotated[
-        int | None, Field(description="Total number of matching items, when known.")
+        StrictInt | None, Field(description="Total number of matching items, when known.")
     ] = None
     truncated: Annotated[
-        bool, Field(description="True when more items matched than this result carries.")
+        StrictBool, Field(description="True when more items matched than this result carries.")
     ]
     refinement_hint: Annotated[
-        str | None, Field(description="When truncated: how to narrow the query to see the rest.")
+        StrictStr | None,
+        Field(description="When truncated: how to narrow the query to see the rest."),
     ] = None
     next_cursor: Annotated[
-        str | None, Field(description="Pass as 'cursor' to fetch the next page.")
+        StrictStr | None, Field(description="Pass as 'cursor' to fetch the next page.")
     ] = None
 
 

@@ -5,24 +5,27 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 
 class ToolIndexPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
     toolset: Annotated[
-        str | None, Field(description="Only tools of this toolset (its name, or service.toolset)")
+        StrictStr | None,
+        Field(description="Only tools of this toolset (its name, or service.toolset)"),
     ] = None
-    tag: Annotated[str | None, Field(description="Only tools with this tag")] = None
+    tag: Annotated[StrictStr | None, Field(description="Only tools with this tag")] = None
 
 
 class ToolIndexResultToolsItemSchema(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
     input: Annotated[dict[str, Any], Field(description="JSON Schema of the arguments")]
     output: Annotated[dict[str, Any], Field(description="JSON Schema of the result")]
@@ -32,9 +35,10 @@ class ToolIndexResultToolsItem(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
-    name: Annotated[str, Field(description="The name to call the tool by")]
-    description: Annotated[str, Field(description="What the tool does")]
+    name: Annotated[StrictStr, Field(description="The name to call the tool by")]
+    description: Annotated[StrictStr, Field(description="What the tool does")]
     schema_: Annotated[
         ToolIndexResultToolsItemSchema, Field(alias="schema", description="The tool's JSON Schemas")
     ]
@@ -44,9 +48,10 @@ class ToolIndexResult(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
+        allow_inf_nan=False,
     )
     tools: Annotated[
         list[ToolIndexResultToolsItem],
         Field(description="The matching tools, in registration order"),
     ]
-    count: Annotated[int, Field(description="How many tools are listed", ge=0)]
+    count: Annotated[StrictInt, Field(description="How many tools are listed", ge=0)]

@@ -1,0 +1,215 @@
+"""JSON values read through the JSON Schema that describes them.
+
+The base the codecs, the MCP client and the provider exports share: following local ``$ref``s,
+asking whether a schema takes ``null``, finding the object schema a value is an instance of
+(in a union too), and rewriting a value's objects key by key as its schema says. None of it
+mutates what it reads: schemas are the generated specs' shared module-level constants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+MAPS = (dict, Mapping)
+"""For ``isinstance``: a JSON object. ``dict`` first, the fast check for what JSON parses to."""
+
+_MAX_DEPTH = 64
+
+
+def type_list(schema: Mapping[str, Any]) -> list[str]:
+    """The schema's ``type`` as a list (empty when it has none)."""
+    value = schema.get("type")
+    if type(value) is str:
+        return [value]
+    if isinstance(value, list):
+        return [t for t in value if isinstance(t, str)]
+    return []
+
+
+def ref_target(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
+    """The sub-schema a local ``$ref`` (``#`` or a JSON pointer under it) points to."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node: Any = root
+    for token in ref[2:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, MAPS) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if isinstance(node, MAPS) else None
+
+
+def resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` with a local ``$ref`` followed (through chains of refs); unresolvable → itself."""
+    seen: set[str] = set()
+    while True:
+        ref = schema.get("$ref")
+        if not isinstance(ref, str) or ref in seen:
+            return schema
+        seen.add(ref)
+        target = ref_target(root, ref)
+        if target is None:
+            return schema
+        schema = target
+
+
+def merge_single_all_of(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``{"allOf": [X], …}`` as ``X`` with the other keywords over it; any other schema as is.
+
+    An ``allOf`` of one schema is how JSON Schema generators put a description beside a
+    ``$ref``; dialects without ``allOf`` take the merged form.
+    """
+    all_of = schema.get("allOf")
+    if type(all_of) is list and len(all_of) == 1 and isinstance(all_of[0], MAPS):
+        return {**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}
+    return schema
+
+
+def accepts_null(schema: Any, root: Mapping[str, Any], _seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``null`` is a valid instance of ``schema`` (as far as a tool schema can say)."""
+    if schema is True:
+        return True
+    if not isinstance(schema, MAPS):
+        return False
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        if ref in _seen:
+            return False
+        target = ref_target(root, ref)
+        if target is None or not accepts_null(target, root, _seen | {ref}):
+            return False
+    if "type" in schema and "null" not in type_list(schema):
+        return False
+    if "enum" in schema and None not in (schema["enum"] or ()):
+        return False
+    if "const" in schema and schema["const"] is not None:
+        return False
+    for key in ("anyOf", "oneOf"):
+        variants = schema.get(key)
+        if isinstance(variants, list) and not any(accepts_null(v, root, _seen) for v in variants):
+            return False
+    all_of = schema.get("allOf")
+    return not isinstance(all_of, list) or all(accepts_null(v, root, _seen) for v in all_of)
+
+
+def variants(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The ``anyOf``/``oneOf`` alternatives of ``schema``, refs followed."""
+    return [
+        resolve(merge_single_all_of(variant), root)
+        for key in ("anyOf", "oneOf")
+        for variant in schema.get(key) or ()
+        if isinstance(variant, MAPS)
+    ]
+
+
+def object_schema(
+    value: Mapping[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any]
+) -> Mapping[str, Any] | None:
+    """The object schema ``value`` is an instance of: ``schema`` itself, or one of its variants.
+
+    Among a union's object variants: those whose required fields the value has and whose
+    fixed values (a discriminator tag, a one-value enum) it matches; of those, the one that
+    declares most of its keys. ``None`` when no variant fits.
+    """
+    if "properties" in schema or "additionalProperties" in schema:
+        return schema
+    candidates = [v for v in variants(schema, root) if isinstance(v.get("properties"), MAPS)]
+    discriminator = schema.get("discriminator")
+    tag = discriminator.get("propertyName") if isinstance(discriminator, MAPS) else None
+    fitting = [v for v in candidates if _fits(value, v, root, tag)]
+    if not fitting:
+        return None
+    return max(fitting, key=lambda v: len(set(value) & set(v["properties"])))
+
+
+def _fits(
+    value: Mapping[str, Any], variant: Mapping[str, Any], root: Mapping[str, Any], tag: str | None
+) -> bool:
+    """Whether ``value`` has the variant's required fields and the values it fixes."""
+    required = variant.get("required")
+    if isinstance(required, list) and any(name not in value for name in required):
+        return False
+    for name, field_schema in variant["properties"].items():
+        if not isinstance(field_schema, MAPS):
+            continue
+        field_schema = resolve(merge_single_all_of(field_schema), root)
+        fixed = field_schema.get("enum") or ("const" in field_schema and [field_schema["const"]])
+        given = name in value or name == tag  # the tag must be there; another fixed field may not
+        if fixed and len(fixed) == 1 and given and value.get(name) != fixed[0]:
+            return False
+    return True
+
+
+KeepKey = Callable[[str, Any, Mapping[str, Any], Mapping[str, Any]], bool]
+"""``keep(key, item, object_schema, root)``: whether an object keeps one of its keys."""
+
+
+def rewrite_objects(value: Any, schema: Mapping[str, Any], keep: KeepKey) -> Any:
+    """``value`` with each object's keys filtered by ``keep``, guided by ``schema`` (the root).
+
+    Objects no schema describes (or no union variant fits) are left as they are.
+    """
+    return _rewrite(value, schema, schema, keep, 0)
+
+
+def _rewrite(value: Any, schema: Any, root: Mapping[str, Any], keep: KeepKey, depth: int) -> Any:
+    if not isinstance(schema, MAPS) or depth > _MAX_DEPTH:
+        return value
+    schema = resolve(merge_single_all_of(schema), root)
+    if isinstance(value, dict):
+        node = object_schema(value, schema, root)
+        if node is None:
+            return value
+        properties = node.get("properties")
+        properties = properties if isinstance(properties, MAPS) else {}
+        extra = node.get("additionalProperties")
+        return {
+            key: _rewrite(item, properties.get(key, extra), root, keep, depth + 1)
+            for key, item in value.items()
+            if keep(key, item, node, root)
+        }
+    if isinstance(value, list):
+        for node in (schema, *variants(schema, root)):
+            items = node.get("items")
+            if isinstance(items, MAPS):
+                return [_rewrite(item, items, root, keep, depth + 1) for item in value]
+    return value
+
+
+def _not_an_optional_null(
+    key: str, item: Any, node: Mapping[str, Any], root: Mapping[str, Any]
+) -> bool:
+    if item is not None:
+        return True
+    properties = node.get("properties")
+    if not isinstance(properties, MAPS) or key not in properties:
+        return True
+    required = node.get("required")
+    return (isinstance(required, list) and key in required) or accepts_null(properties[key], root)
+
+
+def strip_optional_nulls(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` without the ``null``s sent for optional fields whose schema does not take one.
+
+    Such a ``null`` means "not given": strict provider modes make models send it for every
+    optional field, and decoders read it so. A field whose schema accepts ``null`` keeps it.
+    """
+    return rewrite_objects(value, schema, _not_an_optional_null)
+
+
+def _declared(key: str, item: Any, node: Mapping[str, Any], root: Mapping[str, Any]) -> bool:
+    properties = node.get("properties")
+    return (isinstance(properties, MAPS) and key in properties) or node.get(
+        "additionalProperties", True
+    ) is not False
+
+
+def declared_only(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` without the keys its closed objects in ``schema`` do not declare."""
+    return rewrite_objects(value, schema, _declared)
