@@ -214,3 +214,43 @@ def test_verbatim_parts_are_shown_as_they_are_and_checked_on_decode(
     with pytest.raises(ToolValidationError) as result_error:
         codecs.LABEL_RESULT.coerce(["a", "b"])
     assert result_error.value.kind == "result"
+
+
+@pytest.mark.parametrize(
+    ("server", "expected"),
+    [
+        (
+            (
+                'MCPServer("uvx weather --units=\'metric\'", env={"API_KEY": "k\\"ey", "MODE": "ünï"}, '
+                'cwd="/srv", timeout=7.5)'
+            ),
+            {
+                "command": ("uvx", "weather", "--units=metric"),
+                "env": {"API_KEY": 'k"ey', "MODE": "ünï"},
+                "cwd": "/srv",
+                "timeout": 7.5,
+                "headers": {},
+            },
+        ),
+        (
+            (
+                'MCPServer(url="https://mcp.example/mcp", headers={"Authorization": "Bearer t", '
+                '"X-Tenant": "{{a}}"})'
+            ),
+            {
+                "url": "https://mcp.example/mcp",
+                "headers": {"Authorization": "Bearer t", "X-Tenant": "{{a}}"},
+                "env": {},
+            },
+        ),
+    ],
+)
+def test_generated_server_params_carry_env_and_headers(
+    gen_design: Callable[[str], Generated], server: str, expected: dict[str, object]
+) -> None:
+    generated = gen_design("from tooldesign.dsl import *\n\n" + mcp_design(server))
+    params = generated.module("svc.toolsets.remote.specs").MCP_SERVER
+    for key, value in expected.items():
+        assert getattr(params, key) == value, key
+    executor = generated.module("svc.toolsets.remote.executor")
+    assert executor.new_registration().toolset == "remote"

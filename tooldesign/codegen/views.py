@@ -101,6 +101,29 @@ class ToolView:
 
 
 @dataclass(frozen=True)
+class MCPServerView:
+    """An MCPToolset's server as ``specs.MCP_SERVER`` declares it: only what the design set."""
+
+    command: tuple[str, ...]
+    url: str | None
+    env: dict[str, str]
+    cwd: str | None
+    headers: dict[str, str]
+    timeout: float | None
+
+    @classmethod
+    def of(cls, spec: MCPServerSpec) -> MCPServerView:
+        return cls(
+            command=spec.command,
+            url=spec.url,
+            env=dict(spec.env),
+            cwd=spec.cwd,
+            headers=dict(spec.headers),
+            timeout=spec.timeout,
+        )
+
+
+@dataclass(frozen=True)
 class ToolsetView:
     """One generated toolset package."""
 
@@ -120,7 +143,7 @@ class ToolsetView:
     class over the type alias the model generator writes for its value."""
     bindings: BindingsView
     """The code of ``transforms.py`` (bound tools) and ``executor.py``."""
-    mcp: MCPServerSpec | None = None
+    mcp: MCPServerView | None = None
     """For an MCPToolset: the server its tools run on."""
 
     @property
@@ -186,7 +209,7 @@ class _ToolsetViewBuilder:
             bounded_classes=bounded,
             root_classes=roots,
             bindings=bindings,
-            mcp=self.toolset.mcp,
+            mcp=MCPServerView.of(self.toolset.mcp) if self.toolset.mcp is not None else None,
         )
         return view
 
