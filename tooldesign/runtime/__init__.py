@@ -8,6 +8,7 @@ from tooldesign.runtime.errors import (
     ToolFailure,
     ToolValidationError,
 )
+from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
@@ -63,6 +64,9 @@ __all__ = [
     "ResultCodec",
     "RetryHint",
     "RetryReason",
+    "Rfc3339Date",
+    "Rfc3339DateTime",
+    "Rfc3339Time",
     "Runtime",
     "ServerDataItem",
     "ServerDataSpec",
