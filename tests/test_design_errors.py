@@ -298,13 +298,34 @@ def test_dsl_call_outside_its_block(
         ),
     ],
 )
-def test_duplicate_name(tmp_path: Path, source: str, message: str, element: str) -> None:
+def test_duplicate_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, message: str, element: str
+) -> None:
+    # Run from the design's folder: the error and its "first declared at" name the file alike.
+    monkeypatch.chdir(tmp_path)
     path = write_design(tmp_path, source)
     issue = single_issue(path)
     first = line_of(path, FIRST)
-    assert_mentions(issue, message, f"first declared at {path.resolve()}:{first}")
+    assert_mentions(issue, message, f"first declared at design.py:{first}")
+    assert str(issue).startswith(f"design.py:{line_of(path, ERROR)}: ")
     assert_at(issue, path)
     assert issue.path == element
+
+
+def test_locations_outside_the_current_folder_are_absolute(tmp_path: Path) -> None:
+    design = tmp_path / "elsewhere"
+    design.mkdir()
+    path = write_design(
+        design,
+        """        with Type("Device", "A network device"):  # <-- first
+            Attribute("id", String, "Device identifier")
+        with Type("Device", "The same name again"):  # <-- error
+            Attribute("id", String, "Device identifier")
+        """,
+    )
+    issue = single_issue(path)
+    assert_mentions(issue, f"first declared at {path}:{line_of(path, FIRST)}")
+    assert str(issue).startswith(f"{path}:{line_of(path, ERROR)}: ")
 
 
 # ── 3. names invalid or colliding after sanitising ────────────────────────────────────────
@@ -597,7 +618,10 @@ def test_inject_of_optional_field(tmp_path: Path) -> None:
 # ── 11. ServerData kind repeated ──────────────────────────────────────────────────────────
 
 
-def test_server_data_kind_repeated_in_one_tool(tmp_path: Path) -> None:
+def test_server_data_kind_repeated_in_one_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     path = write_design(
         tmp_path,
         """\
@@ -611,7 +635,9 @@ def test_server_data_kind_repeated_in_one_tool(tmp_path: Path) -> None:
     issue = single_issue(path)
     first = line_of(path, FIRST)
     assert_mentions(
-        issue, "server data kind 'timings' is declared twice", f"{path.resolve()}:{first}"
+        issue,
+        "server data kind 'timings' is declared twice",
+        f"(first declared at design.py:{first})",
     )
     assert_at(issue, path)
     assert issue.path == f'{TOOL} › server_data "timings"'
@@ -798,6 +824,38 @@ def test_example_not_matching_args(tmp_path: Path) -> None:
     assert_mentions(issue, "Example", "'ten'", "['limit']", "is not of type 'integer'")
     assert issue.path == ARGS
     assert_at(issue, path)
+
+
+def test_example_reports_every_mismatch(tmp_path: Path) -> None:
+    path = write_design(
+        tmp_path,
+        args_design(
+            """\
+            Attribute("site_id", String, "Site identifier", min_length=2)
+            Attribute("limit", Int, "Maximum number of devices", minimum=1)
+            Attribute("status", String, "Status", enum=["online", "offline"])
+            Attribute("where", OneOf(Int, ArrayOf(String)), "A number or names")
+            Required("site_id", "status")
+            Example({"site_id": "s", "limit": 0, "where": [1], "colour": "red"})  # <-- error
+            """
+        ),
+    )
+    issues = design_issues(path)
+    messages = [issue.message for issue in issues]
+    expected = [
+        "'status' is a required property",
+        "Additional properties are not allowed ('colour' was unexpected)",
+        "['limit'] 0 is less than the minimum of 1",
+        "['site_id'] 's' is too short",
+        "['where'][0] 1 is not of type 'string'",
+    ]
+    assert len(issues) == len(expected), "\n".join(messages)
+    for fragment in expected:
+        assert any(fragment in m for m in messages), (fragment, messages)
+    for issue in issues:
+        assert issue.message.startswith("Example {'site_id': 's', ")
+        assert issue.path == ARGS
+        assert_at(issue, path)
 
 
 # ── 17. discriminated OneOf whose variant lacks the discriminator ─────────────────────────

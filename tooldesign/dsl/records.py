@@ -6,6 +6,7 @@ records; :mod:`tooldesign.ir` resolves and validates the records into the frozen
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,16 @@ class Location:
     line: int
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
+        return f"{display_path(self.file)}:{self.line}"
+
+
+def display_path(file: str) -> str:
+    """A design file as messages name it: relative to the current directory when below it."""
+    try:
+        relative = os.path.relpath(file)
+    except ValueError:  # another drive, on Windows
+        return file
+    return file if relative.startswith("..") else relative
 
 
 @dataclass(eq=False)

@@ -526,7 +526,7 @@ class _Builder:
                 continue
             if sd.kind in seen:
                 self.issues.add(
-                    f"server data kind {sd.kind!r} is declared twice in this tool (first at {seen[sd.kind]})",
+                    f"server data kind {sd.kind!r} is declared twice in this tool (first declared at {seen[sd.kind]})",
                     sd.location,
                     sd.path,
                 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,18 +23,9 @@ class DesignIssue:
     def __str__(self) -> str:
         where = ""
         if self.location is not None:
-            where = f"{_display_path(self.location.file)}:{self.location.line}: "
+            where = f"{self.location}: "
         element = f"{self.path}: " if self.path else ""
         return f"{where}{element}{self.message}"
-
-
-def _display_path(file: str) -> str:
-    """A design file relative to the current directory when it lies below it."""
-    try:
-        relative = os.path.relpath(file)
-    except ValueError:
-        return file
-    return file if relative.startswith("..") else relative
 
 
 class DesignError(Exception):

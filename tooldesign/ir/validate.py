@@ -98,8 +98,9 @@ class _Validator:
                 self._shape(inner)
             self._union_rules(f.type, f.location, f.path)
         for example in shape.examples:
-            problem = self._check_value(example.value, self.schemas.object_schema(shape, omit=omit))
-            if problem:
+            schema = self.schemas.object_schema(shape, omit=omit)
+            # Every mismatch, so one run shows all that must change in the example.
+            for problem in self._mismatches(example.value, schema):
                 self.issues.add(
                     f"Example {_short(example.value)} does not match the design: {problem}",
                     example.location,
@@ -212,15 +213,15 @@ class _Validator:
             schema = self.schemas.field_schema(f)
             schema.pop("default", None)
             schema.pop("examples", None)
-            problem = self._check_value(value, schema)
-            if problem:
+            for problem in self._mismatches(value, schema):
                 self.issues.add(
                     f"{label} {_short(value)} does not satisfy the attribute's own type or constraints: {problem}",
                     f.location,
                     f.path,
                 )
 
-    def _check_value(self, value: Any, schema: dict[str, Any]) -> str | None:
+    def _mismatches(self, value: Any, schema: dict[str, Any]) -> list[str]:
+        """Each way ``value`` breaks ``schema``, one line per mismatch, by path."""
         document = self.schemas.document(schema)
         # Designs repeat field shapes; one validator per distinct schema.
         key = json.dumps(document, sort_keys=True, default=repr)
@@ -229,12 +230,17 @@ class _Validator:
             validator = jsonschema.Draft202012Validator(document, format_checker=self._formats)
             self._validators[key] = validator
         if validator.is_valid(value):
-            return None
-        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
-        if error is None:
-            return None
-        where = "".join(f"[{p!r}]" for p in error.absolute_path)
-        return f"{where + ' ' if where else ''}{error.message}"
+            return []
+        problems: list[str] = []
+        for error in sorted(validator.iter_errors(value), key=_error_order):
+            # A union's own error says only "not valid under any of the given schemas":
+            # best_match descends to the variant's mismatch that explains it.
+            error = jsonschema.exceptions.best_match([error]) or error
+            where = "".join(f"[{p!r}]" for p in error.absolute_path)
+            problem = f"{where + ' ' if where else ''}{error.message}"
+            if problem not in problems:
+                problems.append(problem)
+        return problems
 
     # ── unions ────────────────────────────────────────────────────────────────────────────
 
@@ -319,6 +325,11 @@ def _empty_range(c: Constraints, *, integers: bool) -> str | None:
         return None
     bounds = " and ".join(f"{k}={getattr(c, k)!r}" for k in given)
     return f"no {'integer' if integers else 'number'} satisfies {bounds}"
+
+
+def _error_order(error: jsonschema.exceptions.ValidationError) -> tuple[str, ...]:
+    """Mismatches by where they are in the value (``required`` ones, at the object, first)."""
+    return tuple(repr(p) for p in error.absolute_path)
 
 
 def _short(value: Any) -> str:
