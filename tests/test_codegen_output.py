@@ -179,11 +179,14 @@ def test_python_names_are_not_accepted_as_wire_names(hostile: Generated) -> None
 
 
 def test_hostile_output_passes_ruff_and_mypy_strict(hostile: Generated) -> None:
+    # Checked from the folder that holds the package, as in a user's project: run from this
+    # repository, ruff would take tooldesign for a first-party package.
     ruff = subprocess.run(
-        [formatting.ruff_binary(), "check", "--isolated", str(hostile.out)],
+        [formatting.ruff_binary(), "check", "--isolated", hostile.package],
         capture_output=True,
         text=True,
         check=False,
+        cwd=hostile.root,
     )
     assert ruff.returncode == 0, ruff.stdout
     mypy = subprocess.run(
@@ -668,3 +671,40 @@ def test_check_reports_a_missing_manifest(
     assert not (out / ".tooldesign-manifest.json").exists()
     assert main(["gen", str(design), "--out", str(out)]) == 0
     assert main(["gen", str(design), "--out", str(out), "--check"]) == 0
+
+
+RENAMED = """
+from tooldesign.dsl import *
+
+with Service("my-svc", "A service whose name is no Python name"):
+    with Toolset("class", "A toolset named by a keyword"):
+        with Tool("hello", "Say hello"):
+            Return(String, "A greeting")
+    with Toolset("plain", "A toolset whose name stays"):
+        with Tool("bye", "Say goodbye"):
+            Return(String, "A farewell")
+
+with Service("later", "A service without toolsets yet"):
+    pass
+"""
+
+
+def test_names_changed_for_python_and_empty_services_are_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "design.py", RENAMED)
+    for _ in range(2):  # told on every run, not only when files are written
+        assert main(["gen", "design.py", "--out", "out"]) == 0
+        err = capsys.readouterr().err.splitlines()
+        assert err == [
+            "tooldesign: notice: design.py:4: service \"my-svc\": 'my-svc' cannot name a Python "
+            + "package: it is generated as 'my_svc', in my_svc/",
+            'tooldesign: notice: design.py:5: service "my-svc" › toolset "class": \'class\' cannot '
+            + "name a Python package: it is generated as 'class_', in my_svc/toolsets/class_/",
+            'tooldesign: notice: design.py:12: service "later": declares no toolsets: later/ holds '
+            + "no toolset package and its tool_schemas.json lists no tools",
+        ]
+    assert (tmp_path / "out/my_svc/toolsets/class_/specs.py").is_file()
+    assert (tmp_path / "out/my_svc/toolsets/plain/specs.py").is_file()
+    assert json.loads((tmp_path / "out/later/tool_schemas.json").read_text())["count"] == 0

@@ -6,6 +6,7 @@ import importlib
 import json
 import sys
 import textwrap
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -358,3 +359,129 @@ def test_null_for_an_optional_field_is_not_given_and_a_default_takes_only_its_ty
         assert [(i.field, i.constraint) for i in info.value.issues] == [
             ("limit", Constraint.INVALID_FIELD_TYPE)
         ]
+
+
+# ── string formats: typed values, every constraint kept, nothing printed ──────────────────
+
+FORMATS = """
+from tooldesign.dsl import *
+
+with Service("svc", "A service"):
+    with Toolset("formats", "Formatted strings"):
+        with Tool("take", "Take formatted strings"):
+            with Args():
+                Attribute("url", String, "URL to fetch", format="uri", min_length=12)
+                Attribute("when", String, "When", format="date-time", max_length=20)
+                Attribute("day", String, "Day", format="date", pattern="^2026-")
+                Attribute("at", String, "Time", format="time")
+                Attribute("days", ArrayOf(String), "Days", format="date", pattern="-01$")
+                Attribute("id", String, "Id", format="uuid", pattern="^0")
+                Attribute("ip", String, "Address", format="ipv4", max_length=9)
+                Attribute("host", String, "Host", format="hostname", pattern="[.]example$")
+                Attribute("mail", String, "Mail", format="email", max_length=12)
+            Return(String, "Done")
+"""
+
+
+@pytest.fixture
+def formats(gen_design: Callable[[str], Generated]) -> Generated:
+    return gen_design(FORMATS)
+
+
+def test_formats_generate_without_a_word_from_the_model_generator(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from tooldesign.cli import main
+
+    design = tmp_path / "formats.py"
+    design.write_text(FORMATS, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would fail the run
+        assert main(["gen", str(design), "--out", str(tmp_path / "out")]) == 0
+    out, err = capfd.readouterr()
+    assert err == ""
+    assert out.startswith("tooldesign: 1 service(s)")
+
+
+def test_date_and_time_formats_are_rfc3339_types(formats: Generated) -> None:
+    source = (formats.out / "svc/toolsets/formats/types.py").read_text()
+    assert "from tooldesign.runtime import Rfc3339Date, Rfc3339DateTime, Rfc3339Time" in source
+    assert "when: Annotated[Rfc3339DateTime | None" in source
+    assert "days: Annotated[list[Rfc3339Date] | None" in source
+    assert "AwareDatetime" not in source
+    codecs = formats.module("svc.toolsets.formats.codecs")
+    payload = codecs.decode_take_payload({"when": "2026-01-31T09:30:00Z", "at": "09:30:00+01:00"})
+    assert payload.when.tzinfo is not None
+    for field, value in [("when", "2026-01-31 09:30:00Z"), ("when", "1700000000"), ("at", "9:30")]:
+        with pytest.raises(ToolValidationError) as info:
+            codecs.decode_take_payload({field: value})
+        assert [i.field for i in info.value.issues] == [field]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "constraint"),
+    [
+        ("url", "http://a.io", Constraint.INVALID_LENGTH),
+        ("when", "2026-01-31T09:30:00.12345Z", Constraint.INVALID_LENGTH),
+        ("day", "2025-01-31", Constraint.INVALID_PATTERN),
+        ("days", ["2026-01-01", "2026-01-02"], Constraint.INVALID_PATTERN),
+        ("id", "12345678-1234-5678-1234-567812345678", Constraint.INVALID_PATTERN),
+        ("ip", "10.10.10.10", Constraint.INVALID_LENGTH),
+        ("host", "a.example.org", Constraint.INVALID_PATTERN),
+        ("mail", "someone@example.org", Constraint.INVALID_LENGTH),
+    ],
+)
+def test_every_constraint_of_a_formatted_string_is_checked(
+    formats: Generated, field: str, value: Any, constraint: Constraint
+) -> None:
+    codecs = formats.module("svc.toolsets.formats.codecs")
+    for data in (json.dumps({field: value}), {field: value}):
+        with pytest.raises(ToolValidationError) as info:
+            codecs.decode_take_payload(data)
+        assert [(i.field.split("[")[0], i.constraint) for i in info.value.issues] == [
+            (field, constraint)
+        ]
+
+
+def test_formatted_strings_within_their_constraints_decode_to_typed_values(
+    formats: Generated,
+) -> None:
+    codecs = formats.module("svc.toolsets.formats.codecs")
+    payload = codecs.decode_take_payload(
+        {
+            "url": "https://example.org/a",
+            "when": "2026-01-31T09:30:00Z",
+            "day": "2026-01-31",
+            "days": ["2026-02-01"],
+            "id": "02345678-1234-5678-1234-567812345678",
+            "ip": "10.0.0.1",
+            "host": "www.example",
+            "mail": "a@b.example",
+        }
+    )
+    assert str(payload.url) == "https://example.org/a"
+    assert payload.day.isoformat() == "2026-01-31"
+    assert payload.id.int > 0
+    assert payload.host == "www.example"
+
+
+def test_a_constraint_the_model_generator_drops_is_a_notice_not_a_warning() -> None:
+    from tooldesign.codegen.models import models_source
+
+    schema = {
+        "$defs": {
+            "Thing": {
+                "type": "object",
+                "properties": {"at": {"type": "string", "format": "date-time", "minLength": 3}},
+                "additionalProperties": False,
+            }
+        }
+    }
+    notices: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        models_source(schema, aliases={}, notices=notices)
+    assert caught == []
+    assert len(notices) == 1
+    assert "types.py leaves out a constraint the design states" in notices[0]
+    assert "Thing.at" in notices[0]

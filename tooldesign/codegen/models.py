@@ -9,7 +9,9 @@ codecs also check against the schema (``TypeSpec.check_schema``).
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +24,26 @@ MODEL_TEMPLATES = Path(__file__).parent / "model_templates"
 """Overrides of datamodel-code-generator's templates (its own, with tooldesign's settings)."""
 
 
-def generate_models(view: ToolsetView) -> str:
-    """The source of ``types.py`` for one toolset (not yet formatted)."""
-    return models_source(
+@dataclass(frozen=True)
+class ModelsModule:
+    source: str
+    """``types.py``, not yet formatted."""
+    notices: tuple[str, ...] = ()
+    """What the model generator said about the models (a constraint it left out, say)."""
+
+
+def generate_models(view: ToolsetView) -> ModelsModule:
+    """``types.py`` for one toolset, and anything worth telling the design's author."""
+    notices: list[str] = []
+    source = models_source(
         view.model_schema,
         aliases=view.aliases,
         bounded_classes=view.bounded_classes,
         root_classes=view.root_classes,
         header=f"{HEADER}\n# Models of toolset {view.name!r} of service {view.service!r}.",
+        notices=notices,
     )
+    return ModelsModule(source, tuple(notices))
 
 
 def models_source(
@@ -40,6 +53,42 @@ def models_source(
     bounded_classes: tuple[str, ...] = (),
     root_classes: tuple[tuple[str, str], ...] = (),
     header: str = HEADER,
+    notices: list[str] | None = None,
+) -> str:
+    """The source of a models module for ``schema``.
+
+    The model generator's warnings never reach the terminal: those about the models (a
+    constraint a generated type cannot hold) are appended to ``notices``, in tooldesign's
+    words; the rest concern the generator itself and are dropped.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        output = _generate(schema, aliases, bounded_classes, header)
+    if notices is not None:
+        for warning in caught:
+            if warning.category is UserWarning:
+                notices.append(
+                    "types.py leaves out a constraint the design states "
+                    f"(the model generator says: {warning.message})"
+                )
+    if root_classes:
+        output = output.replace(
+            "from __future__ import annotations\n",
+            "from __future__ import annotations\nfrom pydantic import RootModel\n",
+            1,
+        )
+        output += "".join(
+            f"\n\nclass {name}(RootModel[{value}]):\n    root: {value}\n"
+            for name, value in root_classes
+        )
+    return sort_imports(output)
+
+
+def _generate(
+    schema: Mapping[str, Any],
+    aliases: Mapping[str, str],
+    bounded_classes: tuple[str, ...],
+    header: str,
 ) -> str:
     # Imported here: it is the slowest import of the generator, and unchanged toolsets skip it.
     from datamodel_code_generator import PythonVersion, generate
@@ -80,14 +129,4 @@ def models_source(
     )
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned no single module")
-    if root_classes:
-        output = output.replace(
-            "from __future__ import annotations\n",
-            "from __future__ import annotations\nfrom pydantic import RootModel\n",
-            1,
-        )
-        output += "".join(
-            f"\n\nclass {name}(RootModel[{value}]):\n    root: {value}\n"
-            for name, value in root_classes
-        )
-    return sort_imports(output)
+    return output

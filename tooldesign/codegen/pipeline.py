@@ -39,9 +39,11 @@ from tooldesign.codegen.output import (
     plan,
 )
 from tooldesign.codegen.views import ToolsetView, package_dir, toolset_view
+from tooldesign.dsl.records import Location
+from tooldesign.ir.errors import DesignNotice
 from tooldesign.ir.evaluate import evaluate
 from tooldesign.ir.fingerprint import toolset_key
-from tooldesign.ir.model import Design
+from tooldesign.ir.model import Design, Service, Toolset
 
 PACKAGE_ROOT = Path(tooldesign.__file__).parent
 
@@ -54,6 +56,8 @@ class Report:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    notices: list[DesignNotice] = field(default_factory=list)
+    """What the design's author should know: names changed for Python, and the like."""
     rendered_toolsets: int = 0
     generated_models: int = 0
     seconds: float = 0.0
@@ -122,8 +126,15 @@ class RenderJob:
     """False when the package's ``types.py`` on disk is reused."""
 
 
-def render_toolset(job: RenderJob) -> dict[str, str]:
-    """The Python files of one toolset package, unformatted."""
+@dataclass(frozen=True)
+class RenderedToolset:
+    files: dict[str, str]
+    """The Python files of the package, unformatted."""
+    notices: tuple[str, ...] = ()
+
+
+def render_toolset(job: RenderJob) -> RenderedToolset:
+    """The Python files of one toolset package, unformatted, and what is worth telling."""
     from tooldesign.codegen.imports import sort_imports
     from tooldesign.codegen.render import render
 
@@ -165,11 +176,13 @@ def render_toolset(job: RenderJob) -> dict[str, str]:
             render("transforms.py.j2", view=view, header=header, tr=bindings.transforms),
             bindings.first_party,
         )
-    if job.with_models:
-        from tooldesign.codegen.models import generate_models
+    if not job.with_models:
+        return RenderedToolset(files)
+    from tooldesign.codegen.models import generate_models
 
-        files[f"{package}/types.py"] = generate_models(view)
-    return files
+    models = generate_models(view)
+    files[f"{package}/types.py"] = models.source
+    return RenderedToolset(files, models.notices)
 
 
 def service_init(name: str, doc: str) -> bytes:
@@ -177,7 +190,7 @@ def service_init(name: str, doc: str) -> bytes:
     return f'{HEADER}\n# Service {name!r}.\n"""{doc}"""\n'.encode()
 
 
-def _render_all(jobs: list[RenderJob]) -> list[dict[str, str]]:
+def _render_all(jobs: list[RenderJob]) -> list[RenderedToolset]:
     heavy = sum(1 for job in jobs if job.with_models)
     workers = min(heavy, os.cpu_count() or 1)
     if workers < 2 or sys.platform == "win32":
@@ -242,10 +255,12 @@ def write_design(
     files: dict[str, bytes] = {}
     kept: dict[str, str] = {}
     jobs: list[RenderJob] = []
+    job_toolsets: list[Toolset] = []
     report.services = len(design.services)
 
     with report.phase("plan and catalogs"):
         for service in design.services:
+            report.notices.extend(_layout_notices(service))
             # Each toolset's catalog entries, or the file on disk that holds them. The service
             # catalog is always built again from them, so it lists exactly this design's tools in
             # this design's order, whatever the folder held before.
@@ -281,6 +296,7 @@ def write_design(
                 if reuse_models:
                     kept[types_path] = old.files[types_path]
                 jobs.append(RenderJob(view, with_models=not reuse_models))
+                job_toolsets.append(toolset)
                 manifest.toolsets[key] = ToolsetEntry(content, models)
                 toolset_entries = [tool_entry(t, view.service, view.name) for t in view.tools]
                 files[f"{key}/tool_schemas.json"] = catalog_text(
@@ -310,8 +326,11 @@ def write_design(
     try:
         rendered: dict[str, str] = {}
         with report.phase("render"):
-            for package in _render_all(jobs):
-                rendered.update(package)
+            for toolset, package in zip(job_toolsets, _render_all(jobs), strict=True):
+                rendered.update(package.files)
+                report.notices.extend(
+                    DesignNotice(text, toolset.location, toolset.path) for text in package.notices
+                )
         with report.phase("format"):
             formatted = _format(rendered, staging / "_format")
         files.update({p: c.encode() for p, c in formatted.items()})
@@ -327,6 +346,42 @@ def write_design(
         shutil.rmtree(staging, ignore_errors=True)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _layout_notices(service: Service) -> list[DesignNotice]:
+    """Where a name becomes another folder name than the design's, and an empty service."""
+    notices: list[DesignNotice] = []
+    if service.ident != service.name:
+        notices.append(_renamed(service.name, service.ident, service.location, service.path))
+    if not service.toolsets:
+        notices.append(
+            DesignNotice(
+                f"declares no toolsets: {service.ident}/ holds no toolset package and its "
+                "tool_schemas.json lists no tools",
+                service.location,
+                service.path,
+            )
+        )
+    for toolset in service.toolsets:
+        if toolset.ident != toolset.name:
+            notices.append(
+                _renamed(
+                    toolset.name,
+                    package_dir(service.ident, toolset.ident),
+                    toolset.location,
+                    toolset.path,
+                )
+            )
+    return notices
+
+
+def _renamed(name: str, folder: str, location: Location, path: str) -> DesignNotice:
+    python_name = folder.rsplit("/", 1)[-1]
+    return DesignNotice(
+        f"{name!r} cannot name a Python package: it is generated as {python_name!r}, in {folder}/",
+        location,
+        path,
+    )
 
 
 def _catalog_still_lists(

@@ -12,6 +12,8 @@ def run(args: argparse.Namespace) -> int:
     from tooldesign.codegen.pipeline import generate
 
     report = generate(args.designs, args.out, check=args.check)
+    for notice in report.notices:
+        print(f"tooldesign: notice: {notice}", file=sys.stderr)
     if args.timings:
         for phase, seconds in report.phases.items():
             print(f"  {phase:<20} {seconds:7.3f}s", file=sys.stderr)

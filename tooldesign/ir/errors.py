@@ -28,6 +28,11 @@ class DesignIssue:
         return f"{where}{element}{self.message}"
 
 
+@dataclass(frozen=True, slots=True)
+class DesignNotice(DesignIssue):
+    """Something a design's author should know that is no error (a name changed for Python)."""
+
+
 class DesignError(Exception):
     """A design that cannot be generated. Carries every issue found, not just the first."""
 

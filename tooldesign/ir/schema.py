@@ -47,6 +47,35 @@ _VALUE_KEYWORDS = (
 )
 
 
+RFC3339_TYPES = {
+    "date-time": "tooldesign.runtime.Rfc3339DateTime",
+    "date": "tooldesign.runtime.Rfc3339Date",
+    "time": "tooldesign.runtime.Rfc3339Time",
+}
+"""The runtime types generated models hold these formats as (RFC 3339, as JSON Schema reads them)."""
+
+NON_STRING_FORMATS = frozenset({*RFC3339_TYPES, "duration", "uri", "uuid", "ipv4", "ipv6"})
+"""Formats whose values generated models hold as another Python type than ``str`` (a datetime,
+an ``AnyUrl``, a ``UUID``, …): such a type takes no string constraints."""
+
+_STRING_CONSTRAINTS = ("min_length", "max_length", "pattern")
+
+
+def constraints_beyond_model(c: Constraints) -> tuple[str, ...]:
+    """The constraints of ``c`` a generated model cannot hold, by attribute name.
+
+    A string of a :data:`NON_STRING_FORMATS` format is no ``str`` in the model, so its length
+    and pattern cannot be checked there; a hostname's model type is a pattern of its own, which
+    would replace the design's. The model generator's document leaves these out, and the codecs
+    check them against the model-facing schema instead (``TypeSpec.check_schema``).
+    """
+    if c.format in NON_STRING_FORMATS:
+        return tuple(k for k in _STRING_CONSTRAINTS if getattr(c, k) is not None)
+    if c.format == "hostname" and c.pattern is not None:
+        return ("pattern",)
+    return ()
+
+
 def _no_hoisting(shape: ObjectShape) -> str | None:
     return None
 
@@ -152,13 +181,11 @@ class SchemaBuilder:
         if f.description:
             out = _with_description(out, f.description)
         constraints = f.constraints
-        if (
-            not self.verbatim
-            and constraints.enum is not None
-            and any(isinstance(value, float) for value in constraints.enum)
-        ):
-            constraints = dataclasses.replace(constraints, enum=None)
+        if not self.verbatim:
+            constraints = _model_constraints(constraints)
         apply_constraints(out, constraints)
+        if not self.verbatim and constraints.format in RFC3339_TYPES:
+            _value_schema(out)["x-python-type"] = RFC3339_TYPES[constraints.format]
         if f.has_default:
             out["default"] = f.default
         if f.example is not NO_VALUE:
@@ -176,15 +203,33 @@ def _with_description(schema: Schema, description: str) -> Schema:
     }
 
 
+def _model_constraints(c: Constraints) -> Constraints:
+    """What of ``c`` the model generator reads: only what the generated model can hold.
+
+    The rest is checked against the model-facing schema by the codecs: an enum holding a float
+    (Python's ``Literal`` cannot), and :func:`constraints_beyond_model`.
+    """
+    dropped = dict.fromkeys(constraints_beyond_model(c))
+    if c.enum is not None and any(isinstance(value, float) for value in c.enum):
+        dropped["enum"] = None
+    return dataclasses.replace(c, **dropped) if dropped else c
+
+
+def _value_schema(schema: Schema) -> Schema:
+    """Where value constraints go: ``schema`` itself, or the innermost items of an array."""
+    target = schema
+    while target.get("type") == "array" and isinstance(target.get("items"), dict):
+        target = target["items"]
+    return target
+
+
 def apply_constraints(schema: Schema, constraints: Constraints) -> None:
     """Put ``constraints`` on ``schema`` (value constraints on the items of an array)."""
     if constraints.min_items is not None:
         schema["minItems"] = constraints.min_items
     if constraints.max_items is not None:
         schema["maxItems"] = constraints.max_items
-    target = schema
-    while target.get("type") == "array" and isinstance(target.get("items"), dict):
-        target = target["items"]
+    target = _value_schema(schema)
     for attr, keyword in _VALUE_KEYWORDS:
         value = getattr(constraints, attr)
         if value is not None:

@@ -18,6 +18,7 @@ from tooldesign.ir.model import (
     TypeExpr,
     UnionType,
 )
+from tooldesign.ir.schema import constraints_beyond_model
 
 
 def inline_shapes(t: TypeExpr) -> Iterator[ObjectShape]:
@@ -59,16 +60,18 @@ def has_verbatim_schema(t: TypeExpr, design: Design) -> bool:
 def needs_schema_check(t: TypeExpr, design: Design) -> bool:
     """Whether values of ``t`` must also be checked against its JSON Schema.
 
-    The generated model checks everything else, but it cannot state two things exactly: a
-    verbatim ``Any(schema=...)``, and an enum of numbers or booleans (Python's ``Literal``
-    takes ``True`` for ``1``, and holds no floats at all).
+    The generated model checks everything else, but it cannot state some things exactly: a
+    verbatim ``Any(schema=...)``, an enum of numbers or booleans (Python's ``Literal`` takes
+    ``True`` for ``1``, and holds no floats at all), and the string constraints of a value it
+    holds as another type (see ``constraints_beyond_model``).
     """
-    return _reaches(t, design, _has_inexact_enum)
+    return _reaches(t, design, _beyond_model)
 
 
-def _has_inexact_enum(f: Field) -> bool:
+def _beyond_model(f: Field) -> bool:
     enum = f.constraints.enum
-    return enum is not None and not all(isinstance(value, str) for value in enum)
+    inexact_enum = enum is not None and not all(isinstance(value, str) for value in enum)
+    return inexact_enum or bool(constraints_beyond_model(f.constraints))
 
 
 def _reaches(t: TypeExpr, design: Design, field_needs: Callable[[Field], bool]) -> bool:
