@@ -45,10 +45,17 @@ def write_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppWr
         sys.modules.pop(name, None)
 
 
-def run_mypy(generated: Generated, app_dir: Path, *, plugin: bool) -> str:
-    """``mypy --strict`` over a generated package (the application is read, not checked)."""
-    config = app_dir / ("mypy-plugin.ini" if plugin else "mypy-plain.ini")
-    config.write_text("[mypy]\n" + ("plugins = pydantic.mypy\n" if plugin else ""))
+def run_mypy(generated: Generated, app_dir: Path, *, plugin: bool, init_typed: bool = False) -> str:
+    """``mypy --strict`` over a generated package (the application is read, not checked).
+
+    ``init_typed``: pydantic's plugin also types the fields a model's constructor takes.
+    """
+    config = app_dir / f"mypy-{'plugin' if plugin else 'plain'}{'-typed' if init_typed else ''}.ini"
+    config.write_text(
+        "[mypy]\n"
+        + ("plugins = pydantic.mypy\n" if plugin else "")
+        + ("[pydantic-mypy]\ninit_typed = True\n" if init_typed else "")
+    )
     result = subprocess.run(
         [
             sys.executable,
@@ -270,7 +277,9 @@ def _runtime(generated: Generated, service: object) -> Callable[..., ToolResult]
 
 
 def _model_view(result: ToolResult) -> Any:
-    return json.loads(result.for_model())
+    # The encoded result, which the model reads (as JSON data even when it is text).
+    assert result.result_json is not None
+    return json.loads(result.result_json)
 
 
 def test_typeddict_keys_that_may_be_absent_are_read_as_absent(
@@ -659,9 +668,410 @@ def test_a_constrained_call_the_tool_allows_reaches_the_method(
     executor = generated.module("s.toolsets.t.executor")
     runtime = Runtime([executor.new_registration(service=service)])
     ok = runtime.execute_sync(ToolRequest("strict", {"site_id": "ab", "limit": 5}))
-    assert json.loads(ok.for_model()) == "ababababab"
+    assert _model_view(ok) == "ababababab"
     # Beyond the method's limits is now beyond the tool's: a retry hint, not an internal error.
     refused = runtime.execute_sync(ToolRequest("strict", {"site_id": "abcd", "limit": 6}))
     assert refused.retry_hint is not None
     assert {issue.field for issue in refused.retry_hint.issues} == {"site_id", "limit"}
     assert len(service.seen) == 1
+
+
+# ── Enums ────────────────────────────────────────────────────────────────────────────────────
+
+ENUM_APP = """\
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum, IntEnum, StrEnum
+from typing import Literal
+
+from pydantic import BaseModel
+
+
+class Tier(str, Enum):
+    BASIC = "basic"
+    GOLD = "gold"
+
+
+class Level(IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Colour(StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Shape(Enum):
+    ROUND = "round"
+    SQUARE = "square"
+    TRIANGLE = "triangle"
+
+
+class Filter(BaseModel):
+    tier: Tier
+    levels: list[Level] = []
+    kind: Literal[Shape.ROUND, Shape.SQUARE] | None = None
+    fallback: Tier = Tier.BASIC
+
+
+@dataclasses.dataclass
+class Account:
+    name: str
+    tier: Tier
+    level: Level
+    colours: list[Colour]
+    by_colour: dict[str, Colour]
+    shape: Shape | None = None
+
+
+class Accounts:
+    def __init__(self) -> None:
+        self.calls: list[dict[str, object]] = []
+
+    def find(
+        self,
+        team: str,
+        tier: Tier = Tier.GOLD,
+        level: Level | None = None,
+        colours: list[Colour] | None = None,
+        flt: Filter | None = None,
+        only: Literal[Shape.SQUARE] = Shape.SQUARE,
+    ) -> list[Account]:
+        self.calls.append(
+            {"tier": tier, "level": level, "colours": colours, "flt": flt, "only": only}
+        )
+        return [
+            Account(
+                name=team,
+                tier=tier,
+                level=level or Level.LOW,
+                colours=colours or [Colour.RED],
+                by_colour={"first": Colour.BLUE},
+                shape=Shape.TRIANGLE if flt is None else None,
+            )
+        ]
+
+    def tier_of(self, team: str) -> Tier:
+        return Tier.BASIC if team == "basic" else Tier.GOLD
+"""
+
+ENUM_DESIGN = """\
+from tooldesign.dsl import *
+from enum_app import Accounts
+
+with Type("Filter", "A filter") as Filter:
+    Attribute("tier", String, "Tier", enum=["basic", "gold"])
+    Attribute("levels", ArrayOf(Int), "Levels", enum=[1, 2], default=[])
+    Attribute("kind", String, "Kind", enum=["round"])
+    Attribute("fallback", String, "Fallback tier", enum=["gold"])
+    Required("tier")
+
+with Type("Account", "An account") as Account:
+    Attribute("name", String, "Name")
+    Attribute("tier", String, "Tier", enum=["basic", "gold", "platinum"])
+    Attribute("level", Int, "Level", enum=[1, 2, 3])
+    Attribute("colours", ArrayOf(String), "Colours", enum=["red", "blue"])
+    Attribute("by_colour", MapOf(String, String), "Colours by role")
+    Attribute("shape", String, "Shape")
+    Required("name", "tier", "level", "colours", "by_colour")
+
+with Service("s", "A service"):
+    with Toolset("accounts", "Accounts"):
+        with Tool("find", "Find accounts"):
+            with Args():
+                Attribute("team", String, "Team")
+                Attribute("tier", String, "Tier", enum=["gold"])
+                Attribute("level", Int, "Level", enum=[2])
+                Attribute("colours", ArrayOf(String), "Colours", enum=["blue", "red"])
+                Attribute("flt", Filter, "Filter")
+                Attribute("only", String, "Only", enum=["square"])
+                Required("team")
+            Return(ArrayOf(Account), "Accounts")
+            BindTo(Accounts.find)
+        with Tool("tier_of", "Tier of a team"):
+            with Args():
+                Attribute("team", String, "Team")
+                Required("team")
+            Return(String, "Tier")
+            BindTo(Accounts.tier_of)
+"""
+
+
+@pytest.fixture
+def enums(
+    write_app: AppWriter, gen_design: Callable[[str], Generated]
+) -> tuple[Generated, ModuleType]:
+    app = write_app("enum_app", ENUM_APP)
+    return gen_design(ENUM_DESIGN), app
+
+
+def test_enums_bind_both_ways(enums: tuple[Generated, ModuleType]) -> None:
+    generated, app = enums
+    service = app.Accounts()
+    executor = generated.module("s.toolsets.accounts.executor")
+    runtime = Runtime([executor.new_registration(service=service)])
+
+    def call(name: str, payload: dict[str, Any]) -> Any:
+        result = runtime.execute_sync(ToolRequest(name, payload))
+        assert result.ok, result.for_model()
+        return _model_view(result)
+
+    # Tool values become members: a str mixin, an IntEnum, a StrEnum in a list, a plain Enum
+    # in a Literal of its members, in a nested model; the method's own default is kept.
+    [account] = call(
+        "find",
+        {
+            "team": "l2",
+            "level": 2,
+            "colours": ["blue", "red"],
+            "flt": {"tier": "basic", "levels": [2, 1], "kind": "round"},
+            "only": "square",
+        },
+    )
+    seen = service.calls[-1]
+    assert seen["tier"] is app.Tier.GOLD  # left out by the model: the method's default
+    assert seen["level"] is app.Level.HIGH
+    assert seen["colours"] == [app.Colour.BLUE, app.Colour.RED]
+    assert all(type(c) is app.Colour for c in seen["colours"])
+    assert seen["only"] is app.Shape.SQUARE
+    flt = seen["flt"]
+    assert (flt.tier, flt.levels, flt.kind) == (
+        app.Tier.BASIC,
+        [app.Level.HIGH, app.Level.LOW],
+        app.Shape.ROUND,
+    )
+    assert type(flt.tier) is app.Tier and all(type(v) is app.Level for v in flt.levels)
+    # Not given to an optional tool field, a model field without None takes its own default.
+    assert flt.fallback is app.Tier.BASIC
+    # Members go back as their values, in records, lists and maps.
+    assert account == {
+        "name": "l2",
+        "tier": "gold",
+        "level": 2,
+        "colours": ["blue", "red"],
+        "by_colour": {"first": "blue"},
+    }
+    [sparse] = call("find", {"team": "l3", "tier": "gold"})
+    assert (sparse["level"], sparse["colours"], sparse["shape"]) == (1, ["red"], "triangle")
+    assert service.calls[-1]["tier"] is app.Tier.GOLD
+    # An Enum result is the tool's root value.
+    assert call("tier_of", {"team": "basic"}) == "basic"
+
+
+def test_enum_values_outside_the_design_are_refused_before_the_method(
+    enums: tuple[Generated, ModuleType],
+) -> None:
+    generated, app = enums
+    service = app.Accounts()
+    executor = generated.module("s.toolsets.accounts.executor")
+    runtime = Runtime([executor.new_registration(service=service)])
+    refused = runtime.execute_sync(ToolRequest("find", {"team": "l2", "tier": "basic"}))
+    assert refused.retry_hint is not None
+    assert [issue.field for issue in refused.retry_hint.issues] == ["tier"]
+    assert service.calls == []
+
+
+@pytest.mark.parametrize(
+    ("plugin", "init_typed"),
+    [(True, False), (False, False), (True, True)],
+    ids=["pydantic-plugin", "plain", "typed-init"],
+)
+def test_enum_transforms_pass_mypy_strict(
+    enums: tuple[Generated, ModuleType], tmp_path: Path, plugin: bool, init_typed: bool
+) -> None:
+    generated, _ = enums
+    run_mypy(generated, tmp_path, plugin=plugin, init_typed=init_typed)
+
+
+ENUM_ERRORS_APP = """\
+from __future__ import annotations
+
+from enum import Enum, Flag, IntEnum, auto
+from typing import Literal
+
+from pydantic import BaseModel
+
+
+class Tier(str, Enum):
+    BASIC = "basic"
+    GOLD = "gold"
+
+
+class Level(IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Perm(Flag):
+    READ = auto()
+    WRITE = auto()
+
+
+class Odd(Enum):
+    ONE = 1
+    TWO = "two"
+
+
+class Out(BaseModel):
+    tier: Tier
+
+
+def take_tier(tier: Tier) -> Out: ...
+def take_level(tier: Level) -> Out: ...
+def take_gold(tier: Literal[Tier.GOLD]) -> Out: ...
+def take_perm(tier: Perm) -> Out: ...
+def take_odd(tier: Odd) -> Out: ...
+"""
+
+ENUM_ERRORS_DESIGN = """\
+from tooldesign.dsl import *
+import enum_errors_app
+
+with Service("s", "A service"):
+    with Toolset("t", "A toolset"):
+        with Tool("lookup", "Look things up"):
+            with Args():
+                Attribute("tier", String, "Tier"{enum})
+                Required("tier")
+            with Return():
+                Attribute("tier", String, "Tier", enum={result_enum})
+                Required("tier")
+            BindTo(enum_errors_app.{target})  # <-- bind
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "enum", "result_enum", "fragments"),
+    [
+        pytest.param(
+            "take_tier",
+            '["basic", "gold", "platinum"]',
+            '["basic", "gold"]',
+            [
+                "tool 'lookup' payload.tier is String, but enum_errors_app:take_tier expects Tier",
+                "the tool also allows 'platinum', which Tier has no member for",
+                "its values are 'basic', 'gold'",
+            ],
+            id="design-value-without-member",
+        ),
+        pytest.param(
+            "take_tier",
+            None,
+            '["basic", "gold"]',
+            ["payload.tier is String", "the tool allows any value, and Tier takes only"],
+            id="any-string-into-an-enum",
+        ),
+        pytest.param(
+            "take_tier",
+            '["basic", "gold"]',
+            '["gold"]',
+            [
+                "tool 'lookup' result.tier is String, but enum_errors_app:take_tier gives Tier",
+                "the tool does not allow 'basic' (Tier.BASIC); its enum is 'gold'",
+            ],
+            id="member-the-design-does-not-list",
+        ),
+        pytest.param(
+            "take_level",
+            '["basic"]',
+            '["basic", "gold"]',
+            ["expects Level", "Level's values are 1, 2, not strings"],
+            id="integer-enum-for-a-string",
+        ),
+        pytest.param(
+            "take_gold",
+            '["basic", "gold"]',
+            '["basic", "gold"]',
+            [
+                "expects Literal[Tier.GOLD]",
+                "the tool also allows 'basic', which Tier has no member for (the Literal takes 'gold')",
+            ],
+            id="literal-of-members",
+        ),
+        pytest.param(
+            "take_perm",
+            '["basic"]',
+            '["basic", "gold"]',
+            ["unsupported type Perm (a Flag combines members"],
+            id="flag",
+        ),
+        pytest.param(
+            "take_odd",
+            '["basic"]',
+            '["basic", "gold"]',
+            ["unsupported type Odd (an Enum whose values are not all strings or all numbers"],
+            id="mixed-values",
+        ),
+    ],
+)
+def test_enums_that_do_not_map_are_design_errors(
+    write_app: AppWriter,
+    tmp_path: Path,
+    target: str,
+    enum: str | None,
+    result_enum: str,
+    fragments: list[str],
+) -> None:
+    write_app("enum_errors_app", ENUM_ERRORS_APP)
+    design = tmp_path / "design.py"
+    design.write_text(
+        ENUM_ERRORS_DESIGN.format(
+            target=target,
+            enum="" if enum is None else f", enum={enum}",
+            result_enum=result_enum,
+        )
+    )
+    with pytest.raises(DesignError) as caught:
+        evaluate([str(design)])
+    [issue] = caught.value.issues
+    for fragment in fragments:
+        assert fragment in issue.message, issue.message
+    assert issue.path == 'service "s" › toolset "t" › tool "lookup" › bind'
+
+
+LEGACY_TIERS = """\
+from enum import Enum, IntEnum
+
+from pydantic import BaseModel
+
+
+class Tier(str, Enum):
+    BASIC = "basic"
+    GOLD = "gold"
+
+
+class Priority(IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Breach(BaseModel):
+    ticket_id: str
+    tier: Tier
+    priority: Priority
+
+
+def list_breaches(team: str, tier: Tier = Tier.GOLD, priority: Priority | None = None) -> list[Breach]:
+    \"\"\"List SLA breaches for a team.\"\"\"
+    return [Breach(ticket_id=f"{team}-1", tier=tier, priority=priority or Priority.LOW)]
+"""
+
+
+def test_an_imported_design_binds_to_the_enums_it_came_from(
+    write_app: AppWriter, tmp_path: Path, gen_design: Callable[[str], Generated]
+) -> None:
+    from tooldesign.importers.python import import_python
+    from tooldesign.importers.writer import render
+
+    write_app("legacy_tiers", LEGACY_TIERS)
+    imported = render(import_python(tmp_path / "legacy_tiers.py", all_functions=True).design)
+    # As its author would: the imported design, bound to the function it describes.
+    assert 'enum=["basic", "gold"], default="gold"' in imported
+    design = imported + '            BindTo("legacy_tiers:list_breaches")\n'
+    generated = gen_design("from tooldesign.dsl import BindTo\n" + design)
+    executor = generated.module("legacy_tiers.toolsets.legacy_tiers.executor")
+    runtime = Runtime([executor.new_registration()])
+    result = runtime.execute_sync(ToolRequest("list_breaches", {"team": "l2", "priority": 2}))
+    assert _model_view(result) == [{"ticket_id": "l2-1", "tier": "gold", "priority": 2}]

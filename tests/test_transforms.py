@@ -7,6 +7,7 @@ the field; shapes that can be mapped generate field-by-field transforms that run
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -307,3 +308,146 @@ def test_bound_tools_of_every_accepted_shape_run_through_their_transforms(
     # The transforms are ordinary, explicit functions.
     assert callable(transforms.to_method_payload_find)
     assert callable(transforms.to_tool_return_rows)
+
+
+# ── every problem at once ────────────────────────────────────────────────────────────────────
+
+ROUNDS_APP = """\
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+
+@dataclasses.dataclass
+class Page:
+    names: list[str]
+    audit: dict[str, str]
+
+
+def many(site_id: str, limit: str) -> Page: ...
+def fine_but_alone(site_id: str) -> Page: ...
+def mistyped(site_id: int) -> Page: ...
+def over_broken_type(site_id: str) -> Page: ...
+def over_invalid_enum(site_id: Literal["a"]) -> Page: ...
+"""
+
+ROUNDS_DESIGN = """\
+from tooldesign.dsl import *
+import rounds_app
+
+with Type("Broken", "A type with an error of its own") as Broken:
+    Attribute("part", "Nowhere", "An unknown type")  # <-- unknown type
+
+with Service("s", "A service"):
+    with Toolset("t", "A toolset"):
+        with Tool("many", "Everything wrong with its binding"):
+            with Args():
+                Attribute("site_id", String, "Site")
+                Attribute("limit", Int, "Limit")
+                Attribute("extra", String, "Extra")
+                Required("site_id", "limit")
+            with Return():
+                Attribute("names", ArrayOf(Int), "Names")
+                Attribute("count", Int, "Count")
+                Required("names", "count")
+            ServerData("audit", MapOf(String, String), "Audit")  # <-- no from_field
+            ServerData("trail", MapOf(String, String), "Trail", from_field="trail")  # <-- no such field
+            BindTo(rounds_app.many)  # <-- many
+        with Tool("uses_broken", "Bound over a type with an error"):
+            with Args():
+                Attribute("site_id", Broken, "Site")
+                Required("site_id")
+            with Return():
+                Attribute("names", ArrayOf(String), "Names")
+                Required("names")
+            BindTo(rounds_app.over_broken_type)
+        with Tool("invalid", "A validation error of its own"):
+            with Args():
+                Attribute("site_id", String, "Site", enum=[["a"]])  # <-- invalid enum
+                Required("site_id")
+            with Return():
+                Attribute("names", ArrayOf(String), "Names")
+                Required("names")
+            BindTo(rounds_app.over_invalid_enum)
+        with Tool("other", "Wrong on its own, next to the others"):
+            with Args():
+                Attribute("site_id", String, "Site", default=7)  # <-- bad default
+            with Return():
+                Attribute("names", ArrayOf(String), "Names")
+                Required("names")
+            BindTo(rounds_app.fine_but_alone)
+        with Tool("mistyped", "Sound, next to tools with errors"):
+            with Args():
+                Attribute("site_id", String, "Site")
+                Required("site_id")
+            with Return():
+                Attribute("names", ArrayOf(String), "Names")
+                Required("names")
+            BindTo(rounds_app.mistyped)  # <-- mistyped
+"""
+
+
+def test_every_problem_of_a_design_is_reported_at_once(tmp_path: Path) -> None:
+    (tmp_path / "rounds_app.py").write_text(ROUNDS_APP)
+    design = tmp_path / "design.py"
+    design.write_text(ROUNDS_DESIGN)
+    with pytest.raises(DesignError) as caught:
+        evaluate([str(design)])
+    issues = caught.value.issues
+    lines = design.read_text().splitlines()
+
+    def line_of(marker: str) -> int:
+        return next(i for i, text in enumerate(lines, 1) if text.endswith(f"# <-- {marker}"))
+
+    expected = [
+        ("unknown type", "unknown type 'Nowhere'"),
+        # Payload, result and server data of one tool, together: each field, each kind.
+        ("no from_field", "server data 'audit' of a bound tool needs from_field="),
+        ("no such field", "server data 'trail': Page (of rounds_app:many) has no field 'trail'"),
+        ("many", "payload.limit is Int, but rounds_app:many expects str"),
+        ("many", "field(s) 'extra' at payload have no counterpart"),
+        ("many", "result.names[] is Int, but rounds_app:many gives str"),
+        ("many", "result.count is required, but Page (of rounds_app:many) has no field 'count'"),
+        ("invalid enum", "enum values ['a'] are not String values"),
+        ("bad default", "default 7 does not satisfy"),
+        # Bound although other tools have errors.
+        ("mistyped", "payload.site_id is String, but rounds_app:mistyped expects int"),
+    ]
+    found = [(issue.location.line if issue.location else 0, issue.message) for issue in issues]
+    assert len(found) == len(expected), "\n".join(map(str, issues))
+    for marker, fragment in expected:
+        assert any(line == line_of(marker) and fragment in message for line, message in found), (
+            f"no {fragment!r} at {marker!r}:\n" + "\n".join(map(str, issues))
+        )
+    # One list, in design-line order, whichever phase found each problem.
+    assert [line for line, _ in found] == sorted(line for line, _ in found)
+    # A server-data problem is reported on its ServerData; the rest on BindTo.
+    by_line = {issue.location.line: issue.path for issue in issues if issue.location}
+    tool = 'service "s" › toolset "t" › tool "many"'
+    assert by_line[line_of("no from_field")] == f'{tool} › server_data "audit"'
+    assert by_line[line_of("many")] == f"{tool} › bind"
+
+
+def test_a_bound_method_that_changes_regenerates_its_transforms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tooldesign.codegen.pipeline import generate
+
+    write_app(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "app", raising=False)  # another test's app
+    design = tmp_path / "design.py"
+    design.write_text(BOUND_DESIGN)
+    out = tmp_path / "out"
+    generate([str(design)], out)
+    again = generate([str(design)], out)
+    assert again.rendered_toolsets == 0 and again.written == []
+    # The design is the same; the method now also accepts None for the limit.
+    (tmp_path / "app.py").write_text(APP.replace("limit: int = 2", "limit: int | None = 2"))
+    changed = generate([str(design)], out)
+    assert changed.rendered_toolsets == 1
+    assert "s/toolsets/inventory/transforms.py" in changed.written
+    assert (
+        "limit: NotRequired[int | None]" in (out / "s/toolsets/inventory/transforms.py").read_text()
+    )

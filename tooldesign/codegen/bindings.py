@@ -25,12 +25,14 @@ from tooldesign.ir.plan import (
     DumpModel,
     EachItem,
     EachValue,
+    EnumValue,
     FieldMove,
     Guard,
     OrNone,
     RecordMapping,
     Same,
     ScalarGuard,
+    ToEnum,
     ToolEnd,
     ToolGuard,
     ValidateInto,
@@ -38,6 +40,8 @@ from tooldesign.ir.plan import (
 from tooldesign.ir.pytypes import (
     PyClass,
     PyDict,
+    PyEnum,
+    PyEnumMember,
     PyList,
     PyLiteral,
     PyRecord,
@@ -394,7 +398,7 @@ class BindingsBuilder:
         source = self._source(move, mapping)
         value = self.expr(move.conv, source, 0)
         if move.source_may_be_none and move.default is not NO_VALUE:
-            return f"{default_literal(move.default)} if {source} is None else {value}"
+            return f"{self.value_literal(move.default)} if {source} is None else {value}"
         return value
 
     def _end_annotation(self, end: ToolEnd | AppEnd) -> str:
@@ -426,6 +430,10 @@ class BindingsBuilder:
                 return f"{self.helper_names[key]}({value})"
             case DumpModel():
                 return f'{value}.model_dump(mode="json", by_alias=True)'
+            case ToEnum(enum=enum):
+                return self._to_enum(enum, value)
+            case EnumValue():
+                return f"{value}.value"
             case ValidateInto(target=target):
                 return f"t.{self.class_of(target)}.model_validate({value})"
             case Dispatch(cases=cases):
@@ -436,6 +444,22 @@ class BindingsBuilder:
                 last = self.expr(cases[-1].conv, value, depth)
                 return "(" + " else ".join([*parts, last]) + ")"
         raise TypeError(f"unknown conversion {conv!r}")
+
+    def _to_enum(self, enum: PyEnum, value: str) -> str:
+        cls = self.imports.app(enum.ref)
+        if not enum.literal:
+            return f"{cls}({value})"
+        # A Literal of members: each member spelled out, so its Literal type is what mypy sees
+        # (``Tier(value)`` is just a ``Tier``). The tool's values are the members' (planned so).
+        *firsts, (last, _) = enum.members
+        parts = [f"{cls}.{name} if {value} == {py_literal(v)} else " for name, v in firsts]
+        return f"({''.join(parts)}{cls}.{last})"
+
+    def value_literal(self, value: Any) -> str:
+        """A default as Python source: a plain value, or an Enum member by name."""
+        if isinstance(value, PyEnumMember):
+            return f"{self.imports.app(value.ref)}.{value.name}"
+        return default_literal(value)
 
     def _guard(self, guard: Guard, value: str) -> str:
         match guard:
@@ -459,6 +483,12 @@ class BindingsBuilder:
             case PyLiteral(values=values):
                 self.imports.typing.add("Literal")
                 return f"Literal[{', '.join(default_literal(v) for v in values)}]"
+            case PyEnum(ref=ref, members=members, literal=True):
+                self.imports.typing.add("Literal")
+                cls = self.imports.app(ref)
+                return f"Literal[{', '.join(f'{cls}.{name}' for name, _ in members)}]"
+            case PyEnum(ref=ref):
+                return self.imports.app(ref)
             case PyList(item=item):
                 return f"list[{self.py_annotation(item)}]"
             case PyDict(value=value):

@@ -5,7 +5,12 @@ alias), recursing into nested records, lists, maps and unions. Everything that c
 is a design error naming both sides and the field — never a transform left out, and never one
 that can only fail at run time (values typed ``Any`` or ``dict`` are the one exception: they are
 validated when the call returns, since no type says more about them). That includes
-constraints: the method must accept every value the tool's constraints let through.
+constraints: the method must accept every value the tool's constraints let through, and enums:
+a tool enum maps to an Enum (or a ``Literal``) with a member for each of its values, and an
+Enum the method returns maps to a tool enum that lists each member's value.
+
+Binding is the last phase of evaluation (:func:`bind`): every bound tool whose own design is
+sound is planned, and all its problems — payload, result and server data — are reported.
 """
 
 from __future__ import annotations
@@ -17,14 +22,18 @@ import inspect
 import math
 import re
 import typing
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from tooldesign.dsl.records import Location
+from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
     NO_VALUE,
     ArrayType,
     Binding,
     Constraints,
+    Design,
     Field,
     MapType,
     Message,
@@ -33,7 +42,9 @@ from tooldesign.ir.model import (
     ObjectType,
     Primitive,
     PrimitiveType,
+    Service,
     Tool,
+    Toolset,
     TypeExpr,
     UnionType,
     UserType,
@@ -50,6 +61,7 @@ from tooldesign.ir.plan import (
     DumpModel,
     EachItem,
     EachValue,
+    EnumValue,
     FieldMove,
     OrNone,
     RecordMapping,
@@ -57,6 +69,7 @@ from tooldesign.ir.plan import (
     Same,
     ScalarGuard,
     ServerDataPlan,
+    ToEnum,
     ToolEnd,
     ToolGuard,
     ValidateInto,
@@ -67,6 +80,7 @@ from tooldesign.ir.pytypes import (
     PyClass,
     PyConstraints,
     PyDict,
+    PyEnum,
     PyField,
     PyList,
     PyLiteral,
@@ -82,6 +96,7 @@ from tooldesign.ir.pytypes import (
     ref_of,
     without_none,
 )
+from tooldesign.ir.walk import used_user_types
 
 Direction = Literal["in", "out"]
 
@@ -97,8 +112,25 @@ _FORMAT_CLASSES = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class BindingProblem:
+    """One thing about a bound tool that cannot be mapped.
+
+    ``location`` and ``path`` are the DSL call it is about (a ``ServerData``); ``None`` means the
+    ``BindTo`` call.
+    """
+
+    message: str
+    location: Location | None = None
+    path: str | None = None
+
+
 class BindingError(Exception):
-    """A bound tool that cannot be mapped. The message names both sides and the field."""
+    """A bound tool that cannot be mapped: every problem found, each naming both sides and the field."""
+
+    def __init__(self, problems: Iterable[BindingProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(problem.message for problem in self.problems))
 
 
 def resolve_target(binding: Binding) -> Any:
@@ -113,8 +145,89 @@ def plan_binding(types: Mapping[str, UserType], tool: Tool, binding: Binding) ->
     return _Planner(types, tool, binding).plan()
 
 
+# ── the binding phase ───────────────────────────────────────────────────────────────────────
+
+
+def bind(design: Design, issues: Issues) -> Design:
+    """Phase 4 of evaluation: plan the transforms of every bound tool whose own design is sound.
+
+    A tool is planned whatever is wrong elsewhere in the design, so its binding problems are
+    reported with everything else; only a tool with issues of its own (or in the user types it
+    reaches) is left out, since mismatches against a design that is itself wrong would mislead.
+    Call it after validation, where the design's application code is importable.
+    """
+    unsound = {issue.path for issue in issues.items if issue.path}
+    services: list[Service] = []
+    for service in design.services:
+        toolsets: list[Toolset] = []
+        for toolset in service.toolsets:
+            tools = tuple(
+                _bind_tool(design, tool, issues)
+                if tool.binding is not None and _is_sound(design, tool, unsound)
+                else tool
+                for tool in toolset.tools
+            )
+            _one_service_class(tools, issues)
+            toolsets.append(dataclasses.replace(toolset, tools=tools))
+        services.append(dataclasses.replace(service, toolsets=tuple(toolsets)))
+    return dataclasses.replace(design, services=tuple(services))
+
+
+def _is_sound(design: Design, tool: Tool, unsound: set[str]) -> bool:
+    elements = [tool.path, *(design.types[name].path for name in used_user_types(design, [tool]))]
+    return not any(
+        path == element or path.startswith(f"{element} › ")
+        for path in unsound
+        for element in elements
+    )
+
+
+def _bind_tool(design: Design, tool: Tool, issues: Issues) -> Tool:
+    binding = tool.binding
+    assert binding is not None
+    try:
+        plan = plan_binding(design.types, tool, binding)
+    except BindingError as exc:
+        for problem in exc.problems:
+            issues.add(
+                problem.message,
+                problem.location or binding.location,
+                problem.path if problem.path is not None else binding.path,
+            )
+        return tool
+    return dataclasses.replace(tool, binding=dataclasses.replace(binding, plan=plan))
+
+
+def _one_service_class(tools: tuple[Tool, ...], issues: Issues) -> None:
+    """A toolset's registration takes one service instance, so its methods share a class."""
+    owners: dict[str, Tool] = {}
+    for tool in tools:
+        plan = tool.binding.plan if tool.binding else None
+        if plan is None or plan.owner is None:
+            continue
+        owner = str(plan.owner)
+        if owners and owner not in owners:
+            first_owner, first = next(iter(owners.items()))
+            assert tool.binding is not None
+            issues.add(
+                f"tool {tool.name!r} binds a method of {owner}, but tool {first.name!r} binds one of {first_owner}: "
+                "the bound methods of a toolset belong to one class (its registration takes one service "
+                "instance); use one class, module-level functions, or separate toolsets",
+                tool.binding.location,
+                tool.binding.path,
+            )
+        owners.setdefault(owner, tool)
+
+
+# ── planning one tool ───────────────────────────────────────────────────────────────────────
+
+
 class _Mismatch(Exception):
-    pass
+    """What cannot be mapped at one place: one or more messages (a record reports each field)."""
+
+    def __init__(self, *messages: str) -> None:
+        self.messages = messages
+        super().__init__("; ".join(messages))
 
 
 class _Planner:
@@ -124,41 +237,69 @@ class _Planner:
         self.binding = binding
         self.registry = Registry()
         self.records: dict[str, RecordMapping | None] = {}
+        self.failed: dict[str, tuple[str, ...]] = {}
+        """Record mappings found impossible, by key: met again, the same problems (once)."""
         self.target = binding.target
 
     # ── the callable ──────────────────────────────────────────────────────────────────────
 
     def plan(self) -> BindingPlan:
+        """The plan, or :class:`BindingError` with every problem of the payload, the result and
+        the server data (each part is planned whatever is wrong with the others)."""
         function = resolve_target(self.binding)
         owner, skip_first = self._owner(function)
         try:
             hints = typing.get_type_hints(function, include_extras=True)
         except Exception as exc:  # noqa: BLE001 - unresolvable annotations are the application's to fix
             raise BindingError(
-                f"{self.target}: its type annotations cannot be resolved: {exc}"
+                [BindingProblem(f"{self.target}: its type annotations cannot be resolved: {exc}")]
             ) from None
-        if "return" not in hints:
-            raise BindingError(
-                f"{self.target}: annotate its return type (transforms map the result by type)"
-            )
+        problems: list[BindingProblem] = []
+
+        def report(*messages: str) -> None:
+            problems.extend(BindingProblem(m) for m in messages)
+
+        payload: tuple[Literal["record", "arguments"], PyRecord, str] | None = None
         try:
             payload_mode, payload_type = self._payload_type(function, skip_first, hints)
-            returned = self.registry.describe(hints["return"])
+            payload = (payload_mode, payload_type, self._payload(payload_type))
         except UnsupportedType as exc:
-            raise BindingError(f"{self.target}: unsupported type {exc}") from None
-        payload_key = self._payload(payload_type)
-        result = self._result(returned)
-        server_data = tuple(
-            self._server_data(kind.kind, kind.message, kind.source_field, returned)
-            for kind in self.tool.server_data
-            if kind.source_field
-        )
-        missing = [kind.kind for kind in self.tool.server_data if not kind.source_field]
-        if missing:
-            raise BindingError(
-                f"server data {', '.join(map(repr, missing))} of a bound tool needs from_field= naming the field of "
-                f"the result of {self.target} that holds it"
-            )
+            report(f"{self.target}: unsupported type {exc}")
+        except _Mismatch as exc:
+            report(*exc.messages)
+
+        returned: PyType | None = None
+        result: ResultPlan | None = None
+        if "return" not in hints:
+            report(f"{self.target}: annotate its return type (transforms map the result by type)")
+        else:
+            try:
+                returned = self.registry.describe(hints["return"])
+                result = self._result(returned)
+            except UnsupportedType as exc:
+                report(f"{self.target}: unsupported return type {exc}")
+            except _Mismatch as exc:
+                report(*exc.messages)
+
+        server_data: list[ServerDataPlan] = []
+        for kind in self.tool.server_data:
+            try:
+                if not kind.source_field:
+                    raise _Mismatch(
+                        f"server data {kind.kind!r} of a bound tool needs from_field= naming the field of "
+                        f"the result of {self.target} that holds it"
+                    )
+                if returned is not None:
+                    server_data.append(
+                        self._server_data(kind.kind, kind.message, kind.source_field, returned)
+                    )
+            except _Mismatch as exc:
+                problems.extend(BindingProblem(m, kind.location, kind.path) for m in exc.messages)
+
+        if problems or payload is None or result is None:
+            # The same record met at several places fails the same way: each problem once.
+            raise BindingError(dict.fromkeys(problems))
+        payload_mode, payload_type, payload_key = payload
         return BindingPlan(
             owner=owner,
             method=self.binding.qualname.rsplit(".", 1)[-1],
@@ -167,7 +308,7 @@ class _Planner:
             payload_key=payload_key,
             payload_type=payload_type,
             result=result,
-            server_data=server_data,
+            server_data=tuple(server_data),
             records=tuple(r for r in self.records.values() if r is not None),
             app_records=tuple(self.registry.records.values()),
         )
@@ -181,7 +322,11 @@ class _Planner:
             cls = getattr(cls, part)
         if not isinstance(cls, type):
             raise BindingError(
-                f"{self.target}: bind a module-level function or a method of a module-level class"
+                [
+                    BindingProblem(
+                        f"{self.target}: bind a module-level function or a method of a module-level class"
+                    )
+                ]
             )
         # Whatever kind of method it is, it is called on the service instance. Its signature
         # starts with ``self`` only when it is a plain function of the class: a classmethod
@@ -213,10 +358,7 @@ class _Planner:
         shape = self._tool_shape(self.tool.payload)
         assert shape is not None, "payloads are objects"
         source = self._tool_end(self.tool.payload.type, shape)
-        try:
-            return self._record_in(shape, source, payload_type, "payload")
-        except _Mismatch as exc:
-            raise BindingError(str(exc)) from None
+        return self._record_in(shape, source, payload_type, "payload")
 
     def _record_in(self, shape: ObjectShape, source: ToolEnd, target: PyRecord, path: str) -> str:
         key = f"in:{_end_key(source)}->{target.ref}"
@@ -226,7 +368,7 @@ class _Planner:
             raise _Mismatch(
                 f"{target.unbuildable} (tool {self.tool.name!r} builds it at {path} to call {self.target})"
             )
-        with self._attempt():
+        with self._attempt(key):
             self.records[key] = None  # in progress: a recursive type refers to it
             self.records[key] = self._plan_record_in(shape, source, target, path, key)
         return key
@@ -237,18 +379,22 @@ class _Planner:
         moves: list[FieldMove] = []
         used: set[str] = set()
         rejected: list[str] = []
+        problems: list[str] = []  # every field's, not just the first
         for app_field in target.fields:
             tool_field = _source_field(shape, app_field)
             where = f"{path}.{app_field.name}"
             if tool_field is None:
                 if app_field.required:
-                    raise _Mismatch(
+                    problems.append(
                         f"{self._app_label(target)} needs {app_field.name!r} ({describe_py(app_field.type)}), "
                         f"but tool {self.tool.name!r} has no such field at {path}"
                     )
                 continue
             used.add(tool_field.name)
-            moves.append(self._move_in(tool_field, app_field, target, where))
+            try:
+                moves.append(self._move_in(tool_field, app_field, target, where))
+            except _Mismatch as exc:
+                problems.extend(exc.messages)
             gaps = _constraint_gaps(tool_field.type, tool_field.constraints, app_field.constraints)
             if gaps:
                 rejected.append(
@@ -256,17 +402,19 @@ class _Planner:
                     f"{app_field.name!r} rejects: {'; '.join(gaps)}"
                 )
         if rejected:
-            raise _Mismatch(
+            problems.append(
                 f"tool {self.tool.name!r} {'; '.join(rejected)}. Any value the tool allows may reach "
                 "the method: give the tool field the method's constraints, or relax the method's"
             )
         unused = [f.name for f in shape.fields if f.name not in used]
         if unused:
-            raise _Mismatch(
+            problems.append(
                 f"tool {self.tool.name!r} field(s) {', '.join(map(repr, unused))} at {path} have no counterpart in "
                 f"{self._app_label(target)} (fields: {', '.join(f.name for f in target.fields) or 'none'}); "
                 "every argument the model gives must reach the method"
             )
+        if problems:
+            raise _Mismatch(*problems)
         construct: Literal["call", "mapping", "validate"] = (
             "mapping"
             if target.kind in ("typeddict", "arguments")
@@ -311,15 +459,19 @@ class _Planner:
         )
 
     @contextlib.contextmanager
-    def _attempt(self) -> Iterator[None]:
-        """Plan records; on a mismatch forget every record this attempt began (a union may try
-        its next member, and no mapping may refer to one that was never finished)."""
+    def _attempt(self, key: str) -> Iterator[None]:
+        """Plan the record mapping ``key``; on a mismatch forget every record this attempt began
+        (a union may try its next member, and no mapping may refer to one that was never
+        finished), and remember why it failed."""
+        if key in self.failed:
+            raise _Mismatch(*self.failed[key])
         known = set(self.records)
         try:
             yield
-        except _Mismatch:
-            for key in [k for k in self.records if k not in known]:
-                del self.records[key]
+        except _Mismatch as exc:
+            for begun in [k for k in self.records if k not in known]:
+                del self.records[begun]
+            self.failed[key] = exc.messages
             raise
 
     # ── result: method → tool ─────────────────────────────────────────────────────────────
@@ -327,24 +479,21 @@ class _Planner:
     def _result(self, returned: PyType) -> ResultPlan:
         message = self.tool.result
         shape = self._tool_shape(message)
-        try:
-            if shape is not None:
-                end = self._tool_end(message.type, shape)
-                if returned == NONE:
-                    required = [f.name for f in shape.fields if f.required]
-                    if required:
-                        raise _Mismatch(
-                            f"{self.target} returns None, but tool {self.tool.name!r} result requires {', '.join(required)}"
-                        )
-                    return ResultPlan(Same(), None)
-                return ResultPlan(self._object_out(shape, end, returned, "result"), returned)
-            return ResultPlan(
-                self._conv("out", message.type, _NO_CONSTRAINTS, returned, "result"),
-                returned,
-                root=True,
-            )
-        except _Mismatch as exc:
-            raise BindingError(str(exc)) from None
+        if shape is not None:
+            end = self._tool_end(message.type, shape)
+            if returned == NONE:
+                required = [f.name for f in shape.fields if f.required]
+                if required:
+                    raise _Mismatch(
+                        f"{self.target} returns None, but tool {self.tool.name!r} result requires {', '.join(required)}"
+                    )
+                return ResultPlan(Same(), None)
+            return ResultPlan(self._object_out(shape, end, returned, "result"), returned)
+        return ResultPlan(
+            self._conv("out", message.type, _NO_CONSTRAINTS, returned, "result"),
+            returned,
+            root=True,
+        )
 
     def _object_out(self, shape: ObjectShape, end: ToolEnd, app: PyType, path: str) -> Conv:
         app = without_none(app)
@@ -361,7 +510,7 @@ class _Planner:
         key = f"out:{source.ref}->{_end_key(target)}"
         if key in self.records:
             return key
-        with self._attempt():
+        with self._attempt(key):
             self.records[key] = None  # in progress: a recursive type refers to it
             self.records[key] = self._plan_record_out(source, shape, target, path, key)
         return key
@@ -370,6 +519,7 @@ class _Planner:
         self, source: PyRecord, shape: ObjectShape, target: ToolEnd, path: str, key: str
     ) -> RecordMapping:
         moves: list[FieldMove] = []
+        problems: list[str] = []  # every field's, not just the first
         for tool_field in shape.fields:
             where = f"{path}.{tool_field.name}"
             app_field = (
@@ -379,12 +529,17 @@ class _Planner:
             )
             if app_field is None:
                 if tool_field.required:
-                    raise _Mismatch(
+                    problems.append(
                         f"tool {self.tool.name!r} {where} is required, but {self._app_label(source)} has no field "
                         f"{tool_field.name!r} (fields: {', '.join(f.name for f in source.fields) or 'none'})"
                     )
                 continue
-            moves.append(self._move_out(app_field, source, tool_field, where))
+            try:
+                moves.append(self._move_out(app_field, source, tool_field, where))
+            except _Mismatch as exc:
+                problems.extend(exc.messages)
+        if problems:
+            raise _Mismatch(*problems)
         access: Literal["attribute", "key"] = "key" if source.kind == "typeddict" else "attribute"
         return RecordMapping(key, AppEnd(source.ref, source.kind), target, tuple(moves), access)
 
@@ -419,29 +574,26 @@ class _Planner:
     ) -> ServerDataPlan:
         record = self.registry.records.get(returned.ref) if isinstance(returned, PyClass) else None
         if record is None:
-            raise BindingError(
+            raise _Mismatch(
                 f"server data {kind!r} comes from field {field_name!r} of the result of {self.target}, "
                 f"but it returns {describe_py(returned)}, not a record"
             )
         app_field = record.field(field_name)
         if app_field is None:
-            raise BindingError(
+            raise _Mismatch(
                 f"server data {kind!r}: {self._app_label(record)} has no field {field_name!r} "
                 f"(fields: {', '.join(f.name for f in record.fields) or 'none'})"
             )
         shape = self._tool_shape(message)
         where = f"server_data[{kind!r}]"
-        try:
-            if shape is not None:
-                conv = self._object_out(
-                    shape, self._tool_end(message.type, shape), app_field.type, where
-                )
-            else:
-                conv = self._conv(
-                    "out", message.type, _NO_CONSTRAINTS, without_none(app_field.type), where
-                )
-        except _Mismatch as exc:
-            raise BindingError(str(exc)) from None
+        if shape is not None:
+            conv = self._object_out(
+                shape, self._tool_end(message.type, shape), app_field.type, where
+            )
+        else:
+            conv = self._conv(
+                "out", message.type, _NO_CONSTRAINTS, without_none(app_field.type), where
+            )
         access: Literal["attribute", "key"] = "key" if record.kind == "typeddict" else "attribute"
         may_be_none = accepts_none(app_field.type) or (
             record.kind == "typeddict" and not app_field.required
@@ -528,8 +680,9 @@ class _Planner:
             return cases[0].conv
         if all(isinstance(c.conv, Same) for c in cases):
             return Same()
-        # bool is an int to isinstance: test it first.
-        cases.sort(key=lambda c: 0 if c.guard == ScalarGuard("bool") else 1)
+        # A str or int mixin's member is a str or an int to isinstance, and a bool is an int:
+        # test those first.
+        cases.sort(key=lambda c: _guard_order(c.guard, options))
         return Dispatch(tuple(cases))
 
     def _first_fit(
@@ -583,6 +736,8 @@ class _Planner:
                 )
             )
         enum = constraints.enum
+        if isinstance(app, PyEnum):
+            return self._enum(direction, tool, enum, app, where)
         if isinstance(app, PyLiteral):
             values = set(app.values)
             if direction == "in":
@@ -621,6 +776,47 @@ class _Planner:
                 )
             )
         return Same()
+
+    def _enum(
+        self,
+        direction: Direction,
+        tool: PrimitiveType,
+        enum: tuple[Any, ...] | None,
+        app: PyEnum,
+        where: str,
+    ) -> Conv:
+        """A tool value and an Enum (or a ``Literal`` of its members): each value the sending
+        side may hold must have its counterpart on the other side."""
+
+        def mismatch(detail: str) -> _Mismatch:
+            return _Mismatch(self._mismatch(direction, tool, app, where, detail))
+
+        name = app.ref.qualname
+        values = ", ".join(repr(v) for v in app.values)
+        if not all(_scalar_fits(tool.kind, value) for value in app.values):
+            raise mismatch(f"{name}'s values are {values}, not {_KIND_PLURALS[tool.kind]}")
+        if direction == "in":
+            if enum is None:
+                raise mismatch(
+                    f"the tool allows any value, and {name} takes only {values}: "
+                    f"list them with enum=[...] on the tool attribute"
+                )
+            unmapped = [value for value in enum if value not in app.values]
+            if unmapped:
+                raise mismatch(
+                    f"the tool also allows {', '.join(map(repr, unmapped))}, which {name} has no "
+                    f"member for ({'the Literal takes' if app.literal else 'its values are'} {values})"
+                )
+            return ToEnum(app)
+        if enum is not None:
+            unlisted = [(member, value) for member, value in app.members if value not in enum]
+            if unlisted:
+                raise mismatch(
+                    "the tool does not allow "
+                    + ", ".join(f"{value!r} ({name}.{member})" for member, value in unlisted)
+                    + f"; its enum is {', '.join(map(repr, enum))}"
+                )
+        return EnumValue()
 
     def _validate_into(self, tool: TypeExpr, where: str) -> Conv:
         if self._is_object(tool):
@@ -667,7 +863,7 @@ class _Planner:
         )
 
     def _app_guard(self, t: PyType, where: str) -> AppGuard | ScalarGuard:
-        if isinstance(t, PyClass):
+        if isinstance(t, PyClass | PyEnum):
             return AppGuard(t.ref)
         if isinstance(t, PyScalar) and t.name in ("str", "int", "float", "bool"):
             return ScalarGuard(t.name)
@@ -698,12 +894,28 @@ class _Planner:
 
 _NO_CONSTRAINTS = Constraints()
 
+_KIND_PLURALS = {
+    Primitive.STRING: "strings",
+    Primitive.INTEGER: "integers",
+    Primitive.NUMBER: "numbers",
+    Primitive.BOOLEAN: "booleans",
+    Primitive.ANY: "values",
+}
+
 _GUARD_NAMES = {
     Primitive.STRING: "str",
     Primitive.INTEGER: "int",
     Primitive.NUMBER: "float",
     Primitive.BOOLEAN: "bool",
 }
+
+
+def _guard_order(guard: AppGuard | ScalarGuard | ToolGuard, options: tuple[PyType, ...]) -> int:
+    if isinstance(guard, AppGuard) and any(
+        isinstance(o, PyEnum) and o.ref == guard.ref for o in options
+    ):
+        return 0
+    return 1 if guard == ScalarGuard("bool") else 2
 
 
 def _scalar_fits(kind: Primitive, value: Any) -> bool:

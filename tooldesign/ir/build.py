@@ -11,7 +11,6 @@ checks like the rest.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import importlib
 import json
@@ -45,7 +44,6 @@ from tooldesign.dsl.types import (
     UnionExpr,
     VerbatimExpr,
 )
-from tooldesign.ir.binding import BindingError, plan_binding
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
     NO_CONSTRAINTS,
@@ -277,7 +275,6 @@ class _Builder:
                 names.claim(name, ident, tool_rec.location, tool_rec.path)
             # Kept whatever its name: what the tool declares is checked too.
             tools.append(self._tool(tool_rec, service, rec.name, ident, tags, rec.is_mcp))
-        self._one_service_class(tools)
         desc = self._text(rec.description, rec, "description")
         return Toolset(
             rec.name,
@@ -290,26 +287,6 @@ class _Builder:
             mcp=mcp_server_spec(rec.mcp_server, rec, self.issues) if rec.is_mcp else None,
         )
 
-    def _one_service_class(self, tools: list[Tool]) -> None:
-        """A toolset's registration takes one service instance, so its methods share a class."""
-        owners: dict[str, Tool] = {}
-        for tool in tools:
-            plan = tool.binding.plan if tool.binding else None
-            if plan is None or plan.owner is None:
-                continue
-            owner = str(plan.owner)
-            if owners and owner not in owners:
-                first_owner, first = next(iter(owners.items()))
-                assert tool.binding is not None
-                self.issues.add(
-                    f"tool {tool.name!r} binds a method of {owner}, but tool {first.name!r} binds one of {first_owner}: "
-                    "the bound methods of a toolset belong to one class (its registration takes one service "
-                    "instance); use one class, module-level functions, or separate toolsets",
-                    tool.binding.location,
-                    tool.binding.path,
-                )
-            owners.setdefault(owner, tool)
-
     def _tool(
         self,
         rec: ToolRecord,
@@ -319,7 +296,6 @@ class _Builder:
         toolset_tags: tuple[str, ...],
         remote: bool = False,
     ) -> Tool:
-        issues_before = len(self.issues.items)
         for what, where in rec.duplicates:
             self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
         remote_name = self._remote_name(rec, remote)
@@ -338,7 +314,8 @@ class _Builder:
         bounds = None
         if rec.bounded is not None:
             bounds, payload, result = self._bounded(rec, payload, result, prefix)
-        tool = Tool(
+        # Transforms are planned later, once the whole design is validated (``ir.binding.bind``).
+        return Tool(
             name=rec.name,
             ident=ident,
             class_prefix=prefix,
@@ -358,18 +335,6 @@ class _Builder:
             annotations=self._annotations(rec),
             remote_name=remote_name,
         )
-        # Transforms are planned only for an otherwise sound tool: stand-ins for broken parts
-        # would only add confusing mismatches.
-        if tool.binding is not None and len(self.issues.items) == issues_before:
-            try:
-                plan = plan_binding(self.types, tool, tool.binding)
-            except BindingError as exc:
-                self.issues.add(str(exc), tool.binding.location, tool.binding.path)
-            else:
-                tool = dataclasses.replace(
-                    tool, binding=dataclasses.replace(tool.binding, plan=plan)
-                )
-        return tool
 
     def _remote_name(self, rec: ToolRecord, remote: bool) -> str | None:
         """Checks what only a tool of an MCPToolset may say, and what it may not."""

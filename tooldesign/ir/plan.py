@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooldesign.ir.model import NO_VALUE, Message, ObjectShape
-from tooldesign.ir.pytypes import PyRecord, PyRef, PyType, RecordKind
+from tooldesign.ir.pytypes import PyEnum, PyRecord, PyRef, PyType, RecordKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,18 @@ class DumpModel:
 
 
 @dataclass(frozen=True, slots=True)
+class ToEnum:
+    """A tool value (a string or number its enum lists) as the member of ``enum`` with that value."""
+
+    enum: PyEnum
+
+
+@dataclass(frozen=True, slots=True)
+class EnumValue:
+    """An Enum member as the plain value a tool holds (``.value``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ValidateInto:
     """An untyped value (``Any``, ``dict``) validated into a tool type at run time."""
 
@@ -71,7 +83,18 @@ class Dispatch:
     cases: tuple[Case, ...]
 
 
-Conv = Same | EachItem | EachValue | OrNone | BuildRecord | DumpModel | ValidateInto | Dispatch
+Conv = (
+    Same
+    | EachItem
+    | EachValue
+    | OrNone
+    | BuildRecord
+    | DumpModel
+    | ToEnum
+    | EnumValue
+    | ValidateInto
+    | Dispatch
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """The application side of a binding: Python types described as plain IR data.
 
 ``BindTo`` targets are ordinary application code. To generate field-by-field transforms, their
-parameter and return types are described here: scalars, literals, lists, dicts, unions, and
-records (pydantic models, dataclasses, TypedDicts) with their fields. Records are kept in a
+parameter and return types are described here: scalars, literals, enums, lists, dicts, unions,
+and records (pydantic models, dataclasses, TypedDicts) with their fields. Records are kept in a
 registry by import path, so recursive types are finite.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import enum
 import inspect
 import ipaddress
 import math
@@ -49,6 +50,33 @@ class PyLiteral:
 
 
 @dataclass(frozen=True, slots=True)
+class PyEnum:
+    """An Enum class, or (``literal``) a ``Literal`` of some of its members.
+
+    ``members`` are ``(name, value)`` pairs in definition order (aliases left out); the values
+    are all strings or all numbers, the values a tool's enum lists. A tool value becomes the
+    member with that value, and a member goes back to the tool as its ``.value``.
+    """
+
+    ref: PyRef
+    members: tuple[tuple[str, Any], ...]
+    literal: bool = False
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        return tuple(value for _, value in self.members)
+
+
+@dataclass(frozen=True, slots=True)
+class PyEnumMember:
+    """An Enum member as a value (a parameter's default), written ``<Enum>.<name>``."""
+
+    ref: PyRef
+    name: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
 class PyList:
     item: PyType
 
@@ -70,7 +98,7 @@ class PyClass:
     ref: PyRef
 
 
-PyType = PyScalar | PyLiteral | PyList | PyDict | PyUnion | PyClass
+PyType = PyScalar | PyLiteral | PyEnum | PyList | PyDict | PyUnion | PyClass
 
 ANY = PyScalar("Any")
 NONE = PyScalar("None")
@@ -126,7 +154,8 @@ class PyField:
     required: bool
     """No default: the field must be given."""
     default: Any = NO_VALUE
-    """The default when it is a plain value (a literal the generator can write)."""
+    """The default when it is a plain value (a literal the generator can write) or an Enum
+    member (a :class:`PyEnumMember`)."""
     key: str | None = None
     """The name a pydantic model validates this field by when it is not ``name`` (an alias)."""
     constraints: PyConstraints = NO_PY_CONSTRAINTS
@@ -190,7 +219,9 @@ class Registry:
         if origin in _KEY_QUALIFIERS:
             raise UnsupportedType(f"{_name(annotation)} outside a TypedDict")
         if origin is Literal:
-            return PyLiteral(tuple(args))
+            return _literal(args)
+        if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+            return enum_type(annotation)
         if origin in (typing.Union, types.UnionType):
             options: list[PyType] = []
             for arg in args:
@@ -214,7 +245,7 @@ class Registry:
         raise UnsupportedType(_name(annotation))
 
     def record(self, cls: type) -> PyRef:
-        ref = ref_of(cls)
+        ref = importable_ref(cls)
         if ref in self.records:
             return ref
         # Registered before its fields are described: a recursive field refers back to it.
@@ -359,7 +390,14 @@ class Registry:
         constraints: PyConstraints = NO_PY_CONSTRAINTS,
     ) -> PyField:
         described = self.describe(annotation)
-        literal_default = default if _is_literal_value(default) else NO_VALUE
+        # An Enum member first: a str or int mixin's member also passes for a plain value.
+        literal_default = (
+            enum_member(default)
+            if isinstance(default, enum.Enum)
+            else default
+            if _is_literal_value(default)
+            else NO_VALUE
+        )
         return PyField(
             name,
             described,
@@ -381,6 +419,80 @@ def _type_hints(obj: Any) -> dict[str, Any]:
 
 def ref_of(cls: Any) -> PyRef:
     return PyRef(cls.__module__, cls.__qualname__)
+
+
+def importable_ref(cls: type) -> PyRef:
+    """The import path of a class the transforms name, which must be reachable from its module."""
+    ref = ref_of(cls)
+    if "<locals>" in ref.qualname:
+        raise UnsupportedType(
+            f"{ref.qualname} (defined inside a function: the transforms import it by name, "
+            "so define it at module level)"
+        )
+    return ref
+
+
+def enum_type(cls: type[enum.Enum]) -> PyEnum:
+    """An Enum class whose values a tool can list: all strings, or all numbers."""
+    ref = importable_ref(cls)
+    if issubclass(cls, enum.Flag):
+        raise UnsupportedType(
+            f"{ref.qualname} (a Flag combines members into values no enum lists; take a list of an Enum)"
+        )
+    members = tuple((member.name, _plain(member.value)) for member in cls)
+    if not members:
+        raise UnsupportedType(f"{ref.qualname} (an Enum without members)")
+    kinds = {_value_kind(value) for _, value in members}
+    if len(kinds) != 1 or None in kinds:
+        values = ", ".join(f"{name}={value!r}" for name, value in members)
+        raise UnsupportedType(
+            f"{ref.qualname} (an Enum whose values are not all strings or all numbers: {values})"
+        )
+    return PyEnum(ref, members)
+
+
+def enum_member(member: enum.Enum) -> Any:
+    """A member as a default the transforms can write, or ``NO_VALUE`` if its Enum cannot be one."""
+    try:
+        enum_type(type(member))
+    except UnsupportedType:
+        return NO_VALUE
+    return PyEnumMember(ref_of(type(member)), member.name, _plain(member.value))
+
+
+def _literal(args: tuple[Any, ...]) -> PyType:
+    """``Literal[...]``: its plain values, and its Enum members grouped by their Enum."""
+    plain = tuple(arg for arg in args if not isinstance(arg, enum.Enum))
+    groups: dict[type[enum.Enum], list[enum.Enum]] = {}
+    for arg in args:
+        if isinstance(arg, enum.Enum):
+            groups.setdefault(type(arg), []).append(arg)
+    options: list[PyType] = [PyLiteral(plain)] if plain else []
+    for cls, chosen in groups.items():
+        whole = enum_type(cls)
+        names = {member.name for member in chosen}
+        members = tuple((name, value) for name, value in whole.members if name in names)
+        options.append(PyEnum(whole.ref, members, literal=True))
+    return options[0] if len(options) == 1 else PyUnion(tuple(options))
+
+
+def _plain(value: Any) -> Any:
+    """A member's value as the plain string or number it stands for (a str mixin's value is
+    already one; the value of a ``StrEnum`` member is a plain ``str`` too)."""
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
+def _value_kind(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int | float):
+        return "number"
+    return None
 
 
 def accepts_none(t: PyType) -> bool:
@@ -405,6 +517,10 @@ def describe_py(t: PyType) -> str:
             return name
         case PyLiteral(values=values):
             return f"Literal[{', '.join(repr(v) for v in values)}]"
+        case PyEnum(ref=ref, members=members, literal=True):
+            return f"Literal[{', '.join(f'{ref.qualname}.{name}' for name, _ in members)}]"
+        case PyEnum(ref=ref):
+            return ref.qualname
         case PyList(item=item):
             return f"list[{describe_py(item)}]"
         case PyDict(value=value):
