@@ -334,5 +334,5 @@ def test_unknown_tools_are_logged_by_the_runtime(caplog: pytest.LogCaptureFixtur
         call(runtime_with(interceptors=[LogCalls()]), "x" * 500, {})
     [record] = [r for r in caplog.records if r.name.startswith("tooldesign")]
     assert record.name == "tooldesign.runtime" and record.levelno == logging.WARNING
-    assert "no tool named 'xxx" in record.getMessage()
+    assert 'no tool named "xxx' in record.getMessage()
     assert len(record.getMessage()) < 200  # the name is the model's: shown cut short

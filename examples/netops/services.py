@@ -10,6 +10,8 @@ import asyncio
 import math
 from datetime import UTC, datetime, timedelta
 
+from tooldesign.runtime import quoted
+
 from examples.netops.models import (
     Address,
     ArticleHit,
@@ -41,7 +43,11 @@ _MODELS = ("edge-router-x", "core-switch-48", "access-point-6e", "firewall-2100"
 
 
 class NotFoundError(LookupError):
-    """Raised when an id names nothing; the runtime turns it into an error result."""
+    """Raised when an id names nothing; the runtime turns it into an error result.
+
+    Its message reaches the model (``Runtime(expose=...)``): ids in it are ``quoted``, so a
+    long or strange id a model sent comes back short and on one line.
+    """
 
 
 class Inventory:
@@ -87,7 +93,7 @@ class Inventory:
         for device in self.devices:
             if device.id == device_id:
                 return device
-        raise NotFoundError(f"no device {device_id!r}")
+        raise NotFoundError(f"no device {quoted(device_id)}")
 
 
 class SiteService:
@@ -99,7 +105,9 @@ class SiteService:
     ) -> SitePage:
         """Sites, optionally in one region, a page at a time (keyword parameters; TypedDict result)."""
         matching = [s for s in self.inventory.sites if region is None or s.region == region]
-        start = int(cursor) if cursor and cursor.isdigit() else 0
+        # A cursor is this service's own page offset; anything else starts over. ASCII digits
+        # only: "²" is a digit to str.isdigit(), not to int().
+        start = int(cursor) if cursor and cursor.isascii() and cursor.isdigit() else 0
         page = matching[start : start + page_size]
         more = start + page_size < len(matching)
         return SitePage(
@@ -114,7 +122,7 @@ class SiteService:
         for site in self.inventory.sites:
             if site.id == site_id:
                 return site
-        raise NotFoundError(f"no site {site_id!r}")
+        raise NotFoundError(f"no site {quoted(site_id)}")
 
     async def get_topology(self, site_id: str, depth: int = 3) -> TopologyNode:
         """The site's devices as a tree: core switches under the site router, the rest under them."""

@@ -12,6 +12,7 @@ from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.issues import MAX_ISSUES, quoted
 from tooldesign.runtime.mcp_client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
     CallNext,
@@ -21,9 +22,12 @@ from tooldesign.runtime.registration import (
     RegistrationError,
     ToolBinding,
     ToolsetRegistration,
+    WorkerThreadInvoke,
     bound_service,
+    cancelled_before_start,
     check_registration,
     handler_invoke,
+    in_worker_thread,
 )
 from tooldesign.runtime.result import (
     BoundedResultModel,
@@ -34,7 +38,7 @@ from tooldesign.runtime.result import (
     ToolResult,
     ToolTelemetry,
 )
-from tooldesign.runtime.runtime import Runtime, ToolsetInfo, bounds_problems
+from tooldesign.runtime.runtime import DEFAULT_WORKER_THREADS, Runtime, ToolsetInfo, bounds_problems
 from tooldesign.runtime.specs import (
     BoundsSpec,
     ServerDataSpec,
@@ -44,6 +48,8 @@ from tooldesign.runtime.specs import (
 )
 
 __all__ = [
+    "DEFAULT_WORKER_THREADS",
+    "MAX_ISSUES",
     "BoundedResultModel",
     "Bounds",
     "BoundsSpec",
@@ -85,9 +91,13 @@ __all__ = [
     "ToolsetInfo",
     "ToolsetRegistration",
     "TypeSpec",
+    "WorkerThreadInvoke",
     "bound_service",
     "bounds_problems",
+    "cancelled_before_start",
     "check_registration",
     "handler_invoke",
+    "in_worker_thread",
+    "quoted",
     "retry_hint_for_invalid_payload",
 ]

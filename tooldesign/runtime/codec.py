@@ -7,6 +7,7 @@ result codec validates what a service returned and encodes it as JSON.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -17,9 +18,10 @@ from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolVal
 from tooldesign.runtime.issues import (
     SchemaNavigator,
     field_issues,
+    got,
     json_type,
+    path_of,
     schema_issues,
-    shown,
 )
 from tooldesign.runtime.schema_values import strip_optional_nulls
 from tooldesign.runtime.specs import TypeSpec
@@ -71,63 +73,78 @@ class PayloadCodec(Generic[ModelT]):
         self, data: RawPayload, *, injected: Mapping[str, Any] | None = None
     ) -> Decoded[ModelT]:
         # Every payload is validated as JSON in strict mode, the way its schema reads: "3" is
-        # not an integer, true is not 1, a date-time is a string. A dict is JSON already parsed.
+        # not an integer, true is not 1, a date-time is an RFC 3339 string. A dict is JSON
+        # already parsed.
         if (
             not self._injected
             and self._schema_check is None
             and isinstance(data, str | bytes | bytearray)
         ):
-            # Fast path: pydantic parses and validates JSON in one pass.
+            # Fast path: pydantic-core parses and validates JSON in one pass (directly, without
+            # the Python wrapper: the hot path of every call). Only an optimisation: what it
+            # refuses, the full path below decides and explains.
             try:
-                # pydantic-core directly: the hot path of every call, without the Python wrapper.
                 value = self.model.__pydantic_validator__.validate_json(
                     data, strict=True, by_alias=True, by_name=False
                 )
                 return Decoded(value)
-            except pydantic.ValidationError as exc:
-                if not _is_blank(data):
-                    raise self._invalid(exc, _parse_or_keep(data)) from None
+            except pydantic.ValidationError:
+                pass
         raw = parse_object(data, self.tool)
         discarded = tuple(name for name in self._injected if name in raw)
-        arguments = (
-            {k: v for k, v in raw.items() if k not in self._injected} if discarded else dict(raw)
+        sent = (
+            {k: v for k, v in raw.items() if k not in self._injected}
+            if discarded or type(raw) is not dict
+            else raw
         )
+        # A null for an optional field whose schema does not take null means "not given": the
+        # field takes its default. Strict provider modes make models send one for every
+        # optional field.
+        arguments = strip_optional_nulls(sent, self.spec.schema) if _has_null(sent) else sent
         if injected:
-            arguments.update({k: v for k, v in injected.items() if v is not None})
-        shown_input = {k: v for k, v in raw.items() if k not in self._injected}
+            arguments = {**arguments, **{k: v for k, v in injected.items() if v is not None}}
         try:
             # NaN and Infinity stay what they are, so a number field names them as the text
             # path does.
             text = pydantic_core.to_json(arguments, inf_nan_mode="constants")
-        except pydantic_core.PydanticSerializationError as exc:
-            issue = FieldIssue(
-                ROOT_PATH, Constraint.INVALID_FORMAT, f"the arguments are not JSON values ({exc})"
-            )
-            raise ToolValidationError(self.tool, [issue], input=shown_input) from None
+        except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+            raise self._not_json(arguments, sent) from None
         try:
             value = self.model.__pydantic_validator__.validate_json(
                 text, strict=True, by_alias=True, by_name=False
             )
         except pydantic.ValidationError as exc:
-            raise self._invalid(exc, shown_input) from None
+            if any(e["type"] == "json_invalid" for e in exc.errors(include_url=False)):
+                raise self._not_json(arguments, sent) from None  # too deep to read back
+            raise self._invalid(exc, sent, arguments) from None
         if self._schema_check is not None:
-            # What was sent, less what the model type reads as "not given" (a null on an
-            # optional field), so the two checks agree on it.
-            sent = strip_optional_nulls(shown_input, self.spec.schema)
-            self._schema_check.check(self.tool, sent, "payload")
+            # What was sent, less the nulls read as "not given", so the two checks agree.
+            checked = {k: v for k, v in arguments.items() if k not in self._injected}
+            self._schema_check.check(self.tool, checked, "payload")
         return Decoded(value, discarded)
 
-    def _invalid(self, exc: pydantic.ValidationError, prior: Any) -> ToolValidationError:
+    def _not_json(
+        self, arguments: Mapping[str, Any], sent: Mapping[str, Any]
+    ) -> ToolValidationError:
+        """Why arguments given as a dict cannot be JSON, at the field where it happens."""
+        found = json_problem(arguments)
+        path, problem = found if found is not None else ((), "not JSON values")
+        issue = FieldIssue(path_of(path), Constraint.INVALID_FORMAT, problem)
+        return ToolValidationError(self.tool, [issue], input=sent)
+
+    def _invalid(
+        self, exc: pydantic.ValidationError, prior: Any, validated: Any = None
+    ) -> ToolValidationError:
+        """The issues of a validation error; ``prior`` is what was sent, ``validated`` what was
+        checked (nulls read as "not given" left out), when they differ."""
         if self._navigator is None:
             self._navigator = SchemaNavigator(
                 self.spec.schema, extra_properties=self._injected_schemas()
             )
         errors = exc.errors(include_url=False)
-        if any(e["type"] == "json_invalid" for e in errors):
-            issues = [_malformed_json_issue(errors[0])]
-        else:
-            issues = field_issues(errors, self._navigator, prior)
-        return ToolValidationError(self.tool, issues, input=prior)
+        root = prior if validated is None else validated
+        issues, more = field_issues(errors, self._navigator, root)
+        return ToolValidationError(self.tool, issues, input=prior, more=more)
 
     def _injected_schemas(self) -> dict[str, Mapping[str, Any]]:
         """The types of the injected fields, which the model-facing schema leaves out.
@@ -179,8 +196,10 @@ class ResultCodec(Generic[ModelT]):
         except pydantic.ValidationError as exc:
             if self._navigator is None:
                 self._navigator = SchemaNavigator(self.spec.schema)
-            issues = field_issues(exc.errors(include_url=False), self._navigator, value)
-            raise ToolValidationError(self.tool, issues, input=value, kind="result") from None
+            issues, more = field_issues(exc.errors(include_url=False), self._navigator, value)
+            raise ToolValidationError(
+                self.tool, issues, input=value, kind="result", more=more
+            ) from None
         if self._schema_check is not None:
             # What the model will read: the result as encoded.
             encoded = result.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -212,9 +231,9 @@ class SchemaCheck:
         )
 
     def check(self, tool: str, value: Any, kind: str) -> None:
-        issues = schema_issues(self._validator, value)
+        issues, more = schema_issues(self._validator, value)
         if issues:
-            raise ToolValidationError(tool, issues, input=value, kind=kind)
+            raise ToolValidationError(tool, issues, input=value, kind=kind, more=more)
 
 
 def parse_object(data: Any, tool: str) -> Mapping[str, Any]:
@@ -226,21 +245,12 @@ def parse_object(data: Any, tool: str) -> Mapping[str, Any]:
     if isinstance(data, str | bytes | bytearray):
         if _is_blank(data):
             return {}
-        try:
-            data = pydantic_core.from_json(data)
-        except ValueError as exc:
-            issue = FieldIssue(
-                ROOT_PATH,
-                Constraint.INVALID_FORMAT,
-                f"the arguments are not valid JSON ({exc})",
-                expected="object",
-            )
-            raise ToolValidationError(tool, [issue], input=_text(data)) from None
+        data = parse_json(data, tool)
     if not isinstance(data, Mapping):
         issue = FieldIssue(
             ROOT_PATH,
             Constraint.INVALID_FIELD_TYPE,
-            f"the arguments must be a JSON object, got {json_type(data)} {shown(data)}",
+            f"must be a JSON object, got {got(data)}",
             expected="object",
             actual=json_type(data),
         )
@@ -248,26 +258,117 @@ def parse_object(data: Any, tool: str) -> Mapping[str, Any]:
     return data
 
 
+def parse_json(data: str | bytes | bytearray, tool: str) -> Any:
+    """JSON text as Python values, or a validation error saying why it is not JSON.
+
+    pydantic-core reads it first (fast); what it refuses but is JSON all the same (a number of
+    5,000 digits, a ``"\\ud800"`` escape, nesting past its limit) is read by the standard
+    ``json`` module, so the problem is reported at its field, in the model's terms.
+    """
+    try:
+        return pydantic_core.from_json(data)
+    except ValueError as exc:
+        error = exc
+    try:
+        return json.loads(data, parse_int=_read_int)
+    except (ValueError, RecursionError):
+        pass
+    detail = str(error)
+    if detail.startswith("recursion limit exceeded"):
+        detail = f"nested deeper than {MAX_JSON_DEPTH} levels, {detail.split(' at ', 1)[-1]}"
+    issue = FieldIssue(
+        ROOT_PATH,
+        Constraint.INVALID_FORMAT,
+        f"not valid JSON ({detail})",
+        expected="object",
+    )
+    raise ToolValidationError(tool, [issue], input=_text(data)) from None
+
+
+MAX_JSON_DEPTH = 200
+"""How deeply arrays and objects may nest in arguments (pydantic-core's JSON reader's limit)."""
+
+_MAX_INT_DIGITS = 4300
+"""Python's default limit on converting between text and integers."""
+
+
+class _LongNumber:
+    """A JSON integer too long to read: kept as its digits, reported at its field."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+
+
+def _read_int(text: str) -> int | _LongNumber:
+    return int(text) if len(text) <= _MAX_INT_DIGITS else _LongNumber(text)
+
+
+def json_problem(value: Any) -> tuple[tuple[int | str, ...], str] | None:
+    """Where and why ``value`` cannot be read as JSON arguments: the first problem, if any.
+
+    Walked without recursion, so any depth is safe: nesting past :data:`MAX_JSON_DEPTH`, text
+    that is not valid Unicode (a lone surrogate, in a key or a value), a number too long to
+    read, a value that is not JSON at all (an application passing a Python object).
+    """
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not _is_unicode(item):
+                return path, "text that is not valid Unicode (it holds a lone surrogate)"
+        elif isinstance(item, bool | float) or item is None:
+            continue
+        elif isinstance(item, int):
+            if item.bit_length() > _MAX_INT_DIGITS * 3:
+                return path, f"a number too long to read (more than {_MAX_INT_DIGITS} digits)"
+        elif isinstance(item, _LongNumber):
+            return path, f"a number too long to read ({len(item.digits)} digits)"
+        elif isinstance(item, Mapping | list | tuple):
+            if len(path) >= MAX_JSON_DEPTH:
+                return path, f"nested deeper than {MAX_JSON_DEPTH} levels"
+            children = list(item.items()) if isinstance(item, Mapping) else list(enumerate(item))
+            for key, child in reversed(children):
+                if isinstance(key, str) and not _is_unicode(key):
+                    return (
+                        *path,
+                        key,
+                    ), "a key that is not valid Unicode (it holds a lone surrogate)"
+                stack.append((child, (*path, key)))
+        else:
+            try:
+                pydantic_core.to_json(item)
+            except Exception:  # noqa: BLE001 - any failure means the same to the caller
+                return path, "not a JSON value"
+    return None
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _has_null(value: dict[str, Any]) -> bool:
+    """Whether a null is anywhere in ``value`` (then optional nulls are worth stripping)."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if child is None:
+                return True
+            if isinstance(child, dict | list):
+                stack.append(child)
+    return False
+
+
 def _is_blank(data: str | bytes | bytearray) -> bool:
     return not data or data.isspace()
 
 
-def _parse_or_keep(data: str | bytes | bytearray) -> Any:
-    try:
-        return pydantic_core.from_json(data)
-    except ValueError:
-        return _text(data)
-
-
 def _text(data: str | bytes | bytearray) -> str:
     return data if isinstance(data, str) else bytes(data).decode("utf-8", errors="replace")
-
-
-def _malformed_json_issue(error: pydantic_core.ErrorDetails) -> FieldIssue:
-    detail = (error.get("ctx") or {}).get("error", error.get("msg", "invalid JSON"))
-    return FieldIssue(
-        ROOT_PATH,
-        Constraint.INVALID_FORMAT,
-        f"the arguments are not valid JSON ({detail})",
-        expected="object",
-    )

@@ -30,7 +30,9 @@ ROOT_PATH = ""
 class FieldIssue:
     """One problem with one field of a payload or result.
 
-    ``field`` is the instance path (``devices[0].id``; ``""`` is the payload itself).
+    ``field`` is the instance path (``devices[0].id``; ``""`` is the payload itself), as a
+    message shows it: a key that is not a plain name is JSON-quoted (``preferences."a.b"``,
+    ``""`` for an empty key), a long key or path is cut short.
     ``description`` is the design's description of the field, or of the nearest field holding
     it (``kinds`` for ``kinds[0]``). ``bounds`` holds the JSON Schema keywords that were broken
     or apply (``minimum``, ``maxLength``, ``minItems`` …). ``examples`` are the field's own
@@ -90,6 +92,11 @@ def _shown_example(value: Any) -> str:
 _MAX_EXAMPLE_SHOWN = 120
 
 
+def more_problems(count: int) -> str:
+    """The line that stands for the problems a message leaves out."""
+    return f"… and {count} more problem{'' if count == 1 else 's'}"
+
+
 class ToolValidationError(ValueError):
     """A payload or result did not match its tool's design. Carries one issue per problem."""
 
@@ -100,16 +107,21 @@ class ToolValidationError(ValueError):
         *,
         input: Any = None,
         kind: str = "payload",
+        more: int = 0,
     ) -> None:
         self.tool = tool
         self.issues = tuple(issues)
         self.input = input
         self.kind = kind
+        self.more = more
+        """Problems found beyond ``issues``: counted, not described (see ``MAX_ISSUES``)."""
         super().__init__(self._summary())
 
     def _summary(self) -> str:
         lines = [f"invalid {self.kind} for tool {self.tool!r}:"]
         lines.extend(f"  - {issue.describe()}" for issue in self.issues)
+        if self.more:
+            lines.append(f"  - {more_problems(self.more)}")
         return "\n".join(lines)
 
     @property

@@ -57,7 +57,7 @@ def _reader(fmt: str, parse: Any) -> Any:
         except ValueError as exc:  # the right shape, an impossible value (February 30)
             raise PydanticCustomError(
                 RFC3339_ERROR,
-                "is not a valid {format} ({reason})",
+                "is not a valid {format}: {reason}",
                 {"format": fmt, "reason": str(exc)},
             ) from None
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from tooldesign.runtime.errors import FieldIssue, ToolValidationError
+from tooldesign.runtime.errors import FieldIssue, ToolValidationError, more_problems
 
 
 class RetryReason(StrEnum):
@@ -38,6 +38,8 @@ class RetryHint:
     issues: tuple[FieldIssue, ...] = ()
     retry_after: float | None = None
     valid_tools: tuple[str, ...] = field(default=())
+    more_issues: int = 0
+    """Problems found beyond ``issues``: counted, not described."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -50,6 +52,8 @@ class RetryHint:
             data["missing_fields"] = list(self.missing_fields)
         if self.issues:
             data["issues"] = [issue.to_dict() for issue in self.issues]
+        if self.more_issues:
+            data["more_issues"] = self.more_issues
         if self.example_input is not None:
             data["example_input"] = self.example_input
         if self.prior_input is not None:
@@ -80,10 +84,12 @@ def retry_hint_for_invalid_payload(
     design's example.
     """
     missing = error.missing_fields
-    only_missing = bool(missing) and len(missing) == len(error.issues)
+    only_missing = bool(missing) and len(missing) == len(error.issues) and not error.more
     reason = RetryReason.MISSING_FIELDS if only_missing else RetryReason.INVALID_ARGUMENTS
     lines = [f"The arguments for tool {error.tool!r} are invalid:"]
     lines.extend(f"- {issue.describe()}" for issue in error.issues)
+    if error.more:
+        lines.append(f"- {more_problems(error.more)}")
     if example is not None:
         lines.append(f"Example of valid arguments: {compact_json(example)}")
     lines.append(f"Call {error.tool!r} again with corrected arguments.")
@@ -101,4 +107,5 @@ def retry_hint_for_invalid_payload(
         prior_input=error.input,
         clarifying_question=question,
         issues=error.issues,
+        more_issues=error.more,
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, RetryReason
-from tooldesign.runtime.registration import CallNext
+from tooldesign.runtime.registration import CallNext, cancelled_before_start
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 
 
@@ -27,8 +27,12 @@ def _tool_name(request: ToolRequest) -> str:
 class Timeout:
     """Bounds how long a call may take; a slow call becomes a ``timeout`` retry hint.
 
-    ``per_tool`` maps a tool's id or name to its own limit (seconds). A sync handler running in
-    a worker thread cannot be stopped: the call answers on time, the thread finishes on its own.
+    ``per_tool`` maps a tool's id or name to its own limit (seconds). A sync tool running in a
+    worker thread cannot be stopped: the call answers on time, the thread finishes on its own
+    (holding one of the runtime's worker threads until then). A call still waiting for a worker
+    thread when time is up never runs, and its hint says the runtime is busy, not that the
+    request is too big. An async tool that blocks the event loop, or that catches
+    ``CancelledError`` and carries on, cannot be stopped either: the answer comes when it yields.
     """
 
     def __init__(self, seconds: float, *, per_tool: Mapping[str, float] | None = None) -> None:
@@ -47,15 +51,26 @@ class Timeout:
         try:
             async with asyncio.timeout(limit):
                 return await call_next(request, meta)
-        except TimeoutError:
+        except TimeoutError as exc:
             name = _tool_name(request)
-            message = (
-                f"Tool {name!r} did not finish within {limit:g} s. Try again, or narrow the request "
-                "(fewer items, a smaller window) so it finishes sooner."
-            )
-            hint = RetryHint(RetryReason.TIMEOUT, name, message, restrict_to_tool=False)
-            result = ToolResult(request.name, error=ToolError(message), retry_hint=hint)
+            queued = cancelled_before_start(exc)
+            if queued:
+                # Every worker thread was busy (with other calls, or with tools that hang): the
+                # tool never ran, and the same call may well succeed in a moment.
+                message = (
+                    f"Tool {name!r} could not start within {limit:g} s because the runtime is busy "
+                    "with other calls; it did not run. Try the same call again shortly."
+                )
+            else:
+                message = (
+                    f"Tool {name!r} did not finish within {limit:g} s. Try again, or narrow the "
+                    "request (fewer items, a smaller window) so it finishes sooner."
+                )
+            hint = RetryHint(RetryReason.TIMEOUT, name, message, restrict_to_tool=queued)
+            result = ToolResult(request.name, error=ToolError(message, cause=exc), retry_hint=hint)
             result.telemetry.outcome = str(RetryReason.TIMEOUT)
+            if queued:
+                result.telemetry.extra["not_started"] = True
             return result
 
 

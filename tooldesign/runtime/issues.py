@@ -8,12 +8,14 @@ model-facing JSON Schema to find that field, so every issue carries the design's
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import ErrorDetails
 from tooldesign.runtime.errors import Constraint, FieldIssue
+from tooldesign.runtime.formats import RFC3339_ERROR
 
 _RANGE_ERRORS = frozenset(
     {
@@ -50,6 +52,12 @@ _BOUND_KEYWORDS = (
     "maxItems",
 )
 _MAX_SHOWN = 80
+_MAX_KEY_SHOWN = 40
+_MAX_PATH_SHOWN = 160
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*", re.ASCII)
+
+MAX_ISSUES = 20
+"""Issues kept per error: past them, a call's problems are counted, not described."""
 
 
 def json_type(value: Any) -> str:
@@ -66,20 +74,102 @@ def json_type(value: Any) -> str:
         return "string"
     if isinstance(value, Mapping):
         return "object"
-    if isinstance(value, Sequence):
+    if isinstance(value, list | tuple):
         return "array"
     return type(value).__name__
 
 
-def shown(value: Any) -> str:
-    """A value as JSON, cut short: safe to put in a one-line message whatever it contains."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    if len(text) > _MAX_SHOWN:
-        text = text[: _MAX_SHOWN - 1] + "…"
-    return text
+def shown(value: Any, limit: int = _MAX_SHOWN) -> str:
+    """A value as JSON, cut short: safe to put in a one-line message whatever it contains.
+
+    Only as much of the value is read as the text can show (a million-item list costs no more
+    than a short one), and characters that are not printable — line breaks, NUL, bidirectional
+    controls, lone surrogates — are escaped, so a value can never start a line of its own.
+    """
+    parts: list[str] = []
+    _preview(value, parts, limit + 1)
+    text = "".join(parts)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return printable(text)
+
+
+def quoted(text: str, limit: int = _MAX_SHOWN) -> str:
+    """``text`` JSON-quoted, cut short, non-printable characters escaped: safe in any message."""
+    cut = text if len(text) <= limit else text[: limit - 1] + "…"
+    return printable(json.dumps(cut, ensure_ascii=False))
+
+
+def shown_key(key: str) -> str:
+    """A key or name as a message shows it: a plain name as it is, anything else quoted.
+
+    Plain is identifier-like (``site_id``, ``site-id``); a key with dots, spaces, line breaks
+    or nothing at all (``""``) is JSON-quoted, so it cannot pass for more of a path or a line
+    of the message.
+    """
+    if len(key) <= _MAX_KEY_SHOWN and _PLAIN_KEY.fullmatch(key):
+        return key
+    return quoted(key, _MAX_KEY_SHOWN)
+
+
+def printable(text: str) -> str:
+    """``text`` with each character that is not printable written as a JSON escape (``\\u2028``)."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the BMP: a surrogate pair, as JSON writes it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def _preview(value: Any, out: list[str], budget: int) -> int:
+    """Write ``value`` as JSON into ``out`` until ``budget`` characters are written; the rest."""
+    if budget <= 0:
+        return 0
+    if isinstance(value, str):
+        text = json.dumps(value[:budget], ensure_ascii=False)
+    elif value is None or isinstance(value, bool):
+        text = "null" if value is None else ("true" if value else "false")
+    elif isinstance(value, int):
+        # A huge number by its size: str() costs its length squared, and raises past 4,300 digits.
+        bits = value.bit_length()
+        text = (
+            str(value) if bits < 256 else f"<an integer of about {int(bits * 0.30103) + 1} digits>"
+        )
+    elif isinstance(value, float):
+        text = json.dumps(value)
+    elif isinstance(value, Mapping):
+        return _preview_items(value.items(), "{", "}", out, budget)
+    elif isinstance(value, list | tuple):
+        return _preview_items(value, "[", "]", out, budget)
+    else:  # not a JSON value: its type says what it is
+        text = f"<{type(value).__name__}>"
+    out.append(text)
+    return budget - len(text)
+
+
+def _preview_items(items: Any, opening: str, closing: str, out: list[str], budget: int) -> int:
+    out.append(opening)
+    budget -= 1
+    for index, item in enumerate(items):
+        if budget <= 0:
+            return budget
+        if index:
+            out.append(", ")
+            budget -= 2
+        if opening == "{":
+            key, item = item
+            budget = _preview(key if isinstance(key, str) else str(key), out, budget)
+            out.append(": ")
+            budget -= 2
+        budget = _preview(item, out, budget)
+    out.append(closing)
+    return budget - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +353,33 @@ def _ref_name(node: Mapping[str, Any]) -> str | None:
 def _join(path: str, part: int | str) -> str:
     if isinstance(part, int):
         return f"{path}[{part}]"
-    return f"{path}.{part}" if path else str(part)
+    key = shown_key(str(part))
+    return f"{path}.{key}" if path else key
+
+
+def shown_path(path: str) -> str:
+    """A field path as messages show it: a very long one keeps its start and its end."""
+    if len(path) <= _MAX_PATH_SHOWN:
+        return path
+    head = _MAX_PATH_SHOWN // 3
+    return f"{path[:head]}…{path[head + 1 - _MAX_PATH_SHOWN :]}"
+
+
+def path_of(parts: Iterable[int | str]) -> str:
+    """The path of a location (``("devices", 0, "id")`` → ``devices[0].id``), as messages show it."""
+    path = ""
+    for part in parts:
+        path = _join(path, part)
+    return shown_path(path)
+
+
+def got(value: Any) -> str:
+    """What a message says was sent: ``null``, or the JSON type and the value shown."""
+    if value is None:
+        return "null"
+    if isinstance(value, str | int | float | Mapping | list | tuple):
+        return f"{json_type(value)} {shown(value)}"
+    return f"a Python {shown_key(type(value).__name__)}, not a JSON value"
 
 
 def schema_bounds(node: Mapping[str, Any] | None) -> dict[str, int | float]:
@@ -290,6 +406,8 @@ def _constraint(error_type: str, value: Any, node: Mapping[str, Any] | None) -> 
         if node is not None and "format" in node and "pattern" not in node:
             return Constraint.INVALID_FORMAT
         return Constraint.INVALID_PATTERN
+    if error_type == RFC3339_ERROR:
+        return Constraint.INVALID_FORMAT
     if (error_type.startswith(_FORMAT_PREFIXES) or error_type == "value_error") and isinstance(
         value, str
     ):
@@ -305,7 +423,7 @@ def _message(
     expected: str,
 ) -> str:
     value = error.get("input")
-    got = f" (got {shown(value)})"
+    sent = f" (got {shown(value)})"
     if constraint is Constraint.MISSING_FIELD:
         if error["type"] == "union_tag_not_found":
             ctx = error.get("ctx") or {}
@@ -318,9 +436,9 @@ def _message(
     if constraint is Constraint.INVALID_ENUM_VALUE:
         if error["type"] == "union_tag_invalid":
             ctx = error.get("ctx") or {}
-            return f"unknown {ctx.get('discriminator', 'variant')}; expected one of {ctx.get('expected_tags', '')}{got}"
+            return f"unknown {ctx.get('discriminator', 'variant')}; expected one of {ctx.get('expected_tags', '')}{sent}"
         values = (node or {}).get("enum") or []
-        return "must be one of " + ", ".join(shown(v) for v in values) + got
+        return "must be one of " + ", ".join(shown(v) for v in values) + sent
     if constraint is Constraint.INVALID_RANGE:
         parts = []
         bounds = schema_bounds(node)
@@ -336,7 +454,7 @@ def _message(
             parts.append(f"a multiple of {bounds['multipleOf']}")
         if error["type"] == "finite_number":
             parts.append("a finite number")
-        return "must be " + (" and ".join(parts) or "within range") + got
+        return "must be " + (" and ".join(parts) or "within range") + sent
     if constraint is Constraint.INVALID_LENGTH:
         bounds = schema_bounds(node)
         if isinstance(value, str):
@@ -359,31 +477,39 @@ def _message(
             rule = f"at most {hi}"
         return f"must have {rule} {unit} (got {size})"
     if constraint is Constraint.INVALID_PATTERN:
-        return f"must match the pattern {(node or {}).get('pattern', '')}{got}"
+        return f"must match the pattern {(node or {}).get('pattern', '')}{sent}"
     if constraint is Constraint.INVALID_FORMAT:
         fmt = (node or {}).get("format")
+        if error["type"] == RFC3339_ERROR:
+            return f"{error['msg']}{sent}"
         if error["type"].startswith("timezone_"):
             # A valid-looking time without an offset: say what is missing, not just "invalid".
-            return f"must be a {fmt or 'date-time'} with a timezone offset, such as 2026-01-31T09:30:00Z{got}"
+            return f"must be a {fmt or 'date-time'} with a timezone offset, such as 2026-01-31T09:30:00Z{sent}"
         if fmt:
-            return f"must be a valid {fmt}{got}"
-        return f"{error.get('msg', 'invalid format')}{got}"
-    if value is None:
-        return f"expected {expected}, got null"
-    return f"expected {expected}, got {json_type(value)} {shown(value)}"
+            return f"must be a valid {fmt}{sent}"
+        return f"{error.get('msg', 'invalid format')}{sent}"
+    return f"expected {expected}, got {got(value)}"
 
 
 def field_issues(
-    errors: Iterable[ErrorDetails], nav: SchemaNavigator, root_input: Any
-) -> list[FieldIssue]:
-    """One issue per bad field, in the order pydantic found them.
+    errors: Sequence[ErrorDetails],
+    nav: SchemaNavigator,
+    root_input: Any,
+    *,
+    limit: int = MAX_ISSUES,
+) -> tuple[list[FieldIssue], int]:
+    """One issue per bad field, in the order pydantic found them, and how many more there are.
+
+    At most ``limit`` issues are built: the errors past them are counted, not read, so a call
+    with a million bad items costs little more than one with a few.
 
     A union without a discriminator gets one error per variant from pydantic. When the value
     clearly meant one variant (the only one of its JSON type, or the one whose fields it uses
     most, then the one with fewest errors), the issues are that variant's, field by field;
     otherwise one issue at the union names every variant.
     """
-    return _IssueBuilder(nav, root_input).build(list(errors))
+    issues, more = _IssueBuilder(nav, root_input).build(errors, limit=limit)
+    return issues[:limit], more + max(0, len(issues) - limit)
 
 
 @dataclass(slots=True)
@@ -400,32 +526,55 @@ class _IssueBuilder:
         self.root_input = root_input
 
     def build(
-        self, errors: Sequence[ErrorDetails], start: _Start | None = None, offset: int = 0
-    ) -> list[FieldIssue]:
+        self,
+        errors: Sequence[ErrorDetails],
+        start: _Start | None = None,
+        offset: int = 0,
+        *,
+        limit: int,
+    ) -> tuple[list[FieldIssue], int]:
+        """The issues of ``errors`` (at most about ``limit``) and the count of errors left unread."""
         slots: list[FieldIssue | _UnionErrors] = []
-        unions: dict[str, _UnionErrors] = {}
+        unions: dict[tuple[int | str, ...], _UnionErrors] = {}
         seen: set[str] = set()
-        for error in errors:
-            located = self.nav.locate(error["loc"], start, offset)
+        unread = 0
+        last_union: tuple[tuple[int | str, ...], _UnionErrors] | None = None
+        for index, error in enumerate(errors):
+            loc = error["loc"]
+            # A union's errors come together: the next ones of the same union need no lookup.
+            if (
+                last_union is not None
+                and tuple(loc[: last_union[1].located.depth]) == last_union[0]
+            ):
+                last_union[1].errors.append(error)
+                continue
+            if len(slots) >= limit:
+                unread = len(errors) - index
+                break
+            located = self.nav.locate(loc, start, offset)
             if located.in_union:
-                group = unions.get(located.path)
+                key = tuple(loc[: located.depth])
+                group = unions.get(key)
                 if group is None:
-                    group = unions[located.path] = _UnionErrors(located, [])
+                    group = unions[key] = _UnionErrors(located, [])
                     slots.append(group)
                 group.errors.append(error)
+                last_union = (key, group)
                 continue
             issue = self._issue(error, located)
-            key = f"{issue.field}\0{issue.constraint}"
-            if key not in seen:
-                seen.add(key)
+            dedup = f"{issue.field}\0{issue.constraint}"
+            if dedup not in seen:
+                seen.add(dedup)
                 slots.append(issue)
         issues: list[FieldIssue] = []
         for slot in slots:
             if isinstance(slot, FieldIssue):
                 issues.append(slot)
             else:
-                issues.extend(self._union(slot))
-        return issues
+                found, more = self._union(slot, limit)
+                issues.extend(found)
+                unread += more
+        return issues, unread
 
     def _issue(self, error: ErrorDetails, located: _Located) -> FieldIssue:
         node = located.schema
@@ -435,7 +584,7 @@ class _IssueBuilder:
         has_value = constraint not in (Constraint.MISSING_FIELD, Constraint.UNKNOWN_FIELD)
         unknown = constraint is Constraint.UNKNOWN_FIELD
         return FieldIssue(
-            field=located.path,
+            field=shown_path(located.path),
             constraint=constraint,
             message=_message(constraint, error, node, located.parent, expected),
             # An unknown field means nothing in the design: no description is its own.
@@ -449,7 +598,7 @@ class _IssueBuilder:
             examples=_examples(node),
         )
 
-    def _union(self, group: _UnionErrors) -> list[FieldIssue]:
+    def _union(self, group: _UnionErrors, limit: int) -> tuple[list[FieldIssue], int]:
         located = group.located
         union = located.schema or {}
         variants = self.nav.variants(union)
@@ -471,15 +620,15 @@ class _IssueBuilder:
                     _description(variant) or located.described,
                     located.input_path,
                 )
-                return self.build(errors, start, located.depth + 1)
+                return self.build(errors, start, located.depth + 1, limit=limit)
         expected = self.nav.describe_type(union)
-        message = f"expected {expected}, got {json_type(value)} {shown(value)}"
+        message = f"expected {expected}, got {got(value)}"
         fields = self._variant_fields(variants) if isinstance(value, Mapping) else None
         if fields:
             message += "; " + "; ".join(fields)
         return [
             FieldIssue(
-                field=located.path,
+                field=shown_path(located.path),
                 constraint=Constraint.INVALID_FIELD_TYPE,
                 message=message,
                 description=_description(union) or located.described,
@@ -487,7 +636,7 @@ class _IssueBuilder:
                 actual=json_type(value),
                 examples=_examples(union),
             )
-        ]
+        ], 0
 
     def _closest(
         self,
@@ -639,42 +788,105 @@ _JSONSCHEMA_CONSTRAINTS: Mapping[str, Constraint] = {
 }
 
 
-def schema_issues(validator: Any, value: Any) -> list[FieldIssue]:
-    """What a ``jsonschema`` validator finds wrong with ``value``, one issue per place.
+def schema_issues(
+    validator: Any, value: Any, *, limit: int = MAX_ISSUES
+) -> tuple[list[FieldIssue], int]:
+    """What a ``jsonschema`` validator finds wrong with ``value``: issues by place, and how many more.
 
     For the parts of a schema kept verbatim (``Any(schema=...)``), which the model types
-    cannot check: the paths and constraints read like the codecs' other issues.
+    cannot check: the paths, constraints and messages read like the codecs' other issues (the
+    validator's own messages would echo whole values).
     """
+    errors = sorted(
+        validator.iter_errors(value),
+        key=lambda e: [(isinstance(part, int), part) for part in e.absolute_path],
+    )
     issues: list[FieldIssue] = []
     seen: set[str] = set()
-    for error in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path)):
-        path = ""
-        for part in error.absolute_path:
-            path = _join(path, part)
-        constraint = _JSONSCHEMA_CONSTRAINTS.get(str(error.validator), Constraint.INVALID_FORMAT)
+    for index, error in enumerate(errors):
+        if len(issues) >= limit:
+            return issues, len(errors) - index
+        parts = list(error.absolute_path)
+        keyword = str(error.validator)
+        node = error.schema if isinstance(error.schema, Mapping) else None
+        constraint = _JSONSCHEMA_CONSTRAINTS.get(keyword, Constraint.INVALID_FORMAT)
+        instance = error.instance
         if constraint is Constraint.MISSING_FIELD and isinstance(error.validator_value, list):
             missing = [
                 name
                 for name in error.validator_value
-                if isinstance(error.instance, Mapping) and name not in error.instance
+                if isinstance(instance, Mapping) and name not in instance
             ]
-            path = _join(path, missing[0]) if missing else path
+            parts += missing[:1]
+        elif constraint is Constraint.UNKNOWN_FIELD and isinstance(instance, Mapping) and node:
+            declared = node.get("properties")
+            known = declared if isinstance(declared, Mapping) else {}
+            extra = [key for key in instance if key not in known]
+            parts += extra[:1]
+        path = path_of(parts)
         if path in seen:
             continue
         seen.add(path)
-        node = error.schema if isinstance(error.schema, Mapping) else None
         issues.append(
             FieldIssue(
                 field=path,
                 constraint=constraint,
-                message=error.message,
+                message=_schema_message(keyword, error.validator_value, instance, node),
                 description=_description(node),
-                actual=json_type(error.instance)
-                if constraint is not Constraint.MISSING_FIELD
-                else None,
+                actual=json_type(instance) if constraint is not Constraint.MISSING_FIELD else None,
                 allowed=tuple(node["enum"])
                 if node and isinstance(node.get("enum"), list)
                 else None,
             )
         )
-    return issues
+    return issues, 0
+
+
+_SCHEMA_OPERATORS = {
+    "minimum": ">=",
+    "exclusiveMinimum": ">",
+    "maximum": "<=",
+    "exclusiveMaximum": "<",
+}
+_SCHEMA_SIZES = {
+    "minLength": ("at least", "characters"),
+    "maxLength": ("at most", "characters"),
+    "minItems": ("at least", "items"),
+    "maxItems": ("at most", "items"),
+    "minProperties": ("at least", "fields"),
+    "maxProperties": ("at most", "fields"),
+}
+
+
+def _schema_message(keyword: str, rule: Any, instance: Any, node: Mapping[str, Any] | None) -> str:
+    sent = f" (got {shown(instance)})"
+    if keyword == "required":
+        return "required field is missing"
+    if keyword in ("additionalProperties", "unevaluatedProperties"):
+        declared = (node or {}).get("properties")
+        allowed = (
+            ", ".join(sorted(declared)) if isinstance(declared, Mapping) and declared else "none"
+        )
+        return f"unknown field; allowed fields are: {allowed}"
+    if keyword == "type":
+        expected = " or ".join(rule) if isinstance(rule, list) else str(rule)
+        return f"expected {expected}, got {got(instance)}"
+    if keyword == "enum" and isinstance(rule, list):
+        return "must be one of " + ", ".join(shown(v) for v in rule) + sent
+    if keyword == "const":
+        return f"must be {shown(rule)}{sent}"
+    if keyword in _SCHEMA_OPERATORS:
+        return f"must be {_SCHEMA_OPERATORS[keyword]} {shown(rule)}{sent}"
+    if keyword == "multipleOf":
+        return f"must be a multiple of {shown(rule)}{sent}"
+    if keyword in _SCHEMA_SIZES:
+        bound, unit = _SCHEMA_SIZES[keyword]
+        size = len(instance) if isinstance(instance, str | list | Mapping) else 0
+        return f"must have {bound} {shown(rule)} {unit} (got {size})"
+    if keyword == "pattern":
+        return f"must match the pattern {rule}{sent}"
+    if keyword == "format":
+        return f"must be a valid {shown_key(str(rule))}{sent}"
+    if keyword in ("anyOf", "oneOf"):
+        return f"matches none of the allowed forms{sent}"
+    return f"breaks the schema's {shown_key(keyword)} rule{sent}"

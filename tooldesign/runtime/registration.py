@@ -7,8 +7,10 @@ A registration lists, per tool, its spec, its codecs and how to invoke it: a bou
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -78,6 +80,73 @@ class RegistrationError(UserError):
 
 Handler = Callable[[Any, ToolCallMeta], Any]
 
+SyncInvoke = Callable[[Any, ToolCallMeta], Outcome]
+"""Runs one sync tool (in a worker thread): typed payload and call metadata in, outcome out."""
+
+NOT_STARTED = "tooldesign: cancelled while waiting for a worker thread"
+"""The message of the ``CancelledError`` a :class:`WorkerThreadInvoke` raises when its call is
+cancelled (by ``Timeout``, say) before a worker thread took it: see :func:`cancelled_before_start`."""
+
+
+class WorkerThreadInvoke:
+    """Runs sync tool code in a worker thread, so that it does not block the event loop.
+
+    A :class:`~tooldesign.runtime.Runtime` runs it on the runtime's own thread pool (sized for
+    I/O-bound tools, ``Runtime(worker_threads=...)``), so tools that hang cannot starve other
+    code of the event loop's default executor; elsewhere it uses that default executor. A call
+    cancelled before a thread took it never runs, and says so (:func:`cancelled_before_start`).
+    """
+
+    __slots__ = ("executor", "function")
+
+    def __init__(self, function: SyncInvoke, executor: Executor | None = None) -> None:
+        self.function = function
+        self.executor = executor
+
+    def on(self, executor: Executor | None) -> WorkerThreadInvoke:
+        """The same invoke, run by ``executor``."""
+        return WorkerThreadInvoke(self.function, executor)
+
+    async def __call__(self, args: Any, meta: ToolCallMeta) -> Outcome:
+        started: list[bool] = []  # set by the worker thread (a list: no lock needed)
+        context = contextvars.copy_context()
+
+        def run() -> Outcome:
+            started.append(True)
+            return context.run(self.function, args, meta)
+
+        future = asyncio.get_running_loop().run_in_executor(self.executor, run)
+        try:
+            outcome = await future
+        except asyncio.CancelledError:
+            if not started:  # still queued: it is dropped and will never run
+                raise asyncio.CancelledError(NOT_STARTED) from None
+            raise
+        if inspect.isawaitable(outcome.value):  # sync code that returned a coroutine
+            return Outcome(await outcome.value, outcome.server_data, outcome.convert)
+        return outcome
+
+
+def in_worker_thread(function: SyncInvoke) -> Invoke:
+    """An :data:`Invoke` running the sync ``function`` in a worker thread (see :class:`WorkerThreadInvoke`)."""
+    return WorkerThreadInvoke(function)
+
+
+def cancelled_before_start(exc: BaseException) -> bool:
+    """Whether ``exc`` (a ``TimeoutError`` or ``CancelledError``) stopped a call that never started.
+
+    True when the call was still waiting for a worker thread: the tool never ran, so the
+    problem is a busy runtime, not a slow tool.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, asyncio.CancelledError) and current.args == (NOT_STARTED,):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
 
 def handler_invoke(handler: Handler) -> Invoke:
     """Invoke an application handler: awaited if async, run in a worker thread if not."""
@@ -91,14 +160,10 @@ def handler_invoke(handler: Handler) -> Invoke:
 
         return invoke_async
 
-    async def invoke_sync(args: Any, meta: ToolCallMeta) -> Outcome:
-        # A sync handler may block; a worker thread keeps the event loop free.
-        value = await asyncio.to_thread(handler, args, meta)
-        if inspect.isawaitable(value):  # a sync function that returned a coroutine
-            value = await value
-        return Outcome(value)
+    def call(args: Any, meta: ToolCallMeta) -> Outcome:
+        return Outcome(handler(args, meta))
 
-    return invoke_sync
+    return WorkerThreadInvoke(call)
 
 
 ServiceT = TypeVar("ServiceT")

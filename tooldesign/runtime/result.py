@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, compact_json
@@ -191,8 +191,15 @@ class ToolResult:
         return cls(name=name, error=ToolError(message, cause=cause), retry_hint=hint)
 
     def for_model(self) -> str:
-        """The text to send back to the model: result JSON, or an error it can act on."""
+        """The text to send back to the model: result JSON, or an error it can act on.
+
+        A result that is text (a tool returning a string) is sent as the text itself, not as
+        a quoted JSON string; objects, arrays and numbers are sent as JSON (``result_json``).
+        """
         if self.error is None:
+            text = _text_result(self.result)
+            if text is not None:
+                return text
             if self.result_json is not None:
                 return self.result_json
             if isinstance(self.result, BaseModel):
@@ -202,3 +209,10 @@ class ToolResult:
         # is the short form kept for logs.
         text = self.retry_hint.message if self.retry_hint is not None else self.error.message
         return f"Error: {text}"
+
+
+def _text_result(result: Any) -> str | None:
+    """The text of a result that is a string (bare, or a generated root model holding one)."""
+    if isinstance(result, RootModel):
+        result = result.root
+    return result if isinstance(result, str) else None

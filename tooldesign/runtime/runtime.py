@@ -21,11 +21,14 @@ of the task running ``execute``. A tool raising ``SystemExit`` (it must not end 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pydantic_core
@@ -38,7 +41,7 @@ from tooldesign.runtime.errors import (
     ToolValidationError,
 )
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
-from tooldesign.runtime.issues import example_from_schema
+from tooldesign.runtime.issues import example_from_schema, got, quoted, shown
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -46,6 +49,7 @@ from tooldesign.runtime.registration import (
     RegistrationError,
     ToolBinding,
     ToolsetRegistration,
+    WorkerThreadInvoke,
 )
 from tooldesign.runtime.result import (
     BoundedResultModel,
@@ -59,6 +63,9 @@ from tooldesign.runtime.result import (
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
 
 log = logging.getLogger("tooldesign.runtime")
+
+DEFAULT_WORKER_THREADS = 64
+"""Threads a runtime runs sync tools on, by default: tools mostly wait on I/O."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +98,7 @@ def _chain(interceptors: Sequence[Interceptor], last: CallNext) -> CallNext:
 class _Tool:
     """A registered tool with its precomposed call chain."""
 
-    __slots__ = ("binding", "chain", "example", "injected", "registration", "spec")
+    __slots__ = ("binding", "chain", "cursor", "example", "injected", "registration", "spec")
 
     def __init__(
         self, binding: ToolBinding, registration: ToolsetRegistration, chain: CallNext
@@ -105,6 +112,17 @@ class _Tool:
         # The design's Example(), else one built from the fields' own examples.
         self.example = (
             payload.example if payload.example is not None else example_from_schema(payload.schema)
+        )
+        # The payload attribute that takes a paging cursor (by its wire name in the spec).
+        bounds = binding.spec.bounds
+        wire = bounds.cursor_field if bounds is not None else None
+        self.cursor = next(
+            (
+                attr
+                for attr, info in payload.model.model_fields.items()
+                if wire is not None and (info.alias or attr) == wire
+            ),
+            None,
         )
 
 
@@ -121,13 +139,21 @@ class Runtime:
         *,
         interceptors: Sequence[Interceptor] = (),
         expose: tuple[type[BaseException], ...] = (),
+        worker_threads: int = DEFAULT_WORKER_THREADS,
     ) -> None:
+        if worker_threads < 1:
+            raise ValueError("worker_threads must be at least 1")
         self._interceptors = tuple(interceptors)
         self._expose = expose
         self._registrations: dict[str, ToolsetRegistration] = {}
         self._tools: dict[str, _Tool] = {}  # by id and by provider-facing name
+        self._near_names: dict[str, list[str]] | None = None
         self._listeners: list[Callable[[], None]] = []
-        self._local = threading.local()
+        # Sync tools run here, not in the event loop's default executor: tools that hang hold
+        # the runtime's threads only. Threads start when needed.
+        self._workers = ThreadPoolExecutor(
+            max_workers=worker_threads, thread_name_prefix="tooldesign-tool"
+        )
         for registration in registrations:
             self.register(registration)
 
@@ -147,6 +173,8 @@ class Runtime:
                         "models call tools by name, so names must be unique in a runtime"
                     )
             chain = _chain((*self._interceptors, *registration.interceptors), self._core)
+            if isinstance(binding.invoke, WorkerThreadInvoke):
+                binding = replace(binding, invoke=binding.invoke.on(self._workers))
             tool = _Tool(binding, registration, chain)
             added[binding.spec.id] = added[binding.spec.name] = tool
         self._registrations[registration.key] = registration
@@ -168,6 +196,7 @@ class Runtime:
         return lambda: self._listeners.remove(listener)
 
     def _changed(self) -> None:
+        self._near_names = None
         for listener in list(self._listeners):
             try:
                 listener()
@@ -206,7 +235,10 @@ class Runtime:
         """Run one call. Never raises for anything a model or a tool does (see the module doc)."""
         started = time.perf_counter()
         meta = request.meta
-        tool = self._tools.get(request.name)
+        try:
+            tool = self._tools.get(request.name)
+        except TypeError:  # a name that is not even hashable (a list)
+            tool = None
         if tool is None:
             result = self._unavailable(request.name)
         else:
@@ -235,7 +267,10 @@ class Runtime:
         return result
 
     def execute_sync(self, request: ToolRequest) -> ToolResult:
-        """:meth:`execute` for synchronous code (not from inside a running event loop)."""
+        """:meth:`execute` for synchronous code (not from inside a running event loop).
+
+        Each thread keeps one event loop for its calls, closed when the thread ends.
+        """
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -244,21 +279,49 @@ class Runtime:
             raise RuntimeError(
                 "execute_sync cannot run inside a running event loop; await execute() instead"
             )
-        runner: asyncio.Runner | None = getattr(self._local, "runner", None)
-        if runner is None:
-            runner = self._local.runner = asyncio.Runner()
-        return runner.run(self.execute(request))
+        loop: _ThreadLoop | None = getattr(_thread_loops, "loop", None)
+        if loop is None:
+            loop = _thread_loops.loop = _ThreadLoop()
+        return loop.runner.run(self.execute(request))
 
-    def _unavailable(self, name: str) -> ToolResult:
+    def _unavailable(self, name: object) -> ToolResult:
         names = sorted({t.spec.name for t in self._tools.values()})
         listed = ", ".join(names) or "none"
-        message = f"There is no tool named {_quoted(name)}. Available tools: {listed}."
-        hint = RetryHint(RetryReason.TOOL_UNAVAILABLE, name, message, valid_tools=tuple(names))
-        result = ToolResult(name, error=ToolError(f"unknown tool {_quoted(name)}"), retry_hint=hint)
+        if isinstance(name, str):
+            label = name if len(name) <= _MAX_NAME_SHOWN else name[: _MAX_NAME_SHOWN - 1] + "…"
+            message = f"There is no tool named {quoted(name)}."
+            close = self._near_misses(name)
+            if close:
+                message += f" Did you mean {' or '.join(quoted(c) for c in close)}?"
+        else:  # the caller's bug (a provider adapter's, say), shown safely all the same
+            label = shown(name)
+            message = f"A tool name must be text, got {got(name)}."
+        message += f" Available tools: {listed}."
+        hint = RetryHint(RetryReason.TOOL_UNAVAILABLE, label, message, valid_tools=tuple(names))
+        result = ToolResult(
+            label, error=ToolError(f"unknown tool {quoted(label)}"), retry_hint=hint
+        )
         result.telemetry.outcome = str(RetryReason.TOOL_UNAVAILABLE)
         # No interceptor sees an unknown name (LogCalls included): the runtime logs it.
-        log.warning("no tool named %s; answered tool_unavailable", _quoted(name))
+        log.warning("no tool named %s; answered tool_unavailable", quoted(label))
         return result
+
+    def _near_misses(self, name: str) -> list[str]:
+        """Tool names ``name`` was probably meant as: the same but for case, spacing, ``-`` for
+        ``_``, a prefix or call parentheses; else the closest spellings."""
+        if len(name) > _MAX_NAME_SHOWN:
+            return []
+        if self._near_names is None:
+            index: dict[str, list[str]] = {}
+            for spec_name in sorted({t.spec.name for t in self._tools.values()}):
+                index.setdefault(_plain_name(spec_name), []).append(spec_name)
+            self._near_names = index
+        plain = _plain_name(name)
+        same = self._near_names.get(plain)
+        if same:
+            return same[:3]
+        close = difflib.get_close_matches(plain, self._near_names, n=3, cutoff=0.8)
+        return [spec_name for key in close for spec_name in self._near_names[key]][:3]
 
     async def _core(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
         tool = self._tools.get(request.name)
@@ -292,7 +355,9 @@ class Runtime:
             log.exception("tool %s raised", spec.id)
             message = f"Tool {spec.name!r} failed with an internal error. Try again later or use another tool."
             return self._failed(spec, message, exc, telemetry)
-        return self._finish(spec, binding, outcome, meta, telemetry)
+        # A call that pages past the end honestly returns nothing of a non-empty total.
+        paged = tool.cursor is not None and getattr(decoded.value, tool.cursor, None) is not None
+        return self._finish(spec, binding, outcome, meta, telemetry, paged=paged)
 
     def _invalid(
         self,
@@ -304,8 +369,8 @@ class Runtime:
     ) -> ToolResult:
         mine = [i for i in error.issues if _top_field(i) not in tool.injected]
         if mine:
-            shown = ToolValidationError(error.tool, mine, input=error.input)
-            hint = retry_hint_for_invalid_payload(shown, example=tool.example)
+            reported = ToolValidationError(error.tool, mine, input=error.input, more=error.more)
+            hint = retry_hint_for_invalid_payload(reported, example=tool.example)
             telemetry.outcome = str(hint.reason)
             return ToolResult(
                 spec.id,
@@ -364,6 +429,8 @@ class Runtime:
         outcome: Outcome,
         meta: ToolCallMeta,
         telemetry: ToolTelemetry,
+        *,
+        paged: bool = False,
     ) -> ToolResult:
         value = outcome.value
         extra: tuple[ServerDataItem, ...] = ()
@@ -397,7 +464,7 @@ class Runtime:
         # 6. The bounded-result contract.
         if isinstance(result, BoundedResultModel):
             bounds = result.result_bounds()
-            problems = bounds_problems(bounds)
+            problems = bounds_problems(bounds, paged=paged)
             if problems:
                 return self._malformed(spec, "; ".join(problems), (), telemetry)
         # 7. Server data: validated, and only the kinds that are on for this call.
@@ -489,8 +556,12 @@ class Runtime:
         return tuple(items)
 
 
-def bounds_problems(bounds: Bounds) -> list[str]:
-    """How ``bounds`` breaks the bounded-result contract (empty when it keeps it)."""
+def bounds_problems(bounds: Bounds, *, paged: bool = False) -> list[str]:
+    """How ``bounds`` breaks the bounded-result contract (empty when it keeps it).
+
+    ``paged`` says the call asked for a page after the first (it gave a cursor): nothing
+    returned is then an honest last page whatever the total, not a broken count.
+    """
     problems: list[str] = []
     if not isinstance(bounds.returned, int) or bounds.returned < 0:
         problems.append(f"returned must be a count, got {bounds.returned!r}")
@@ -498,7 +569,7 @@ def bounds_problems(bounds: Bounds) -> list[str]:
     if bounds.total is not None and bounds.total < bounds.returned:
         problems.append(f"total ({bounds.total}) is less than returned ({bounds.returned})")
     if bounds.returned == 0:
-        if bounds.total != 0:
+        if bounds.total != 0 and not paged:
             problems.append(f"nothing was returned, so total must be 0 (got {bounds.total!r})")
         if bounds.truncated:
             problems.append("nothing was returned, so the result cannot be truncated")
@@ -542,12 +613,44 @@ def _being_cancelled() -> bool:
     return task is None or task.cancelling() > 0
 
 
-def _quoted(name: str) -> str:
-    """A tool name as the model wrote it, quoted and cut short (it may be anything)."""
-    return repr(name) if len(name) <= _MAX_NAME_SHOWN else repr(name[:_MAX_NAME_SHOWN]) + "…"
-
-
 _MAX_NAME_SHOWN = 80
+
+
+def _plain_name(name: str) -> str:
+    """A tool name reduced to what a near miss keeps: ``Devices.List-Devices()`` → ``list_devices``."""
+    name = name.strip().removesuffix("()").rsplit(".", 1)[-1]
+    return _SEPARATORS.sub("_", name.strip().lower())
+
+
+_SEPARATORS = re.compile(r"[\s\-]+")
+
+
+class _ThreadLoop:
+    """One thread's event loop for ``execute_sync``, closed when the thread ends.
+
+    Held in a thread-local: when the thread ends, the thread-local drops it and the loop is
+    closed then, instead of holding its file descriptors until garbage collection warns.
+    """
+
+    __slots__ = ("runner",)
+
+    def __init__(self) -> None:
+        self.runner = asyncio.Runner()
+
+    def __del__(self) -> None:
+        try:
+            loop = self.runner.get_loop()
+        except RuntimeError:  # never initialised, or closed
+            return
+        if loop.is_running() or loop.is_closed():
+            return
+        # Closing only: nothing is pending between calls, and running the loop here (the
+        # ending thread, or whoever collects) could block. The default executor is shut down
+        # without waiting.
+        loop.close()
+
+
+_thread_loops = threading.local()
 
 
 def _top_field(issue: FieldIssue) -> str:
