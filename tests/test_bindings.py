@@ -724,6 +724,7 @@ class Account:
     colours: list[Colour]
     by_colour: dict[str, Colour]
     shape: Shape | None = None
+    kind: Literal[Shape.ROUND] = Shape.ROUND
 
 
 class Accounts:
@@ -775,7 +776,8 @@ with Type("Account", "An account") as Account:
     Attribute("colours", ArrayOf(String), "Colours", enum=["red", "blue"])
     Attribute("by_colour", MapOf(String, String), "Colours by role")
     Attribute("shape", String, "Shape")
-    Required("name", "tier", "level", "colours", "by_colour")
+    Attribute("kind", String, "Kind", enum=["round", "square"])
+    Required("name", "tier", "level", "colours", "by_colour", "kind")
 
 with Service("s", "A service"):
     with Toolset("accounts", "Accounts"):
@@ -852,6 +854,7 @@ def test_enums_bind_both_ways(enums: tuple[Generated, ModuleType]) -> None:
         "level": 2,
         "colours": ["blue", "red"],
         "by_colour": {"first": "blue"},
+        "kind": "round",
     }
     [sparse] = call("find", {"team": "l3", "tier": "gold"})
     assert (sparse["level"], sparse["colours"], sparse["shape"]) == (1, ["red"], "triangle")
