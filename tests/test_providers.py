@@ -27,7 +27,14 @@ from openai.types.chat import (
 from openai.types.responses import FunctionToolParam, Response
 from openai.types.responses.response_input_param import FunctionCallOutput
 from pydantic import TypeAdapter
-from tooldesign.runtime import Runtime, ToolCallMeta, ToolIdent, ToolSpec
+from tooldesign.runtime import (
+    Runtime,
+    ToolCallMeta,
+    ToolIdent,
+    ToolRequest,
+    ToolResult,
+    ToolSpec,
+)
 from tooldesign.runtime.providers import (
     ExportError,
     ToolDescription,
@@ -430,7 +437,10 @@ def test_awkward_gemini_parameters(awkward: list[ToolSpec[Any, Any]]) -> None:
         ("tree", "children[]", "recursive"),
     ]
     recursion = next(p for p in caught.value.problems if p.kind == "recursive")
-    assert "parameters_json_schema" in recursion.message and "Node → Node" in recursion.message
+    assert "Node → Node" in recursion.message
+    # The key and the flag users see in the export, not the SDK's Python attribute.
+    assert "writes parametersJsonSchema" in recursion.message
+    assert "--api json_schema" in recursion.message
     good = [s for s in awkward if s.name in ("flat", "shapes")]
     declarations = {e["name"]: e for e in export_tools(good, "gemini")}
     for entry in declarations.values():
@@ -1014,22 +1024,165 @@ def test_mcp_round_trip(runtime: Runtime, example_specs: list[ToolSpec[Any, Any]
         mcp.CallToolResult.model_validate(m) for m in execute_all(runtime, provider, calls)
     )
     assert answer.is_error is False
-    assert answer.structured_content == {"result": json.loads(answer.content[0].text)}  # type: ignore[union-attr]
+    direct = runtime.execute_sync(ToolRequest("answer_question", {"question": "offline?"}))
+    assert answer.content[0].text == direct.for_model()  # type: ignore[union-attr]
+    # The result's value, wrapped as the outputSchema says, whatever text the model reads.
+    assert direct.result_json is not None
+    assert answer.structured_content == {"result": json.loads(direct.result_json)}
     assert sites.is_error is True and sites.structured_content is None
     assert "region: must be one of" in sites.content[0].text  # type: ignore[union-attr]
+
+
+def test_results_made_without_the_runtime_carry_their_value(
+    example_specs: list[ToolSpec[Any, Any]],
+) -> None:
+    # An interceptor may answer with a ToolResult of its own, never encoded by the runtime.
+    mcp_provider = adapter("mcp", example_specs)
+    gemini = adapter("gemini", example_specs, api="json_schema")
+    text = ToolResult("answer_question", result="Check the uplink.")
+    assert mcp_provider.result_message(text)["structuredContent"] == {"result": "Check the uplink."}
+    assert gemini.result_message(text)["functionResponse"]["response"] == {
+        "output": "Check the uplink."
+    }
+    site = ToolResult("get_site", result={"id": "hq", "name": "Headquarters"})
+    assert mcp_provider.result_message(site)["structuredContent"] == site.result
+    # A value that is not JSON data is sent as text only.
+    odd = ToolResult("get_site", result={"at": object()})
+    assert "structuredContent" not in mcp_provider.result_message(odd)
 
 
 def test_a_result_needs_its_call_id_for_providers_that_link_them(
     runtime: Runtime, example_specs: list[ToolSpec[Any, Any]]
 ) -> None:
-    from tooldesign.runtime import ToolRequest
-
     result = runtime.execute_sync(ToolRequest("get_site", {"site_id": "hq"}))
     with pytest.raises(ValueError, match="has no tool_call_id"):
         adapter("openai", example_specs).result_message(result)
     assert (
         adapter("openai", example_specs).result_message(result, call_id="x")["tool_call_id"] == "x"
     )
+
+
+def test_calls_without_an_id_are_given_one_and_still_answered(
+    runtime: Runtime, example_specs: list[ToolSpec[Any, Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    get_site = {"name": "get_site", "arguments": '{"site_id": "hq"}'}
+    sources: list[tuple[Any, Any, str, str, str]] = [
+        (
+            adapter("openai", example_specs),
+            {"tool_calls": [{"type": "function", "function": get_site}]},
+            "tool_call_id",
+            "call_",
+            "no id",
+        ),
+        (
+            adapter("openai", example_specs),
+            {"tool_calls": [{"id": "", "type": "function", "function": get_site}]},
+            "tool_call_id",
+            "call_",
+            "an empty id",
+        ),
+        (
+            adapter("openai", example_specs, api="responses"),
+            {"output": [{"type": "function_call", **get_site}]},
+            "call_id",
+            "call_",
+            "no id",
+        ),
+        (
+            adapter("anthropic", example_specs),
+            {"content": [{"type": "tool_use", "name": "get_site", "input": {"site_id": "hq"}}]},
+            "tool_use_id",
+            "toolu_",
+            "no id",
+        ),
+    ]
+    seen: set[str] = set()
+    for provider, source, key, prefix, sent in sources:
+        caplog.clear()
+        [request] = provider.parse_calls(source)
+        ident = request.meta.tool_call_id
+        assert ident is not None and ident.startswith(prefix) and ident not in seen
+        seen.add(ident)
+        # The generated id is logged, so a missing id can be traced to its provider.
+        assert f'call to "get_site" came with {sent}; it is answered as {ident}' in caplog.text
+        message = provider.result_message(runtime.execute_sync(request))
+        assert message[key] == ident
+    # An id sent as a number is the provider's id, as text.
+    [request] = adapter("openai", example_specs).parse_calls(
+        {"tool_calls": [{"id": 7, "type": "function", "function": get_site}]}
+    )
+    assert request.meta.tool_call_id == "7"
+    # Gemini links results to calls by name: a call without an id stays without one.
+    [request] = adapter("gemini", example_specs, api="json_schema").parse_calls(
+        {"functionCall": {"name": "get_site", "args": {"site_id": "hq"}}}
+    )
+    assert request.meta.tool_call_id is None
+
+
+def test_malformed_calls_fail_cleanly_and_keep_their_ids(
+    example_specs: list[ToolSpec[Any, Any]],
+) -> None:
+    runtime = build_runtime()  # its own: the example limits how often get_site is called
+    provider = adapter("openai", example_specs)
+    calls = [
+        {"id": "no_function", "type": "function"},
+        {"id": "function_text", "type": "function", "function": "get_site"},
+        {"id": "number", "type": "function", "function": {"name": 5, "arguments": "{}"}},
+        {"id": "list", "type": "function", "function": {"name": ["get_site"], "arguments": "{}"}},
+        {"id": "long", "type": "function", "function": {"name": ["x" * 100_000]}},
+        {"id": "args", "type": "function", "function": {"name": "get_site", "arguments": [1]}},
+        # A custom tool's call is not a function call: the caller answers it.
+        {"id": "custom", "type": "custom", "custom": {"name": "grammar", "input": "x"}},
+    ]
+    messages = execute_all(runtime, provider, {"tool_calls": calls})
+    for message in messages:
+        valid_typed_dict(ChatCompletionToolMessageParam, message)
+    answers = {m["tool_call_id"]: m["content"] for m in messages}
+    assert list(answers) == ["no_function", "function_text", "number", "list", "long", "args"]
+    unknown = "Error: There is no tool named "  # then the name, in the runtime's quotes
+    for ident in ("no_function", "function_text", "number", "list", "long"):
+        assert answers[ident].startswith(unknown), answers[ident]
+        assert "Available tools: " in answers[ident]
+    # A name that is not a string is shown as the JSON it was, cut short.
+    named = {ident: answers[ident][len(unknown) :].split(". Available")[0] for ident in answers}
+    assert named["no_function"][1:-1] == named["function_text"][1:-1] == ""
+    assert named["number"][1:-1] == "5"
+    assert "get_site" in named["list"] and "[" in named["list"]
+    assert len(named["long"]) < 100 and "…" in named["long"]
+    assert "- arguments: " in answers["args"] and "got array [1]" in answers["args"]
+    anthropic = adapter("anthropic", example_specs)
+    [block] = execute_all(
+        runtime, anthropic, [{"type": "tool_use", "id": "tu", "name": {"tool": "get_site"}}]
+    )
+    valid_typed_dict(ToolResultBlockParam, block)
+    assert block["is_error"] is True
+    assert block["content"].startswith("Error: There is no tool named ")
+    assert "tool" in block["content"] and "get_site" in block["content"]
+
+
+def test_the_prompt_listing_says_item_constraints_per_item() -> None:
+    labels = _described(
+        "a.t.label",
+        "label",
+        {
+            "type": "object",
+            "properties": {
+                "labels": {
+                    "type": "array",
+                    "description": "Labels",
+                    "maxItems": 5,
+                    "items": {"type": "string", "maxLength": 20, "pattern": "^[a-z]+$"},
+                },
+                "kinds": {"type": "array", "items": {"enum": ["a", "b"]}},
+            },
+        },
+    )
+    listing = prompt_listing([labels])
+    assert (
+        "- labels (array of strings, optional): Labels. At most 5 items; each item: at most 20 "
+        "characters, must match the regular expression ^[a-z]+$"
+    ) in listing
+    assert '- kinds (array of any values, optional): Each item: one of "a", "b"' in listing
 
 
 @pytest.fixture(scope="module")

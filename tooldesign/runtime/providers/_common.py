@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import re
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from pydantic import BaseModel
 from tooldesign.errors import UserError
 from tooldesign.runtime.catalog import CatalogTool
 from tooldesign.runtime.ident import ToolIdent
+from tooldesign.runtime.issues import shown
 from tooldesign.runtime.providers._schema import (
     IGNORED,
     Schema,
@@ -22,6 +26,8 @@ from tooldesign.runtime.providers._schema import (
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.schema_values import strip_optional_nulls
 from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
+
+log = logging.getLogger("tooldesign.runtime.providers")
 
 Provider = Literal["openai", "anthropic", "gemini", "mcp"]
 ProblemKind = Literal[
@@ -235,6 +241,9 @@ class ProviderAdapter(ABC):
     """
 
     provider: ClassVar[Provider]
+    call_id_prefix: ClassVar[str | None] = None
+    """How ids this provider gives its calls begin, when it links each result to its call by id
+    (``call_``); ``None`` when results need no id."""
     label: str = ""
     """How errors name this export (``openai (strict)``); the provider's name by default."""
     fallback_form: ClassVar[str] = ""
@@ -304,7 +313,14 @@ class ProviderAdapter(ABC):
         """The provider's tool definitions, one per tool, in catalog order."""
 
     def parse_calls(self, source: Any, *, meta: ToolCallMeta | None = None) -> list[ToolRequest]:
-        """The tool calls in ``source``, in order. ``meta`` is the base of each call's meta."""
+        """The tool calls in ``source``, in order. ``meta`` is the base of each call's meta.
+
+        Every call the provider sent becomes a request, malformed ones included, so each gets
+        the answer the provider waits for: a call without a usable name fails as an unknown
+        tool (a name that is not a string is shown as JSON), arguments that are not an object
+        fail as invalid arguments. A call without an id, for a provider that links results to
+        calls by id, is given one (logged), so :meth:`result_message` can always answer it.
+        """
         return [
             self._request(name, arguments, call_id, meta)
             for name, arguments, call_id in self.raw_calls(source)
@@ -336,17 +352,41 @@ class ProviderAdapter(ABC):
     def _request(
         self, name: Any, arguments: Any, call_id: Any, meta: ToolCallMeta | None
     ) -> ToolRequest:
-        name = name if isinstance(name, str) else ""
-        tool = self.index.get(name) if name else None
+        called = _called_name(name)
+        tool = self.index.get(called) if isinstance(name, str) and name else None
         strict = tool is not None and tool.id in self.strict_tool_ids()
         payload = decode_arguments(arguments, tool.parameters if strict and tool else None)
         base = meta or ToolCallMeta()
-        ident = str(call_id) if call_id is not None and call_id != "" else None
+        ident = self._request_id(call_id, called)
         return ToolRequest(
-            name=tool.id if tool is not None else name,
+            name=tool.id if tool is not None else called,
             payload=payload,
             meta=dataclasses.replace(base, tool_call_id=ident) if ident else base,
         )
+
+    def _request_id(self, call_id: Any, called: str) -> str | None:
+        """The call's id as the provider wrote it; a new one if it has none and needs one."""
+        if type(call_id) is int:
+            return str(call_id)
+        if isinstance(call_id, str) and call_id:
+            return call_id
+        if self.call_id_prefix is None:
+            return None
+        # The provider waits for an answer to this call, linked by an id it did not give:
+        # a fresh id keeps the answer well-formed (and apart from other calls' answers).
+        generated = f"{self.call_id_prefix}{uuid.uuid4().hex[:24]}"
+        if call_id is None or call_id == "":
+            sent = "no id" if call_id is None else "an empty id"
+        else:
+            sent = f"the id {shown(call_id)}, which is not a string"
+        log.warning(
+            "a %s tool call to %s came with %s; it is answered as %s",
+            self.provider,
+            shown(called),
+            sent,
+            generated,
+        )
+        return generated
 
     def _call_id(self, result: ToolResult, call_id: str | None) -> str:
         value = call_id or result.tool_call_id
@@ -360,6 +400,14 @@ class ProviderAdapter(ABC):
     def _provider_name(self, result: ToolResult) -> str:
         tool = self.index.get(result.name)
         return tool.name if tool is not None else result.name
+
+
+def _called_name(name: Any) -> str:
+    """The name a call asked for, as a ToolRequest name: a string as it is (``""`` when there
+    is none); anything else as its JSON text cut short, so the answer shows what was sent."""
+    if isinstance(name, str):
+        return name
+    return "" if name is None else shown(name)
 
 
 def decode_arguments(
@@ -411,6 +459,25 @@ def as_list(value: Any) -> list[Any]:
     if isinstance(value, list | tuple):
         return list(value)
     return [value]
+
+
+def result_value(result: ToolResult) -> tuple[bool, Any]:
+    """A successful result as JSON data: ``(True, value)``, or ``(False, None)`` if it is none.
+
+    Read from the runtime's encoding of the result (``result_json``), not from ``for_model()``,
+    which sends a text result as the text itself; a result made without one (by an
+    interceptor) is read from its value.
+    """
+    if result.result_json is not None:
+        ok, value = parse_json_text(result.result_json)
+        return (True, value) if ok else (False, None)
+    value = result.result
+    if isinstance(value, BaseModel):
+        return True, value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    try:
+        return True, json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        return False, None
 
 
 def parse_json_text(text: str) -> tuple[bool, Any]:

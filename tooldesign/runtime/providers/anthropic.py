@@ -230,6 +230,7 @@ class AnthropicAdapter(ProviderAdapter):
     """Anthropic tools, tool calls (``tool_use`` blocks) and results (``tool_result`` blocks)."""
 
     provider: ClassVar[Provider] = "anthropic"
+    call_id_prefix: ClassVar[str | None] = "toolu_"
 
     fallback_form: ClassVar[str] = "without strict mode"
 

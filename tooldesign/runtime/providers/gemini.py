@@ -39,7 +39,7 @@ from tooldesign.runtime.providers._common import (
     ToolIndex,
     as_list,
     field_of,
-    parse_json_text,
+    result_value,
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
@@ -135,8 +135,9 @@ _FORMATS: Mapping[str, frozenset[str]] = {
     "integer": frozenset({"int32", "int64"}),
 }
 _PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+# Names the key users see in the export (the SDK's Python attribute is parameters_json_schema).
 _JSON_SCHEMA_HINT = (
-    "export with api='json_schema' (`--api json_schema`), which writes parameters_json_schema"
+    "export with api='json_schema' (`--api json_schema`), which writes parametersJsonSchema"
 )
 
 
@@ -408,7 +409,7 @@ class GeminiAdapter(ProviderAdapter):
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
         """A ``functionResponse`` part: ``{"output": …}`` or ``{"error": …}`` as Gemini asks."""
         if result.ok:
-            ok, value = parse_json_text(result.for_model())
+            ok, value = result_value(result)
             response: dict[str, Any] = {"output": value if ok else result.for_model()}
         else:
             response = {"error": result.for_model()}

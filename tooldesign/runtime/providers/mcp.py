@@ -3,9 +3,10 @@
 A tool's ``inputSchema`` is its model-facing payload schema. ``outputSchema`` must describe an
 object, so a result that is not one (a string, a list) is wrapped as ``{"result": …}`` — in the
 schema and, consistently, in every ``structuredContent`` this adapter writes. Annotations use
-MCP's hint names (``readOnlyHint``…). A result answers with ``structuredContent`` and the same
-JSON as a text block (clients that ignore structured content still read it); an error answers
-``isError: true`` with the text written for the model.
+MCP's hint names (``readOnlyHint``…). A result answers with ``structuredContent`` and a text
+block of what the model reads (``for_model()``: the same JSON, or the text of a text result),
+for clients that ignore structured content; an error answers ``isError: true`` with the text
+written for the model.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tooldesign.runtime.providers._common import (
     ToolIndex,
     as_list,
     field_of,
-    parse_json_text,
+    result_value,
 )
 from tooldesign.runtime.providers._schema import IGNORED, Schema, copy_json
 from tooldesign.runtime.result import ToolResult
@@ -99,10 +100,9 @@ class MCPAdapter(ProviderAdapter):
 
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
         """A ``CallToolResult``: structured content and its JSON text, or ``isError``."""
-        text = result.for_model()
-        message: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+        message: dict[str, Any] = {"content": [{"type": "text", "text": result.for_model()}]}
         if result.ok:
-            ok, value = parse_json_text(text)
+            ok, value = result_value(result)
             if ok and self.wraps_result(result.name):
                 message["structuredContent"] = {WRAPPED_RESULT_KEY: value}
             elif ok and isinstance(value, dict):

@@ -378,6 +378,7 @@ class OpenAIAdapter(ProviderAdapter):
     """OpenAI function tools. ``api`` is ``"chat"`` (Chat Completions) or ``"responses"``."""
 
     provider: ClassVar[Provider] = "openai"
+    call_id_prefix: ClassVar[str | None] = "call_"
 
     fallback_form: ClassVar[str] = "without strict mode"
 
@@ -426,7 +427,9 @@ class OpenAIAdapter(ProviderAdapter):
 
     def raw_calls(self, source: Any) -> Iterable[tuple[Any, Any, Any]]:
         """Tool calls from a Chat Completion (or a message, or its ``tool_calls``), or from a
-        Response (or its ``output`` items: ``function_call`` items are taken, others skipped)."""
+        Response (or its ``output`` items: ``function_call`` items are taken, others skipped).
+        In ``tool_calls``, items of ``type: "function"`` are taken (malformed ones too, so they
+        are answered); other kinds (``custom`` tools) are skipped."""
         return _openai_calls(source)
 
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
@@ -450,7 +453,11 @@ def _openai_calls(source: Any) -> Iterable[tuple[Any, Any, Any]]:
     for item in items:
         kind = field_of(item, "type")
         function = field_of(item, "function")
-        if function is not None:  # a Chat Completions tool call
+        if function is not None or kind == "function":
+            # A Chat Completions tool call; one without a function still gets its answer (as
+            # a call to no tool), or its id would stay unanswered.
             yield field_of(function, "name"), field_of(function, "arguments"), field_of(item, "id")
         elif kind == "function_call" or (kind is None and field_of(item, "call_id") is not None):
             yield field_of(item, "name"), field_of(item, "arguments"), field_of(item, "call_id")
+        # Other items (custom tool calls, messages, reasoning, built-in tools) are not calls
+        # of function tools: they are the caller's to handle.

@@ -135,23 +135,32 @@ def _type_words(schema: Any, depth: int) -> str:
 
 
 def _words(schema: Mapping[str, Any], root: Mapping[str, Any]) -> str:
-    target = schema
+    extra = _constraint_words(schema, root)
     items = schema.get("items")
     if "array" in type_list(schema) and isinstance(items, Mapping):
-        target = {**{k: v for k, v in items.items() if k not in _WORDS_SKIPPED}, **schema}
-    stated = {k: v for k, v in target.items() if k not in _WORDS_SKIPPED}
-    if isinstance(schema.get("additionalProperties"), Mapping):  # a map: say what its values are
-        stated["additionalProperties"] = schema["additionalProperties"]
-    extra = phrases(stated, root)
-    enum = target.get("enum", items.get("enum") if isinstance(items, Mapping) else None)
-    if enum:
-        extra.insert(0, f"one of {', '.join(json_text(v) for v in enum)}")
+        # An array's items have constraints of their own: said per item, so "at most 20
+        # characters" is not read as a bound on the array.
+        per_item = _constraint_words(items, root)
+        if per_item:
+            extra.append(f"each item: {', '.join(per_item)}")
     text = schema.get("description") or ""
     if extra:
         words = "; ".join(extra)
         words = words[0].upper() + words[1:]
         text = f"{text.rstrip('.')}. {words}" if text else words
     return f": {text}" if text else ""
+
+
+def _constraint_words(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[str]:
+    """What one schema (not its items) requires of a value, in words."""
+    stated = {k: v for k, v in schema.items() if k not in _WORDS_SKIPPED}
+    if isinstance(schema.get("additionalProperties"), Mapping):  # a map: say what its values are
+        stated["additionalProperties"] = schema["additionalProperties"]
+    extra = phrases(stated, root)
+    enum = schema.get("enum")
+    if type(enum) is list and enum:
+        extra.insert(0, f"one of {', '.join(json_text(v) for v in enum)}")
+    return extra
 
 
 def _object_body(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
