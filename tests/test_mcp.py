@@ -22,7 +22,7 @@ from mcp import Client, types
 from mcp.client.session import IncomingMessage
 from mcp.shared.exceptions import MCPError
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from tooldesign.runtime import Runtime, ToolCallMeta, ToolResult
+from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.mcp import McpCallContext, ToolServer, mcp_server, streamable_http_app
 from tooldesign.runtime.providers import export_tools
 
@@ -31,6 +31,7 @@ from examples.netops.services import (
     DeviceService,
     DocumentService,
     Inventory,
+    NotFoundError,
     Profile,
     ProfileService,
 )
@@ -70,6 +71,13 @@ class RecordingProfiles(ProfileService):
     def get_profile(self, session_id: str) -> Profile:
         self.sessions.append(session_id)
         return super().get_profile(session_id)
+
+
+def not_found(device_id: str) -> str:
+    """The example's own words for a device it does not have (exposed to the model)."""
+    with pytest.raises(NotFoundError) as caught:
+        Inventory().device(device_id)
+    return str(caught.value)
 
 
 def with_profiles(service: ProfileService) -> Runtime:
@@ -132,11 +140,15 @@ async def test_a_non_object_result_is_wrapped_and_valid(mode: str) -> None:
     assert schema is not None and schema["type"] == "object"
     [block] = result.content
     assert isinstance(block, types.TextContent)
-    answer = json.loads(block.text)
+    direct = await netops_runtime().execute(
+        ToolRequest("answer_question", {"question": "Why is a device offline?"})
+    )
+    assert block.text == direct.for_model()  # what a model reads, as the runtime gives it
+    # The object root holds the result's value under one property.
+    assert direct.result_json is not None
+    answer = json.loads(direct.result_json)
     assert isinstance(answer, str) and answer.startswith("Check power")
-    # The object root holds the text's value under one property.
-    assert isinstance(result.structured_content, dict)
-    assert list(result.structured_content.values()) == [answer]
+    assert result.structured_content == {"result": answer}
 
 
 async def test_invalid_arguments_are_an_error_result_with_the_retry_hint(mode: str) -> None:
@@ -174,7 +186,7 @@ async def test_tool_errors_are_error_results_that_leak_nothing(mode: str) -> Non
         )
     assert missing.is_error is True
     assert [wire(b) for b in missing.content] == [
-        {"type": "text", "text": "Error: no device 'dev-ffffffff'"}
+        {"type": "text", "text": f"Error: {not_found('dev-ffffffff')}"}
     ]
     assert crashed.is_error is True
     [block] = crashed.content
@@ -188,8 +200,90 @@ async def test_an_unknown_tool_is_a_json_rpc_error(mode: str) -> None:
             with pytest.raises(MCPError) as raised:
                 await client.call_tool(name, {})
             assert raised.value.code == types.INVALID_PARAMS
-            assert raised.value.message == f"Unknown tool: {name!r}"
+            assert raised.value.message == f"Unknown tool: {json.dumps(name)}"
             assert "list_devices" in raised.value.data["available"]
+
+
+async def test_an_unknown_name_is_echoed_cut_short(mode: str) -> None:
+    async with Client(mcp_server(netops_runtime()).server, mode=mode) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("x" * 100_000, {})
+    assert raised.value.message == 'Unknown tool: "' + "x" * 78 + "…"
+    assert raised.value.data["tool"] == "x" * 79 + "…"
+    assert len(json.dumps(raised.value.error.model_dump())) < 2_000
+
+
+# The client's models warn when they serialize params they would not have validated.
+bypassing_the_client_checks = pytest.mark.filterwarnings(
+    "ignore:Pydantic serializer warnings:UserWarning"
+)
+
+
+async def send_call(client: Client, name: Any, arguments: Any) -> types.CallToolResult:
+    """A ``tools/call`` as a client that does not check its params would send it."""
+    params = types.CallToolRequestParams.model_construct(name=name, arguments=arguments)
+    request = types.CallToolRequest.model_construct(method="tools/call", params=params)
+    return await client.session.send_request(request, types.CallToolResult)
+
+
+@bypassing_the_client_checks
+async def test_arguments_that_are_not_an_object_get_a_retry_hint(mode: str) -> None:
+    observed: list[ToolResult] = []
+    server = mcp_server(netops_runtime(), on_result=lambda result, _: observed.append(result))
+    async with Client(server.server, mode=mode) as client:
+        answers = {
+            repr(arguments): await send_call(client, "get_device", arguments)
+            for arguments in ([1, 2], 5, '{"device_id": "dev-00000000"}', True)
+        }
+        after = await client.call_tool("get_device", {"device_id": "dev-00000000"})
+    said = {
+        "[1, 2]": "got array [1, 2]",
+        "5": "got integer 5",
+        # JSON text is not the object it spells: MCP arguments are an object.
+        """'{"device_id": "dev-00000000"}'""": "got string",
+        "True": "got boolean true",
+    }
+    for key, answer in answers.items():
+        assert answer.is_error is True, key
+        [block] = answer.content
+        assert isinstance(block, types.TextContent)
+        # The runtime's words for arguments that are not an object, and what they were.
+        assert "\n- arguments: " in block.text and said[key] in block.text, block.text
+        assert "Call 'get_device' again with corrected arguments." in block.text
+    # They ran through the runtime like any call (observers see them), and the next call is
+    # unaffected.
+    assert len(observed) == 5 and all(r.retry_hint is not None for r in observed[:4])
+    assert after.is_error is False
+
+
+@bypassing_the_client_checks
+async def test_a_name_that_is_not_a_string_is_an_unknown_tool(mode: str) -> None:
+    async with Client(mcp_server(netops_runtime()).server, mode=mode) as client:
+        # Shown as the JSON it was: visibly not a name.
+        for name, shown in ((5, "5"), (["get_device"], '["get_device"]')):
+            with pytest.raises(MCPError) as raised:
+                await send_call(client, name, {})
+            assert raised.value.code == types.INVALID_PARAMS
+            assert raised.value.message == f"Unknown tool: {shown}"
+
+
+async def test_callbacks_that_cannot_be_called_as_the_server_calls_them_are_refused() -> None:
+    def one_argument(result: ToolResult) -> None:
+        pass
+
+    with pytest.raises(TypeError) as caught:
+        mcp_server(netops_runtime(), on_result=one_argument)
+    assert str(caught.value).startswith(
+        "on_result is called as on_result(result, context) (context: an McpCallContext), but "
+    )
+    assert "one_argument(result: 'ToolResult')" in str(caught.value)
+    with pytest.raises(TypeError, match=r"meta_for is called as meta_for\(context\)"):
+        mcp_server(netops_runtime(), meta_for=lambda: ToolCallMeta())
+    with pytest.raises(TypeError, match="meta_for must be a function"):
+        mcp_server(netops_runtime(), meta_for="app:meta_for")  # type: ignore[arg-type]
+    # Anything callable that way is taken: extra arguments with defaults, *args, methods.
+    mcp_server(netops_runtime(), on_result=lambda *seen: None)
+    mcp_server(netops_runtime(), meta_for=lambda context, table=None: context.meta)
 
 
 async def test_server_data_reaches_observers_never_the_client(mode: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import textwrap
@@ -13,11 +14,13 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters, types
 from mcp.client.session import IncomingMessage
+from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from tooldesign.runtime.providers import export_tools
 
 from examples.netops.mcp_server import runtime as netops_runtime
 from tests.support import REPO
+from tests.test_mcp import not_found
 
 pytestmark = pytest.mark.anyio
 
@@ -78,7 +81,7 @@ async def test_the_worked_example_over_stdio() -> None:
 
     assert failed.is_error is True
     assert [c.model_dump(exclude_none=True) for c in failed.content] == [
-        {"type": "text", "text": "Error: no device 'dev-0000abcd'"}
+        {"type": "text", "text": f"Error: {not_found('dev-0000abcd')}"}
     ]
 
     assert index.is_error is False and index.structured_content is not None
@@ -154,3 +157,68 @@ async def test_list_changed_over_stdio(mode: str, tmp_path: Path) -> None:
 async def wait_for(condition: Any) -> None:
     while not condition():
         await anyio.sleep(0.01)
+
+
+NOISY_SERVER = """
+    "A runtime whose application prints and logs, at import, when built and on each call."
+
+    import logging
+    import subprocess
+    import sys
+
+    from tooldesign.runtime import Runtime
+
+    from examples.netops.services import Inventory, SiteService
+    from gen.assistant.toolsets.sites import executor as sites
+
+    print("loading the inventory", flush=True)  # at import, before the server runs
+    log = logging.getLogger("noisy")
+
+
+    async def chatty(request, meta, call_next):
+        print("calling", request.name)
+        sys.stdout.flush()
+        subprocess.run([sys.executable, "-c", "print('a child process speaks')"], check=True)
+        log.warning("about to call %s", request.name)
+        log.info("details nobody asked for")
+        return await call_next(request, meta)
+
+
+    def runtime():
+        print("building the runtime", flush=True)
+        registration = sites.new_registration(service=SiteService(Inventory()))
+        return Runtime([registration], interceptors=[chatty])
+"""
+
+
+async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
+    (tmp_path / "noisy_server.py").write_text(textwrap.dedent(NOISY_SERVER))
+    received: list[IncomingMessage] = []
+
+    async def on_message(message: IncomingMessage) -> None:
+        received.append(message)
+
+    params = serve_mcp("noisy_server:runtime", PYTHONPATH=str(tmp_path))
+    with (tmp_path / "stderr.txt").open("w+") as errlog:
+        with anyio.fail_after(TIMEOUT):
+            async with Client(stdio_client(params, errlog=errlog), message_handler=on_message) as c:
+                result = await c.call_tool("get_site", {"site_id": "hq"})
+        errlog.seek(0)
+        stderr = errlog.read()
+    assert result.is_error is False
+    # A line on stdout that is not JSON-RPC would reach the client as an exception.
+    assert [m for m in received if isinstance(m, Exception)] == []
+    lines = stderr.splitlines()
+    for printed in (
+        "loading the inventory",
+        "building the runtime",
+        "calling assistant.sites.get_site",
+        "a child process speaks",
+    ):
+        assert printed in lines, stderr
+    # Log records say when, how serious and where from; below warnings they are left out.
+    assert any(
+        re.fullmatch(r"\S+ \S+ WARNING noisy: about to call assistant.sites.get_site", line)
+        for line in lines
+    ), stderr
+    assert "details nobody asked for" not in stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -16,10 +17,15 @@ import anyio
 import pytest
 from mcp import Client, types
 from tooldesign.cli import main
+from tooldesign.commands import serve_mcp
+from tooldesign.errors import UserError
+from tooldesign.runtime.mcp import ToolServer
 
 from tests.support import REPO
 
 TARGETS = """
+    import dataclasses
+
     from tooldesign.runtime import Runtime
     from tooldesign.runtime.mcp import ToolServer
 
@@ -36,6 +42,27 @@ TARGETS = """
 
     def configured():
         return ToolServer(Runtime(), name="configured")
+
+
+    def netops():
+        from examples.netops.mcp_server import runtime
+
+        return runtime()
+
+
+    def as_alice(context):
+        return dataclasses.replace(context.meta, session_id="sess-alice")
+
+
+    observed = []
+
+
+    async def observe(result, context):
+        observed.append((result.name, context.tool))
+
+
+    def observe_the_result_only(result):
+        pass
 """
 
 
@@ -94,8 +121,8 @@ def test_targets_that_are_not_runtimes(targets: str, capsys: pytest.CaptureFixtu
         "RuntimeError: the inventory database is down ("
     )
     assert error_of(["serve-mcp", f"{targets}:configured", "--name", "x"], capsys) == (
-        f"tooldesign: error: {targets}:configured is a ToolServer, which has its name "
-        "already: drop --name"
+        f"tooldesign: error: {targets}:configured is a ToolServer, which is configured "
+        "already: drop --name (set it in code, where the ToolServer is built)"
     )
 
 
@@ -166,3 +193,58 @@ async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
     ]
     [block] = result.content
     assert isinstance(block, types.TextContent)
+
+
+def serve_args(target: str, **options: str) -> argparse.Namespace:
+    """What ``tooldesign serve-mcp TARGET --meta-for … --on-result …`` parses to."""
+    defaults = {"transport": "stdio", "name": None, "meta_for": None, "on_result": None}
+    return argparse.Namespace(target=target, **{**defaults, **options})
+
+
+def serve_error(args: argparse.Namespace) -> str:
+    with pytest.raises(UserError) as caught:
+        anyio.run(resolve, args)
+    return str(caught.value)
+
+
+async def resolve(args: argparse.Namespace) -> ToolServer:
+    target = serve_mcp._load(*serve_mcp._split_target(args.target))
+    return await serve_mcp._resolve(target, serve_mcp._callbacks(args), args)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_meta_for_and_on_result_by_import_path(anyio_backend: str, targets: str) -> None:
+    args = serve_args(
+        f"{targets}:netops", meta_for=f"{targets}:as_alice", on_result=f"{targets}:observe"
+    )
+    server = await resolve(args)
+    async with Client(server.server) as client:
+        profile = await client.call_tool("get_profile", {})
+    # The session came from meta_for: alice's profile, which the default metadata never gives.
+    assert profile.is_error is False and profile.structured_content is not None
+    assert profile.structured_content["user_id"] == "u-alice"
+    observed = sys.modules[targets].observed
+    assert observed == [("assistant.profiles.get_profile", "get_profile")]
+
+
+def test_callbacks_that_cannot_serve_are_clear_errors(targets: str) -> None:
+    message = serve_error(
+        serve_args(f"{targets}:netops", on_result=f"{targets}:observe_the_result_only")
+    )
+    assert message.startswith(
+        "on_result is called as on_result(result, context) (context: an McpCallContext), but "
+    )
+    message = serve_error(serve_args(f"{targets}:netops", meta_for=f"{targets}:answer"))
+    assert message == "meta_for must be a function called as meta_for(context), not 42"
+    message = serve_error(serve_args(f"{targets}:netops", meta_for=f"{targets}"))
+    assert message == (
+        f"--meta-for takes MODULE:FUNC (for example app.mcp:meta_for), got '{targets}'"
+    )
+    message = serve_error(serve_args(f"{targets}:netops", on_result=f"{targets}:nothing"))
+    assert message == f"module '{targets}' has no attribute 'nothing'"
+    message = serve_error(serve_args(f"{targets}:configured", meta_for=f"{targets}:as_alice"))
+    assert message == (
+        f"{targets}:configured is a ToolServer, which is configured already: drop --meta-for "
+        "(set it in code, where the ToolServer is built)"
+    )

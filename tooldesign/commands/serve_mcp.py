@@ -1,16 +1,27 @@
-"""``tooldesign serve-mcp MODULE:ATTR [--transport stdio|http] [--host] [--port] [--name]``.
+"""``tooldesign serve-mcp MODULE:ATTR [--transport stdio|http] [--host] [--port] [--name]
+[--meta-for MODULE:FUNC] [--on-result MODULE:FUNC]``.
 
-``MODULE:ATTR`` names a ``Runtime``, a ``tooldesign.runtime.mcp.ToolServer`` (to configure
-``meta_for`` and the like in code), or a function returning either, sync or async. The current
-directory is importable, as it is for ``python -m``.
+``MODULE:ATTR`` names a ``Runtime``, a ``tooldesign.runtime.mcp.ToolServer`` (configured in
+code), or a function returning either, sync or async. ``--meta-for`` and ``--on-result`` name
+the ``ToolServer`` callbacks for a runtime: ``meta_for(context)`` builds each call's
+``ToolCallMeta`` (injected values other than the session and the call id come from there),
+``on_result(result, context)`` observes each result. The current directory is importable, as it
+is for ``python -m``.
+
+On stdio, standard output is the protocol's channel: the application is imported with its
+standard output sent to standard error, and while serving the SDK sends it there too. Log
+records go to standard error (warnings and up, unless the application configured logging),
+which MCP hosts show to their users.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import inspect
+import logging
 import os
 import socket
 import sys
@@ -27,18 +38,48 @@ if TYPE_CHECKING:
 
 def run(args: argparse.Namespace) -> int:
     _require_mcp()
-    module_name, attr = _split_target(args.target)
-    target = _load(module_name, attr)
+    with _protocol_channel_kept(args):
+        target = _load(*_split_target(args.target))
+        callbacks = _callbacks(args)
     if args.transport == "http":
         listener = _listen(args.host, args.port)
     try:
         if args.transport == "stdio":
-            asyncio.run(_serve_stdio(target, args))
+            asyncio.run(_serve_stdio(target, callbacks, args))
         else:
-            asyncio.run(_serve_http(target, args, listener))
+            asyncio.run(_serve_http(target, callbacks, args, listener))
     except KeyboardInterrupt:
         pass
     return EXIT_OK
+
+
+def _callbacks(args: argparse.Namespace) -> dict[str, Any]:
+    """``meta_for`` and ``on_result`` as ``--meta-for`` and ``--on-result`` name them."""
+    found: dict[str, Any] = {}
+    for option in ("meta_for", "on_result"):
+        ref = getattr(args, option, None)  # a Namespace built in code may leave them out
+        if ref is not None:
+            found[option] = _load(*_split_target(ref, flag=f"--{option.replace('_', '-')}"))
+    return found
+
+
+def _protocol_channel_kept(args: argparse.Namespace) -> contextlib.AbstractContextManager[Any]:
+    """On stdio, what the application prints while it is set up goes to standard error: a line
+    on standard output before the first message would break the client's protocol stream."""
+    if args.transport == "stdio":
+        return contextlib.redirect_stdout(sys.stderr)
+    return contextlib.nullcontext()
+
+
+def _log_to_stderr() -> None:
+    """Log records as lines a host can show (level and source), unless the application set
+    logging up itself when it was imported."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)  # the root logger's level stays as it is: warnings and up
 
 
 def _require_mcp() -> None:
@@ -52,9 +93,13 @@ def _require_mcp() -> None:
         ) from None
 
 
-def _split_target(target: str) -> tuple[str, str]:
+def _split_target(target: str, *, flag: str | None = None) -> tuple[str, str]:
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
+        if flag is not None:
+            raise UserError(
+                f"{flag} takes MODULE:FUNC (for example app.mcp:meta_for), got {target!r}"
+            )
         raise UserError(
             f"serve-mcp takes MODULE:ATTR (for example examples.netops.mcp_server:runtime), "
             f"got {target!r}"
@@ -86,8 +131,9 @@ def _load(module_name: str, attr: str) -> Any:
     return value
 
 
-async def _resolve(target: Any, args: argparse.Namespace) -> ToolServer:
-    """The target as a ToolServer: a Runtime is wrapped; a function is called (and awaited)."""
+async def _resolve(target: Any, callbacks: dict[str, Any], args: argparse.Namespace) -> ToolServer:
+    """The target as a ToolServer: a Runtime is wrapped (with ``callbacks``: ``meta_for`` and
+    ``on_result``); a function is called (and awaited)."""
     from tooldesign.runtime.mcp import ToolServer
 
     value = target
@@ -108,26 +154,37 @@ async def _resolve(target: Any, args: argparse.Namespace) -> ToolServer:
                 f"{args.target} returned a {type(value).__name__}, not a Runtime or a ToolServer"
             )
     if isinstance(value, ToolServer):
-        if args.name:
+        given = ["--name"] if args.name else []
+        given += [f"--{option.replace('_', '-')}" for option in callbacks]
+        if given:
             raise UserError(
-                f"{args.target} is a ToolServer, which has its name already: drop --name"
+                f"{args.target} is a ToolServer, which is configured already: drop "
+                f"{' and '.join(given)} (set it in code, where the ToolServer is built)"
             )
         return value
-    return ToolServer(value, name=args.name)
+    try:
+        return ToolServer(value, name=args.name, **callbacks)
+    except TypeError as exc:  # a callback that cannot be called as the server calls it
+        raise UserError(str(exc)) from None
 
 
-async def _serve_stdio(target: Any, args: argparse.Namespace) -> None:
-    server = await _resolve(target, args)
-    tools = len(server.tools())
+async def _serve_stdio(target: Any, callbacks: dict[str, Any], args: argparse.Namespace) -> None:
+    with _protocol_channel_kept(args):
+        server = await _resolve(target, callbacks, args)
+        tools = len(server.tools())
+    _log_to_stderr()
     # Standard output is the protocol's channel: anything for people goes to standard error.
     print(f"tooldesign: serving {tools} tool(s) over MCP on stdio", file=sys.stderr)
     await server.serve_stdio()
 
 
-async def _serve_http(target: Any, args: argparse.Namespace, listener: socket.socket) -> None:
+async def _serve_http(
+    target: Any, callbacks: dict[str, Any], args: argparse.Namespace, listener: socket.socket
+) -> None:
     import uvicorn
 
-    server = await _resolve(target, args)
+    server = await _resolve(target, callbacks, args)
+    _log_to_stderr()
     app = server.streamable_http_app(host=args.host)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     host, port = listener.getsockname()[:2]

@@ -2,9 +2,9 @@
 
 ``tools/list`` comes from the runtime's specs through the MCP export (model-facing schemas: no
 injected fields, no server data); ``tools/call`` runs :meth:`Runtime.execute`. A result answers
-with ``structuredContent`` and the same JSON as a text block; invalid arguments and tool errors
-answer ``isError: true`` with the retry-hint text, so the model can correct itself; an unknown
-tool is a JSON-RPC error. Registering or removing toolsets at run time tells connected clients
+with ``structuredContent`` and a text block of what a model reads; invalid arguments and tool
+errors answer ``isError: true`` with the retry-hint text, so the model can correct itself; an
+unknown tool is a JSON-RPC error. Registering or removing toolsets at run time tells connected clients
 (``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28
 connections).
 
@@ -25,7 +25,10 @@ Needs the ``mcp`` extra: ``pip install 'tooldesign[mcp]'``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import dataclasses
 import inspect
+import json
 import logging
 import threading
 import uuid
@@ -36,7 +39,7 @@ from typing import Any
 
 import anyio
 from mcp import types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
@@ -47,6 +50,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from starlette.applications import Starlette
 from starlette.requests import Request
 from tooldesign.runtime.hints import RetryReason
+from tooldesign.runtime.issues import shown
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, export_tools
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
@@ -80,10 +84,21 @@ class McpCallContext:
 
 
 MetaFor = Callable[[McpCallContext], ToolCallMeta | Awaitable[ToolCallMeta]]
-"""Builds the metadata of one call (sync or async). Raise ``MCPError`` to refuse the call."""
+"""``meta_for(context)``: builds the metadata of one call from its :class:`McpCallContext`
+(sync or async). Raise ``MCPError`` to refuse the call."""
 
 OnResult = Callable[[ToolResult, McpCallContext], None | Awaitable[None]]
-"""Sees every call's full :class:`ToolResult` (server data, telemetry): for observers, not models."""
+"""``on_result(result, context)``: sees every call's full :class:`ToolResult` (server data,
+telemetry) and its :class:`McpCallContext` (sync or async): for observers, not models."""
+
+_MAX_NAME_SHOWN = 80
+
+_UNSET: Any = object()
+_arguments_as_sent: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "tooldesign_mcp_arguments_as_sent", default=_UNSET
+)
+"""A ``tools/call``'s arguments when they are not an object, kept from the SDK's validation
+(which would refuse them bare) so the runtime can tell the model what is wrong with them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +227,8 @@ class ToolServer:
         meta_for: MetaFor | None = None,
         on_result: OnResult | None = None,
     ) -> None:
+        _check_callback("meta_for", meta_for, "meta_for(context)")
+        _check_callback("on_result", on_result, "on_result(result, context)")
         self.runtime = runtime
         self._meta_for = meta_for
         self._on_result = on_result
@@ -238,6 +255,8 @@ class ToolServer:
             "notifications/initialized", types.NotificationParams, self._watch_connection
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
+        # Inside the SDK's own middleware (tracing), so it sees these calls as any other.
+        self.server.middleware.append(self._tool_call_shape)
         self._unsubscribe = runtime.on_change(self._registrations_changed)
 
     # ── catalog ───────────────────────────────────────────────────────────────────────────
@@ -292,6 +311,27 @@ class ToolServer:
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=list(self._served_catalog().tools))
 
+    async def _tool_call_shape(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """``tools/call`` requests the SDK would refuse with a bare "Invalid request parameters",
+        answered in words the client can act on: arguments that are not an object reach the
+        runtime (which answers ``isError`` with a retry hint); a name that is not a string is an
+        unknown tool."""
+        params = ctx.params
+        if ctx.method != "tools/call" or not isinstance(params, Mapping):
+            return await call_next(ctx)
+        if "name" in params and not isinstance(params["name"], str):
+            raise _unknown_tool(params["name"], self._served_catalog())
+        arguments = params.get("arguments")
+        if arguments is None or isinstance(arguments, Mapping):
+            return await call_next(ctx)
+        token = _arguments_as_sent.set(arguments)
+        try:
+            return await call_next(dataclasses.replace(ctx, params={**params, "arguments": {}}))
+        finally:
+            _arguments_as_sent.reset(token)
+
     async def _call_tool(
         self, ctx: ServerRequestContext[_Connection], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
@@ -299,6 +339,9 @@ class ToolServer:
         spec = catalog.specs.get(params.name)
         if spec is None:  # only the names tools/list shows are callable
             raise _unknown_tool(params.name, catalog)
+        as_sent = _arguments_as_sent.get()
+        # Arguments that are not an object go as their JSON text: the runtime names the problem.
+        payload = (params.arguments or {}) if as_sent is _UNSET else _json_text(as_sent)
         # Server data is for observers: without one, the tool is not asked to produce it.
         server_data = (
             {} if self._on_result is not None else {k.kind: False for k in spec.server_data}
@@ -308,7 +351,7 @@ class ToolServer:
         missing = tuple(name for name in spec.injected if meta.value_for(name) is None)
         if missing:
             self._explain_missing(spec.name, missing, context)
-        result = await self.runtime.execute(ToolRequest(params.name, params.arguments or {}, meta))
+        result = await self.runtime.execute(ToolRequest(params.name, payload, meta))
         hint = result.retry_hint
         if hint is not None and hint.reason is RetryReason.TOOL_UNAVAILABLE:
             raise _unknown_tool(params.name, catalog)  # unregistered while the call started
@@ -345,7 +388,7 @@ class ToolServer:
         fields = " and ".join(missing)
         remedy = (
             f"set {fields} from the request (headers, the authenticated user, _meta) in "
-            "ToolServer(meta_for=...)"
+            "ToolServer(meta_for=...), or `tooldesign serve-mcp --meta-for MODULE:FUNC`"
         )
         if "session_id" in missing and context.session_id is None and context.headers is not None:
             remedy = (
@@ -476,13 +519,41 @@ def _call_context(
     )
 
 
-def _unknown_tool(name: str, catalog: _Catalog) -> MCPError:
-    # JSON-RPC "invalid params", as the MCP specification answers an unknown tool.
+def _unknown_tool(name: Any, catalog: _Catalog) -> MCPError:
+    # JSON-RPC "invalid params", as the MCP specification answers an unknown tool. The name is
+    # whatever the client sent: shown as JSON and cut short, as the runtime shows names.
+    text = name if isinstance(name, str) else _json_text(name)
+    cut = text if len(text) <= _MAX_NAME_SHOWN else text[: _MAX_NAME_SHOWN - 1] + "…"
     return MCPError(
         types.INVALID_PARAMS,
-        f"Unknown tool: {name!r}",
-        data={"tool": name, "available": sorted(catalog.by_name)},
+        f"Unknown tool: {shown(name)}",
+        data={"tool": cut, "available": sorted(catalog.by_name)},
     )
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=repr)
+
+
+def _check_callback(option: str, callback: Callable[..., Any] | None, call: str) -> None:
+    """Refuse a callback that cannot be called as ``call`` says, before any call fails on it."""
+    if callback is None:
+        return
+    if not callable(callback):
+        raise TypeError(f"{option} must be a function called as {call}, not {callback!r}")
+    try:
+        signature = inspect.signature(callback)
+    except (TypeError, ValueError):  # a builtin or the like: nothing to check it by
+        return
+    arguments = call[call.index("(") + 1 : -1].split(", ")
+    try:
+        signature.bind(*arguments)
+    except TypeError:
+        name = getattr(callback, "__qualname__", repr(callback))
+        raise TypeError(
+            f"{option} is called as {call} (context: an McpCallContext), but {name}{signature} "
+            "cannot be called that way"
+        ) from None
 
 
 def default_server_name(runtime: Runtime) -> str:

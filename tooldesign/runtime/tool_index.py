@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tooldesign.runtime.errors import ToolFailure
+from tooldesign.runtime.issues import shown
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.result import ToolCallMeta
 
@@ -54,13 +55,14 @@ def index_tools(
         keys = {s.toolset for s in specs} | {f"{s.service}.{s.toolset}" for s in specs}
         if toolset not in keys:
             known = ", ".join(sorted({s.toolset for s in listed})) or "none"
-            raise ToolFailure(f"There is no toolset named {toolset!r}. Toolsets: {known}.")
+            # The model's value is echoed cut short (it may be anything, of any length).
+            raise ToolFailure(f"There is no toolset named {shown(toolset)}. Toolsets: {known}.")
         specs = [s for s in specs if toolset in (s.toolset, f"{s.service}.{s.toolset}")]
     if tag is not None:
         known_tags = {tag_ for s in listed for tag_ in s.tags}
         if tag not in known_tags:
             tags = ", ".join(sorted(known_tags)) or "none"
-            raise ToolFailure(f"No tool has the tag {tag!r}. Tags: {tags}.")
+            raise ToolFailure(f"No tool has the tag {shown(tag)}. Tags: {tags}.")
         specs = [s for s in specs if tag in s.tags]
     tools = [
         t.ToolIndexResultToolsItem(
