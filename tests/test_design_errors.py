@@ -806,6 +806,66 @@ def test_constraint_not_applicable_to_type(tmp_path: Path, attribute: str, fragm
     assert issue.path == f'{ARGS} › "value"'
 
 
+@pytest.mark.parametrize(
+    ("attribute", "fragment"),
+    [
+        (
+            'Attribute("since", String, "Since", format="date", default="yesterday")',
+            "is not a 'date'",
+        ),
+        (
+            'Attribute("at", String, "At", format="date-time", example="2026-01-31 09:30:00Z")',
+            "is not a 'date-time'",
+        ),
+        (
+            'Attribute("at", String, "At", format="date-time", default="1700000000")',
+            "is not a 'date-time'",
+        ),
+        ('Attribute("home", String, "Home", format="uri", default="no url")', "is not a 'uri'"),
+        ('Attribute("id", String, "Id", format="uuid", default="12-34")', "is not a 'uuid'"),
+        (
+            'Attribute("every", String, "Every", format="duration", default="1h")',
+            "is not a 'duration'",
+        ),
+    ],
+)
+def test_a_design_value_its_format_type_refuses(
+    tmp_path: Path, attribute: str, fragment: str
+) -> None:
+    # Checked as the generated model reads the format, whatever optional packages jsonschema has.
+    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
+    issue = single_issue(path)
+    assert_mentions(issue, "does not satisfy the attribute's own type or constraints", fragment)
+    assert_at(issue, path)
+
+
+@pytest.mark.parametrize(
+    ("attribute", "fragment"),
+    [
+        (
+            'Attribute("code", String, "Code", enum=["ab", "xb"], pattern="^a")',
+            "enum value 'xb' does not satisfy the attribute's own constraints: 'xb' does not match '^a'",
+        ),
+        (
+            'Attribute("size", Int, "Size", enum=[1, 5], maximum=3)',
+            "enum value 5 does not satisfy the attribute's own constraints: 5 is greater than the maximum of 3",
+        ),
+        (
+            'Attribute("day", String, "Day", format="date", enum=["2026-01-31", "someday"])',
+            "enum value 'someday' does not satisfy the attribute's own constraints: 'someday' is not a 'date'",
+        ),
+    ],
+)
+def test_an_enum_value_outside_the_attributes_constraints(
+    tmp_path: Path, attribute: str, fragment: str
+) -> None:
+    # The generated model holds an enum as a Literal: the values themselves must be valid.
+    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
+    issue = single_issue(path)
+    assert_mentions(issue, fragment)
+    assert_at(issue, path)
+
+
 # ── 16. Example that does not match the Args ──────────────────────────────────────────────
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib
 import json
+import subprocess
 import sys
 import textwrap
+import uuid
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -346,19 +349,18 @@ def test_a_float_result_must_be_finite(strict: Generated) -> None:
         types.TakeResult(value=float("nan"))
 
 
-def test_null_for_an_optional_field_is_not_given_and_a_default_takes_only_its_type(
-    strict: Generated,
-) -> None:
+def test_null_for_an_optional_field_is_not_given(strict: Generated) -> None:
+    # Providers' strict modes send null for every field a model leaves out: an optional field
+    # without a default reads None, one with a default keeps its default.
     codecs = strict.module("svc.toolsets.strict.codecs")
-    for data in ('{"count": null}', {"count": None}):
+    for data in ('{"count": null}', {"count": None}, '{"limit": null}', {"limit": None}):
         payload = codecs.decode_plain_payload(data)
         assert (payload.count, payload.limit) == (None, 5)
-    for data in ('{"limit": null}', {"limit": None}):
-        with pytest.raises(ToolValidationError) as info:
-            codecs.decode_plain_payload(data)
-        assert [(i.field, i.constraint) for i in info.value.issues] == [
-            ("limit", Constraint.INVALID_FIELD_TYPE)
-        ]
+    with pytest.raises(ToolValidationError) as info:
+        codecs.decode_plain_payload({"limit": "5"})
+    assert [(i.field, i.constraint) for i in info.value.issues] == [
+        ("limit", Constraint.INVALID_FIELD_TYPE)
+    ]
 
 
 # ── string formats: typed values, every constraint kept, nothing printed ──────────────────
@@ -485,3 +487,67 @@ def test_a_constraint_the_model_generator_drops_is_a_notice_not_a_warning() -> N
     assert len(notices) == 1
     assert "types.py leaves out a constraint the design states" in notices[0]
     assert "Thing.at" in notices[0]
+
+
+FORMAT_DEFAULTS = """
+from tooldesign.dsl import *
+
+with Service("svc", "A service"):
+    with Toolset("defaults", "Formatted defaults"):
+        with Tool("take", "Take formatted strings"):
+            with Args():
+                Attribute("since", String, "Since", format="date", default="2026-01-31")
+                Attribute("at", String, "At", format="date-time", default="2026-01-31T09:30:00+01:00")
+                Attribute("daily", String, "Daily at", format="time", default="09:30:00Z")
+                Attribute("every", String, "Every", format="duration", default="PT1H")
+                Attribute("home", String, "Home", format="uri", default="https://example.org")
+                Attribute("id", String, "Id", format="uuid", default="12345678-1234-5678-1234-567812345678")
+                Attribute("ip", String, "Address", format="ipv4", default="10.0.0.1")
+                Attribute("days", ArrayOf(String), "Days", format="date", default=["2026-02-01"])
+                Attribute("class", String, "A keyword", format="date", default="2026-03-01")
+                Attribute("month", String, "Month start", format="date", enum=["2026-01-01", "2026-02-01"])
+            Return(String, "Done")
+"""
+
+
+def test_defaults_of_formats_typed_other_than_str_are_values_of_that_type(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    generated = gen_design(FORMAT_DEFAULTS)
+    codecs = generated.module("svc.toolsets.defaults.codecs")
+    payload = codecs.decode_take_payload("{}")
+    assert payload.since == dt.date(2026, 1, 31)
+    assert payload.at == dt.datetime(2026, 1, 31, 8, 30, tzinfo=dt.UTC)
+    assert payload.daily == dt.time(9, 30, tzinfo=dt.UTC)
+    assert payload.every == dt.timedelta(hours=1)
+    assert str(payload.home) == "https://example.org/"
+    assert payload.id == uuid.UUID("12345678-1234-5678-1234-567812345678")
+    assert str(payload.ip) == "10.0.0.1"
+    assert payload.days == [dt.date(2026, 2, 1)]
+    assert payload.class_ == dt.date(2026, 3, 1)
+    # Serialised as the schema's strings, without pydantic's "unexpected value" warnings.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dumped = json.loads(payload.model_dump_json(by_alias=True))
+    assert dumped["since"] == "2026-01-31"
+    assert dumped["class"] == "2026-03-01"
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", generated.package],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=generated.root,
+    )
+    assert mypy.returncode == 0, mypy.stdout
+
+
+def test_an_enum_of_formatted_strings_takes_only_its_values(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    codecs = gen_design(FORMAT_DEFAULTS).module("svc.toolsets.defaults.codecs")
+    assert codecs.decode_take_payload({"month": "2026-02-01"}).month == "2026-02-01"
+    with pytest.raises(ToolValidationError) as info:
+        codecs.decode_take_payload({"month": "2026-03-01"})
+    assert [(i.field, i.constraint) for i in info.value.issues] == [
+        ("month", Constraint.INVALID_ENUM_VALUE)
+    ]

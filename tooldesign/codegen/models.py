@@ -2,12 +2,15 @@
 
 The models decode as the schema a model is shown reads: a string is a string, an integer an
 integer, a boolean a boolean (no ``"3"`` for 3, no ``1`` for ``true``), and numbers are finite.
-What a pydantic type cannot state exactly (enums of numbers or booleans, verbatim schemas) the
-codecs also check against the schema (``TypeSpec.check_schema``).
+What a pydantic type cannot state exactly (enums of numbers or booleans, verbatim schemas, the
+length or pattern of a value typed other than ``str``) the codecs also check against the schema
+(``TypeSpec.check_schema``). Dates and times are RFC 3339 (``tooldesign.runtime.Rfc3339Date``…).
 """
 
 from __future__ import annotations
 
+import ast
+import datetime as dt
 import json
 import warnings
 from collections.abc import Mapping
@@ -15,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
 from tooldesign.codegen.imports import sort_imports
 from tooldesign.codegen.output import HEADER
 from tooldesign.codegen.views import ToolsetView
 from tooldesign.contract import BOUNDED_BASE_CLASS, BOUNDS_CONFIG_KEY
+from tooldesign.ir.schema import NON_STRING_FORMATS, model_format_types, value_schema
 
 MODEL_TEMPLATES = Path(__file__).parent / "model_templates"
 """Overrides of datamodel-code-generator's templates (its own, with tooldesign's settings)."""
@@ -71,6 +76,7 @@ def models_source(
                     "types.py leaves out a constraint the design states "
                     f"(the model generator says: {warning.message})"
                 )
+    output = _typed_defaults(output, schema, aliases)
     if root_classes:
         output = output.replace(
             "from __future__ import annotations\n",
@@ -82,6 +88,92 @@ def models_source(
             for name, value in root_classes
         )
     return sort_imports(output)
+
+
+def _typed_defaults(source: str, schema: Mapping[str, Any], aliases: Mapping[str, str]) -> str:
+    """``source`` with the defaults of fields typed other than ``str`` written as such values.
+
+    The model generator writes the schema's default as it is (``= "2026-01-31"`` on a date);
+    pydantic does not validate defaults, so the field would hold a string its type denies (and
+    ``mypy`` says so). The default becomes the value the field's type reads from it
+    (``_datetime.date.fromisoformat("2026-01-31")``); the design checked that it reads.
+    """
+    wanted = _fields_with_typed_defaults(schema, aliases)
+    if not wanted:
+        return source
+    types = model_format_types()
+    tree = ast.parse(source)
+    lines = source.encode("utf-8").splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for statement in node.body:
+            if not (
+                isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and statement.value is not None
+                and (node.name, statement.target.id) in wanted
+            ):
+                continue
+            fmt, default = wanted[node.name, statement.target.id]
+            value = _read(TypeAdapter(types[fmt]), default)
+            expression = statement.value  # ast offsets count UTF-8 bytes
+            start = starts[expression.lineno - 1] + expression.col_offset
+            end = starts[(expression.end_lineno or expression.lineno) - 1] + (
+                expression.end_col_offset or 0
+            )
+            edits.append((start, end, _python_value(value)))
+    if not edits:
+        return source
+    data = source.encode("utf-8")
+    for start, end, text in sorted(edits, reverse=True):
+        data = data[:start] + text.encode("utf-8") + data[end:]
+    text = data.decode("utf-8")
+    if "_datetime." in text:
+        text = text.replace(
+            "from __future__ import annotations\n",
+            "from __future__ import annotations\nimport datetime as _datetime\n",
+            1,
+        )
+    return text
+
+
+def _fields_with_typed_defaults(
+    schema: Mapping[str, Any], aliases: Mapping[str, str]
+) -> dict[tuple[str, str], tuple[str, Any]]:
+    """``(class, python name) → (format, default)`` for each defaulted field of such a format."""
+    found: dict[tuple[str, str], tuple[str, Any]] = {}
+    for class_name, definition in (schema.get("$defs") or {}).items():
+        for wire_name, prop in (definition.get("properties") or {}).items():
+            fmt = value_schema(prop).get("format") if isinstance(prop, dict) else None
+            if fmt in NON_STRING_FORMATS and "enum" not in value_schema(prop) and "default" in prop:
+                name = aliases.get(f"{class_name}.{wire_name}", wire_name)
+                found[class_name, name] = (fmt, prop["default"])
+    return found
+
+
+def _read(adapter: TypeAdapter[Any], value: Any) -> Any:
+    """``value`` (a string, or a list of them for an array) as the format's type reads it."""
+    if isinstance(value, list):
+        return [_read(adapter, item) for item in value]
+    return adapter.validate_json(json.dumps(value), strict=True)
+
+
+def _python_value(value: Any) -> str:
+    """Python source for a value of a format's type (or a list of them)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_python_value(item) for item in value) + "]"
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        # Module aliased: nothing in a generated module is named _datetime (names are sanitised
+        # without leading underscores), so no field or class can shadow it.
+        return f"_datetime.{type(value).__name__}.fromisoformat({value.isoformat()!r})"
+    if isinstance(value, dt.timedelta):
+        return f"_datetime.timedelta(seconds={value.total_seconds()!r})"
+    return repr(value)  # UUID('…'), IPv4Address('…'), AnyUrl('…'): names the module imports
 
 
 def _generate(

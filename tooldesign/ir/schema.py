@@ -61,14 +61,43 @@ an ``AnyUrl``, a ``UUID``, …): such a type takes no string constraints."""
 _STRING_CONSTRAINTS = ("min_length", "max_length", "pattern")
 
 
+def model_format_types() -> dict[str, Any]:
+    """The type generated models hold a string of each format as, where it is not a plain ``str``.
+
+    Design values (defaults, examples) are checked, and defaults written, as these types read
+    them. Imported on demand: the runtime is not needed to evaluate a design that uses none.
+    """
+    from datetime import timedelta
+    from ipaddress import IPv4Address, IPv6Address
+    from uuid import UUID
+
+    from pydantic import AnyUrl
+    from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
+
+    types: dict[str, Any] = {
+        "date-time": Rfc3339DateTime,
+        "date": Rfc3339Date,
+        "time": Rfc3339Time,
+        "duration": timedelta,
+        "uri": AnyUrl,
+        "uuid": UUID,
+        "ipv4": IPv4Address,
+        "ipv6": IPv6Address,
+    }
+    assert types.keys() == NON_STRING_FORMATS
+    return types
+
+
 def constraints_beyond_model(c: Constraints) -> tuple[str, ...]:
     """The constraints of ``c`` a generated model cannot hold, by attribute name.
 
-    A string of a :data:`NON_STRING_FORMATS` format is no ``str`` in the model, so its length
+    A string of a :data:`NON_STRING_FORMATS` format (and no enum) is no ``str`` in the model, so its length
     and pattern cannot be checked there; a hostname's model type is a pattern of its own, which
     would replace the design's. The model generator's document leaves these out, and the codecs
     check them against the model-facing schema instead (``TypeSpec.check_schema``).
     """
+    if c.enum is not None:
+        return ()  # a Literal of the enum's values, which the design checks against the rest
     if c.format in NON_STRING_FORMATS:
         return tuple(k for k in _STRING_CONSTRAINTS if getattr(c, k) is not None)
     if c.format == "hostname" and c.pattern is not None:
@@ -184,8 +213,8 @@ class SchemaBuilder:
         if not self.verbatim:
             constraints = _model_constraints(constraints)
         apply_constraints(out, constraints)
-        if not self.verbatim and constraints.format in RFC3339_TYPES:
-            _value_schema(out)["x-python-type"] = RFC3339_TYPES[constraints.format]
+        if not self.verbatim and constraints.format in RFC3339_TYPES and constraints.enum is None:
+            value_schema(out)["x-python-type"] = RFC3339_TYPES[constraints.format]
         if f.has_default:
             out["default"] = f.default
         if f.example is not NO_VALUE:
@@ -215,7 +244,7 @@ def _model_constraints(c: Constraints) -> Constraints:
     return dataclasses.replace(c, **dropped) if dropped else c
 
 
-def _value_schema(schema: Schema) -> Schema:
+def value_schema(schema: Schema) -> Schema:
     """Where value constraints go: ``schema`` itself, or the innermost items of an array."""
     target = schema
     while target.get("type") == "array" and isinstance(target.get("items"), dict):
@@ -229,7 +258,7 @@ def apply_constraints(schema: Schema, constraints: Constraints) -> None:
         schema["minItems"] = constraints.min_items
     if constraints.max_items is not None:
         schema["maxItems"] = constraints.max_items
-    target = _value_schema(schema)
+    target = value_schema(schema)
     for attr, keyword in _VALUE_KEYWORDS:
         value = getattr(constraints, attr)
         if value is not None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import jsonschema
@@ -28,7 +30,12 @@ from tooldesign.ir.model import (
     UnionType,
     describe,
 )
-from tooldesign.ir.schema import SchemaBuilder
+from tooldesign.ir.schema import (
+    NON_STRING_FORMATS,
+    SchemaBuilder,
+    model_format_types,
+    value_schema,
+)
 from tooldesign.ir.walk import inline_shapes, messages, used_user_types
 
 FORMATS = frozenset(
@@ -61,7 +68,7 @@ class _Validator:
         self.design = design
         self.issues = issues
         self.schemas = SchemaBuilder(design.types)
-        self._formats = jsonschema.FormatChecker()
+        self._formats: jsonschema.FormatChecker | None = None
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
 
     def run(self, trusted: frozenset[str]) -> None:
@@ -155,8 +162,8 @@ class _Validator:
                 self.issues.add(
                     f"min_items={fewest} is greater than max_items={most}", f.location, f.path
                 )
-        if c.enum is not None and kind is not None:
-            self._enum(f, kind)
+        if c.enum is not None and kind is not None and self._enum(f, kind):
+            self._enum_within_constraints(f)
         if c.pattern is not None and kind is Primitive.STRING:
             self._pattern(f, c.pattern)
         if c.format is not None and c.format not in FORMATS:
@@ -167,7 +174,8 @@ class _Validator:
             )
         self._default_and_example(f)
 
-    def _enum(self, f: Field, kind: Primitive) -> None:
+    def _enum(self, f: Field, kind: Primitive) -> bool:
+        """Whether every enum value is of the attribute's type (reported otherwise)."""
         enum = f.constraints.enum or ()
         accepts = {
             Primitive.STRING: lambda v: isinstance(v, str),
@@ -176,7 +184,7 @@ class _Validator:
             Primitive.BOOLEAN: lambda v: isinstance(v, bool),
         }.get(kind)
         if accepts is None:
-            return
+            return True
         bad = [v for v in enum if not accepts(v)]
         if bad:
             self.issues.add(
@@ -186,6 +194,23 @@ class _Validator:
             )
         if len(set(map(repr, enum))) != len(enum):
             self.issues.add("enum lists a value more than once", f.location, f.path)
+        return not bad
+
+    def _enum_within_constraints(self, f: Field) -> None:
+        """Each enum value meets the attribute's other constraints: the generated model holds
+        the enum as a ``Literal``, which checks nothing else."""
+        schema = self.schemas.field_schema(
+            dataclasses.replace(f, default=NO_VALUE, example=NO_VALUE)
+        )
+        target = value_schema(schema)
+        target.pop("enum", None)
+        for value in f.constraints.enum or ():
+            for problem in self._mismatches(value, target):
+                self.issues.add(
+                    f"enum value {_short(value)} does not satisfy the attribute's own constraints: {problem}",
+                    f.location,
+                    f.path,
+                )
 
     def _pattern(self, f: Field, pattern: str) -> None:
         from pydantic_core import SchemaError, SchemaValidator, core_schema
@@ -227,6 +252,8 @@ class _Validator:
         key = json.dumps(document, sort_keys=True, default=repr)
         validator = self._validators.get(key)
         if validator is None:
+            if self._formats is None:
+                self._formats = _model_format_checker()
             validator = jsonschema.Draft202012Validator(document, format_checker=self._formats)
             self._validators[key] = validator
         if validator.is_valid(value):
@@ -325,6 +352,38 @@ def _empty_range(c: Constraints, *, integers: bool) -> str | None:
         return None
     bounds = " and ".join(f"{k}={getattr(c, k)!r}" for k in given)
     return f"no {'integer' if integers else 'number'} satisfies {bounds}"
+
+
+def _model_format_checker() -> jsonschema.FormatChecker:
+    """jsonschema's format checks, but a format generated models type is checked as they read it.
+
+    A default of a ``date`` attribute must be what its ``Rfc3339Date`` accepts, a ``uri`` what
+    ``AnyUrl`` accepts, …: so a design value the model would refuse is a design error, and
+    jsonschema's own checks, which depend on optional packages, are not relied on for these.
+    """
+    checker = jsonschema.FormatChecker()
+    for fmt in NON_STRING_FORMATS:
+        checker.checks(fmt)(_reads_as(fmt))
+    return checker
+
+
+def _reads_as(fmt: str) -> Callable[[object], bool]:
+    adapters: list[Any] = []  # built on first use: most designs check no such value
+
+    def check(value: object) -> bool:
+        if not isinstance(value, str):
+            return True  # a format says nothing about other types
+        from pydantic import TypeAdapter, ValidationError
+
+        if not adapters:
+            adapters.append(TypeAdapter(model_format_types()[fmt]))
+        try:
+            adapters[0].validate_json(json.dumps(value), strict=True)
+        except ValidationError:
+            return False
+        return True
+
+    return check
 
 
 def _error_order(error: jsonschema.exceptions.ValidationError) -> tuple[str, ...]:
