@@ -96,6 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="http only (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="http only (default 8000)")
     serve.add_argument("--name", help="the server name clients see (default: the services')")
+    serve.add_argument(
+        "--meta-for",
+        metavar="MODULE:FUNC",
+        help="builds each call's ToolCallMeta from the request: meta_for(context), sync or async",
+    )
+    serve.add_argument(
+        "--on-result",
+        metavar="MODULE:FUNC",
+        help="observes each result: on_result(result, context), sync or async",
+    )
     _command(serve, "serve_mcp")
 
     importing = commands.add_parser(
