@@ -1,11 +1,13 @@
 """``tooldesign import python``: code-first tool modules become designs that generate.
 
 The fixtures mirror real code-first styles: the MCP SDK's ``@mcp.tool()`` with docstring
-examples and a ``Context`` parameter, LangChain's ``@tool`` with Google docstrings and an
-injected argument, reST-docstring stubs, NumPy/Google docstrings with an Enum and a TypedDict,
-and pydantic-ai's ``@agent.tool`` with ``RunContext``, a union and a recursive model. Each is
-imported (never run), generated, exported for OpenAI, and compared with the schema the
-code-first library builds from the same function.
+examples and a ``Context`` parameter, and with fields, aliases and descriptions shared through
+module constants; LangChain's ``@tool`` with Google docstrings and an injected argument,
+reST-docstring stubs, NumPy/Google docstrings with an Enum and a TypedDict, pydantic-ai's
+``@agent.tool`` with ``RunContext`` (a union, a recursive model) and ``@agent.tool_plain``,
+and the OpenAI Agents SDK's ``@function_tool`` with a ``RunContextWrapper``, dataclasses and a
+nested model. Each is imported (never run), generated, exported, and compared with the schema
+the code-first library builds from the same function.
 """
 
 from __future__ import annotations
@@ -27,7 +29,17 @@ from tooldesign.cli import main
 from tooldesign.codegen.pipeline import generate
 from tooldesign.commands import import_python as import_python_command
 from tooldesign.errors import UserError
-from tooldesign.importers.draft import FLOAT, INT, STRING, ArrayOf, DraftResult, Named
+from tooldesign.importers.draft import (
+    ANY,
+    FLOAT,
+    INT,
+    STRING,
+    ArrayOf,
+    DraftAttribute,
+    DraftResult,
+    MapOf,
+    Named,
+)
 from tooldesign.importers.python import import_python
 from tooldesign.importers.writer import render
 from tooldesign.runtime.providers import export_tools, load_tools
@@ -41,6 +53,8 @@ CASES = {
     "rest_stubs": ["--all"],
     "numpy_google": [],
     "pydantic_ai_style": [],
+    "openai_agents_style": [],
+    "mcp_constants": [],
 }
 
 
@@ -53,16 +67,27 @@ def fixture_modules() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    """Every fixture imported, the designs generated together, and exported for OpenAI."""
+def generated_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    """Every fixture imported, the designs generated together, their tools loaded."""
     root = tmp_path_factory.mktemp("imported")
     for name, flags in CASES.items():
         text = render(import_python(FIXTURES / f"{name}.py", all_functions="--all" in flags).design)
         (root / "design" / f"{name}.py").parent.mkdir(exist_ok=True)
         (root / "design" / f"{name}.py").write_text(text)
     generate([str(root / "design")], root / "gen")
-    tools = load_tools([root / "gen"])
-    return {t["function"]["name"]: t["function"] for t in export_tools(tools, "openai")}
+    return load_tools([root / "gen"])
+
+
+@pytest.fixture(scope="module")
+def exported(generated_tools: list[Any]) -> dict[str, dict[str, Any]]:
+    """The imported tools exported for OpenAI, by name."""
+    return {t["function"]["name"]: t["function"] for t in export_tools(generated_tools, "openai")}
+
+
+@pytest.fixture(scope="module")
+def served(generated_tools: list[Any]) -> dict[str, dict[str, Any]]:
+    """The imported tools as an MCP server lists them (``tooldesign serve-mcp``), by name."""
+    return {t["name"]: t for t in export_tools(generated_tools, "mcp")}
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -76,12 +101,14 @@ def test_the_written_design_is_the_expected_one(
 
 def test_the_openai_export_of_imported_tools(exported: dict[str, dict[str, Any]]) -> None:
     assert sorted(exported) == [
-        "aggregate", "cancel-order", "close_ticket", "convert", "create_ticket", "export_report",
-        "get_forecast", "measure", "search_orders", "tag_order", "walk", "weather-alerts",
+        "accept_quote", "aggregate", "cancel-order", "close_ticket", "convert", "create_ticket",
+        "export_report", "find_offer", "get_forecast", "get_prices", "measure", "price_table",
+        "quote_shipment", "search_orders", "tag_order", "take_snapshot", "track", "update_step",
+        "walk", "weather-alerts",
     ]  # fmt: skip
     assert exported["get_forecast"] == {
         "name": "get_forecast",
-        "description": "Get the forecast for a city.",
+        "description": "Get the forecast for a city.\n\nReturns one forecast per day, starting today.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -144,7 +171,8 @@ def normalized(schema: Any, defs: dict[str, Any] | None = None) -> Any:
     ``additionalProperties: false`` goes (design-first objects are always closed); an optional
     ``X | None = None`` becomes ``X`` (a design's optional field is left out, not null); enum
     classes are inlined (the design lists their values where they are used); a one-value
-    ``Literal`` is a one-value enum.
+    ``Literal`` is a one-value enum; a path is a string (pydantic's ``path`` format is not one
+    designs check); an open object's ``additionalProperties: true`` is ``{}``.
     """
     if defs is None and isinstance(schema, dict):
         defs = schema.get("$defs", {})
@@ -171,7 +199,9 @@ def normalized(schema: Any, defs: dict[str, Any] | None = None) -> Any:
     out = {
         key: normalized(value, defs)
         for key, value in schema.items()
-        if key not in drop and not (key == "additionalProperties" and value is False)
+        if key not in drop
+        and not (key == "additionalProperties" and value in (False, True, {}))
+        and not (key == "format" and value == "path")
     }
     if isinstance(out.get("properties"), dict):
         out["properties"] = {k: normalized(v, defs) for k, v in schema["properties"].items()}
@@ -206,6 +236,10 @@ def reference_schema(function: Callable[..., Any], leave_out: set[str]) -> dict[
         ("numpy_google", "export_report", "export_report", set()),
         ("pydantic_ai_style", "measure", "measure", {"ctx"}),
         ("pydantic_ai_style", "walk", "walk", {"ctx"}),
+        ("pydantic_ai_style", "update_step", "update_step", set()),
+        ("openai_agents_style", "quote_shipment", "quote_shipment", {"context"}),
+        ("openai_agents_style", "track_parcel", "track", {"ctx"}),
+        ("openai_agents_style", "accept_quote", "accept_quote", set()),
     ],
 )
 def test_schemas_match_what_pydantic_builds_from_the_signature(
@@ -235,6 +269,64 @@ def test_schemas_match_what_the_mcp_sdk_serves(
     # What the code states about a field is kept word for word.
     city = exported["weather-alerts"]["parameters"]["$defs"]["Location"]["properties"]["city"]
     assert city["description"] == "City name"
+
+
+def test_fields_aliases_and_descriptions_shared_through_constants_are_read_through(
+    served: dict[str, dict[str, Any]], fixture_modules: None
+) -> None:
+    server = importlib.import_module("mcp_constants").mcp
+    listed = {t.name: t for t in asyncio.run(server.list_tools())}
+    assert sorted(listed) == ["find_offer", "get_prices", "price_table", "take_snapshot"]
+    for name, reference in listed.items():
+        ours = served[name]
+        assert normalized(ours["inputSchema"]) == normalized(reference.input_schema), name
+        # Descriptions: the server's words (the fields' too, from the constants).
+        assert ours["inputSchema"]["properties"]["service_code"]["description"] == (
+            "Service code, such as 'AmazonS3'"
+        )
+    assert served["get_prices"]["description"] == listed["get_prices"].description
+    assert served["get_prices"]["inputSchema"]["properties"]["max_results"] == {
+        "type": "integer",
+        "description": "How many prices at most",
+        "minimum": 1,
+        "maximum": 100,
+        "default": 100,
+    }  # MAX_RESULTS_FIELD = Field(MAX_RESULTS, ge=1, le=MAX_RESULTS, …), MAX_RESULTS = 100
+
+
+def test_the_whole_docstring_narrative_is_the_description(
+    served: dict[str, dict[str, Any]], fixture_modules: None
+) -> None:
+    server = importlib.import_module("mcp_constants").mcp
+    sent = next(t for t in asyncio.run(server.list_tools()) if t.name == "find_offer").description
+    ours = served["find_offer"]["description"]
+    # The SDK sends the whole docstring; the design keeps all of it but the sections that
+    # became the parameters' and the result's descriptions.
+    assert sent is not None and inspect.cleandoc(sent) == f"{ours}\n\n" + textwrap.dedent(
+        """\
+        Args:
+            service_code: The service.
+            term: How the service is paid for.
+
+        Returns:
+            The offer's prices, or None when there is none."""
+    )
+    assert "## Usage" in ours and "\n1. pick the term\n2. compare" in ours
+
+
+def test_results_are_what_the_mcp_sdk_sends(
+    served: dict[str, dict[str, Any]], fixture_modules: None
+) -> None:
+    server = importlib.import_module("mcp_constants").mcp
+    listed = {t.name: t.output_schema for t in asyncio.run(server.list_tools())}
+    # -> Dict[str, Any], a dataclass, dict[str, float]
+    for name in ("get_prices", "take_snapshot", "price_table"):
+        assert normalized(served[name]["outputSchema"]) == normalized(listed[name]), name
+    # -> Optional[Dict[str, float]]: {"result": …} whose value may be null, which a design says
+    # as an optional field.
+    reference = normalized(listed["find_offer"])
+    assert reference.pop("required") == ["result"]
+    assert normalized(served["find_offer"]["outputSchema"]) == reference
 
 
 # ── notices and failures ─────────────────────────────────────────────────────────────────
@@ -756,3 +848,325 @@ def test_files_the_importer_cannot_read_name_the_line(tmp_path: Path) -> None:
     unknown.write_bytes(b"#!/usr/bin/env python\n# coding: klingon\n")
     with pytest.raises(UserError, match=r"unknown\.py:2: unknown encoding: klingon"):
         import_python(unknown)
+
+
+# ── descriptions, decorators, contexts, constants, classes ───────────────────────────────
+
+
+def test_descriptions_keep_the_narrative_and_leave_out_what_became_fields(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        @tool
+        def fetch(url: str, limit: int = 10) -> str:
+            """Fetch a page as Markdown.
+
+            ## Usage
+
+            Long pages come in chunks:
+
+            - call again with a higher `start`
+            - stop once the answer is found
+
+            :param url: The page.
+            :param limit: At most this many characters.
+            :returns: The page's text.
+
+            Note:
+                Only public pages can be fetched.
+
+            Example: fetch(url="https://example.com")
+            Examples:
+                {"url": "https://example.org", "limit": 5}
+            """
+        ''',
+    )
+    [tool] = import_python(path).design.toolsets[0].tools
+    assert tool.description == (
+        "Fetch a page as Markdown.\n\n## Usage\n\nLong pages come in chunks:\n\n"
+        "- call again with a higher `start`\n- stop once the answer is found\n\n"
+        "Note:\n    Only public pages can be fetched."
+    )
+    assert [a.description for a in tool.args] == ["The page.", "At most this many characters."]
+    assert tool.examples == (
+        {"url": "https://example.com"},
+        {"url": "https://example.org", "limit": 5},
+    )
+    assert tool.result == DraftResult(STRING, "The page's text.")
+
+
+def test_openai_agents_and_pydantic_ai_decorators_are_tools(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        from agents import RunContextWrapper, function_tool
+        from pydantic_ai import Agent, RunContext
+
+        agent = Agent("test")
+        GREETING = "Say hello to someone."
+
+        @function_tool
+        def plain(context: RunContextWrapper[dict], text: str) -> str:
+            """Echo a text."""
+
+        @function_tool(name_override="renamed", description_override="Overridden.")
+        def original(ctx: RunContextWrapper, n: int) -> int:
+            """Not this."""
+
+        @agents.function_tool()
+        def dotted(x: int) -> int:
+            """Dotted."""
+
+        @agent.tool_plain
+        def roll(sides: int = 6) -> int:
+            """Roll a die."""
+
+        @agent.tool(description=GREETING)
+        async def greet(ctx: RunContext[str], name: str) -> str:
+            """Not this either."""
+
+        @tool_input_guardrail
+        def guard(data: dict) -> None:
+            """A guardrail, not a tool."""
+        ''',
+    )
+    result = import_python(path)
+    tools = {t.name: t for t in result.design.toolsets[0].tools}
+    assert {name: ([a.name for a in t.args], t.description) for name, t in tools.items()} == {
+        "plain": (["text"], "Echo a text."),
+        "renamed": (["n"], "Overridden."),
+        "dotted": (["x"], "Dotted."),
+        "roll": (["sides"], "Roll a die."),
+        "greet": (["name"], "Say hello to someone."),
+    }
+    # Context parameters are reported as such, never as a type without an equivalent.
+    assert [str(n) for n in result.notices] == [
+        "tool 'plain' (tools.py:8) › parameter 'context': a framework context parameter, not the model's: left out",
+        "tool 'renamed' (tools.py:12) › parameter 'ctx': a framework context parameter, not the model's: left out",
+        "tool 'greet' (tools.py:24) › parameter 'ctx': a framework context parameter, not the model's: left out",
+    ]
+
+
+def test_module_constants_are_read_through_never_run(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        from typing import Annotated, Literal, NewType
+        from pydantic import Field
+        from typing_extensions import TypeAlias
+
+        LOW = 1
+        HIGH: int = 50
+        LIMIT_FIELD = Field(10, ge=LOW, le=HIGH, description="At most this many")
+        LIMIT = LIMIT_FIELD
+        QUERY = Field(..., description=PREFIX + "what to look for", min_length=1)
+        PREFIX = "Words: "
+        Status = Literal["open", "closed"]
+        Statuses: TypeAlias = list[Status]
+        City = Annotated[str, Field(description="A city name")]
+        TicketId = NewType("TicketId", str)
+        TOPIC = "news"
+        TOPIC = "sports"  # bound twice: which one applies depends on the run
+
+        @tool
+        def search(
+            query: str = QUERY,
+            limit: int = LIMIT,
+            status: Status = "open",
+            among: Statuses = [],
+            city: City = "Oslo",
+            ticket: TicketId | None = None,
+            topic: str = TOPIC,
+        ) -> None:
+            """Search."""
+        ''',
+    )
+    result = import_python(path)
+    [tool] = result.design.toolsets[0].tools
+    args = {a.name: (a.type, a.description, a.required, a.options) for a in tool.args}
+    assert args == {
+        "query": (STRING, "Words: what to look for", True, {"min_length": 1}),
+        "limit": (INT, "At most this many", False, {"minimum": 1, "maximum": 50, "default": 10}),
+        "status": (STRING, None, False, {"enum": ["open", "closed"], "default": "open"}),
+        "among": (ArrayOf(STRING), None, False, {"enum": ["open", "closed"], "default": []}),
+        "city": (STRING, "A city name", False, {"default": "Oslo"}),
+        "ticket": (STRING, None, False, {}),
+        "topic": (STRING, None, False, {}),
+    }
+    assert [str(n) for n in result.notices] == [
+        (
+            "tool 'search' (tools.py:19) › parameter 'topic': its default TOPIC is not a "
+            "literal: written as optional without a default"
+        )
+    ]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="the type statement is Python 3.12")
+def test_type_statements_are_aliases(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        type Status = Literal["open", "closed"]
+
+        @tool
+        def close(status: Status) -> None:
+            """Close."""
+        ''',
+    )
+    [tool] = import_python(path).design.toolsets[0].tools
+    assert tool.args[0].options == {"enum": ["open", "closed"]}
+
+
+def test_dataclasses_nested_classes_and_paths_are_typed(
+    tmp_path: Path, gen_design: Callable[[str], Any]
+) -> None:
+    path = write(
+        tmp_path,
+        '''
+        import dataclasses
+        from dataclasses import KW_ONLY, InitVar, dataclass, field
+        from pathlib import Path
+        from typing import ClassVar
+        from pydantic import BaseModel
+
+        @dataclass(frozen=True)
+        class Alert:
+            """An alert."""
+
+            severity: str
+            areas: list[str] = field(default_factory=list)
+            _: KW_ONLY
+            note: str = field(default="")
+            limit: ClassVar[int] = 3
+            seed: InitVar[int] = 0
+
+        @dataclasses.dataclass
+        class Report:
+            alerts: list[Alert]
+            saved_to: Path = Path("out/report.txt")
+
+        class Tank(BaseModel):
+            class Item(BaseModel):
+                name: str
+
+            items: list[Item]
+
+        class Shop(BaseModel):
+            class Item(BaseModel):  # another Item: named after where it is
+                price: float
+
+            items: list["Shop.Item"]
+            tank: Tank
+
+        @tool
+        def publish(report: Report, shop: Shop, folder: Path) -> Report:
+            """Publish a report."""
+        ''',
+    )
+    result = import_python(path)
+    assert result.notices == []
+    types = {t.name: t for t in result.design.types}
+    assert sorted(types) == ["Alert", "Item", "Report", "Shop", "ShopItem", "Tank"]
+    assert [(a.name, a.required, a.options) for a in types["Alert"].attributes] == [
+        ("severity", True, {}),
+        ("areas", False, {}),
+        ("note", False, {"default": ""}),
+    ]
+    assert types["Report"].attributes[1] == DraftAttribute(
+        "saved_to", STRING, "A file system path.", False, {"default": "out/report.txt"}
+    )
+    assert types["Tank"].attributes[0].type == ArrayOf(Named("Item"))
+    assert types["Shop"].attributes[0].type == ArrayOf(Named("ShopItem"))
+    [tool] = result.design.toolsets[0].tools
+    assert tool.args[2] == DraftAttribute("folder", STRING, "A file system path.", True, {})
+    spec = gen_design(render(result.design)).module("tools.toolsets.tools.specs").SPECS[0]
+    assert spec.payload.schema["$defs"]["ShopItem"]["properties"] == {"price": {"type": "number"}}
+
+
+def test_a_class_that_is_no_type_of_data_says_what_types_are(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        class Helper:
+            pass
+
+        @tool
+        def use(helper: Helper) -> None:
+            """Use."""
+        ''',
+    )
+    [notice] = import_python(path).notices
+    assert (
+        notice.message
+        == "class Helper is not a pydantic model, TypedDict, dataclass or Enum: typed Any"
+    )
+
+
+@pytest.mark.parametrize(
+    ("library", "annotation", "result"),
+    [
+        # The MCP SDK wraps all but models, dataclasses, TypedDicts and dict[str, X]…
+        ("mcp.server.fastmcp", "Dict[str, Any]", DraftResult(None, None, (
+            DraftAttribute("result", MapOf(ANY), "What it found.", True),))),
+        ("mcp.server.mcpserver", "Optional[Model]", DraftResult(None, None, (
+            DraftAttribute("result", Named("Model"), "What it found.", False),))),
+        ("mcp.server.fastmcp", "str | None", DraftResult(None, None, (
+            DraftAttribute("result", STRING, "What it found.", False),))),
+        ("mcp.server.fastmcp", "dict[str, int]", DraftResult(MapOf(INT), "What it found.")),
+        ("mcp.server.fastmcp", "dict", DraftResult(MapOf(ANY), "What it found.")),
+        ("mcp.server.fastmcp", "Model", DraftResult(Named("Model"), "What it found.")),
+        # …which a design wraps too when they are not objects.
+        ("mcp.server.fastmcp", "list[int]", DraftResult(ArrayOf(INT), "What it found.")),
+        # FastMCP wraps what is not an object: of those a design leaves alone, an Optional.
+        ("fastmcp", "Dict[str, Any]", DraftResult(MapOf(ANY), "What it found.")),
+        ("fastmcp", "Optional[Model]", DraftResult(None, None, (
+            DraftAttribute("result", Named("Model"), "What it found.", False),))),
+        # Other libraries send no output schema: the result is the value.
+        ("langchain_core.tools", "Dict[str, Any]", DraftResult(MapOf(ANY), "What it found.")),
+    ],
+)  # fmt: skip
+def test_results_are_what_the_server_library_sends(
+    tmp_path: Path, library: str, annotation: str, result: DraftResult
+) -> None:
+    path = write(
+        tmp_path,
+        f'''
+        from typing import Any, Dict, Optional
+        from {library} import something
+        from pydantic import BaseModel
+
+        class Model(BaseModel):
+            x: int
+
+        @server.tool()
+        def find() -> {annotation}:
+            """Find.
+
+            Returns:
+                What it found.
+            """
+        ''',
+    )
+    [tool] = import_python(path).design.toolsets[0].tools
+    assert tool.result == result
+
+
+def test_design_files_end_with_one_newline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, '@tool\ndef ping() -> str:\n    """Ping."""\n')
+    assert main(["import", "python", str(path)]) == 0
+    written = capsys.readouterr().out
+    assert written.endswith(")\n") and not written.endswith("\n\n")
+    target = tmp_path / "design.py"
+    assert main(["import", "python", str(path), "--out", str(target)]) == 0
+    assert target.read_text() == written
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 reads the type statement")
+def test_a_type_statement_on_python_3_11_says_what_to_do(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, 'type Status = Literal["open"]\n\n@tool\ndef f(s: Status) -> None: ...\n'
+    )
+    with pytest.raises(UserError, match=r"tools\.py:1: a `type` statement needs Python 3\.12"):
+        import_python(path)

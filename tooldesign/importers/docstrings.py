@@ -1,9 +1,13 @@
-"""Docstrings of code-first tools: the summary, per-parameter descriptions, returns, examples.
+"""Docstrings of code-first tools: the description, per-parameter descriptions, returns, examples.
 
 Three styles are read, mixed freely: reST (``:param x: …``, ``:type x: …``, ``:returns: …``),
 Google (``Args:`` / ``Returns:`` sections of indented ``name (type): text`` lines) and NumPy
 (``Parameters`` / ``Returns`` headers underlined with dashes). Example lines start with
 ``Example:``, ``Examples:`` or ``Ejemplo:`` (a header or a line of its own).
+
+The description is the whole narrative, as code-first libraries send it: every line except
+those the importer carries elsewhere (parameters, the result, examples). Other sections
+(``Raises:``, ``Notes:``, Markdown headings) stay, line breaks included.
 """
 
 from __future__ import annotations
@@ -58,6 +62,9 @@ _QUALIFIER = re.compile(
 class Docstring:
     summary: str = ""
     """The first paragraph, lines joined."""
+    description: str = ""
+    """The narrative: every line but the parameter, result and example sections and fields,
+    with its line breaks (Markdown lists and headings keep their shape)."""
     params: dict[str, str] = field(default_factory=dict)
     param_types: dict[str, str] = field(default_factory=dict)
     """Types written in the docstring (``:type x: int``, ``x (int): …``), as Python annotations
@@ -76,6 +83,7 @@ def parse_docstring(text: str | None) -> Docstring:
         return doc
     lines = inspect.cleandoc(text).splitlines()
     doc.summary = _summary(lines)
+    narrative: list[str] = []
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -83,8 +91,11 @@ def parse_docstring(text: str | None) -> Docstring:
         header = _section_header(lines, index)
         if header is not None:
             kind, body_start, numpy = header
-            body, index = _section_body(lines, body_start, numpy)
+            body, end = _section_body(lines, body_start, numpy)
             _read_section(doc, kind, body, numpy)
+            if kind == "other":  # Raises, Notes…: the model reads them in the description
+                narrative.extend(lines[index:end])
+            index = end
             continue
         rest = _REST_FIELD.match(stripped)
         if rest:
@@ -92,12 +103,24 @@ def parse_docstring(text: str | None) -> Docstring:
             _read_rest(
                 doc, rest.group(1), rest.group(2).strip(), " ".join([rest.group(3), *block]).strip()
             )
+            if rest.group(1) in ("raise", "raises"):
+                narrative.extend(lines[index - len(block) - 1 : index])
             continue
         example = _EXAMPLE_LINE.match(stripped)
         if example and example.group(2):
             doc.examples.append(example.group(2).strip())
+        else:
+            narrative.append(line)
         index += 1
+    doc.description = _narrative(narrative)
     return doc
+
+
+def _narrative(lines: list[str]) -> str:
+    """Lines as one text: trailing spaces and runs of blank lines (left by the sections taken
+    out) go."""
+    text = "\n".join(line.rstrip() for line in lines)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def _summary(lines: list[str]) -> str:

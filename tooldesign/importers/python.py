@@ -1,22 +1,30 @@
 """``tooldesign import python``: code-first tool functions read into a design draft.
 
 Each file is parsed with ``ast`` (in the encoding it declares) and never imported or run. Tool
-functions are those decorated with ``@tool``, ``@tool(...)``, ``@<anything>.tool`` or
-``@<anything>.tool(...)`` (FastMCP, the MCP SDK, LangChain, pydantic-ai and most others)
-anywhere in the file (methods, and functions defined inside others, included), or, with
-``all_functions``, every public module-level function. For each: its name (or the decorator's
-``name=``), its description (the decorator's ``description=``, or the docstring's first
-paragraph), its parameters (or a LangChain ``args_schema=`` model's fields) with their
-annotations (or the types the docstring writes), defaults and docstring descriptions, examples
-from the docstring, and its return type. Pydantic models, TypedDicts and Enums defined in the
-same file become design types; a local Enum's member as a default is its value.
+functions are those decorated with ``@tool``, ``@function_tool`` (the OpenAI Agents SDK),
+``@<anything>.tool`` or ``@<anything>.tool_plain`` (FastMCP, the MCP SDK, LangChain,
+pydantic-ai and most others), called or not, anywhere in the file (methods, and functions
+defined inside others, included), or, with ``all_functions``, every public module-level
+function. For each: its name (or the decorator's ``name=`` / ``name_override=``), its
+description (the decorator's ``description=`` / ``description_override=``, or the docstring's
+whole narrative: everything but the sections carried elsewhere), its parameters (or a LangChain
+``args_schema=`` model's fields) with their annotations (or the types the docstring writes),
+defaults and docstring descriptions, examples from the docstring, and its return type.
+Pydantic models, TypedDicts, dataclasses and Enums defined in the same file (nested classes
+included) become design types; a local Enum's member as a default is its value.
+
+Module-level names bound once (``LIMIT = Field(10, ge=1)``, ``Status = Literal["a", "b"]``,
+``DESCRIPTION = "..."``) are read through to the expression they are bound to, wherever a
+default, an annotation or a decorator option uses them — read, never run.
 
 Several files make one design: a toolset per file in one service.
 
 What cannot be carried over exactly becomes the closest faithful form, with a :class:`Notice`:
 an annotation the DSL cannot express becomes ``Any``; a framework's context parameter
-(``ctx: Context``, ``RunContext[...]``, ``InjectedToolArg``…) is left out — the framework, not
-the model, supplies it.
+(``ctx: Context``, ``RunContext[...]``, ``RunContextWrapper[...]``, ``InjectedToolArg``…) is
+left out — the framework, not the model, supplies it. A result the MCP SDK sends wrapped as
+``{"result": …}`` where a design would not wrap it (a typed ``Dict``, an optional value) is
+written as that object, so the design's result is what the server's clients receive.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import ast
 import io
 import json
 import re
+import sys
 import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -48,6 +57,7 @@ from tooldesign.importers.draft import (
     DraftTool,
     DraftToolset,
     DraftType,
+    InlineObject,
     MapOf,
     Named,
     Notice,
@@ -55,12 +65,14 @@ from tooldesign.importers.draft import (
 )
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.values import accepts, is_json, sanitize_name, unique_name
+from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
 
 # Types whose parameters a framework fills in, never the model (matched by the last name).
 CONTEXT_TYPES = frozenset(
     {
         "Context",
         "RunContext",
+        "RunContextWrapper",
         "ToolContext",
         "ToolRuntime",
         "InjectedToolArg",
@@ -77,6 +89,19 @@ CONTEXT_TYPES = frozenset(
 )
 _CONTEXT_NAMES = frozenset({"ctx", "context", "run_context"})
 _PRIMITIVES: dict[str, DraftType] = {"str": STRING, "int": INT, "float": FLOAT, "bool": BOOLEAN}
+# Decorators that make a function a tool, by their last name: ``@tool``, ``@mcp.tool()``,
+# ``@function_tool`` (OpenAI Agents SDK), ``@agent.tool_plain`` (pydantic-ai).
+_TOOL_DECORATORS = frozenset({"tool", "function_tool", "tool_plain"})
+_NAME_OPTIONS = ("name", "name_override")
+_DESCRIPTION_OPTIONS = ("description", "description_override")
+# pathlib's and pydantic's path types: a string (pydantic's "path" format is not one designs check).
+_PATHS = frozenset(
+    {"Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath",
+     "FilePath", "DirectoryPath", "NewPath"}
+)  # fmt: skip
+_PATH_NOTE = "A file system path."
+# How many module-level names one name is followed through (``A = B``, ``B = Field(...)``).
+_CONSTANT_DEPTH = 8
 _FORMATTED = {
     "datetime": "date-time",
     "date": "date",
@@ -96,6 +121,9 @@ _ARRAYS = frozenset(
 )  # fmt: skip
 _MAPS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict"})
 _ANYS = frozenset({"Any", "object", "JsonValue"})
+# Class-body annotations that declare no field: class variables, dataclass init-only values
+# and the keyword-only marker.
+_NOT_FIELDS = frozenset({"ClassVar", "InitVar", "KW_ONLY"})
 _FIELD_CONSTRAINTS = {
     "ge": "minimum",
     "le": "maximum",
@@ -192,7 +220,15 @@ def _parse(path: Path) -> ast.Module:
     try:
         return ast.parse(source, filename=str(path))
     except SyntaxError as exc:
-        raise UserError(f"{path}:{exc.lineno or 1}: not valid Python: {exc.msg}") from None
+        line = exc.lineno or 1
+        text = source.splitlines()[line - 1] if line <= source.count("\n") + 1 else ""
+        if sys.version_info < (3, 12) and re.match(r"\s*type\s+\w+\s*(\[.*\])?\s*=", text):
+            raise UserError(
+                f"{path}:{line}: a `type` statement needs Python 3.12 to read (this is "
+                f"{sys.version_info.major}.{sys.version_info.minor}): run tooldesign with "
+                "Python 3.12 or later, or write the alias as `Name: TypeAlias = ...`"
+            ) from None
+        raise UserError(f"{path}:{line}: not valid Python: {exc.msg}") from None
     except (RecursionError, MemoryError):
         raise UserError(f"{path}: not valid Python: nested too deeply to read") from None
 
@@ -329,6 +365,9 @@ class _Mapped:
     """A framework's parameter (``Annotated[str, InjectedToolArg]``): not the model's."""
     required: bool | None = None
     """``Required[...]`` / ``NotRequired[...]`` in a TypedDict."""
+    note: str | None = None
+    """A description for a value whose type says more than the design can (a ``Path``), used
+    when nothing else describes it."""
 
 
 _NO_DEFAULT = object()
@@ -343,6 +382,8 @@ class _Found:
     decorator: ast.expr | None
     qualified_name: str
     method: bool
+    class_scope: str = ""
+    """The class it is defined in (its qualified name), where its annotations are read."""
 
 
 class _Importer:
@@ -351,9 +392,14 @@ class _Importer:
         self.module = module
         self.all_functions = all_functions
         self.notices: list[Notice] = []
-        self.classes = {node.name: node for node in module.body if isinstance(node, ast.ClassDef)}
+        self.classes = _classes(module)  # qualified name (``Tank.Shrimp``) → class
+        self.qualified_names = {id(node): name for name, node in self.classes.items()}
+        self.type_names = _type_names(self.classes)  # qualified name → design type name
+        self.constants = _module_constants(module)
+        self.server_library = _server_library(module)
         self.types: dict[str, DraftNamedType | None] = {}  # None while being built
         self.where = ""
+        self.scope = ""  # the class whose body (or method) is being read
 
     def notice(self, message: str, where: str | None = None) -> None:
         self.notices.append(Notice(where or self.where, message))
@@ -389,8 +435,13 @@ class _Importer:
                     )
                     public = node is self.module and not child.name.startswith("_")
                     if decorator is not None or (self.all_functions and public):
+                        owner_name = scope.rstrip(".") if owner is not None else ""
                         yield _Found(
-                            child, decorator, f"{scope}{child.name}", _is_method(child, owner)
+                            child,
+                            decorator,
+                            f"{scope}{child.name}",
+                            _is_method(child, owner),
+                            owner_name if owner_name in self.classes else "",
                         )
                     yield from walk(child, f"{scope}{child.name}.", None)
                 elif isinstance(child, ast.ClassDef):
@@ -404,14 +455,15 @@ class _Importer:
 
     def tool(self, found: _Found) -> DraftTool:
         function, decorator = found.function, found.decorator
-        options = _decorator_options(decorator)
-        raw_name = _text_option(options, "name") or function.name
+        self.scope = found.class_scope
+        options = self.decorator_options(decorator)
+        raw_name = _text_option(options, *_NAME_OPTIONS) or function.name
         name = sanitize_name(raw_name)
         self.where = f"tool {name!r} ({self.path.name}:{function.lineno})"
         if name != raw_name:
             self.notice(f"the name {raw_name!r} is not a valid tool name; written as {name!r}")
         doc = parse_docstring(ast.get_docstring(function))
-        description = _text_option(options, "description") or doc.summary
+        description = _text_option(options, *_DESCRIPTION_OPTIONS) or doc.description
         schema = self.args_schema(decorator)
         if schema is not None:
             args = list(schema.attributes)
@@ -426,7 +478,8 @@ class _Importer:
         if not description:
             description = _humanize(function.name)
             self.notice(f"no docstring or description; described as {description!r}")
-        result = self.result(function, doc)
+        result = self.result(function, doc, self.server_wraps(decorator))
+        self.scope = ""
         return DraftTool(
             name=name,
             description=description,
@@ -452,15 +505,39 @@ class _Importer:
         )
         if node is None:
             return None
-        name = _last_name(node)
-        model = self.classes.get(name) if name is not None else None
+        qualified = self.class_named(node)
+        model = self.classes.get(qualified) if qualified is not None else None
         if model is None or not (self.is_model(model) or _is_typed_dict(model)):
             self.notice(
                 f"args_schema={ast.unparse(node)} is not a pydantic model or TypedDict of this "
                 "file: the arguments are read from the signature"
             )
             return None
-        return self.named_type(model)
+        assert qualified is not None
+        return self.named_type(qualified)
+
+    def decorator_options(self, node: ast.expr | None) -> dict[str, Any]:
+        """A tool decorator's options: its keyword arguments (same-file constants read
+        through), LangChain's ``@tool("name")``, and ``annotations=ToolAnnotations(...)``."""
+        if not isinstance(node, ast.Call):
+            return {}
+        options = self.call_options(node)
+        if node.args:
+            first = self.value(node.args[0])
+            if isinstance(first, str):
+                options.setdefault("name", first)  # LangChain: @tool("name")
+        for keyword in node.keywords:
+            if keyword.arg == "annotations" and isinstance(keyword.value, ast.Call):
+                options["annotations"] = self.call_options(keyword.value)
+        return options
+
+    def server_wraps(self, decorator: ast.expr | None) -> str | None:
+        """The MCP server library (``"mcp"``, ``"fastmcp"``) that serves this tool, whose
+        wrapping of results (``{"result": …}``) the design must mirror; ``None`` for others."""
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Attribute) and target.attr == "tool":
+            return self.server_library
+        return None
 
     def parameters(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, doc: Docstring, method: bool
@@ -518,7 +595,7 @@ class _Importer:
         if required and mapped.nullable:
             self.notice("may be None but has no default: written as optional", where)
             required = False
-        description = mapped.description or doc.params.get(arg.arg) or None
+        description = mapped.description or doc.params.get(arg.arg) or mapped.note
         return self.attribute(arg.arg, mapped, description, required, default_value, where)
 
     def attribute(
@@ -549,40 +626,55 @@ class _Importer:
         return DraftAttribute(name, mapped.type, description, required, options)
 
     def default(self, node: ast.expr | None, where: str) -> tuple[Any, dict[str, Any] | None]:
-        """The default value (or ``_NO_DEFAULT``) and, for ``= Field(...)``, its options."""
+        """The default value (or ``_NO_DEFAULT``) and, for ``= Field(...)`` (pydantic) or
+        ``= field(...)`` (dataclasses), the call's options. A module-level name is read
+        through (``= LIMIT_FIELD``, ``LIMIT_FIELD = Field(10, ge=1)``)."""
         if node is None:
             return _NO_DEFAULT, None
-        if _call_name(node) == "Field":
-            call = node
-            assert isinstance(call, ast.Call)
-            options = self.call_options(call)
+        written = node
+        node = self.resolved(node)
+        if isinstance(node, ast.Call) and _call_name(node) in ("Field", "field"):
+            options = self.call_options(node)
             value: Any = _NO_DEFAULT
-            if call.args:
-                value = self.value(call.args[0])
-                if isinstance(call.args[0], ast.Constant) and call.args[0].value is Ellipsis:
+            if node.args:
+                value = self.value(node.args[0])
+                if _is_ellipsis(self.resolved(node.args[0])):
                     value = _NO_DEFAULT
             elif "default" in options:
                 value = options["default"]
-            if "default_factory" in {k.arg for k in call.keywords}:
+            if "default_factory" in {k.arg for k in node.keywords}:
                 value = None  # optional, its value made at run time
             return value, options
         value = self.value(node)
         if value is _NO_DEFAULT:
             self.notice(
-                f"its default {ast.unparse(node)} is not a literal: written as optional without a default",
+                f"its default {ast.unparse(written)} is not a literal: written as optional "
+                "without a default",
                 where,
             )
             return None, None
         return value, None
 
+    def resolved(self, node: ast.expr) -> ast.expr:
+        """``node``, or what a module-level name it is was bound to (``LIMIT = Field(...)``,
+        ``Status = Literal[...]``, ``DESCRIPTION = "..."``), followed a few names deep."""
+        for _ in range(_CONSTANT_DEPTH):
+            if not isinstance(node, ast.Name) or node.id not in self.constants:
+                break
+            node = self.constants[node.id]
+        return node
+
     def value(self, node: ast.expr) -> Any:
         """A literal's value, with a local Enum's members as their values (``Priority.LOW`` →
-        ``"low"``, what code-first libraries put in a schema); ``_NO_DEFAULT`` if it is not one."""
+        ``"low"``, what code-first libraries put in a schema) and module-level names read
+        through; ``_NO_DEFAULT`` if it is not one."""
+        node = self.resolved(node)
         value = _literal(node, _NO_DEFAULT)
         if value is not _NO_DEFAULT:
             return value
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
-            enum = self.classes.get(_last_name(node.value) or "")
+            qualified = self.class_named(node.value)
+            enum = self.classes.get(qualified) if qualified is not None else None
             if enum is not None and _is_enum(enum):
                 return _enum_members(enum).get(node.attr, _NO_DEFAULT)
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
@@ -596,6 +688,18 @@ class _Importer:
             if _NO_DEFAULT in keys or any(item is _NO_DEFAULT for item in values):
                 return _NO_DEFAULT
             return dict(zip(keys, values, strict=True))
+        if (
+            isinstance(node, ast.Call)
+            and _call_name(node) in _PATHS
+            and len(node.args) == 1
+            and not node.keywords
+        ):  # Path("out"): a path is its text
+            path = self.value(node.args[0])
+            return path if isinstance(path, str) else _NO_DEFAULT
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # PREFIX + "text"
+            left, right = self.value(node.left), self.value(node.right)
+            if isinstance(left, str) and isinstance(right, str):
+                return left + right
         return _NO_DEFAULT
 
     def call_options(self, call: ast.Call) -> dict[str, Any]:
@@ -611,11 +715,29 @@ class _Importer:
     def is_context(self, node: ast.expr | None) -> bool:
         """A framework's parameter type, unless this file defines a type of that name (a
         pydantic model called ``Request`` or ``Context`` is the model's)."""
-        return _is_context(node, frozenset(n for n, c in self.classes.items() if self.is_data(c)))
+        local = frozenset(
+            name.rsplit(".", 1)[-1] for name, c in self.classes.items() if self.is_data(c)
+        )
+        return _is_context(None if node is None else self.resolved(node), local)
 
     def is_data(self, node: ast.ClassDef) -> bool:
-        """A class the design can take as a type: a pydantic model, a TypedDict or an Enum."""
-        return self.is_model(node) or _is_typed_dict(node) or _is_enum(node)
+        """A class the design can take as a type: a pydantic model, a TypedDict, a dataclass
+        or an Enum."""
+        return self.is_model(node) or _is_typed_dict(node) or _is_dataclass(node) or _is_enum(node)
+
+    def class_named(self, node: ast.expr) -> str | None:
+        """The qualified name of the file's class ``node`` names, if it names one: ``Shrimp``
+        inside ``class Tank`` is ``Tank.Shrimp``; ``models.Item`` is the file's ``Item``."""
+        dotted = _dotted(node)
+        if dotted is None:
+            return None
+        scope = self.scope.split(".") if self.scope else []
+        for depth in range(len(scope), -1, -1):
+            candidate = ".".join([*scope[:depth], dotted])
+            if candidate in self.classes:
+                return candidate
+        last = dotted.rsplit(".", 1)[-1]
+        return last if last in self.classes else None
 
     # ── annotations ───────────────────────────────────────────────────────────────────────
 
@@ -632,6 +754,11 @@ class _Importer:
             return self.union([*_flatten_or(node)], where)
         if isinstance(node, ast.Subscript):
             return self.subscript(node, where)
+        qualified = self.class_named(node)
+        if qualified is not None:
+            return self.local_class(qualified, where)
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            return self.alias(node, where)
         name = _last_name(node)
         if name in _PRIMITIVES:
             return _Mapped(_PRIMITIVES[name])
@@ -639,14 +766,35 @@ class _Importer:
             return _Mapped(ANY)
         if name in _FORMATTED:
             return _Mapped(STRING, {"format": _FORMATTED[name]})
+        if name in _PATHS:
+            return _Mapped(STRING, note=_PATH_NOTE)
         if name in _ARRAYS:
             return _Mapped(ArrayOf(ANY))
         if name in _MAPS:
             return _Mapped(MapOf(ANY))
-        if name is not None and name in self.classes:
-            return self.local_class(name, where)
         self.notice(f"type {ast.unparse(node)} has no design equivalent: typed Any", where)
         return _Mapped(ANY)
+
+    def alias(self, node: ast.Name, where: str) -> _Mapped:
+        """A module-level type alias: ``Status = Literal[...]``, ``Ids: TypeAlias = list[int]``,
+        ``type Ids = list[int]``, ``UserId = NewType("UserId", str)``."""
+        target = self.resolved(node)
+        if (
+            isinstance(target, ast.Call)
+            and _call_name(target) in ("NewType", "TypeAliasType")
+            and len(target.args) == 2
+        ):
+            target = target.args[1]
+        if isinstance(target, ast.Name) and target.id in self.constants:
+            self.notice(f"type {node.id} is an alias too deep to follow: typed Any", where)
+            return _Mapped(ANY)
+        if isinstance(target, ast.Call):
+            self.notice(
+                f"type {node.id} = {ast.unparse(target)} has no design equivalent: typed Any",
+                where,
+            )
+            return _Mapped(ANY)
+        return self.annotation(target, where)
 
     def subscript(self, node: ast.Subscript, where: str) -> _Mapped:
         base = _last_name(node.value)
@@ -729,7 +877,7 @@ class _Importer:
         if any(self.is_context(m) for m in metadata):
             return _Mapped(ANY, context=True)
         mapped = self.annotation(inner, where)
-        for item in metadata:
+        for item in map(self.resolved, metadata):
             if isinstance(item, ast.Constant) and isinstance(item.value, str):
                 mapped.description = item.value
             elif _call_name(item) == "Field" and isinstance(item, ast.Call):
@@ -754,29 +902,48 @@ class _Importer:
                 out.options["example"] = value[0]
         return out
 
-    def local_class(self, name: str, where: str) -> _Mapped:
-        node = self.classes[name]
+    def local_class(self, qualified: str, where: str) -> _Mapped:
+        node = self.classes[qualified]
         if _is_enum(node):
             return self.enum_class(node, where)
+        name = self.type_names[qualified]
         if name not in self.types:
-            if self.is_model(node) or _is_typed_dict(node):
+            if self.is_model(node) or _is_typed_dict(node) or _is_dataclass(node):
                 self.types[name] = None  # being built: a recursive reference finds it
-                self.types[name] = self.named_type(node)
+                self.types[name] = self.named_type(qualified)
             else:
                 self.notice(
-                    f"class {name} is not a pydantic model, TypedDict or Enum: typed Any", where
+                    f"class {qualified} is not a pydantic model, TypedDict, dataclass or Enum: "
+                    "typed Any",
+                    where,
                 )
                 return _Mapped(ANY)
         return _Mapped(Named(name))
 
-    def is_model(self, node: ast.ClassDef) -> bool:
+    def is_model(self, node: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+        """A pydantic model: it derives from ``BaseModel`` (or ``RootModel``), perhaps
+        through other classes of the file."""
         for base in node.bases:
-            name = _last_name(base)
-            if name in ("BaseModel", "RootModel") or (
-                name in self.classes and name != node.name and self.is_model(self.classes[name])
+            if _last_name(base) in ("BaseModel", "RootModel"):
+                return True
+            parent = self.base_class(node, base)
+            if (
+                parent is not None
+                and parent not in seen
+                and self.is_model(self.classes[parent], seen | {parent})
             ):
                 return True
         return False
+
+    def base_class(self, node: ast.ClassDef, base: ast.expr) -> str | None:
+        """The qualified name of the file's class that ``node`` derives from as ``base``."""
+        own = self.qualified_names[id(node)]
+        saved, self.scope = self.scope, own.rpartition(".")[0]
+        try:
+            parent = self.class_named(base)
+        finally:
+            self.scope = saved
+        return parent if parent != own else None
 
     def enum_class(self, node: ast.ClassDef, where: str) -> _Mapped:
         values = list(_enum_members(node).values())
@@ -786,41 +953,49 @@ class _Importer:
             return _Mapped(ANY)
         return _Mapped(STRING if kinds == {str} else INT, {"enum": values})
 
-    def named_type(self, node: ast.ClassDef) -> DraftNamedType:
-        where = f"type {node.name} ({self.path.name}:{node.lineno})"
+    def named_type(self, qualified: str) -> DraftNamedType:
+        node = self.classes[qualified]
+        name = self.type_names[qualified]
+        where = f"type {name} ({self.path.name}:{node.lineno})"
         total = all(
             not (k.arg == "total" and isinstance(k.value, ast.Constant) and k.value.value is False)
             for k in node.keywords
         )
-        attributes = [*self.inherited(node), *self.class_fields(node, total, where)]
+        saved, self.scope = self.scope, qualified  # its nested classes are in scope
+        try:
+            attributes = [*self.inherited(node), *self.class_fields(node, total, where)]
+        finally:
+            self.scope = saved
         doc = parse_docstring(ast.get_docstring(node))
-        return DraftNamedType(node.name, doc.summary or None, tuple(attributes))
+        return DraftNamedType(name, doc.description or None, tuple(attributes))
 
     def inherited(self, node: ast.ClassDef) -> list[DraftAttribute]:
         out: list[DraftAttribute] = []
         for base in node.bases:
-            name = _last_name(base)
-            if name in self.classes and name != node.name:
-                self.local_class(name, f"type {node.name}")
-                parent = self.types.get(name)
-                if parent is not None:
-                    out.extend(parent.attributes)
+            parent = self.base_class(node, base)
+            if parent is not None:
+                self.local_class(parent, f"type {self.type_names[self.qualified_names[id(node)]]}")
+                named = self.types.get(self.type_names[parent])
+                if named is not None:
+                    out.extend(named.attributes)
         return out
 
     def class_fields(self, node: ast.ClassDef, total: bool, where: str) -> list[DraftAttribute]:
         out: list[DraftAttribute] = []
         body = node.body
         doc = parse_docstring(ast.get_docstring(node))
+        model = self.is_model(node)
         for index, item in enumerate(body):
             if not isinstance(item, ast.AnnAssign) or not isinstance(item.target, ast.Name):
                 continue
             name = item.target.id
             if (
                 name == "model_config"
-                or _last_name(item.annotation) == "ClassVar"
+                or (name.startswith("_") and model)  # pydantic's private attributes
+                or _last_name(item.annotation) in _NOT_FIELDS
                 or (
                     isinstance(item.annotation, ast.Subscript)
-                    and _last_name(item.annotation.value) == "ClassVar"
+                    and _last_name(item.annotation.value) in _NOT_FIELDS
                 )
             ):
                 continue
@@ -844,7 +1019,10 @@ class _Importer:
                 self.notice("may be None but has no default: written as optional", field_where)
                 required = False
             description = (
-                mapped.description or doc.params.get(name) or _attribute_docstring(body, index)
+                mapped.description
+                or doc.params.get(name)
+                or _attribute_docstring(body, index)
+                or mapped.note
             )
             out.append(
                 self.attribute(wire, mapped, description, required, default_value, field_where)
@@ -884,8 +1062,12 @@ class _Importer:
         return found, leftover
 
     def result(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef, doc: Docstring
+        self,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        doc: Docstring,
+        server: str | None,
     ) -> DraftResult | None:
+        """The tool's result; ``server``, the MCP library serving it (see :meth:`server_wraps`)."""
         annotation = function.returns
         description = doc.returns or None
         where = f"{self.where} › result"
@@ -900,11 +1082,56 @@ class _Importer:
         if isinstance(annotation, ast.Constant) and annotation.value is None:
             return None
         mapped = self.annotation(annotation, where)
+        # A design carries a result that is not an object as {"result": …}, like MCP servers
+        # do; where the server wraps a result the design would not (the MCP SDK wraps a
+        # typed Dict or any Optional; FastMCP an Optional), the design's result is the
+        # wrapper, so that it is what the server's clients receive.
+        wrapped = mapped.nullable if server == "fastmcp" else False
+        if server == "mcp" and self.mcp_sdk_wraps(annotation):
+            wrapped = mapped.nullable or isinstance(mapped.type, MapOf | Named | InlineObject)
+        if wrapped:
+            library = "FastMCP" if server == "fastmcp" else "the MCP SDK"
+            self.notice(
+                f'{library} sends it as {{"{WRAPPED_RESULT_KEY}": …}}: the design\'s result is '
+                "that object" + (" (its value may be None: optional)" if mapped.nullable else ""),
+                where,
+            )
+            value = self.attribute(
+                WRAPPED_RESULT_KEY,
+                mapped,
+                mapped.description or description,
+                not mapped.nullable,
+                _NO_DEFAULT,
+                where,
+            )
+            return DraftResult(None, None, (value,))
         if mapped.nullable:
             self.notice("may return None; the design says it returns a value", where)
         if mapped.options:
             self.notice("constraints on the result type are not kept", where)
-        return DraftResult(mapped.type, description)
+        return DraftResult(mapped.type, mapped.description or description)
+
+    def mcp_sdk_wraps(self, annotation: ast.expr) -> bool:
+        """Whether the MCP SDK sends a result of this type as ``{"result": …}``: all but
+        a model, TypedDict or dataclass, a ``dict[str, X]`` (the builtin, subscripted;
+        ``typing.Dict[str, X]`` is wrapped) and a bare ``dict`` (sent as text only)."""
+        node = self.resolved(annotation)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node = _parse_expression(node.value) or node
+        if isinstance(node, ast.Subscript) and _last_name(node.value) == "Annotated":
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            node = self.resolved(parts[0])
+        if isinstance(node, ast.Subscript):
+            args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return not (
+                isinstance(node.value, ast.Name)
+                and node.value.id == "dict"
+                and len(args) == 2
+                and _last_name(args[0]) == "str"
+            )
+        if isinstance(node, ast.Name) and node.id == "dict":
+            return False
+        return self.class_named(node) is None
 
 
 # ── helpers over the syntax tree ──────────────────────────────────────────────────────────
@@ -912,37 +1139,95 @@ class _Importer:
 
 def _is_tool_decorator(node: ast.expr) -> bool:
     target = node.func if isinstance(node, ast.Call) else node
-    return (isinstance(target, ast.Name) and target.id == "tool") or (
-        isinstance(target, ast.Attribute) and target.attr == "tool"
+    return (isinstance(target, ast.Name) and target.id in _TOOL_DECORATORS) or (
+        isinstance(target, ast.Attribute) and target.attr in _TOOL_DECORATORS
     )
 
 
-def _decorator_options(node: ast.expr | None) -> dict[str, Any]:
-    if not isinstance(node, ast.Call):
-        return {}
-    options = _call_options(node)
-    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-        options.setdefault("name", node.args[0].value)  # LangChain: @tool("name")
-    for keyword in node.keywords:
-        if keyword.arg == "annotations" and isinstance(keyword.value, ast.Call):
-            options["annotations"] = _call_options(keyword.value)
-    return options
+def _text_option(options: dict[str, Any], *keys: str) -> str | None:
+    """The first of ``keys`` the options give a non-empty text for."""
+    for key in keys:
+        value = options.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
-def _text_option(options: dict[str, Any], key: str) -> str | None:
-    value = options.get(key)
-    return value if isinstance(value, str) and value else None
+def _classes(module: ast.Module) -> dict[str, ast.ClassDef]:
+    """The module's classes and the classes nested in them, by qualified name (``Tank.Shrimp``)."""
+    found: dict[str, ast.ClassDef] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                found[f"{prefix}{node.name}"] = node
+                visit(node.body, f"{prefix}{node.name}.")
+
+    visit(module.body, "")
+    return found
 
 
-def _call_options(call: ast.Call) -> dict[str, Any]:
-    """The literal keyword arguments of a call (others are skipped)."""
-    out: dict[str, Any] = {}
-    for keyword in call.keywords:
-        if keyword.arg is not None:
-            value = _literal(keyword.value, _NO_DEFAULT)
-            if value is not _NO_DEFAULT:
-                out[keyword.arg] = value
-    return out
+def _type_names(classes: dict[str, ast.ClassDef]) -> dict[str, str]:
+    """A design type name per class: its own name (as pydantic names its schema), or, for a
+    nested class whose name another class has, its qualified name in one word
+    (``TankShrimp``). Module-level classes keep theirs."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for qualified in sorted(classes, key=lambda q: q.count(".")):
+        name = qualified.rsplit(".", 1)[-1]
+        if name in taken:
+            name = unique_name(_pascal(qualified), taken)
+        names[qualified] = name
+        taken.add(name)
+    return names
+
+
+def _module_constants(module: ast.Module) -> dict[str, ast.expr]:
+    """Module-level names bound once to an expression: ``NAME = expr``, ``NAME: T = expr``,
+    ``type NAME = expr`` (Python 3.12). A name bound more than once is left out: which value
+    it has depends on the run."""
+    bound: dict[str, ast.expr | None] = {}
+    type_alias = getattr(ast, "TypeAlias", None)  # the `type` statement, Python 3.12+
+    for node in module.body:
+        name: str | None = None
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            name, value = (target.id if isinstance(target, ast.Name) else None), node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            name, value = node.target.id, node.value
+        elif type_alias is not None and isinstance(node, type_alias):
+            name, value = node.name.id, node.value
+        if name is not None and value is not None:
+            bound[name] = None if name in bound else value
+    return {name: value for name, value in bound.items() if value is not None}
+
+
+def _server_library(module: ast.Module) -> str | None:
+    """The MCP server library the module imports: ``"mcp"`` (the SDK's ``FastMCP`` or
+    ``MCPServer``), ``"fastmcp"`` (the standalone FastMCP), or ``None``."""
+    for node in ast.walk(module):
+        modules: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        for name in modules:
+            if name == "mcp.server" or name.startswith("mcp.server."):
+                return "mcp"
+            if name == "fastmcp" or name.startswith("fastmcp."):
+                return "fastmcp"
+    return None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``A.B`` for the expression ``A.B`` (names and attributes only)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return None if head is None else f"{head}.{node.attr}"
+    return None
 
 
 def _literal(node: ast.expr, fallback: Any) -> Any:
@@ -1006,6 +1291,15 @@ def _is_enum(node: ast.ClassDef) -> bool:
 
 def _is_typed_dict(node: ast.ClassDef) -> bool:
     return any(_last_name(b) == "TypedDict" for b in node.bases)
+
+
+def _is_dataclass(node: ast.ClassDef) -> bool:
+    """Decorated ``@dataclass``, ``@dataclass(...)``, ``@dataclasses.dataclass`` or pydantic's
+    ``@pydantic.dataclasses.dataclass``."""
+    return any(
+        _last_name(d.func if isinstance(d, ast.Call) else d) == "dataclass"
+        for d in node.decorator_list
+    )
 
 
 def _enum_members(node: ast.ClassDef) -> dict[str, Any]:
