@@ -71,11 +71,15 @@ def models_source(
         output = _generate(schema, aliases, bounded_classes, header)
     if notices is not None:
         for warning in caught:
-            if warning.category is UserWarning:
+            if not issubclass(warning.category, UserWarning):
+                continue
+            said = str(warning.message)
+            if "generated without" in said:
                 notices.append(
-                    "types.py leaves out a constraint the design states "
-                    f"(the model generator says: {warning.message})"
+                    f"types.py leaves out a constraint the design states (the model generator says: {said})"
                 )
+            else:
+                notices.append(f"the model generator says of types.py: {said}")
     output = _typed_defaults(output, schema, aliases)
     if root_classes:
         output = output.replace(
