@@ -8,9 +8,12 @@ from typing import Any
 import pytest
 from tooldesign.importers.draft import (
     ANY,
+    FLOAT,
     INT,
     STRING,
     ArrayOf,
+    DraftAttribute,
+    DraftResult,
     DraftTool,
     InlineObject,
     MapOf,
@@ -397,3 +400,153 @@ def test_a_recursive_model_repeated_by_tools_is_one_type_and_a_different_one_is_
     assert [str(n) for n in result.notices] == [
         "tool 'c' › type 'Node': not the same as the 'Node' of another schema: written as 'Node_2'"
     ]
+
+
+# ── results as clients receive them, declared types, examples ────────────────────────────
+
+
+def test_a_wrapper_a_design_would_not_add_is_kept_as_the_server_sends_it(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    def wrapped(value: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "properties": {"result": value}, "required": ["result"]}
+
+    tools = [
+        # The MCP SDK's typed Dict and Optional results: objects, or values that may be null.
+        {"name": "prices", "outputSchema": wrapped({"type": "object", "additionalProperties": {}})},
+        {
+            "name": "offer",
+            "outputSchema": wrapped(
+                {
+                    "anyOf": [
+                        {"type": "object", "additionalProperties": {"type": "number"}},
+                        {"type": "null"},
+                    ],
+                    "description": "The offer, if there is one",
+                }
+            ),
+        },
+        {"name": "count", "outputSchema": wrapped({"type": "integer"})},  # wrapped by designs too
+    ]
+    result = tools_design(
+        [{**t, "description": "A tool", "inputSchema": {"type": "object"}} for t in tools],
+        MCPServerDraft(url="http://x/mcp"),
+        service="s",
+        toolset="s",
+        server_label="x",
+    )
+    prices, offer, count = result.design.toolsets[0].tools
+    assert prices.result == DraftResult(
+        None, None, (DraftAttribute("result", MapOf(ANY), None, True),)
+    )
+    assert offer.result == DraftResult(
+        None, None, (DraftAttribute("result", MapOf(FLOAT), "The offer, if there is one", False),)
+    )
+    assert count.result == DraftResult(INT, None)
+    codecs = gen_design(render(result.design)).module("s.toolsets.s.codecs")
+    assert codecs.PRICES_RESULT.coerce({"result": {"a": 1}}).result == {"a": 1}
+    assert codecs.OFFER_RESULT.coerce({"result": None}).result is None
+
+
+def test_a_result_written_field_by_field_is_the_declared_type_it_is(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    ticket = {
+        "type": "object",
+        "description": "A helpdesk ticket",
+        "properties": {
+            "id": {"type": "string", "description": "Ticket id"},
+            "contact": {"$ref": "#/$defs/Email"},
+        },
+        "required": ["id"],
+    }
+    email = {
+        "type": "object",
+        "properties": {"address": {"type": "string", "format": "email"}},
+        "required": ["address"],
+    }
+    tools = [
+        {  # as tooldesign serve-mcp lists a Return(Ticket): the model inlined, without its name
+            "name": "get_ticket",
+            "description": "Get a ticket",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {**ticket, "$defs": {"Email": email}},
+        },
+        {
+            "name": "create_ticket",
+            "description": "Open a ticket",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {
+                "type": "object",
+                "properties": {"ticket": {"$ref": "#/$defs/Ticket"}},
+                "required": ["ticket"],
+                "$defs": {"Ticket": ticket, "Email": email},
+            },
+        },
+        {  # described, and no declared type: a type of its own, named after the tool
+            "name": "stats",
+            "description": "Statistics",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {
+                "type": "object",
+                "description": "Counts by state",
+                "properties": {"open": {"type": "integer"}},
+            },
+        },
+        {  # neither: its fields
+            "name": "ping",
+            "description": "Ping",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+        },
+    ]
+    result = tools_design(
+        tools, MCPServerDraft(url="http://x/mcp"), service="s", toolset="s", server_label="x"
+    )
+    get_ticket, _, stats, ping = result.design.toolsets[0].tools
+    assert get_ticket.result == DraftResult(Named("Ticket"), "A helpdesk ticket")
+    assert stats.result == DraftResult(Named("StatsResult"), "Counts by state")
+    assert ping.result is not None and [a.name for a in ping.result.attributes] == ["ok"]
+    assert [t.name for t in result.design.types] == ["Email", "Ticket", "StatsResult"]
+    text = render(result.design)
+    # Only forms the DSL reference documents: no Return(None, "…") blocks.
+    assert 'Return(Ticket, "A helpdesk ticket")' in text and "Return(None" not in text
+    assert 'with Type("StatsResult", "Counts by state") as StatsResult:' in text
+    gen_design(text)
+
+
+def test_examples_a_server_publishes_become_examples() -> None:
+    tool, context = draft(
+        {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["city"],
+            "examples": [{"city": "Paris", "days": 2}, {"days": "two"}, "Oslo"],
+        }
+    )
+    assert tool.examples == ({"city": "Paris", "days": 2},)
+    assert [str(n) for n in context.notices] == [
+        """tool 't' › examples: {"days": "two"} does not fit the arguments; left out""",
+        """tool 't' › examples: "Oslo" does not fit the arguments; left out""",
+    ]
+    result = tools_design(
+        [{"name": "t", "description": "A tool", "inputSchema": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["city"],
+            "examples": [{"city": "Paris", "days": 2}],
+        }}],
+        MCPServerDraft(url="http://x/mcp"),
+        service="s",
+        toolset="s",
+        server_label="x",
+    )  # fmt: skip
+    assert 'Example({"city": "Paris", "days": 2})' in render(result.design)
+
+
+def test_docstring_indentation_leaves_served_descriptions() -> None:
+    tool, _ = draft(
+        {"type": "object"},
+        description="Get the weather.\n\n    ## Usage\n\n    - pass a city\n    ",
+    )
+    assert tool.description == "Get the weather.\n\n## Usage\n\n- pass a city"

@@ -100,6 +100,13 @@ def test_the_imported_design_declares_the_server_and_its_types(
     assert 'Attribute("channel", OneOf(Email, Sms))' in text
     assert "Annotations(read_only=True)" in text
     assert "Return(ArrayOf(Item))" in text and 'Return(Item, "A stocked item.")' in text
+    # The SDK sends an Optional[Dict] as {"result": …}: so does the design.
+    assert re.search(
+        r'with Tool\("stock_levels".*?with Return\(\):\s+'
+        r'Attribute\("result", MapOf\(String, Int\)\)\s+with Tool',
+        text,
+        re.DOTALL,
+    )
 
 
 def test_results_come_back_typed(runtime: Runtime) -> None:
@@ -128,7 +135,35 @@ def test_a_tool_with_a_name_models_cannot_use_is_called_by_its_remote_name(
     sent = call(
         runtime, "notify_owner", {"channel": {"kind": "sms", "number": "12"}, "message": "hi"}
     )
-    assert json.loads(sent.for_model()) == "sent via sms: hi"
+    assert sent.for_model() == "sent via sms: hi"  # a text result reaches the model as text
+
+
+def test_results_the_sdk_wraps_come_back_as_it_sends_them(runtime: Runtime) -> None:
+    levels = call(runtime, "stock_levels", {"prefix": "ABC"})
+    assert levels.ok, levels.for_model()
+    assert json.loads(levels.for_model()) == {"result": {"ABC-001": 120, "ABC-002": 0}}
+    none = call(runtime, "stock_levels", {"prefix": "QQQ"})
+    assert none.ok, none.for_model()
+    assert json.loads(none.for_model()) == {}  # null: the optional value is not given
+
+
+def test_date_times_without_an_offset_are_read_as_utc_and_reported_once(
+    runtime: Runtime, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("WARNING", logger="tooldesign.runtime.mcp_client"):
+        first = call(runtime, "restocks", {})
+        second = call(runtime, "restocks", {})
+    assert first.ok and second.ok, first.for_model()
+    assert json.loads(first.for_model()) == [
+        {"sku": "ABC-001", "at": "2026-03-01T09:30:00Z"},
+        {
+            "sku": "ABC-002",
+            "at": "2026-03-02T14:00:05.250000Z",
+            "confirmed_at": "2026-03-02T15:00:00Z",  # sent with its offset: as it was
+        },
+    ]
+    [warning] = [r.getMessage() for r in caplog.records if "offset" in r.getMessage()]
+    assert "tool restocks sent date-times without a UTC offset (at [].at); read as UTC" in warning
 
 
 def test_bad_arguments_never_reach_the_server(runtime: Runtime, client: CountingClient) -> None:
@@ -148,6 +183,12 @@ def test_the_server_s_errors_reach_the_model_as_it_wrote_them(runtime: Runtime) 
     assert refused.for_model() == (
         "Error: Error executing tool reserve: cannot reserve 5 of ABC-002: only 0 left"
     )
+
+
+def test_an_error_text_that_says_error_itself_is_not_said_twice(runtime: Runtime) -> None:
+    audit = call(runtime, "audit", {})
+    assert not audit.ok
+    assert audit.for_model() == "Error: the audit log is locked"
 
 
 def test_a_result_that_breaks_the_server_s_own_schema_is_malformed(runtime: Runtime) -> None:
@@ -207,6 +248,27 @@ def test_import_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert not (tmp_path / "d.py").exists()
     assert main(["import", "mcp", "--url", "ftp://example"]) == 2
     assert "--url must be an http(s):// URL" in capsys.readouterr().err
+
+
+def test_a_server_that_fails_to_start_says_why(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    failing = "import sys; print('cannot open', 'inventory.db', file=sys.stderr); sys.exit(3)"
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(failing)}"
+    assert main(["import", "mcp", "--stdio", command, "--timeout", "5"]) == 2
+    err = capfd.readouterr().err
+    assert "cannot reach the MCP server" in err
+    assert err.count("cannot open inventory.db") == 1  # shown once: as the reason
+    assert "its standard error:\n  | cannot open inventory.db" in err
+
+
+def test_the_import_shows_the_design_not_the_server_s_banner(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["import", "mcp", "--stdio", COMMAND]) == 0
+    out, err = capfd.readouterr()
+    assert "inventory: serving on stdio" not in out + err
+    assert out.startswith('"""') and out.endswith(")\n") and not out.endswith("\n\n")
 
 
 # ── a low-level server: hand-written schemas ─────────────────────────────────────────────

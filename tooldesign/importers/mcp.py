@@ -18,11 +18,14 @@ that names files relative to the current folder is written with that folder as i
 from __future__ import annotations
 
 import asyncio
+import inspect
+import json
 import os
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TextIO
 
 from tooldesign.errors import UserError
 from tooldesign.importers.draft import (
@@ -51,6 +54,7 @@ from tooldesign.importers.draft import (
 from tooldesign.importers.python import ImportResult
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.values import accepts, sanitize_name, unique_name
+from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
 from tooldesign.runtime.schema_values import merge_single_all_of, ref_target
 
 _PRIMITIVES: dict[str, Primitive] = {
@@ -455,11 +459,13 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
             "description", f"the server gives no description; described as {description!r}"
         )
     args = translator.attributes(input_schema, "")
-    examples = tuple(
-        e
-        for e in (input_schema.get("examples") or ())
-        if isinstance(e, dict) and accepts(InlineObject(args), {}, e, context.types)
-    )
+    examples: list[dict[str, Any]] = []
+    listed = input_schema.get("examples")
+    for example in listed if isinstance(listed, list) else ():
+        if isinstance(example, dict) and accepts(InlineObject(args), {}, example, context.types):
+            examples.append(example)
+        else:
+            translator.notice("examples", f"{_shown(example)} does not fit the arguments; left out")
     result = _result(design_name, output_schema, context)
     if (
         isinstance(raw_output, Mapping)
@@ -475,11 +481,12 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
         )
     draft = DraftTool(
         name=design_name,
-        description=description.strip(),
+        # Docstrings served as they are written: their indentation says nothing to a model.
+        description=inspect.cleandoc(description),
         args=args,
         result=result,
         title=title if isinstance(title, str) and title else None,
-        examples=examples,
+        examples=tuple(examples),
         annotations=_annotations(raw_annotations),
         remote_name=str(name) if design_name != name else None,
     )
@@ -493,18 +500,25 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
     translator = _Translator(tool, schema, context)
     root = merge_single_all_of(schema)
     properties = root.get("properties")
-    # The MCP convention for a result that is not an object: {"result": X}.
+    # The MCP convention for a result that is not an object: {"result": X}. A design carries
+    # such a result the same way, so X is the design's result; but where X is an object (the
+    # MCP SDK wraps a typed Dict) or may be null, a design would not wrap it: the wrapper is
+    # kept, so that the result is what the server sends.
     if (
         isinstance(properties, Mapping)
-        and set(properties) == {"result"}
-        and root.get("required") == ["result"]
+        and set(properties) == {WRAPPED_RESULT_KEY}
+        and root.get("required") == [WRAPPED_RESULT_KEY]
+        and isinstance(properties[WRAPPED_RESULT_KEY], Mapping)
     ):
-        inner = properties["result"]
-        mapped = translator.map(inner, "result")
-        return DraftResult(
-            translator.placed(mapped.type, "", block=False),
-            mapped.description or _text(inner.get("description")),
+        inner = properties[WRAPPED_RESULT_KEY]
+        mapped = translator.map(inner, WRAPPED_RESULT_KEY)
+        description = mapped.description or _text(inner.get("description"))
+        if not (mapped.nullable or isinstance(mapped.type, MapOf | Named | InlineObject)):
+            return DraftResult(translator.placed(mapped.type, "", block=False), description)
+        attribute = translator.attribute(
+            WRAPPED_RESULT_KEY, mapped, inner, not mapped.nullable, WRAPPED_RESULT_KEY
         )
+        return DraftResult(None, None, (attribute,))
     title = _title(root)
     defs = root.get("$defs")
     defs = defs if isinstance(defs, Mapping) else {}
@@ -519,11 +533,42 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
             return DraftResult(
                 translator.define(title, description, mapped.type.attributes), description
             )
-        # An object without a name (a hand-written schema): the result's own fields.
+        # An object without a name: the result's own fields (a named type that has the same
+        # fields and description is found when every tool has been read: _declared_results).
         return DraftResult(None, description, mapped.type.attributes)
     return DraftResult(
         translator.placed(mapped.type, "", block=False), mapped.description or description
     )
+
+
+def _declared_result(tool: DraftTool, context: _Context) -> DraftTool:
+    """``tool`` with a result written field by field as the named type it is, if it is one.
+
+    A server that inlines a model as a result (``tooldesign serve-mcp`` does) sends its fields
+    and description without its name; the type of the same fields and description, declared
+    for another tool, is that model. A described result that is no declared type becomes one,
+    named after the tool: a result block has no description of its own.
+    """
+    result = tool.result
+    if result is None or result.type is not None or not result.attributes:
+        return tool
+    candidate = "\0result"  # a name no type has
+    types: dict[str, DraftNamedType | None] = {
+        **context.types,
+        candidate: DraftNamedType(candidate, result.description, result.attributes),
+    }
+
+    def same_origin(a: str, b: str) -> bool:
+        return candidate in (a, b) or context.same_origin(a, b)
+
+    for name, named in context.types.items():
+        if named is not None and same_type(candidate, name, types, types, same_origin):
+            return replace(tool, result=DraftResult(Named(name), result.description))
+    if result.description is None:
+        return tool
+    name = context.add(_type_name(f"{tool.name} result"))
+    context.types[name] = DraftNamedType(name, result.description, result.attributes)
+    return replace(tool, result=DraftResult(Named(name), result.description))
 
 
 def _annotations(raw: Any) -> DraftAnnotations:
@@ -558,6 +603,7 @@ def tools_design(
             )
             draft = replace(draft, name=name, remote_name=draft.remote_name or draft.name)
         drafts.append(draft)
+    drafts = [_declared_result(draft, context) for draft in drafts]
     described = server_description or f"Tools of the MCP server {server_label}"
     design = DraftDesign(
         service=service,
@@ -599,8 +645,8 @@ def import_mcp(
     params = MCPServerParams(command=server.command, url=server.url, cwd=server.cwd)
     label = params.describe()
 
-    async def listed() -> tuple[list[Any], str | None, str | None]:
-        client = MCPClient(params, connect_timeout=timeout, timeout=timeout)
+    async def listed(errlog: TextIO) -> tuple[list[Any], str | None, str | None]:
+        client = MCPClient(params, connect_timeout=timeout, timeout=timeout, errlog=errlog)
         try:
             async with asyncio.timeout(timeout):
                 tools = await client.list_tools()
@@ -609,16 +655,23 @@ def import_mcp(
             await client.aclose()
         return tools, info[0], info[1]
 
-    try:
-        tools, server_name, instructions = asyncio.run(listed())
-    except MCPUnavailable as exc:
-        raise UserError(f"cannot reach the MCP server {label}: {_cause(exc.cause)}") from None
-    except TimeoutError:
-        raise UserError(f"the MCP server {label} did not answer within {timeout:g} s") from None
-    except Exception as exc:  # noqa: BLE001 - the SDK's protocol errors: the server is not usable
-        raise UserError(f"the MCP server {label} could not list its tools: {_cause(exc)}") from None
-    if not tools:
-        raise UserError(f"the MCP server {label} lists no tools; nothing written")
+    # What a stdio server writes to its standard error (a banner, its logs) is kept out of the
+    # command's output, and shown only when the server cannot be used: then it says why.
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            tools, server_name, instructions = asyncio.run(listed(errlog))
+        except MCPUnavailable as exc:
+            problem = f"cannot reach the MCP server {label}: {_cause(exc.cause)}"
+            raise UserError(problem + _server_output(errlog)) from None
+        except TimeoutError:
+            problem = f"the MCP server {label} did not answer within {timeout:g} s"
+            raise UserError(problem + _server_output(errlog)) from None
+        except Exception as exc:  # noqa: BLE001 - the SDK's protocol errors: the server is not usable
+            problem = f"the MCP server {label} could not list its tools: {_cause(exc)}"
+            raise UserError(problem + _server_output(errlog)) from None
+        if not tools:
+            problem = f"the MCP server {label} lists no tools; nothing written"
+            raise UserError(problem + _server_output(errlog))
     if server_name:
         label = f"{server_name!r} ({label})"
     base = server_name or (server.command[-1] if server.command else "server")
@@ -652,6 +705,24 @@ def _relative_paths(command: tuple[str, ...]) -> list[str]:
             argument = argument.partition("=")[2]
         words.append(argument)
     return [w for w in words if w and not os.path.isabs(w) and os.path.exists(w)]
+
+
+_SHOWN_OUTPUT_LINES = 20
+
+
+def _server_output(errlog: TextIO) -> str:
+    """The last lines a stdio server wrote to its standard error, for an error message."""
+    errlog.seek(0)
+    lines = errlog.read().rstrip().splitlines()
+    if not lines:
+        return ""
+    shown = lines[-_SHOWN_OUTPUT_LINES:]
+    head = (
+        "its standard error"
+        if len(shown) == len(lines)
+        else f"the last {len(shown)} lines of its standard error"
+    )
+    return f"\n{head}:\n" + "\n".join(f"  | {line}" for line in shown)
 
 
 def _cause(exc: BaseException) -> str:
@@ -735,6 +806,12 @@ def _is_object(schema: Mapping[str, Any]) -> bool:
 def _title(schema: Mapping[str, Any]) -> str | None:
     title = schema.get("title")
     return title if isinstance(title, str) and title else None
+
+
+def _shown(value: Any) -> str:
+    """A value for a message, kept short."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def _text(value: Any) -> str | None:

@@ -27,17 +27,25 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import shlex
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, RetryReason
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
-from tooldesign.runtime.schema_values import declared_only
+from tooldesign.runtime.schema_values import (
+    declared_only,
+    merge_single_all_of,
+    object_schema,
+    resolve,
+    variants,
+)
 from tooldesign.runtime.specs import ToolSpec
 
 if TYPE_CHECKING:
@@ -86,7 +94,9 @@ class MCPClient:
 
     ``server`` is where it lives (:class:`MCPServerParams`, a URL, a command line) or, for
     tests, an in-process ``mcp`` server object. ``timeout`` bounds each call (the server's
-    own ``timeout`` wins when it sets one); ``connect_timeout`` bounds connecting.
+    own ``timeout`` wins when it sets one); ``connect_timeout`` bounds connecting. A stdio
+    server's standard error goes to ``errlog`` (a file with a descriptor; by default this
+    process's standard error, where the server's logs belong).
     """
 
     def __init__(
@@ -95,6 +105,7 @@ class MCPClient:
         *,
         timeout: float = 60.0,
         connect_timeout: float = 30.0,
+        errlog: TextIO | None = None,
     ) -> None:
         self.server: Any = (
             MCPServerParams.of(server) if isinstance(server, str | list | tuple) else server
@@ -102,6 +113,8 @@ class MCPClient:
         params = self.server if isinstance(self.server, MCPServerParams) else None
         self.timeout = params.timeout if params and params.timeout else timeout
         self.connect_timeout = connect_timeout
+        self.errlog = errlog
+        self._naive_times: set[tuple[str, str]] = set()  # (tool, where) already reported
         self._connections: dict[asyncio.AbstractEventLoop, _Connection] = {}
         self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
 
@@ -212,11 +225,34 @@ class MCPClient:
                 )
                 return Outcome(ToolResult(name, error=ToolError(message, cause=exc)))
             if answer.is_error:
-                text = _text_of(answer) or "the tool failed"
+                text = _without_error_prefix(_text_of(answer)) or "the tool failed"
                 return Outcome(ToolResult(name, error=ToolError(text, details={"remote": True})))
-            return Outcome(declared_only(_value_of(answer, unwrap), result_schema))
+            value = declared_only(_value_of(answer, unwrap), result_schema)
+            return Outcome(self._with_offsets(name, value, result_schema))
 
         return invoke
+
+    def _with_offsets(self, name: str, value: Any, schema: Mapping[str, Any]) -> Any:
+        """``value`` with its date-times and times that lack a UTC offset read as UTC.
+
+        RFC 3339 (and so a design's ``date-time``) needs the offset, but servers written with
+        the MCP SDK send Python's naive ``datetime.now()`` without one. Rather than refuse
+        every such result, the time is read as UTC (``Z`` appended) and the first time a tool
+        does it, a warning says where: the server's operator should send offsets.
+        """
+        paths: list[str] = []
+        value = _naive_times_as_utc(value, schema, schema, "", paths, 0)
+        fresh = [p for p in dict.fromkeys(paths) if (name, p) not in self._naive_times]
+        if fresh:
+            self._naive_times.update((name, p) for p in fresh)
+            log.warning(
+                "MCP server %s: tool %s sent date-times without a UTC offset (at %s); read "
+                "as UTC: RFC 3339 needs an offset",
+                self.describe(),
+                name,
+                ", ".join(fresh),
+            )
+        return value
 
     # ── connections ───────────────────────────────────────────────────────────────────────
 
@@ -252,18 +288,33 @@ class MCPClient:
                 http = httpx2.AsyncClient(headers=dict(server.headers))
                 return Client(streamable_http_client(server.url, http_client=http))
             return Client(server.url)
+        from mcp.client.stdio import stdio_client
+
         command, *args = server.command
-        return Client(
-            StdioServerParameters(
-                command=command, args=args, env=dict(server.env) or None, cwd=server.cwd
-            )
+        parameters = StdioServerParameters(
+            command=command, args=args, env=dict(server.env) or None, cwd=server.cwd
         )
+        errlog = self.errlog if self.errlog is not None else _standard_error()
+        return Client(stdio_client(parameters, errlog=errlog))
 
     async def aclose(self) -> None:
         """Close this event loop's connection (a stdio server is stopped)."""
         connection = self._connections.pop(asyncio.get_running_loop(), None)
         if connection is not None:
             await connection.close()
+
+
+def _standard_error() -> TextIO:
+    """Where a stdio server's standard error goes by default: this process's, as it is now
+    (an application may have sent it to a log file), if it is a file the server can write to;
+    else the one the process started with."""
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None and stream.fileno() >= 0:
+                return stream
+        except (AttributeError, OSError, ValueError):  # io.StringIO and the like, or closed
+            continue
+    return open(os.devnull, "w")  # no standard error at all: kept open for the server
 
 
 class MCPUnavailable(Exception):
@@ -407,6 +458,65 @@ def _value_of(result: CallToolResult, unwrap: bool) -> Any:
     if unwrap and isinstance(value, dict) and set(value) == {WRAPPED_RESULT_KEY}:
         return value[WRAPPED_RESULT_KEY]
     return value
+
+
+def _without_error_prefix(text: str) -> str:
+    """The server's error text without its own ``Error:`` (the runtime says it once)."""
+    return re.sub(r"^error:\s*", "", text, flags=re.IGNORECASE) or text
+
+
+# A date-time or time in RFC 3339's shape but for the offset: what Python's naive values give.
+_NAIVE_TIMES = {
+    "date-time": re.compile(r"\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(?:\.\d+)?", re.ASCII),
+    "time": re.compile(r"\d\d:\d\d:\d\d(?:\.\d+)?", re.ASCII),
+}
+
+
+def _naive_times_as_utc(
+    value: Any, schema: Any, root: Mapping[str, Any], where: str, found: list[str], depth: int
+) -> Any:
+    """``value`` with the naive date-times and times its ``schema`` formats given ``Z``;
+    where each was is added to ``found`` (``[].valid_until``)."""
+    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
+        return value
+    schema = resolve(merge_single_all_of(schema), root)
+    if isinstance(value, str):
+        for node in (schema, *variants(schema, root)):
+            pattern = _NAIVE_TIMES.get(str(node.get("format")))
+            if pattern is not None and pattern.fullmatch(value):
+                found.append(where or "the result")
+                return f"{value}Z"
+        return value
+    if isinstance(value, dict):
+        node = object_schema(value, schema, root)
+        if node is None:
+            return value
+        properties = node.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        extra = node.get("additionalProperties")
+        return {
+            key: _naive_times_as_utc(
+                item,
+                properties.get(key, extra),
+                root,
+                f"{where}.{key}" if where else key,
+                found,
+                depth + 1,
+            )
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        for node in (schema, *variants(schema, root)):
+            items = node.get("items")
+            if isinstance(items, Mapping):
+                return [
+                    _naive_times_as_utc(item, items, root, f"{where}[]", found, depth + 1)
+                    for item in value
+                ]
+    return value
+
+
+_MAX_DEPTH = 64
 
 
 def _malformed(name: str, detail: str) -> ToolResult:
