@@ -2,7 +2,8 @@
 
 Hypothesis writes modules of random tool functions (keyword parameters of the supported
 annotations — scalars, lists, maps, ``Literal``, Enums, optional values with and without
-defaults, nested pydantic models and TypedDicts — with and without defaults), imports them
+defaults, nested pydantic models, TypedDicts and dataclasses, aliases and ``Field``s kept in
+module constants — with and without defaults), imports them
 with ``tooldesign import python``, generates the design, and throws random argument sets at the
 generated decoder. The oracle is pydantic validating the same arguments for the original
 function, as the JSON a model sends, in strict mode: a design's types are strict, so ``"3"`` is
@@ -12,8 +13,8 @@ design deliberately does not.
 Where else the design differs from pydantic on purpose, each annotation below says so with a
 ``design_rejects`` predicate, and the property holds modulo exactly those:
 
-- closed objects: a design's object rejects keys it does not declare, where a pydantic model
-  or TypedDict ignores them;
+- closed objects: a design's object rejects keys it does not declare, where a pydantic model,
+  TypedDict or dataclass ignores them;
 - a boolean is not a number: pydantic takes ``true`` for ``1`` in a ``Literal[1, 2]`` or an
   ``IntEnum``; the design's enum, like JSON Schema's, does not.
 
@@ -135,6 +136,16 @@ ANNOTATIONS: list[Annotation] = [
         _undeclared({"text", "lang"}),
     ),
     Annotation(
+        "Stock",
+        [None],
+        [{"sku": "a"}, {"sku": "a", "count": 2}, {"count": 1}, {"sku": 1}, {"sku": "a", "q": 1}],
+        _undeclared({"sku", "count"}),
+    ),
+    # Module constants, read through: an alias, an Annotated alias, a Field kept in a name.
+    Annotation("Status", [None, '"open"'], ["open", "closed", "gone", 0]),
+    Annotation("Count", [None, "COUNT_DEFAULT"], [0, 2, -1, 2.5, "2"]),
+    Annotation("int", ["LIMIT_FIELD"], [0, 1, 9, 10, "5", None]),
+    Annotation(
         "Shape",
         [None],
         [{"kind": "dot", "at": {"x": 1}}, {"kind": "dot", "at": {"x": 1, "y": 2, "z": 3}}],
@@ -145,11 +156,17 @@ ANNOTATIONS: list[Annotation] = [
     ),
 ]
 HEADER = """\
+from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import NotRequired, TypeAlias, TypedDict
+
+Status: TypeAlias = Literal["open", "closed"]
+Count = Annotated[int, Field(ge=0)]
+COUNT_DEFAULT = 2
+LIMIT_FIELD = Field(5, ge=1, le=9)
 
 
 def tool(f):
@@ -179,6 +196,12 @@ class Label(TypedDict):
 class Shape(BaseModel):
     kind: Literal["dot"]
     at: Point
+
+
+@dataclass
+class Stock:
+    sku: str
+    count: int = 0
 
 
 """

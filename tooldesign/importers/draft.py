@@ -94,6 +94,7 @@ class DraftResult:
 
     type: DraftType | None = None
     description: str | None = None
+    """Of a result that is a type; a block (``with Return():``) has none."""
     attributes: tuple[DraftAttribute, ...] = ()
 
 

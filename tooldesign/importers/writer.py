@@ -135,12 +135,9 @@ class _Writer:
         pad = _INDENT * depth
         if result.type is not None:
             return [f"{pad}Return({self.type_expr(result.type)}{_description(result.description)})"]
-        head = (
-            f"{pad}with Return():"
-            if not result.description
-            else f"{pad}with Return(None, {py_literal(result.description)}):"
-        )
-        return [head, *self.attributes(result.attributes, (), depth + 1)]
+        # `with Return():` takes no description; importers give a described result a type.
+        assert not result.description, "a result block has no description"
+        return [f"{pad}with Return():", *self.attributes(result.attributes, (), depth + 1)]
 
     def attributes(
         self, attributes: tuple[DraftAttribute, ...], examples: Iterable[dict[str, Any]], depth: int
