@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
+from datetime import date, datetime, time
 from typing import Any
 
 import jsonschema
@@ -16,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tooldesign.runtime import (
+    MAX_ISSUES,
     Constraint,
     PayloadCodec,
     ToolSpec,
@@ -64,12 +67,24 @@ def _injected(spec: ToolSpec[Any, Any]) -> dict[str, str]:
 
 def _check_error(error: ToolValidationError) -> None:
     assert error.issues, "a validation error names at least one problem"
+    assert len(error.issues) <= MAX_ISSUES
     for issue in error.issues:
         assert isinstance(issue.constraint, Constraint)
         assert issue.message and isinstance(issue.field, str)
         assert "meta-" not in issue.describe(), "injected values never appear in messages"
     hint = retry_hint_for_invalid_payload(error)
     json.dumps(hint.to_dict(), default=str)
+    # One line per issue (and one for the rest), whatever the keys and values held: nothing
+    # sent can start a line of its own, and nothing unprintable reaches the model.
+    first, *lines, last = hint.message.split("\n")
+    assert first.startswith("The arguments for tool ") and last.startswith("Call ")
+    assert len(lines) == len(error.issues) + (1 if error.more else 0)
+    assert all(line.startswith("- ") for line in lines)
+    assert all(line.isprintable() for line in hint.message.split("\n"))
+    assert len(hint.message) < 600 * (MAX_ISSUES + 1)
+
+
+_HOSTILE_KEYS = st.text(max_size=12) | st.sampled_from(["", " ", "a.b", "x[0]", "\n- ok", "\u202e"])
 
 
 @pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
@@ -92,6 +107,27 @@ def test_any_input_gives_a_payload_or_a_validation_error(
         _check_error(error)
     else:
         assert isinstance(payload, spec.payload.model)
+
+
+@pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_no_key_or_value_can_forge_a_line_of_the_hint(
+    spec: ToolSpec[Any, Any], codec: PayloadCodec[Any], data: st.DataObject
+) -> None:
+    names = list(spec.payload.schema.get("properties", {})) or ["x"]
+    hostile = st.dictionaries(_HOSTILE_KEYS, json_values, max_size=4)
+    raw = data.draw(
+        hostile
+        | st.dictionaries(
+            st.sampled_from(names), hostile | st.lists(hostile, max_size=2), min_size=1
+        )
+    )
+    for form in (raw, json.dumps(raw)):
+        try:
+            codec.decode(form, injected=_injected(spec))
+        except ToolValidationError as error:
+            _check_error(error)
 
 
 @pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
@@ -130,14 +166,13 @@ def test_what_decodes_satisfies_the_schema(
     jsonschema.validate(encoded, spec.payload.schema)
 
 
-# The decoder is no looser than the schema: what decodes, as it was sent, satisfies the schema.
-# Two documented readings are allowed: null for an optional field means "not given", and a
-# number for a date-time (or date, time, duration) is read as Unix time (seconds).
-_TIME_FORMATS = frozenset({"date-time", "date", "time", "duration"})
+# The decoder is no looser than the schema: what decodes, as it was sent, satisfies the schema,
+# formats included (a date-time is RFC 3339, not Unix time). One documented reading is allowed:
+# null for an optional field means "not given".
 
 
 def _as_the_decoder_reads(schema: Any) -> Any:
-    """``schema`` with the decoder's documented readings added (see above)."""
+    """``schema`` with the decoder's documented reading added (see above)."""
     if isinstance(schema, list):
         return [_as_the_decoder_reads(s) for s in schema]
     if not isinstance(schema, dict):
@@ -149,9 +184,45 @@ def _as_the_decoder_reads(schema: Any) -> Any:
             name: node if name in required else {"anyOf": [node, {"type": "null"}]}
             for name, node in out["properties"].items()
         }
-    if out.get("format") in _TIME_FORMATS:
-        return {"anyOf": [out, {"type": "number"}]}
     return out
+
+
+# RFC 3339 as JSON Schema reads it, restated here (jsonschema checks date-time and time only
+# with an optional dependency).
+_TIME = r"\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})"
+_FORMATS = jsonschema.FormatChecker()
+
+
+@_FORMATS.checks("date-time")
+def _is_date_time(value: object) -> bool:
+    return not isinstance(value, str) or (
+        re.fullmatch(rf"\d{{4}}-\d{{2}}-\d{{2}}[Tt]{_TIME}", value, re.ASCII) is not None
+        and _parses(datetime.fromisoformat, value.upper())
+    )
+
+
+@_FORMATS.checks("date")
+def _is_date(value: object) -> bool:
+    return not isinstance(value, str) or (
+        re.fullmatch(r"\d{4}-\d{2}-\d{2}", value, re.ASCII) is not None
+        and _parses(date.fromisoformat, value)
+    )
+
+
+@_FORMATS.checks("time")
+def _is_time(value: object) -> bool:
+    return not isinstance(value, str) or (
+        re.fullmatch(_TIME, value, re.ASCII) is not None
+        and _parses(time.fromisoformat, value.upper())
+    )
+
+
+def _parses(parse: Any, value: str) -> bool:
+    try:
+        parse(value)
+    except ValueError:
+        return False
+    return True
 
 
 @pytest.mark.parametrize(("spec", "codec"), TOOLS, ids=IDS)
@@ -166,7 +237,7 @@ def test_what_decodes_was_valid_as_sent(
     except ToolValidationError:
         return
     sent = {k: v for k, v in raw.items() if k not in spec.injected}
-    jsonschema.validate(sent, _as_the_decoder_reads(spec.payload.schema))
+    jsonschema.validate(sent, _as_the_decoder_reads(spec.payload.schema), format_checker=_FORMATS)
 
 
 _NON_FINITE = st.sampled_from([float("nan"), float("inf"), float("-inf")])
