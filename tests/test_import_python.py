@@ -39,6 +39,7 @@ from tooldesign.importers.draft import (
     DraftResult,
     MapOf,
     Named,
+    OneOf,
 )
 from tooldesign.importers.python import import_python
 from tooldesign.importers.writer import render
@@ -1170,3 +1171,36 @@ def test_a_type_statement_on_python_3_11_says_what_to_do(tmp_path: Path) -> None
     )
     with pytest.raises(UserError, match=r"tools\.py:1: a `type` statement needs Python 3\.12"):
         import_python(path)
+
+
+def test_names_bound_to_themselves_and_recursive_aliases_end(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '''
+        from typing import Union
+        from somewhere import LOOP
+
+        LOOP = LOOP + "x"
+        HALF = "ab"
+        WHOLE = HALF + HALF
+        A = B
+        B = A
+        Json = Union[dict[str, "Json"], list["Json"], str]
+
+        @tool
+        def f(loop: str = LOOP, whole: str = WHOLE, a: str = A, data: Json = "") -> None:
+            """F."""
+        ''',
+    )
+    result = import_python(path)
+    [tool] = result.design.toolsets[0].tools
+    assert [(a.name, a.type, a.options) for a in tool.args] == [
+        ("loop", STRING, {}),
+        ("whole", STRING, {"default": "abab"}),
+        ("a", STRING, {}),
+        ("data", OneOf((MapOf(ANY), ArrayOf(ANY), STRING)), {"default": ""}),
+    ]
+    messages = [n.message for n in result.notices]
+    assert "its default LOOP is not a literal: written as optional without a default" in messages
+    assert "its default A is not a literal: written as optional without a default" in messages
+    assert "type Json is a recursive alias: typed Any" in messages

@@ -400,6 +400,8 @@ class _Importer:
         self.types: dict[str, DraftNamedType | None] = {}  # None while being built
         self.where = ""
         self.scope = ""  # the class whose body (or method) is being read
+        self.expanding: set[str] = set()  # type aliases being read (a recursive one stops)
+        self.constant_values: dict[str, Any] = {}  # module-level names' values, once read
 
     def notice(self, message: str, where: str | None = None) -> None:
         self.notices.append(Notice(where or self.where, message))
@@ -668,7 +670,8 @@ class _Importer:
         """A literal's value, with a local Enum's members as their values (``Priority.LOW`` →
         ``"low"``, what code-first libraries put in a schema) and module-level names read
         through; ``_NO_DEFAULT`` if it is not one."""
-        node = self.resolved(node)
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            return self.constant_value(node.id)
         value = _literal(node, _NO_DEFAULT)
         if value is not _NO_DEFAULT:
             return value
@@ -701,6 +704,14 @@ class _Importer:
             if isinstance(left, str) and isinstance(right, str):
                 return left + right
         return _NO_DEFAULT
+
+    def constant_value(self, name: str) -> Any:
+        """The value of a module-level name, worked out once; ``_NO_DEFAULT`` for one bound to
+        an expression of itself (``A = A + "x"``), which has none."""
+        if name not in self.constant_values:
+            self.constant_values[name] = _NO_DEFAULT  # while it is worked out: a cycle ends
+            self.constant_values[name] = self.value(self.constants[name])
+        return self.constant_values[name]
 
     def call_options(self, call: ast.Call) -> dict[str, Any]:
         """The keyword arguments of a call whose values are literals (others are skipped)."""
@@ -778,6 +789,16 @@ class _Importer:
     def alias(self, node: ast.Name, where: str) -> _Mapped:
         """A module-level type alias: ``Status = Literal[...]``, ``Ids: TypeAlias = list[int]``,
         ``type Ids = list[int]``, ``UserId = NewType("UserId", str)``."""
+        if node.id in self.expanding:
+            self.notice(f"type {node.id} is a recursive alias: typed Any", where)
+            return _Mapped(ANY)
+        self.expanding.add(node.id)
+        try:
+            return self.alias_target(node, where)
+        finally:
+            self.expanding.discard(node.id)
+
+    def alias_target(self, node: ast.Name, where: str) -> _Mapped:
         target = self.resolved(node)
         if (
             isinstance(target, ast.Call)
