@@ -9,10 +9,17 @@ follow. What the DSL cannot express is kept verbatim as ``Any(schema=...)`` and 
 
 An object without a title is written with its fields where a block can declare them (an
 attribute, the result itself); anywhere else it becomes a type named after the tool and where
-it is (``ListRowsItem``). The models every tool repeats in its own ``$defs`` become one type
-when they are the same, recursion included (:mod:`tooldesign.importers.shared_types`). Older
-drafts' forms (``"exclusiveMinimum": true``) are read as 2020-12 says them. A stdio command
-that names files relative to the current folder is written with that folder as its ``cwd``.
+it is (``ListRowsItem``). A result object without a title that has the fields and description
+of a type another tool declares is that type (servers that inline their models send them
+without their names); one with a description of its own becomes a type named after the tool.
+The models every tool repeats in its own ``$defs`` become one type when they are the same,
+recursion included (:mod:`tooldesign.importers.shared_types`). Older drafts' forms
+(``"exclusiveMinimum": true``) are read as 2020-12 says them. A stdio command that names files
+relative to the current folder is written with that folder as its ``cwd``.
+
+A design's result is what the server sends: ``{"result": X}`` is unwrapped only where a design
+would wrap X the same way (X is not an object and cannot be null). A stdio server's standard
+error is kept apart while its tools are listed, and shown only when it cannot be used.
 """
 
 from __future__ import annotations
