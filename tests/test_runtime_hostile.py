@@ -206,8 +206,12 @@ def test_a_tool_name_that_is_not_text_is_tool_unavailable(
     [" list_devices", "LIST_DEVICES", "list-devices", "functions.list_devices", "list_device"],
 )
 def test_near_misses_are_offered(runtime: Runtime, name: str) -> None:
-    text = run(runtime, name, '{"site_id": "hq"}').for_model()
+    result = run(runtime, name, '{"site_id": "hq"}')
+    text = result.for_model()
     assert f'There is no tool named {quoted(name)}. Did you mean "list_devices"?' in text
+    assert result.retry_hint is not None
+    assert result.retry_hint.suggested_tools == ("list_devices",)
+    assert result.retry_hint.to_dict()["suggested_tools"] == ["list_devices"]
 
 
 def test_a_name_far_from_every_tool_gets_no_suggestion(runtime: Runtime) -> None:

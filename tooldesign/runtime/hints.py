@@ -38,6 +38,8 @@ class RetryHint:
     issues: tuple[FieldIssue, ...] = ()
     retry_after: float | None = None
     valid_tools: tuple[str, ...] = field(default=())
+    suggested_tools: tuple[str, ...] = ()
+    """For ``tool_unavailable``: the valid names the unknown one was probably meant as."""
     more_issues: int = 0
     """Problems found beyond ``issues``: counted, not described."""
 
@@ -64,6 +66,8 @@ class RetryHint:
             data["retry_after"] = self.retry_after
         if self.valid_tools:
             data["valid_tools"] = list(self.valid_tools)
+        if self.suggested_tools:
+            data["suggested_tools"] = list(self.suggested_tools)
         return data
 
 

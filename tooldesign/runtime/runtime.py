@@ -287,6 +287,7 @@ class Runtime:
     def _unavailable(self, name: object) -> ToolResult:
         names = sorted({t.spec.name for t in self._tools.values()})
         listed = ", ".join(names) or "none"
+        close: list[str] = []
         if isinstance(name, str):
             label = name if len(name) <= _MAX_NAME_SHOWN else name[: _MAX_NAME_SHOWN - 1] + "…"
             message = f"There is no tool named {quoted(name)}."
@@ -297,7 +298,13 @@ class Runtime:
             label = shown(name)
             message = f"A tool name must be text, got {got(name)}."
         message += f" Available tools: {listed}."
-        hint = RetryHint(RetryReason.TOOL_UNAVAILABLE, label, message, valid_tools=tuple(names))
+        hint = RetryHint(
+            RetryReason.TOOL_UNAVAILABLE,
+            label,
+            message,
+            valid_tools=tuple(names),
+            suggested_tools=tuple(close),
+        )
         result = ToolResult(
             label, error=ToolError(f"unknown tool {quoted(label)}"), retry_hint=hint
         )
