@@ -1152,6 +1152,22 @@ def test_results_are_what_the_server_library_sends(
     assert tool.result == result
 
 
+def test_a_result_the_mcp_sdk_sends_as_text_only_is_not_wrapped(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        from typing import Any, Dict
+        from mcp.server.fastmcp import FastMCP
+
+        @mcp.tool(structured_output=False)
+        def find() -> Dict[str, Any]:
+            \"\"\"Find.\"\"\"
+        """,
+    )
+    [tool] = import_python(path).design.toolsets[0].tools
+    assert tool.result == DraftResult(MapOf(ANY))
+
+
 def test_design_files_end_with_one_newline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -480,7 +480,9 @@ class _Importer:
         if not description:
             description = _humanize(function.name)
             self.notice(f"no docstring or description; described as {description!r}")
-        result = self.result(function, doc, self.server_wraps(decorator))
+        # structured_output=False: the MCP SDK sends the result as text only, never wrapped.
+        server = None if options.get("structured_output") is False else self.server_wraps(decorator)
+        result = self.result(function, doc, server)
         self.scope = ""
         return DraftTool(
             name=name,
