@@ -9,6 +9,7 @@ are mapped, slow calls time out, and a server that dies is started again.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import io
 import json
@@ -260,6 +261,26 @@ def test_a_server_that_fails_to_start_says_why(
     assert "cannot reach the MCP server" in err
     assert err.count("cannot open inventory.db") == 1  # shown once: as the reason
     assert "its standard error:\n  | cannot open inventory.db" in err
+
+
+def test_a_stdio_server_s_standard_error_goes_where_the_client_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def pid(client: MCPClient) -> int:
+        try:
+            answer = await client.call("pid", {})
+        finally:
+            await client.aclose()
+        return int(answer.structured_content["result"])
+
+    params = MCPServerParams(command=(sys.executable, str(SERVER)))
+    with (tmp_path / "server.log").open("w+") as log:
+        assert asyncio.run(pid(MCPClient(params, errlog=log))) > 0
+        log.seek(0)
+        assert log.read() == "inventory: serving on stdio\n"
+    # An application whose standard error is no file (a StringIO): the server still starts.
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert asyncio.run(pid(MCPClient(params))) > 0
 
 
 def test_the_import_shows_the_design_not_the_server_s_banner(
