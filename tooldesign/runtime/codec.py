@@ -75,6 +75,7 @@ class PayloadCodec(Generic[ModelT]):
         # Every payload is validated as JSON in strict mode, the way its schema reads: "3" is
         # not an integer, true is not 1, a date-time is an RFC 3339 string. A dict is JSON
         # already parsed.
+        refused: pydantic.ValidationError | None = None
         if (
             not self._injected
             and self._schema_check is None
@@ -88,8 +89,8 @@ class PayloadCodec(Generic[ModelT]):
                     data, strict=True, by_alias=True, by_name=False
                 )
                 return Decoded(value)
-            except pydantic.ValidationError:
-                pass
+            except pydantic.ValidationError as exc:
+                refused = exc
         raw = parse_object(data, self.tool)
         discarded = tuple(name for name in self._injected if name in raw)
         sent = (
@@ -101,6 +102,9 @@ class PayloadCodec(Generic[ModelT]):
         # field takes its default. Strict provider modes make models send one for every
         # optional field.
         arguments = strip_optional_nulls(sent, self.spec.schema) if _has_null(sent) else sent
+        if arguments is raw and refused is not None and not _unreadable(refused):
+            # Read the same as on the fast path (no null to strip): its verdict stands.
+            raise self._invalid(refused.errors(include_url=False), sent)
         if injected:
             arguments = {**arguments, **{k: v for k, v in injected.items() if v is not None}}
         try:
@@ -114,9 +118,9 @@ class PayloadCodec(Generic[ModelT]):
                 text, strict=True, by_alias=True, by_name=False
             )
         except pydantic.ValidationError as exc:
-            if any(e["type"] == "json_invalid" for e in exc.errors(include_url=False)):
+            if _unreadable(exc):
                 raise self._not_json(arguments, sent) from None  # too deep to read back
-            raise self._invalid(exc, sent, arguments) from None
+            raise self._invalid(exc.errors(include_url=False), sent, arguments) from None
         if self._schema_check is not None:
             # What was sent, less the nulls read as "not given", so the two checks agree.
             checked = {k: v for k, v in arguments.items() if k not in self._injected}
@@ -133,7 +137,7 @@ class PayloadCodec(Generic[ModelT]):
         return ToolValidationError(self.tool, [issue], input=sent)
 
     def _invalid(
-        self, exc: pydantic.ValidationError, prior: Any, validated: Any = None
+        self, errors: list[pydantic_core.ErrorDetails], prior: Any, validated: Any = None
     ) -> ToolValidationError:
         """The issues of a validation error; ``prior`` is what was sent, ``validated`` what was
         checked (nulls read as "not given" left out), when they differ."""
@@ -141,7 +145,6 @@ class PayloadCodec(Generic[ModelT]):
             self._navigator = SchemaNavigator(
                 self.spec.schema, extra_properties=self._injected_schemas()
             )
-        errors = exc.errors(include_url=False)
         root = prior if validated is None else validated
         issues, more = field_issues(errors, self._navigator, root)
         return ToolValidationError(self.tool, issues, input=prior, more=more)
@@ -342,6 +345,11 @@ def json_problem(value: Any) -> tuple[tuple[int | str, ...], str] | None:
             except Exception:  # noqa: BLE001 - any failure means the same to the caller
                 return path, "not a JSON value"
     return None
+
+
+def _unreadable(exc: pydantic.ValidationError) -> bool:
+    """Whether pydantic-core could not read the JSON at all (its only error then)."""
+    return exc.error_count() == 1 and exc.errors(include_url=False)[0]["type"] == "json_invalid"
 
 
 def _is_unicode(text: str) -> bool:
