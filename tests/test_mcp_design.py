@@ -209,7 +209,7 @@ def test_verbatim_parts_are_shown_as_they_are_and_checked_on_decode(
     with pytest.raises(ToolValidationError) as caught:
         codecs.decode_label_payload('{"target": "t", "labels": {"ok": -1, "BAD": 1}}')
     issues = {(i.field, i.constraint) for i in caught.value.issues}
-    assert issues == {("labels.ok", "invalid_range"), ("labels", "unknown_field")}
+    assert issues == {("labels.ok", "invalid_range"), ("labels.BAD", "unknown_field")}
     assert codecs.LABEL_RESULT.coerce(["a", 1]).root == ["a", 1]
     with pytest.raises(ToolValidationError) as result_error:
         codecs.LABEL_RESULT.coerce(["a", "b"])

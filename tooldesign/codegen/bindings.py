@@ -147,7 +147,6 @@ class ExecutorView:
     handlers: TypedDictView
     service_annotation: str | None
     handlers_required: bool
-    uses_threads: bool
 
 
 @dataclass(frozen=True)
@@ -536,11 +535,6 @@ class BindingsBuilder:
             handlers=handlers,
             service_annotation=service_annotation,
             handlers_required=any(required for _, _, required in handler_fields),
-            uses_threads=any(
-                tool.binding.plan is not None and not tool.binding.plan.is_async
-                for tool in self.tools
-                if tool.binding is not None
-            ),
         )
 
     def _bound_factory(
@@ -558,11 +552,9 @@ class BindingsBuilder:
         )
         arguments = f"tr.{names['payload']}(args)"
         call_args = f"**{arguments}" if plan.payload_mode == "arguments" else arguments
-        if plan.is_async:
-            call = f"await {target}({call_args})"
-        else:
-            # A sync method may block: a worker thread keeps the event loop free.
-            call = f"await asyncio.to_thread({target}, {call_args})"
+        # A sync method may block: the runtime runs it on its worker threads, which keeps
+        # the event loop free and tells a call that never started from a slow one.
+        call = f"await {target}({call_args})" if plan.is_async else f"{target}({call_args})"
         # The runtime runs the result transform (``convert``): a value the tool's result type
         # rejects is then answered as the tool's malformed response, with the field named.
         convert = f"convert=tr.{names['result']}"
@@ -579,11 +571,14 @@ class BindingsBuilder:
             else:
                 lines.append(f"return rt.Outcome(returned, {convert})")
         params = f"service: {service}" if plan.owner is not None and service else ""
+        signature = (
+            f"def invoke(args: t.{self.payload_class(tool)}, meta: rt.ToolCallMeta) -> rt.Outcome:"
+        )
         inner = (
-            f"async def invoke(args: t.{self.payload_class(tool)}, meta: rt.ToolCallMeta) -> rt.Outcome:",
+            f"async {signature}" if plan.is_async else signature,
             *(f"    {line}" for line in lines),
             "",
-            "return invoke",
+            "return invoke" if plan.is_async else "return rt.in_worker_thread(invoke)",
         )
         return FunctionView(scope.unique(f"_bind_{tool.ident}"), params, "rt.Invoke", inner)
 

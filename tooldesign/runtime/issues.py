@@ -819,9 +819,7 @@ def schema_issues(
             ]
             parts += missing[:1]
         elif constraint is Constraint.UNKNOWN_FIELD and isinstance(instance, Mapping) and node:
-            declared = node.get("properties")
-            known = declared if isinstance(declared, Mapping) else {}
-            extra = [key for key in instance if key not in known]
+            extra = [key for key in instance if not _declares(node, key)]
             parts += extra[:1]
         path = path_of(parts)
         if path in seen:
@@ -840,6 +838,23 @@ def schema_issues(
             )
         )
     return issues, 0
+
+
+def _declares(node: Mapping[str, Any], key: str) -> bool:
+    """Whether an object schema declares ``key``: by name, or by one of its key patterns."""
+    declared = node.get("properties")
+    if isinstance(declared, Mapping) and key in declared:
+        return True
+    patterns = node.get("patternProperties")
+    if not isinstance(patterns, Mapping):
+        return False
+    for pattern in patterns:
+        try:
+            if re.search(pattern, key):
+                return True
+        except re.error:  # a pattern Python cannot read: the validator judged it already
+            continue
+    return False
 
 
 _SCHEMA_OPERATORS = {

@@ -9,9 +9,8 @@ Without a service, handlers must replace every method the toolset binds.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict, overload
+from typing import Protocol, Required, TypedDict, cast, overload
 
 from tooldesign import runtime as rt
 
@@ -99,11 +98,14 @@ def new_registration(
 def new_registration(
     *,
     service: app_services.DeviceService | None = None,
-    handlers: Handlers | HandlersWithoutService,
+    handlers: Handlers | HandlersWithoutService | None = None,
     interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset devices: a handler given for a bound tool replaces its method."
-    given: Handlers | HandlersWithoutService = handlers
+    # None: check_registration fails below if any tool needs a handler.
+    given: Handlers | HandlersWithoutService = (
+        handlers if handlers is not None else cast("Handlers", {})
+    )
     rt.check_registration(
         "devices",
         handlers=given,
@@ -162,13 +164,11 @@ def new_registration(
 
 
 def _bind_list_devices(service: app_services.DeviceService) -> rt.Invoke:
-    async def invoke(args: t.ListDevicesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(
-            service.list_devices, tr.to_method_payload_list_devices(args)
-        )
+    def invoke(args: t.ListDevicesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = service.list_devices(tr.to_method_payload_list_devices(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_list_devices)
 
-    return invoke
+    return rt.in_worker_thread(invoke)
 
 
 def _bind_get_device(service: app_services.DeviceService) -> rt.Invoke:
@@ -180,10 +180,8 @@ def _bind_get_device(service: app_services.DeviceService) -> rt.Invoke:
 
 
 def _bind_schedule_maintenance(service: app_services.DeviceService) -> rt.Invoke:
-    async def invoke(args: t.MaintenanceRequest, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(
-            service.schedule_maintenance, tr.to_method_payload_schedule_maintenance(args)
-        )
+    def invoke(args: t.MaintenanceRequest, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = service.schedule_maintenance(tr.to_method_payload_schedule_maintenance(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_schedule_maintenance)
 
-    return invoke
+    return rt.in_worker_thread(invoke)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -15,7 +14,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
 )
-from tooldesign.runtime import BoundedResultModel
+from tooldesign.runtime import BoundedResultModel, Rfc3339DateTime
 from typing_extensions import TypeAliasType
 
 
@@ -42,7 +41,7 @@ class Device(BaseModel):
     site_id: Annotated[StrictStr, Field(description="Site the device belongs to")]
     model: Annotated[StrictStr | None, Field(description="Hardware model")] = None
     last_seen: Annotated[
-        AwareDatetime | None, Field(description="When the device last reported (RFC 3339)")
+        Rfc3339DateTime | None, Field(description="When the device last reported (RFC 3339)")
     ] = None
     tags: Annotated[list[StrictStr] | None, Field(description="Free-form tags", max_length=10)] = (
         None
@@ -119,7 +118,7 @@ class MaintenanceRequest(BaseModel):
             min_length=1,
         ),
     ]
-    start: Annotated[AwareDatetime, Field(description="When the window opens (RFC 3339)")]
+    start: Annotated[Rfc3339DateTime, Field(description="When the window opens (RFC 3339)")]
     duration_minutes: Annotated[
         StrictInt, Field(description="How long the window lasts", gt=0, le=480)
     ]
@@ -171,6 +170,6 @@ class ScheduleMaintenanceResult(BaseModel):
         allow_inf_nan=False,
     )
     window_id: Annotated[StrictStr, Field(description="Identifier of the scheduled window")]
-    opens: Annotated[AwareDatetime, Field(description="When the window opens")]
-    closes: Annotated[AwareDatetime, Field(description="When the window closes")]
+    opens: Annotated[Rfc3339DateTime, Field(description="When the window opens")]
+    closes: Annotated[Rfc3339DateTime, Field(description="When the window closes")]
     devices: Annotated[list[StrictStr], Field(description="Devices in the window", min_length=1)]

@@ -9,9 +9,8 @@ Without a service, handlers must replace every method the toolset binds.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict, overload
+from typing import Protocol, Required, TypedDict, cast, overload
 
 from tooldesign import runtime as rt
 
@@ -79,7 +78,10 @@ def new_registration(
     interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset docs: a handler given for a bound tool replaces its method."
-    given: Handlers | HandlersWithoutService = handlers or {}
+    # None: check_registration fails below if any tool needs a handler.
+    given: Handlers | HandlersWithoutService = (
+        handlers if handlers is not None else cast("Handlers", {})
+    )
     rt.check_registration(
         "docs",
         handlers=given,
@@ -118,18 +120,16 @@ def new_registration(
 
 
 def _bind_search_docs(service: app_services.DocumentService) -> rt.Invoke:
-    async def invoke(args: t.SearchDocsPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(service.search, **tr.to_method_payload_search_docs(args))
+    def invoke(args: t.SearchDocsPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = service.search(**tr.to_method_payload_search_docs(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_search_docs)
 
-    return invoke
+    return rt.in_worker_thread(invoke)
 
 
 def _bind_answer_question() -> rt.Invoke:
-    async def invoke(args: t.AnswerQuestionPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(
-            app_services.answer_question, **tr.to_method_payload_answer_question(args)
-        )
+    def invoke(args: t.AnswerQuestionPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = app_services.answer_question(**tr.to_method_payload_answer_question(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_answer_question)
 
-    return invoke
+    return rt.in_worker_thread(invoke)

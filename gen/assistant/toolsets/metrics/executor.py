@@ -9,9 +9,8 @@ Without a service, handlers must replace every method the toolset binds.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict, overload
+from typing import Protocol, Required, TypedDict, cast, overload
 
 from tooldesign import runtime as rt
 
@@ -83,7 +82,10 @@ def new_registration(
     interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset metrics: a handler given for a bound tool replaces its method."
-    given: Handlers | HandlersWithoutService = handlers or {}
+    # None: check_registration fails below if any tool needs a handler.
+    given: Handlers | HandlersWithoutService = (
+        handlers if handlers is not None else cast("Handlers", {})
+    )
     rt.check_registration(
         "metrics",
         handlers=given,
@@ -144,10 +146,8 @@ def _bind_get_time_series(service: app_services.MetricsService) -> rt.Invoke:
 
 
 def _bind_check_reachability(service: app_services.MetricsService) -> rt.Invoke:
-    async def invoke(args: t.CheckReachabilityPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(
-            service.check_reachability, **tr.to_method_payload_check_reachability(args)
-        )
+    def invoke(args: t.CheckReachabilityPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = service.check_reachability(**tr.to_method_payload_check_reachability(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_check_reachability)
 
-    return invoke
+    return rt.in_worker_thread(invoke)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -15,6 +14,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
 )
+from tooldesign.runtime import Rfc3339DateTime
 
 
 class CheckReachabilityPayload(BaseModel):
@@ -102,7 +102,7 @@ class MetricPoint(BaseModel):
         populate_by_name=True,
         allow_inf_nan=False,
     )
-    at: Annotated[AwareDatetime, Field(description="Time of the measurement")]
+    at: Annotated[Rfc3339DateTime, Field(description="Time of the measurement")]
     value: Annotated[StrictFloat, Field(description="Measured value")]
 
 

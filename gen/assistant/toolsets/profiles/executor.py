@@ -9,9 +9,8 @@ Without a service, handlers must replace every method the toolset binds.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict, overload
+from typing import Protocol, Required, TypedDict, cast, overload
 
 from tooldesign import runtime as rt
 
@@ -77,7 +76,10 @@ def new_registration(
     interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset profiles: a handler given for a bound tool replaces its method."
-    given: Handlers | HandlersWithoutService = handlers or {}
+    # None: check_registration fails below if any tool needs a handler.
+    given: Handlers | HandlersWithoutService = (
+        handlers if handlers is not None else cast("Handlers", {})
+    )
     rt.check_registration(
         "profiles",
         handlers=given,
@@ -119,20 +121,16 @@ def new_registration(
 
 
 def _bind_get_profile(service: app_services.ProfileService) -> rt.Invoke:
-    async def invoke(args: t.GetProfilePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(
-            service.get_profile, **tr.to_method_payload_get_profile(args)
-        )
+    def invoke(args: t.GetProfilePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = service.get_profile(**tr.to_method_payload_get_profile(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_get_profile)
 
-    return invoke
+    return rt.in_worker_thread(invoke)
 
 
 def _bind_update_preferences(service: app_services.ProfileService) -> rt.Invoke:
-    async def invoke(args: t.UpdatePreferencesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(
-            service.update_preferences, **tr.to_method_payload_update_preferences(args)
-        )
+    def invoke(args: t.UpdatePreferencesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = service.update_preferences(**tr.to_method_payload_update_preferences(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_update_preferences)
 
-    return invoke
+    return rt.in_worker_thread(invoke)

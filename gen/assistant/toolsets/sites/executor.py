@@ -9,9 +9,8 @@ Without a service, handlers must replace every method the toolset binds.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict, overload
+from typing import Protocol, Required, TypedDict, cast, overload
 
 from tooldesign import runtime as rt
 
@@ -87,7 +86,10 @@ def new_registration(
     interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset sites: a handler given for a bound tool replaces its method."
-    given: Handlers | HandlersWithoutService = handlers or {}
+    # None: check_registration fails below if any tool needs a handler.
+    given: Handlers | HandlersWithoutService = (
+        handlers if handlers is not None else cast("Handlers", {})
+    )
     rt.check_registration(
         "sites",
         handlers=given,
@@ -139,21 +141,19 @@ def new_registration(
 
 
 def _bind_list_sites(service: app_services.SiteService) -> rt.Invoke:
-    async def invoke(args: t.ListSitesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(
-            service.list_sites, **tr.to_method_payload_list_sites(args)
-        )
+    def invoke(args: t.ListSitesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = service.list_sites(**tr.to_method_payload_list_sites(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_list_sites)
 
-    return invoke
+    return rt.in_worker_thread(invoke)
 
 
 def _bind_get_site(service: app_services.SiteService) -> rt.Invoke:
-    async def invoke(args: t.GetSitePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
-        returned = await asyncio.to_thread(service.get_site, **tr.to_method_payload_get_site(args))
+    def invoke(args: t.GetSitePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
+        returned = service.get_site(**tr.to_method_payload_get_site(args))
         return rt.Outcome(returned, convert=tr.to_tool_return_get_site)
 
-    return invoke
+    return rt.in_worker_thread(invoke)
 
 
 def _bind_get_topology(service: app_services.SiteService) -> rt.Invoke:

@@ -9,7 +9,7 @@ service's methods through ``transforms``; the others call the handlers given by 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict
+from typing import Protocol, Required, TypedDict, cast
 
 from tooldesign import runtime as rt
 
@@ -33,11 +33,12 @@ class Handlers(TypedDict, total=False):
 
 def new_registration(
     *,
-    handlers: Handlers,
+    handlers: Handlers | None = None,
     interceptors: Sequence[rt.Interceptor] = (),
 ) -> rt.ToolsetRegistration:
     "The registration of toolset tool_index: a handler given for a bound tool replaces its method."
-    given: Handlers = handlers
+    # None: check_registration fails below if any tool needs a handler.
+    given: Handlers = handlers if handlers is not None else cast("Handlers", {})
     rt.check_registration(
         "tool_index",
         handlers=given,
