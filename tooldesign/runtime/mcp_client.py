@@ -39,13 +39,7 @@ from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, RetryReason
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
-from tooldesign.runtime.schema_values import (
-    declared_only,
-    merge_single_all_of,
-    object_schema,
-    resolve,
-    variants,
-)
+from tooldesign.runtime.schema_values import declared_only, rewrite
 from tooldesign.runtime.specs import ToolSpec
 
 if TYPE_CHECKING:
@@ -241,7 +235,17 @@ class MCPClient:
         does it, a warning says where: the server's operator should send offsets.
         """
         paths: list[str] = []
-        value = _naive_times_as_utc(value, schema, schema, "", paths, 0)
+
+        def with_offset(text: Any, schemas: Sequence[Mapping[str, Any]], path: str) -> Any:
+            if isinstance(text, str):
+                for node in schemas:
+                    pattern = _NAIVE_TIMES.get(str(node.get("format")))
+                    if pattern is not None and pattern.fullmatch(text):
+                        paths.append(path or "the result")
+                        return f"{text}Z"
+            return text
+
+        value = rewrite(value, schema, leaf=with_offset)
         fresh = [p for p in dict.fromkeys(paths) if (name, p) not in self._naive_times]
         if fresh:
             self._naive_times.update((name, p) for p in fresh)
@@ -470,53 +474,6 @@ _NAIVE_TIMES = {
     "date-time": re.compile(r"\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(?:\.\d+)?", re.ASCII),
     "time": re.compile(r"\d\d:\d\d:\d\d(?:\.\d+)?", re.ASCII),
 }
-
-
-def _naive_times_as_utc(
-    value: Any, schema: Any, root: Mapping[str, Any], where: str, found: list[str], depth: int
-) -> Any:
-    """``value`` with the naive date-times and times its ``schema`` formats given ``Z``;
-    where each was is added to ``found`` (``[].valid_until``)."""
-    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
-        return value
-    schema = resolve(merge_single_all_of(schema), root)
-    if isinstance(value, str):
-        for node in (schema, *variants(schema, root)):
-            pattern = _NAIVE_TIMES.get(str(node.get("format")))
-            if pattern is not None and pattern.fullmatch(value):
-                found.append(where or "the result")
-                return f"{value}Z"
-        return value
-    if isinstance(value, dict):
-        node = object_schema(value, schema, root)
-        if node is None:
-            return value
-        properties = node.get("properties")
-        properties = properties if isinstance(properties, Mapping) else {}
-        extra = node.get("additionalProperties")
-        return {
-            key: _naive_times_as_utc(
-                item,
-                properties.get(key, extra),
-                root,
-                f"{where}.{key}" if where else key,
-                found,
-                depth + 1,
-            )
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        for node in (schema, *variants(schema, root)):
-            items = node.get("items")
-            if isinstance(items, Mapping):
-                return [
-                    _naive_times_as_utc(item, items, root, f"{where}[]", found, depth + 1)
-                    for item in value
-                ]
-    return value
-
-
-_MAX_DEPTH = 64
 
 
 def _malformed(name: str, detail: str) -> ToolResult:

@@ -8,7 +8,7 @@ mutates what it reads: schemas are the generated specs' shared module-level cons
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 MAPS = (dict, Mapping)
@@ -149,16 +149,35 @@ def _fits(
 KeepKey = Callable[[str, Any, Mapping[str, Any], Mapping[str, Any]], bool]
 """``keep(key, item, object_schema, root)``: whether an object keeps one of its keys."""
 
+RewriteLeaf = Callable[[Any, Sequence[Mapping[str, Any]], str], Any]
+"""``leaf(value, schemas, path)``: a scalar's new value; ``schemas`` are the schema it is an
+instance of and that schema's union variants; ``path`` is where it is (``items[].at``)."""
 
-def rewrite_objects(value: Any, schema: Mapping[str, Any], keep: KeepKey) -> Any:
-    """``value`` with each object's keys filtered by ``keep``, guided by ``schema`` (the root).
+
+def rewrite(
+    value: Any,
+    schema: Mapping[str, Any],
+    *,
+    keep: KeepKey | None = None,
+    leaf: RewriteLeaf | None = None,
+) -> Any:
+    """``value`` rewritten as ``schema`` (the root) describes it: each object's keys filtered by
+    ``keep``, each scalar replaced by what ``leaf`` gives.
 
     Objects no schema describes (or no union variant fits) are left as they are.
     """
-    return _rewrite(value, schema, schema, keep, 0)
+    return _rewrite(value, schema, schema, keep, leaf, "", 0)
 
 
-def _rewrite(value: Any, schema: Any, root: Mapping[str, Any], keep: KeepKey, depth: int) -> Any:
+def _rewrite(
+    value: Any,
+    schema: Any,
+    root: Mapping[str, Any],
+    keep: KeepKey | None,
+    leaf: RewriteLeaf | None,
+    path: str,
+    depth: int,
+) -> Any:
     if not isinstance(schema, MAPS) or depth > _MAX_DEPTH:
         return value
     schema = resolve(merge_single_all_of(schema), root)
@@ -170,15 +189,29 @@ def _rewrite(value: Any, schema: Any, root: Mapping[str, Any], keep: KeepKey, de
         properties = properties if isinstance(properties, MAPS) else {}
         extra = node.get("additionalProperties")
         return {
-            key: _rewrite(item, properties.get(key, extra), root, keep, depth + 1)
+            key: _rewrite(
+                item,
+                properties.get(key, extra),
+                root,
+                keep,
+                leaf,
+                f"{path}.{key}" if path else key,
+                depth + 1,
+            )
             for key, item in value.items()
-            if keep(key, item, node, root)
+            if keep is None or keep(key, item, node, root)
         }
     if isinstance(value, list):
         for node in (schema, *variants(schema, root)):
             items = node.get("items")
             if isinstance(items, MAPS):
-                return [_rewrite(item, items, root, keep, depth + 1) for item in value]
+                return [
+                    _rewrite(item, items, root, keep, leaf, f"{path}[]", depth + 1)
+                    for item in value
+                ]
+        return value
+    if leaf is not None:
+        return leaf(value, (schema, *variants(schema, root)), path)
     return value
 
 
@@ -200,7 +233,7 @@ def strip_optional_nulls(value: Any, schema: Mapping[str, Any]) -> Any:
     Such a ``null`` means "not given": strict provider modes make models send it for every
     optional field, and decoders read it so. A field whose schema accepts ``null`` keeps it.
     """
-    return rewrite_objects(value, schema, _not_an_optional_null)
+    return rewrite(value, schema, keep=_not_an_optional_null)
 
 
 def _declared(key: str, item: Any, node: Mapping[str, Any], root: Mapping[str, Any]) -> bool:
@@ -212,4 +245,4 @@ def _declared(key: str, item: Any, node: Mapping[str, Any], root: Mapping[str, A
 
 def declared_only(value: Any, schema: Mapping[str, Any]) -> Any:
     """``value`` without the keys its closed objects in ``schema`` do not declare."""
-    return rewrite_objects(value, schema, _declared)
+    return rewrite(value, schema, keep=_declared)
