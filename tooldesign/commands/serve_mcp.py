@@ -198,7 +198,8 @@ async def _serve_http(
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    """Bind before serving, so a busy port is a clear error (uvicorn would exit the process)."""
+    """Bind and listen before serving, so a busy port is a clear error (uvicorn would exit the
+    process)."""
     if not 0 <= port <= 65535:
         raise UserError(f"--port must be between 0 and 65535, got {port}")
     try:
@@ -210,6 +211,9 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)
+        # Listening before the "serving at" line: a client that connects as soon as it reads
+        # the line waits in the backlog until the server accepts, instead of being refused.
+        listener.listen(2048)
     except OSError as exc:
         listener.close()
         raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
