@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from tooldesign.ir.model import (
     ArrayType,
@@ -52,30 +52,15 @@ def named_types(t: TypeExpr) -> Iterator[str]:
                 yield from named_types(f.type)
 
 
-def has_verbatim_schema(t: TypeExpr, design: Design) -> bool:
-    """Whether ``t`` reaches an ``Any(schema=...)`` (directly, or through objects and types)."""
-    return _reaches(t, design, lambda f: False)
-
-
 def needs_schema_check(t: TypeExpr, design: Design) -> bool:
     """Whether values of ``t`` must also be checked against its JSON Schema.
 
     The generated model checks everything else, but it cannot state some things exactly: a
     verbatim ``Any(schema=...)``, an enum of numbers or booleans (Python's ``Literal`` takes
     ``True`` for ``1``, and holds no floats at all), and the string constraints of a value it
-    holds as another type (see ``constraints_beyond_model``).
+    holds as another type (see ``constraints_beyond_model``). ``t`` reaches these directly, or
+    through objects and types.
     """
-    return _reaches(t, design, _beyond_model)
-
-
-def _beyond_model(f: Field) -> bool:
-    enum = f.constraints.enum
-    inexact_enum = enum is not None and not all(isinstance(value, str) for value in enum)
-    return inexact_enum or bool(constraints_beyond_model(f.constraints))
-
-
-def _reaches(t: TypeExpr, design: Design, field_needs: Callable[[Field], bool]) -> bool:
-    """Whether ``t`` reaches a verbatim schema, or a field for which ``field_needs`` is true."""
     seen: set[str] = set()
     pending = [t]
     while pending:
@@ -90,16 +75,22 @@ def _reaches(t: TypeExpr, design: Design, field_needs: Callable[[Field], bool]) 
             case UnionType(variants=variants):
                 pending.extend(variants)
             case ObjectType(shape=shape):
-                if any(field_needs(f) for f in shape.fields):
+                if any(_beyond_model(f) for f in shape.fields):
                     return True
                 pending.extend(f.type for f in shape.fields)
             case NamedType(name=name) if name not in seen and name in design.types:
                 seen.add(name)
                 fields = design.types[name].shape.fields
-                if any(field_needs(f) for f in fields):
+                if any(_beyond_model(f) for f in fields):
                     return True
                 pending.extend(f.type for f in fields)
     return False
+
+
+def _beyond_model(f: Field) -> bool:
+    enum = f.constraints.enum
+    inexact_enum = enum is not None and not all(isinstance(value, str) for value in enum)
+    return inexact_enum or bool(constraints_beyond_model(f.constraints))
 
 
 def messages(tool: Tool) -> list[Message]:
