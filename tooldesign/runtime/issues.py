@@ -88,16 +88,17 @@ def shown(value: Any, limit: int = _MAX_SHOWN) -> str:
     """
     parts: list[str] = []
     _preview(value, parts, limit + 1)
-    text = "".join(parts)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return printable(text)
+    return printable(clipped("".join(parts), limit))
+
+
+def clipped(text: str, limit: int = _MAX_SHOWN) -> str:
+    """``text`` cut short to ``limit`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def quoted(text: str, limit: int = _MAX_SHOWN) -> str:
     """``text`` JSON-quoted, cut short, non-printable characters escaped: safe in any message."""
-    cut = text if len(text) <= limit else text[: limit - 1] + "…"
-    return printable(json.dumps(cut, ensure_ascii=False))
+    return printable(json.dumps(clipped(text, limit), ensure_ascii=False))
 
 
 def shown_key(key: str) -> str:

@@ -50,7 +50,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from starlette.applications import Starlette
 from starlette.requests import Request
 from tooldesign.runtime.hints import RetryReason
-from tooldesign.runtime.issues import shown
+from tooldesign.runtime.issues import clipped, shown
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, export_tools
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
@@ -90,8 +90,6 @@ MetaFor = Callable[[McpCallContext], ToolCallMeta | Awaitable[ToolCallMeta]]
 OnResult = Callable[[ToolResult, McpCallContext], None | Awaitable[None]]
 """``on_result(result, context)``: sees every call's full :class:`ToolResult` (server data,
 telemetry) and its :class:`McpCallContext` (sync or async): for observers, not models."""
-
-_MAX_NAME_SHOWN = 80
 
 _UNSET: Any = object()
 _arguments_as_sent: contextvars.ContextVar[Any] = contextvars.ContextVar(
@@ -523,11 +521,10 @@ def _unknown_tool(name: Any, catalog: _Catalog) -> MCPError:
     # JSON-RPC "invalid params", as the MCP specification answers an unknown tool. The name is
     # whatever the client sent: shown as JSON and cut short, as the runtime shows names.
     text = name if isinstance(name, str) else _json_text(name)
-    cut = text if len(text) <= _MAX_NAME_SHOWN else text[: _MAX_NAME_SHOWN - 1] + "…"
     return MCPError(
         types.INVALID_PARAMS,
         f"Unknown tool: {shown(name)}",
-        data={"tool": cut, "available": sorted(catalog.by_name)},
+        data={"tool": clipped(text), "available": sorted(catalog.by_name)},
     )
 
 

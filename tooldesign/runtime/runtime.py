@@ -41,7 +41,7 @@ from tooldesign.runtime.errors import (
     ToolValidationError,
 )
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
-from tooldesign.runtime.issues import example_from_schema, got, quoted, shown
+from tooldesign.runtime.issues import clipped, example_from_schema, got, quoted, shown
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -289,7 +289,7 @@ class Runtime:
         listed = ", ".join(names) or "none"
         close: list[str] = []
         if isinstance(name, str):
-            label = name if len(name) <= _MAX_NAME_SHOWN else name[: _MAX_NAME_SHOWN - 1] + "…"
+            label = clipped(name, _MAX_NAME_SHOWN)
             message = f"There is no tool named {quoted(name)}."
             close = self._near_misses(name)
             if close:
