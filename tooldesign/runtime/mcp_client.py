@@ -39,7 +39,7 @@ from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, RetryReason
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
-from tooldesign.runtime.schema_values import declared_only, rewrite
+from tooldesign.runtime.schema_values import declared_only
 from tooldesign.runtime.specs import ToolSpec
 
 if TYPE_CHECKING:
@@ -221,13 +221,13 @@ class MCPClient:
             if answer.is_error:
                 text = _without_error_prefix(_text_of(answer)) or "the tool failed"
                 return Outcome(ToolResult(name, error=ToolError(text, details={"remote": True})))
-            value = declared_only(_value_of(answer, unwrap), result_schema)
-            return Outcome(self._with_offsets(name, value, result_schema))
+            return Outcome(self._read_result(name, _value_of(answer, unwrap), result_schema))
 
         return invoke
 
-    def _with_offsets(self, name: str, value: Any, schema: Mapping[str, Any]) -> Any:
-        """``value`` with its date-times and times that lack a UTC offset read as UTC.
+    def _read_result(self, name: str, value: Any, schema: Mapping[str, Any]) -> Any:
+        """``value`` as the design reads it, in one pass: without the keys its closed objects do
+        not declare, and with its date-times and times that lack a UTC offset read as UTC.
 
         RFC 3339 (and so a design's ``date-time``) needs the offset, but servers written with
         the MCP SDK send Python's naive ``datetime.now()`` without one. Rather than refuse
@@ -245,7 +245,7 @@ class MCPClient:
                         return f"{text}Z"
             return text
 
-        value = rewrite(value, schema, leaf=with_offset)
+        value = declared_only(value, schema, leaf=with_offset)
         fresh = [p for p in dict.fromkeys(paths) if (name, p) not in self._naive_times]
         if fresh:
             self._naive_times.update((name, p) for p in fresh)

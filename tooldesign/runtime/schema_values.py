@@ -243,6 +243,7 @@ def _declared(key: str, item: Any, node: Mapping[str, Any], root: Mapping[str, A
     ) is not False
 
 
-def declared_only(value: Any, schema: Mapping[str, Any]) -> Any:
-    """``value`` without the keys its closed objects in ``schema`` do not declare."""
-    return rewrite(value, schema, keep=_declared)
+def declared_only(value: Any, schema: Mapping[str, Any], *, leaf: RewriteLeaf | None = None) -> Any:
+    """``value`` without the keys its closed objects in ``schema`` do not declare (and, in the
+    same pass, each scalar replaced by what ``leaf`` gives)."""
+    return rewrite(value, schema, keep=_declared, leaf=leaf)
