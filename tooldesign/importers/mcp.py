@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import os
 import re
 import tempfile
@@ -60,7 +59,8 @@ from tooldesign.importers.draft import (
 )
 from tooldesign.importers.python import ImportResult
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
-from tooldesign.importers.values import accepts, sanitize_name, unique_name
+from tooldesign.importers.values import accepts, pascal, sanitize_name, unique_name
+from tooldesign.runtime.issues import shown
 from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
 from tooldesign.runtime.schema_values import merge_single_all_of, ref_target
 
@@ -331,7 +331,7 @@ class _Translator:
             t = mapped.type
             if isinstance(t, InlineObject):  # a union's objects must be named types
                 t = self.define(
-                    _title(variant) or f"{_pascal(self.tool)}{_pascal(where)}Option{index + 1}",
+                    _title(variant) or f"{pascal(self.tool)}{pascal(where)}Option{index + 1}",
                     _text(variant.get("description")),
                     t.attributes,
                 )
@@ -472,7 +472,7 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
         if isinstance(example, dict) and accepts(InlineObject(args), {}, example, context.types):
             examples.append(example)
         else:
-            translator.notice("examples", f"{_shown(example)} does not fit the arguments; left out")
+            translator.notice("examples", f"{shown(example)} does not fit the arguments; left out")
     result = _result(design_name, output_schema, context)
     if (
         isinstance(raw_output, Mapping)
@@ -815,18 +815,8 @@ def _title(schema: Mapping[str, Any]) -> str | None:
     return title if isinstance(title, str) and title else None
 
 
-def _shown(value: Any) -> str:
-    """A value for a message, kept short."""
-    text = json.dumps(value, ensure_ascii=False, default=repr)
-    return text if len(text) <= 80 else f"{text[:77]}..."
-
-
 def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def _pascal(text: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", text) if part)
 
 
 def _path_words(where: str) -> str:
@@ -840,5 +830,5 @@ def _path_words(where: str) -> str:
 
 
 def _type_name(name: str) -> str:
-    cleaned = _pascal(name) or "Type"
+    cleaned = pascal(name) or "Type"
     return cleaned if not cleaned[0].isdigit() else f"Type{cleaned}"

@@ -64,7 +64,7 @@ from tooldesign.importers.draft import (
     OneOf,
 )
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
-from tooldesign.importers.values import accepts, is_json, sanitize_name, unique_name
+from tooldesign.importers.values import accepts, is_json, pascal, sanitize_name, unique_name
 from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
 
 # Types whose parameters a framework fills in, never the model (matched by the last name).
@@ -333,7 +333,7 @@ def _share_types(
         new = name
         if name in types:
             new = unique_name(
-                f"{_pascal(draft.path.stem)}{name}", set(types) | set(renamed.values())
+                f"{pascal(draft.path.stem)}{name}", set(types) | set(renamed.values())
             )
             notices.append(
                 Notice(
@@ -1199,7 +1199,7 @@ def _type_names(classes: dict[str, ast.ClassDef]) -> dict[str, str]:
     for qualified in sorted(classes, key=lambda q: q.count(".")):
         name = qualified.rsplit(".", 1)[-1]
         if name in taken:
-            name = unique_name(_pascal(qualified), taken)
+            name = unique_name(pascal(qualified), taken)
         names[qualified] = name
         taken.add(name)
     return names
@@ -1338,10 +1338,6 @@ def _shown(value: Any) -> str:
     """A value for a message, kept short."""
     text = repr(value)
     return text if len(text) <= 60 else f"{text[:57]}..."
-
-
-def _pascal(text: str) -> str:
-    return "".join(p[:1].upper() + p[1:] for p in re.split(r"[^A-Za-z0-9]+", text) if p)
 
 
 def _flatten_or(node: ast.expr) -> Iterator[ast.expr]:

@@ -141,6 +141,11 @@ def sanitize_name(name: str, *, identifier: bool = False) -> str:
     return cleaned[:64]
 
 
+def pascal(text: str) -> str:
+    """``text``'s words run together, each capitalised: ``list rows item`` → ``ListRowsItem``."""
+    return "".join(p[:1].upper() + p[1:] for p in re.split(r"[^A-Za-z0-9]+", text) if p)
+
+
 def unique_name(name: str, taken: set[str]) -> str:
     """``name``, or ``name_2``, ``name_3``… if it is taken."""
     candidate, n = name, 2
