@@ -9,7 +9,7 @@ from tooldesign.dsl.recorder import recording
 from tooldesign.ir.binding import bind
 from tooldesign.ir.build import build
 from tooldesign.ir.errors import DesignError, Issues
-from tooldesign.ir.fingerprint import toolset_fingerprint, toolset_fingerprints, toolset_key
+from tooldesign.ir.fingerprint import toolset_fingerprints
 from tooldesign.ir.load import UsageError, design_files, importable, run_designs
 from tooldesign.ir.model import Design
 
@@ -33,31 +33,23 @@ def evaluate(sources: Sequence[str], *, known_valid: Callable[[str], bool] | Non
         design = build(recorder.design, issues, ran)
         if not recorder.design.services and not issues:
             raise UsageError(f"{', '.join(sources)}: not a design: no Service is declared")
-        # Before binding, fingerprints cover what validation reads; a toolset with bound tools
-        # was recorded with its plans, so it is validated again (the cheap part of binding it).
-        content = toolset_fingerprints(design)
+        # Before binding, fingerprints cover what validation reads. A toolset with bound tools
+        # is fingerprinted with its plans, once bound, so it is never known valid here: it is
+        # validated again (the cheap part of binding it).
+        unbound = toolset_fingerprints(design, bound=False)
         trusted = frozenset(
             key
-            for key, fingerprint in content.items()
+            for key, fingerprint in unbound.items()
             if not issues and known_valid and known_valid(fingerprint)
         )
-        if len(trusted) < len(content) or not content:
+        toolsets = sum(len(service.toolsets) for service in design.services)
+        if len(trusted) < toolsets or not toolsets:
             from tooldesign.ir.validate import validate
 
             validate(design, issues, trusted=trusted)
         # Last, so a tool is bound only if its own design passed every other check.
         design = bind(design, issues)
     issues.raise_if_any()
-    return dataclasses.replace(design, fingerprints=_with_plans(design, content))
-
-
-def _with_plans(design: Design, content: dict[str, str]) -> dict[str, str]:
-    """Generation reads the binding plans too, so a changed method regenerates its toolset:
-    toolsets with bound tools are fingerprinted again (the others are as they were)."""
-    fingerprints = dict(content)
-    for service in design.services:
-        for toolset in service.toolsets:
-            if any(tool.binding is not None for tool in toolset.tools):
-                key = toolset_key(service, toolset)
-                fingerprints[key] = toolset_fingerprint(design, service, toolset)
-    return fingerprints
+    # Generation reads the binding plans too, so a changed method regenerates its toolset.
+    bound = toolset_fingerprints(design, bound=True)
+    return dataclasses.replace(design, fingerprints={**unbound, **bound})

@@ -26,11 +26,14 @@ def toolset_fingerprint(design: Design, service: Service, toolset: Toolset) -> s
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def toolset_fingerprints(design: Design) -> dict[str, str]:
+def toolset_fingerprints(design: Design, *, bound: bool) -> dict[str, str]:
+    """The fingerprints of the toolsets that bind tools to application code (``bound``), or of
+    the others."""
     return {
         toolset_key(service, toolset): toolset_fingerprint(design, service, toolset)
         for service in design.services
         for toolset in service.toolsets
+        if any(tool.binding is not None for tool in toolset.tools) is bound
     }
 
 
