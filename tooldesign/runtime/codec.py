@@ -23,7 +23,7 @@ from tooldesign.runtime.issues import (
     path_of,
     schema_issues,
 )
-from tooldesign.runtime.schema_values import strip_optional_nulls
+from tooldesign.runtime.schema_values import resolve, strip_optional_nulls
 from tooldesign.runtime.specs import TypeSpec
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -161,14 +161,11 @@ class PayloadCodec(Generic[ModelT]):
         except Exception:  # noqa: BLE001 - only an explanation is at stake
             return {}
         properties = schema.get("properties") or {}
-        defs = schema.get("$defs") or {}
         out: dict[str, Mapping[str, Any]] = {}
         for name in self._injected:
             node = properties.get(name)
             if isinstance(node, Mapping):
-                ref = node.get("$ref")
-                target = defs.get(ref.rsplit("/", 1)[-1]) if isinstance(ref, str) else None
-                out[name] = target if isinstance(target, Mapping) else node
+                out[name] = resolve(node, schema)
         return out
 
 
