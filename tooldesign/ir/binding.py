@@ -15,14 +15,13 @@ sound is planned, and all its problems — payload, result and server data — a
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import importlib
 import inspect
 import math
 import re
 import typing
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -368,10 +367,7 @@ class _Planner:
             raise _Mismatch(
                 f"{target.unbuildable} (tool {self.tool.name!r} builds it at {path} to call {self.target})"
             )
-        with self._attempt(key):
-            self.records[key] = None  # in progress: a recursive type refers to it
-            self.records[key] = self._plan_record_in(shape, source, target, path, key)
-        return key
+        return self._record(key, lambda: self._plan_record_in(shape, source, target, path, key))
 
     def _plan_record_in(
         self, shape: ObjectShape, source: ToolEnd, target: PyRecord, path: str, key: str
@@ -458,21 +454,27 @@ class _Planner:
             "required or give it a default, or make the method field Optional"
         )
 
-    @contextlib.contextmanager
-    def _attempt(self, key: str) -> Iterator[None]:
-        """Plan the record mapping ``key``; on a mismatch forget every record this attempt began
-        (a union may try its next member, and no mapping may refer to one that was never
-        finished), and remember why it failed."""
+    def _record(self, key: str, plan: Callable[[], RecordMapping]) -> str:
+        """The record mapping ``key``, planned by ``plan`` when first met.
+
+        On a mismatch every record this attempt began is forgotten (a union may try its next
+        member, and no mapping may refer to one that was never finished), and why it failed is
+        remembered: met again, it fails the same way.
+        """
+        if key in self.records:
+            return key
         if key in self.failed:
             raise _Mismatch(*self.failed[key])
         known = set(self.records)
+        self.records[key] = None  # in progress: a recursive type refers to it
         try:
-            yield
+            self.records[key] = plan()
         except _Mismatch as exc:
             for begun in [k for k in self.records if k not in known]:
                 del self.records[begun]
             self.failed[key] = exc.messages
             raise
+        return key
 
     # ── result: method → tool ─────────────────────────────────────────────────────────────
 
@@ -508,12 +510,7 @@ class _Planner:
 
     def _record_out(self, source: PyRecord, shape: ObjectShape, target: ToolEnd, path: str) -> str:
         key = f"out:{source.ref}->{_end_key(target)}"
-        if key in self.records:
-            return key
-        with self._attempt(key):
-            self.records[key] = None  # in progress: a recursive type refers to it
-            self.records[key] = self._plan_record_out(source, shape, target, path, key)
-        return key
+        return self._record(key, lambda: self._plan_record_out(source, shape, target, path, key))
 
     def _plan_record_out(
         self, source: PyRecord, shape: ObjectShape, target: ToolEnd, path: str, key: str
