@@ -37,6 +37,7 @@ import sys
 import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -728,10 +729,14 @@ class _Importer:
     def is_context(self, node: ast.expr | None) -> bool:
         """A framework's parameter type, unless this file defines a type of that name (a
         pydantic model called ``Request`` or ``Context`` is the model's)."""
-        local = frozenset(
+        return _is_context(None if node is None else self.resolved(node), self.data_class_names)
+
+    @cached_property
+    def data_class_names(self) -> frozenset[str]:
+        """The names of the file's classes the design can take as types (read once)."""
+        return frozenset(
             name.rsplit(".", 1)[-1] for name, c in self.classes.items() if self.is_data(c)
         )
-        return _is_context(None if node is None else self.resolved(node), local)
 
     def is_data(self, node: ast.ClassDef) -> bool:
         """A class the design can take as a type: a pydantic model, a TypedDict, a dataclass
