@@ -53,13 +53,17 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+_CALLBACK_FLAGS = {"meta_for": "--meta-for", "on_result": "--on-result"}
+"""The ToolServer callbacks the command line names, each with its option."""
+
+
 def _callbacks(args: argparse.Namespace) -> dict[str, Any]:
     """``meta_for`` and ``on_result`` as ``--meta-for`` and ``--on-result`` name them."""
     found: dict[str, Any] = {}
-    for option in ("meta_for", "on_result"):
+    for option, flag in _CALLBACK_FLAGS.items():
         ref = getattr(args, option, None)  # a Namespace built in code may leave them out
         if ref is not None:
-            found[option] = _load(*_split_target(ref, flag=f"--{option.replace('_', '-')}"))
+            found[option] = _load(*_split_target(ref, flag=flag))
     return found
 
 
@@ -155,7 +159,7 @@ async def _resolve(target: Any, callbacks: dict[str, Any], args: argparse.Namesp
             )
     if isinstance(value, ToolServer):
         given = ["--name"] if args.name else []
-        given += [f"--{option.replace('_', '-')}" for option in callbacks]
+        given += [_CALLBACK_FLAGS[option] for option in callbacks]
         if given:
             raise UserError(
                 f"{args.target} is a ToolServer, which is configured already: drop "
