@@ -56,6 +56,13 @@ class OneOf:
 
 DraftType = Primitive | ArrayOf | MapOf | Named | InlineObject | OneOf
 
+
+def is_object(t: DraftType) -> bool:
+    """Whether ``t``'s values are JSON objects: a design sends such a result as it is, any
+    other wrapped as ``{"result": …}``."""
+    return isinstance(t, MapOf | Named | InlineObject)
+
+
 STRING = Primitive("String")
 INT = Primitive("Int")
 FLOAT = Primitive("Float")

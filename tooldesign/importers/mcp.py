@@ -56,6 +56,7 @@ from tooldesign.importers.draft import (
     Notice,
     OneOf,
     Primitive,
+    is_object,
 )
 from tooldesign.importers.python import ImportResult
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
@@ -520,7 +521,7 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
         inner = properties[WRAPPED_RESULT_KEY]
         mapped = translator.map(inner, WRAPPED_RESULT_KEY)
         description = mapped.description or _text(inner.get("description"))
-        if not (mapped.nullable or isinstance(mapped.type, MapOf | Named | InlineObject)):
+        if not (mapped.nullable or is_object(mapped.type)):
             return DraftResult(translator.placed(mapped.type, "", block=False), description)
         attribute = translator.attribute(
             WRAPPED_RESULT_KEY, mapped, inner, not mapped.nullable, WRAPPED_RESULT_KEY

@@ -58,11 +58,11 @@ from tooldesign.importers.draft import (
     DraftTool,
     DraftToolset,
     DraftType,
-    InlineObject,
     MapOf,
     Named,
     Notice,
     OneOf,
+    is_object,
 )
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.values import accepts, is_json, pascal, sanitize_name, unique_name
@@ -1116,7 +1116,7 @@ class _Importer:
         # wrapper, so that it is what the server's clients receive.
         wrapped = mapped.nullable if server == "fastmcp" else False
         if server == "mcp" and self.mcp_sdk_wraps(annotation):
-            wrapped = mapped.nullable or isinstance(mapped.type, MapOf | Named | InlineObject)
+            wrapped = mapped.nullable or is_object(mapped.type)
         if wrapped:
             library = "FastMCP" if server == "fastmcp" else "the MCP SDK"
             self.notice(
