@@ -173,6 +173,8 @@ def bind(design: Design, issues: Issues) -> Design:
 
 
 def _is_sound(design: Design, tool: Tool, unsound: set[str]) -> bool:
+    if not unsound:
+        return True  # the usual case: no issues anywhere, no types to walk
     elements = [tool.path, *(design.types[name].path for name in used_user_types(design, [tool]))]
     return not any(
         path == element or path.startswith(f"{element} › ")
