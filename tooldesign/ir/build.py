@@ -257,6 +257,7 @@ class _Builder:
         names = _UniqueNames("tool", self.issues)
         for tool_rec in rec.tools:
             name = tool_rec.name
+            ident = _ident(name, "tool_")
             if not _is_text(name) or not TOOL_NAME.match(name):
                 length = (
                     f" is {len(name)} characters long and"
@@ -269,9 +270,7 @@ class _Builder:
                     tool_rec.location,
                     tool_rec.path,
                 )
-                ident = _ident(name, "tool_")
             else:
-                ident = _ident(name, "tool_")
                 names.claim(name, ident, tool_rec.location, tool_rec.path)
             # Kept whatever its name: what the tool declares is checked too.
             tools.append(self._tool(tool_rec, service, rec.name, ident, tags, rec.is_mcp))
