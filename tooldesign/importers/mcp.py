@@ -542,7 +542,7 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
                 translator.define(title, description, mapped.type.attributes), description
             )
         # An object without a name: the result's own fields (a named type that has the same
-        # fields and description is found when every tool has been read: _declared_results).
+        # fields and description is found when every tool has been read: _declared_result).
         return DraftResult(None, description, mapped.type.attributes)
     return DraftResult(
         translator.placed(mapped.type, "", block=False), mapped.description or description
