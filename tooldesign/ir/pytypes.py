@@ -626,11 +626,10 @@ def constraints_of(annotation: Any, metadata: Iterable[Any] = ()) -> PyConstrain
     rules: dict[str, Any] = {}
     patterns: list[str] = []
     for item in _flatten_metadata(own):
-        for attr, tighter in _RULES:
-            value = getattr(item, attr, None)
-            if value is None or not _is_rule(item, attr):
-                continue
-            rules[attr] = value if attr not in rules else tighter(rules[attr], value)
+        for attr, rule_type, tighter in _RULES:
+            value = getattr(item, attr, None) if isinstance(item, rule_type) else None
+            if value is not None:
+                rules[attr] = value if attr not in rules else tighter(rules[attr], value)
         # pydantic keeps ``pattern=`` in its own (annotated_types) metadata object.
         pattern = getattr(item, "pattern", None)
         if isinstance(item, annotated_types.BaseMetadata) and pattern is not None:
@@ -640,32 +639,20 @@ def constraints_of(annotation: Any, metadata: Iterable[Any] = ()) -> PyConstrain
     return PyConstraints(**rules, patterns=tuple(dict.fromkeys(patterns)), inner=inner)
 
 
-_RULES: tuple[tuple[str, Callable[[Any, Any], Any]], ...] = (
-    ("min_length", max),
-    ("max_length", min),
-    ("gt", max),
-    ("ge", max),
-    ("lt", min),
-    ("le", min),
+_RULES: tuple[tuple[str, type, Callable[[Any, Any], Any]], ...] = (
+    # (attribute, the annotated_types class that holds it, how two of them combine)
+    ("min_length", annotated_types.MinLen, max),
+    ("max_length", annotated_types.MaxLen, min),
+    ("gt", annotated_types.Gt, max),
+    ("ge", annotated_types.Ge, max),
+    ("lt", annotated_types.Lt, min),
+    ("le", annotated_types.Le, min),
     (
         "multiple_of",
+        annotated_types.MultipleOf,
         lambda a, b: math.lcm(a, b) if isinstance(a, int) and isinstance(b, int) else b,
     ),
 )
-
-_RULE_TYPES: dict[str, type] = {
-    "min_length": annotated_types.MinLen,
-    "max_length": annotated_types.MaxLen,
-    "gt": annotated_types.Gt,
-    "ge": annotated_types.Ge,
-    "lt": annotated_types.Lt,
-    "le": annotated_types.Le,
-    "multiple_of": annotated_types.MultipleOf,
-}
-
-
-def _is_rule(item: Any, attr: str) -> bool:
-    return isinstance(item, _RULE_TYPES[attr])
 
 
 def _flatten_metadata(items: Iterable[Any]) -> Iterable[Any]:
