@@ -44,7 +44,7 @@ from tooldesign.dsl.types import (
     UnionExpr,
     VerbatimExpr,
 )
-from tooldesign.ir.errors import Issues
+from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.model import (
     NO_CONSTRAINTS,
     NO_VALUE,
@@ -946,7 +946,7 @@ def json_data(value: Any) -> tuple[Any, str | None]:
                 out[key] = convert(x, f"{where}[{key!r}]")
             return out
         problems.append(
-            f"{_at(where)}{type(item).__name__} {_short_repr(item)} is not a JSON value"
+            f"{_at(where)}{type(item).__name__} {short_repr(item, 40)} is not a JSON value"
         )
         return item
 
@@ -956,11 +956,6 @@ def json_data(value: Any) -> tuple[Any, str | None]:
 
 def _at(where: str) -> str:
     return f"at {where}: " if where else ""
-
-
-def _short_repr(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def verbatim_type(value: VerbatimExpr, path: str, issues: Issues) -> TypeExpr:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from tooldesign.dsl.records import Location
 
@@ -65,3 +66,9 @@ def _design_order(issue: DesignIssue) -> tuple[bool, str, int]:
     where = issue.location
     # Issues with no design line (rare) come last; the sort is stable, so ties keep their order.
     return (where is None, where.file if where else "", where.line if where else 0)
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` for a message, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonschema
-from tooldesign.ir.errors import Issues
+from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import (
     NO_CONSTRAINTS,
@@ -109,7 +109,7 @@ class _Validator:
             # Every mismatch, so one run shows all that must change in the example.
             for problem in self._mismatches(example.value, schema):
                 self.issues.add(
-                    f"Example {_short(example.value)} does not match the design: {problem}",
+                    f"Example {short_repr(example.value)} does not match the design: {problem}",
                     example.location,
                     shape.path,
                 )
@@ -188,7 +188,7 @@ class _Validator:
         bad = [v for v in enum if not accepts(v)]
         if bad:
             self.issues.add(
-                f"enum values {', '.join(_short(v) for v in bad)} are not {describe(PrimitiveType(kind))} values",
+                f"enum values {', '.join(short_repr(v) for v in bad)} are not {describe(PrimitiveType(kind))} values",
                 f.location,
                 f.path,
             )
@@ -207,7 +207,7 @@ class _Validator:
         for value in f.constraints.enum or ():
             for problem in self._mismatches(value, target):
                 self.issues.add(
-                    f"enum value {_short(value)} does not satisfy the attribute's own constraints: {problem}",
+                    f"enum value {short_repr(value)} does not satisfy the attribute's own constraints: {problem}",
                     f.location,
                     f.path,
                 )
@@ -227,7 +227,7 @@ class _Validator:
     def _default_and_example(self, f: Field) -> None:
         if f.has_default and f.required:
             self.issues.add(
-                f"attribute has a default ({_short(f.default)}) but is Required; a default only applies to optional attributes",
+                f"attribute has a default ({short_repr(f.default)}) but is Required; a default only applies to optional attributes",
                 f.location,
                 f.path,
             )
@@ -240,7 +240,7 @@ class _Validator:
             schema.pop("examples", None)
             for problem in self._mismatches(value, schema):
                 self.issues.add(
-                    f"{label} {_short(value)} does not satisfy the attribute's own type or constraints: {problem}",
+                    f"{label} {short_repr(value)} does not satisfy the attribute's own type or constraints: {problem}",
                     f.location,
                     f.path,
                 )
@@ -389,8 +389,3 @@ def _reads_as(fmt: str) -> Callable[[object], bool]:
 def _error_order(error: jsonschema.exceptions.ValidationError) -> tuple[str, ...]:
     """Mismatches by where they are in the value (``required`` ones, at the object, first)."""
     return tuple(repr(p) for p in error.absolute_path)
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
