@@ -7,13 +7,15 @@ import itertools
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from hypothesis import settings
 from tooldesign.codegen.pipeline import Report, generate
+from tooldesign.ir.errors import DesignError, DesignIssue
+from tooldesign.ir.evaluate import evaluate
 
 _counter = itertools.count()
 
@@ -75,3 +77,44 @@ def gen_design(tmp_path: Path) -> Iterator[Callable[[str], Generated]]:
             sys.path.remove(entry)
     for name in [m for m in sys.modules if m.startswith("tdgen_")]:
         del sys.modules[name]
+
+
+# ── one tool bound to application code ───────────────────────────────────────────────────────
+
+_BOUND_TOOL_DESIGN = """\
+from tooldesign.dsl import *
+import {module}
+
+with Service("s", "A service"):
+    with Toolset("t", "A toolset"):
+        with Tool("lookup", "Look things up"):
+            with Args():
+{args}
+            with Return():
+{result}
+            BindTo({module}.{target})  # <-- bind
+"""
+
+
+def bound_tool_design(module: str, target: str, *, args: str, result: str) -> str:
+    """A design whose one tool, ``lookup``, takes ``args`` and returns ``result`` (DSL lines) and
+    is bound to ``module.target``; its BindTo line is marked ``# <-- bind``."""
+
+    def block(lines: str) -> str:
+        return textwrap.indent(textwrap.dedent(lines).strip(), " " * 16)
+
+    return _BOUND_TOOL_DESIGN.format(
+        module=module, target=target, args=block(args), result=block(result)
+    )
+
+
+def bind_issue(design: Path, fragments: Iterable[str]) -> DesignIssue:
+    """The one issue evaluating ``design`` reports: on the BindTo of tool ``lookup``, naming each
+    of ``fragments``."""
+    with pytest.raises(DesignError) as caught:
+        evaluate([str(design)])
+    [issue] = caught.value.issues
+    for fragment in fragments:
+        assert fragment in issue.message, issue.message
+    assert issue.path == 'service "s" › toolset "t" › tool "lookup" › bind'
+    return issue

@@ -18,12 +18,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from tooldesign.ir.errors import DesignError
 from tooldesign.ir.evaluate import evaluate
 from tooldesign.ir.pytypes import PyClass, Registry
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
 
-from tests.conftest import Generated
+from tests.conftest import Generated, bind_issue, bound_tool_design
 
 AppWriter = Callable[[str, str], ModuleType]
 
@@ -442,25 +441,10 @@ def same_pattern(site_id: constr(pattern=r"^[a-z]+$")) -> Out: ...
 def listed(site_id: Annotated[str, at.MaxLen(2)]) -> Out: ...
 """
 
-CONSTRAINED_DESIGN = """\
-from tooldesign.dsl import *
-import strict_app
-
-with Service("s", "A service"):
-    with Toolset("t", "A toolset"):
-        with Tool("lookup", "Look things up"):
-            with Args():
-{args}
-            with Return():
-                Attribute("name", String, "Name")
-                Required("name")
-            BindTo(strict_app.{target})  # <-- bind
-"""
-
 
 def _constrained(target: str, args: str) -> str:
-    block = textwrap.indent(textwrap.dedent(args).strip(), " " * 16)
-    return CONSTRAINED_DESIGN.format(target=target, args=block)
+    result = 'Attribute("name", String, "Name")\nRequired("name")'
+    return bound_tool_design("strict_app", target, args=args, result=result)
 
 
 SITE_64_LIMIT_100 = """\
@@ -573,12 +557,7 @@ def test_method_constraints_tighter_than_the_tool_are_design_errors(
     write_app("strict_app", STRICT_APP)
     design = tmp_path / "design.py"
     design.write_text(_constrained(target, args))
-    with pytest.raises(DesignError) as caught:
-        evaluate([str(design)])
-    [issue] = caught.value.issues
-    for fragment in fragments:
-        assert fragment in issue.message, issue.message
-    assert issue.path == 'service "s" › toolset "t" › tool "lookup" › bind'
+    issue = bind_issue(design, fragments)
     assert issue.location is not None
     assert "# <-- bind" in design.read_text().splitlines()[issue.location.line - 1]
 
@@ -928,22 +907,6 @@ def take_perm(tier: Perm) -> Out: ...
 def take_odd(tier: Odd) -> Out: ...
 """
 
-ENUM_ERRORS_DESIGN = """\
-from tooldesign.dsl import *
-import enum_errors_app
-
-with Service("s", "A service"):
-    with Toolset("t", "A toolset"):
-        with Tool("lookup", "Look things up"):
-            with Args():
-                Attribute("tier", String, "Tier"{enum})
-                Required("tier")
-            with Return():
-                Attribute("tier", String, "Tier", enum={result_enum})
-                Required("tier")
-            BindTo(enum_errors_app.{target})  # <-- bind
-"""
-
 
 @pytest.mark.parametrize(
     ("target", "enum", "result_enum", "fragments"),
@@ -1019,19 +982,16 @@ def test_enums_that_do_not_map_are_design_errors(
 ) -> None:
     write_app("enum_errors_app", ENUM_ERRORS_APP)
     design = tmp_path / "design.py"
+    tool_enum = "" if enum is None else f", enum={enum}"
     design.write_text(
-        ENUM_ERRORS_DESIGN.format(
-            target=target,
-            enum="" if enum is None else f", enum={enum}",
-            result_enum=result_enum,
+        bound_tool_design(
+            "enum_errors_app",
+            target,
+            args=f'Attribute("tier", String, "Tier"{tool_enum})\nRequired("tier")',
+            result=f'Attribute("tier", String, "Tier", enum={result_enum})\nRequired("tier")',
         )
     )
-    with pytest.raises(DesignError) as caught:
-        evaluate([str(design)])
-    [issue] = caught.value.issues
-    for fragment in fragments:
-        assert fragment in issue.message, issue.message
-    assert issue.path == 'service "s" › toolset "t" › tool "lookup" › bind'
+    bind_issue(design, fragments)
 
 
 LEGACY_TIERS = """\

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from tooldesign.ir.errors import DesignError
 from tooldesign.ir.evaluate import evaluate
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest
 
-from tests.conftest import Generated
+from tests.conftest import Generated, bind_issue, bound_tool_design
 
 APP = """\
 from __future__ import annotations
@@ -94,28 +93,6 @@ class Inventory:
 
 def write_app(folder: Path) -> None:
     (folder / "app.py").write_text(APP)
-
-
-TOOL_DESIGN = """\
-from tooldesign.dsl import *
-import app
-
-with Service("s", "A service"):
-    with Toolset("t", "A toolset"):
-        with Tool("lookup", "Look things up"):
-            with Args():
-{args}
-            with Return():
-{result}
-            BindTo(app.{target})  # <-- bind
-"""
-
-
-def design_with_tool(target: str, *, args: str, result: str) -> str:
-    def block(lines: str) -> str:
-        return textwrap.indent(textwrap.dedent(lines).strip(), " " * 16)
-
-    return TOOL_DESIGN.format(args=block(args), result=block(result), target=target)
 
 
 SITE_AND_LIMIT = """\
@@ -217,13 +194,8 @@ def test_shapes_that_cannot_be_mapped_are_design_errors(
 ) -> None:
     write_app(tmp_path)
     design = tmp_path / "design.py"
-    design.write_text(design_with_tool(target, args=args, result=result))
-    with pytest.raises(DesignError) as caught:
-        evaluate([str(design)])
-    [issue] = caught.value.issues
-    for fragment in fragments:
-        assert fragment in issue.message, issue.message
-    assert issue.path == 'service "s" › toolset "t" › tool "lookup" › bind'
+    design.write_text(bound_tool_design("app", target, args=args, result=result))
+    issue = bind_issue(design, fragments)
     assert issue.location is not None
     lines = design.read_text().splitlines()
     assert "# <-- bind" in lines[issue.location.line - 1]
