@@ -92,6 +92,16 @@ def assert_mentions(issue: DesignIssue, *fragments: str) -> None:
         assert fragment in issue.message, f"{fragment!r} not in {issue.message!r}"
 
 
+def attribute_issue(tmp_path: Path, attribute: str, *fragments: str) -> DesignIssue:
+    """The one issue of a design whose Args declare ``attribute`` (a DSL line): it mentions each
+    of ``fragments`` and is reported on that line."""
+    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
+    issue = single_issue(path)
+    assert_mentions(issue, *fragments)
+    assert_at(issue, path)
+    return issue
+
+
 # ── 1. DSL calls outside their block ──────────────────────────────────────────────────────
 
 
@@ -446,10 +456,9 @@ def test_required_names_unknown_attribute(tmp_path: Path) -> None:
 def test_default_breaks_its_attribute(
     tmp_path: Path, attribute: str, fragments: tuple[str, ...]
 ) -> None:
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
-    issue = single_issue(path)
-    assert_mentions(issue, *fragments, "does not satisfy the attribute's own type or constraints")
-    assert_at(issue, path)
+    issue = attribute_issue(
+        tmp_path, attribute, *fragments, "does not satisfy the attribute's own type or constraints"
+    )
     assert issue.path == f'{ARGS} › "limit"'
 
 
@@ -488,10 +497,7 @@ def test_default_on_required_attribute(tmp_path: Path) -> None:
     ],
 )
 def test_enum_values_of_wrong_type(tmp_path: Path, attribute: str, fragment: str) -> None:
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
-    issue = single_issue(path)
-    assert_mentions(issue, fragment)
-    assert_at(issue, path)
+    issue = attribute_issue(tmp_path, attribute, fragment)
     assert issue.path == f'{ARGS} › "state"'
 
 
@@ -524,10 +530,7 @@ def test_enum_values_of_wrong_type(tmp_path: Path, attribute: str, fragment: str
     ],
 )
 def test_lower_bound_above_upper_bound(tmp_path: Path, attribute: str, fragment: str) -> None:
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
-    issue = single_issue(path)
-    assert_mentions(issue, fragment)
-    assert_at(issue, path)
+    issue = attribute_issue(tmp_path, attribute, fragment)
     assert issue.path == f'{ARGS} › "value"'
 
 
@@ -799,10 +802,7 @@ def test_tool_name_not_matching_pattern(tmp_path: Path, name: str) -> None:
     ],
 )
 def test_constraint_not_applicable_to_type(tmp_path: Path, attribute: str, fragment: str) -> None:
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
-    issue = single_issue(path)
-    assert_mentions(issue, fragment)
-    assert_at(issue, path)
+    issue = attribute_issue(tmp_path, attribute, fragment)
     assert issue.path == f'{ARGS} › "value"'
 
 
@@ -833,10 +833,9 @@ def test_a_design_value_its_format_type_refuses(
     tmp_path: Path, attribute: str, fragment: str
 ) -> None:
     # Checked as the generated model reads the format, whatever optional packages jsonschema has.
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
-    issue = single_issue(path)
-    assert_mentions(issue, "does not satisfy the attribute's own type or constraints", fragment)
-    assert_at(issue, path)
+    attribute_issue(
+        tmp_path, attribute, "does not satisfy the attribute's own type or constraints", fragment
+    )
 
 
 @pytest.mark.parametrize(
@@ -860,10 +859,7 @@ def test_an_enum_value_outside_the_attributes_constraints(
     tmp_path: Path, attribute: str, fragment: str
 ) -> None:
     # The generated model holds an enum as a Literal: the values themselves must be valid.
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
-    issue = single_issue(path)
-    assert_mentions(issue, fragment)
-    assert_at(issue, path)
+    attribute_issue(tmp_path, attribute, fragment)
 
 
 # ── 16. Example that does not match the Args ──────────────────────────────────────────────
@@ -1173,10 +1169,7 @@ def test_valid_design_evaluates(tmp_path: Path) -> None:
     ],
 )
 def test_values_that_are_not_json_data(tmp_path: Path, attribute: str, fragment: str) -> None:
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
-    issue = single_issue(path)
-    assert_mentions(issue, fragment)
-    assert_at(issue, path)
+    issue = attribute_issue(tmp_path, attribute, fragment)
     assert issue.path == f'{ARGS} › "v"'
 
 
@@ -1261,10 +1254,7 @@ def test_tuples_are_json_arrays(tmp_path: Path) -> None:
     ],
 )
 def test_empty_ranges(tmp_path: Path, attribute: str, fragment: str) -> None:
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
-    issue = single_issue(path)
-    assert_mentions(issue, fragment)
-    assert_at(issue, path)
+    attribute_issue(tmp_path, attribute, fragment)
 
 
 @pytest.mark.parametrize(
