@@ -127,10 +127,11 @@ def test_recursive_type_round_trips(features: Generated) -> None:
     assert json.loads(codecs.encode_tree_result(types.Node.model_validate(tree))) == tree
 
 
-def test_a_folder_of_design_files_that_import_each_other(tmp_path: Path) -> None:
-    folder = tmp_path / "design"
+def _write_design_over_a_sibling(folder: Path, sibling: str, design: str) -> None:
+    """``folder``/``design``.py: a service whose tool takes and returns type Thing, which it
+    imports from ``folder``/``sibling``.py."""
     folder.mkdir()
-    (folder / "shared.py").write_text(
+    (folder / f"{sibling}.py").write_text(
         textwrap.dedent(
             """
             from tooldesign.dsl import Attribute, Required, String, Type
@@ -140,10 +141,10 @@ def test_a_folder_of_design_files_that_import_each_other(tmp_path: Path) -> None
             """
         )
     )
-    (folder / "service.py").write_text(
+    (folder / f"{design}.py").write_text(
         textwrap.dedent(
-            """
-            from shared import Thing
+            f"""
+            from {sibling} import Thing
             from tooldesign.dsl import Args, Return, Service, Tool, Toolset
             with Service("svc", "A service"):
                 with Toolset("things", "Things"):
@@ -153,6 +154,11 @@ def test_a_folder_of_design_files_that_import_each_other(tmp_path: Path) -> None
             """
         )
     )
+
+
+def test_a_folder_of_design_files_that_import_each_other(tmp_path: Path) -> None:
+    folder = tmp_path / "design"
+    _write_design_over_a_sibling(folder, "shared", "service")
     for _ in range(2):  # evaluating twice records each file once each time
         design = evaluate([str(folder)])
         assert list(design.types) == ["Thing"]
@@ -188,31 +194,7 @@ def test_a_dotted_module_is_a_design(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_a_design_imports_its_siblings_whether_named_by_path_or_module(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
 ) -> None:
-    folder = tmp_path / "design"
-    folder.mkdir()
-    (folder / "common.py").write_text(
-        textwrap.dedent(
-            """
-            from tooldesign.dsl import Attribute, Required, String, Type
-            with Type("Thing", "A thing") as Thing:
-                Attribute("id", String)
-                Required("id")
-            """
-        )
-    )
-    (folder / "assistant.py").write_text(
-        textwrap.dedent(
-            """
-            from common import Thing
-            from tooldesign.dsl import Args, Return, Service, Tool, Toolset
-            with Service("svc", "A service"):
-                with Toolset("things", "Things"):
-                    with Tool("get", "Get a thing"):
-                        Args(Thing)
-                        Return(Thing)
-            """
-        )
-    )
+    _write_design_over_a_sibling(tmp_path / "design", "common", "assistant")
     monkeypatch.chdir(tmp_path)
     source = "design/assistant.py" if form == "path" else "design.assistant"
     for _ in range(2):  # and again: nothing of the first evaluation is left behind
