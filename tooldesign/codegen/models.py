@@ -82,11 +82,7 @@ def models_source(
                 notices.append(f"the model generator says of types.py: {said}")
     output = _typed_defaults(output, schema, aliases)
     if root_classes:
-        output = output.replace(
-            "from __future__ import annotations\n",
-            "from __future__ import annotations\nfrom pydantic import RootModel\n",
-            1,
-        )
+        output = _with_import(output, "from pydantic import RootModel")
         output += "".join(
             f"\n\nclass {name}(RootModel[{value}]):\n    root: {value}\n"
             for name, value in root_classes
@@ -138,12 +134,15 @@ def _typed_defaults(source: str, schema: Mapping[str, Any], aliases: Mapping[str
         data = data[:start] + text.encode("utf-8") + data[end:]
     text = data.decode("utf-8")
     if "_datetime." in text:
-        text = text.replace(
-            "from __future__ import annotations\n",
-            "from __future__ import annotations\nimport datetime as _datetime\n",
-            1,
-        )
+        text = _with_import(text, "import datetime as _datetime")
     return text
+
+
+def _with_import(source: str, statement: str) -> str:
+    """``source`` with ``statement`` after its ``from __future__`` import (``sort_imports`` puts
+    it in its place)."""
+    future = "from __future__ import annotations\n"
+    return source.replace(future, f"{future}{statement}\n", 1)
 
 
 def _fields_with_typed_defaults(
