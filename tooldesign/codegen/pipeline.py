@@ -262,8 +262,8 @@ def write_design(
         for service in design.services:
             report.notices.extend(_layout_notices(service))
             # Each toolset's catalog entries, or the file on disk that holds them. The service
-            # catalog is always built again from them, so it lists exactly this design's tools in
-            # this design's order, whatever the folder held before.
+            # catalog is kept only if it lists exactly them and is built again from them otherwise,
+            # so it holds this design's tools in this design's order, whatever the folder held.
             parts: list[list[dict[str, Any]] | Path] = []
             for toolset in service.toolsets:
                 report.toolsets += 1
