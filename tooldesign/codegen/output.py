@@ -113,10 +113,6 @@ class Plan:
         """Every file the plan writes, the manifest included."""
         return sorted([*self.write, *([MANIFEST_NAME] if self.manifest is not None else [])])
 
-    @property
-    def changed(self) -> list[str]:
-        return sorted([*self.written, *self.remove])
-
 
 def plan(
     out: Path, files: dict[str, bytes], kept: dict[str, str], old: Manifest, manifest: Manifest
