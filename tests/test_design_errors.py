@@ -1279,6 +1279,15 @@ def _issue_lines(path: Path) -> list[tuple[int, str]]:
     ]
 
 
+def _assert_issues_at(path: Path, expected: list[tuple[str, str]]) -> None:
+    """The design at ``path`` reports one issue per ``(marker, fragment)`` of ``expected``, in
+    order: on the line marked ``# <-- marker``, mentioning ``fragment``."""
+    lines = _issue_lines(path)
+    assert len(lines) == len(expected), lines
+    for (line, message), (marker, fragment) in zip(lines, expected, strict=True):
+        assert line == line_of(path, f"# <-- {marker}") and fragment in message, lines
+
+
 def test_errors_inside_a_badly_named_toolset_are_reported(tmp_path: Path) -> None:
     path = write_design(
         tmp_path,
@@ -1292,17 +1301,16 @@ def test_errors_inside_a_badly_named_toolset_are_reported(tmp_path: Path) -> Non
                         Required("nope")  # <-- required
         """,
     )
-    lines = _issue_lines(path)
-    expected = [
-        ("group name", "toolset name 'bad name!' must match"),
-        ("tool name", "tool name 'bad tool!'"),
-        ("bounds", "minimum=9 is greater than maximum=1"),
-        ("type", "unknown type 'Nope'"),
-        ("required", "Required names unknown attribute 'nope'"),
-    ]
-    assert len(lines) == len(expected), lines
-    for (line, message), (marker, fragment) in zip(lines, expected, strict=True):
-        assert line == line_of(path, f"# <-- {marker}") and fragment in message, lines
+    _assert_issues_at(
+        path,
+        [
+            ("group name", "toolset name 'bad name!' must match"),
+            ("tool name", "tool name 'bad tool!'"),
+            ("bounds", "minimum=9 is greater than maximum=1"),
+            ("type", "unknown type 'Nope'"),
+            ("required", "Required names unknown attribute 'nope'"),
+        ],
+    )
 
 
 def test_errors_inside_a_repeated_service_and_toolset_are_reported(tmp_path: Path) -> None:
@@ -1349,20 +1357,19 @@ def test_errors_inside_a_repeated_type_and_attribute_are_reported(tmp_path: Path
                         Attribute(7, Float, "A number", minimum=2, maximum=1)  # <-- name
         """,
     )
-    lines = _issue_lines(path)
-    expected = [
-        ("type", "duplicate type name 'T'"),
-        ("attribute", "duplicate attribute name 'y'"),
-        ("attribute", "minimum=3 is greater than maximum=1"),
-        ("inner", "unknown type 'Unknown'"),
-        ("dup", "duplicate attribute name 'a'"),
-        ("dup", "min_items=3 is greater than max_items=1"),
-        ("name", "attribute name must be a string, got 7"),
-        ("name", "minimum=2 is greater than maximum=1"),
-    ]
-    assert len(lines) == len(expected), lines
-    for (line, message), (marker, fragment) in zip(lines, expected, strict=True):
-        assert line == line_of(path, f"# <-- {marker}") and fragment in message, lines
+    _assert_issues_at(
+        path,
+        [
+            ("type", "duplicate type name 'T'"),
+            ("attribute", "duplicate attribute name 'y'"),
+            ("attribute", "minimum=3 is greater than maximum=1"),
+            ("inner", "unknown type 'Unknown'"),
+            ("dup", "duplicate attribute name 'a'"),
+            ("dup", "min_items=3 is greater than max_items=1"),
+            ("name", "attribute name must be a string, got 7"),
+            ("name", "minimum=2 is greater than maximum=1"),
+        ],
+    )
 
 
 def test_errors_are_listed_in_design_line_order(tmp_path: Path) -> None:
