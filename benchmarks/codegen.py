@@ -94,7 +94,7 @@ def floor_seconds(design: Path, work: Path) -> float:
     import json
 
     from tooldesign.codegen.views import toolset_views
-    from tooldesign.ir.evaluate import evaluate
+    from tooldesign.eval.evaluate import evaluate
 
     documents = [
         {

@@ -14,8 +14,8 @@ from types import ModuleType
 import pytest
 from hypothesis import settings
 from tooldesign.codegen.pipeline import Report, generate
+from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignError, DesignIssue
-from tooldesign.ir.evaluate import evaluate
 
 _counter = itertools.count()
 

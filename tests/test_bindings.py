@@ -18,8 +18,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from tooldesign.ir.evaluate import evaluate
-from tooldesign.ir.pytypes import PyClass, Registry
+from tooldesign.binding.pytypes import PyClass, Registry
+from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
 
 from tests.conftest import Generated, bind_issue, bound_tool_design

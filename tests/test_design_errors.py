@@ -11,9 +11,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tooldesign.eval.evaluate import evaluate
+from tooldesign.eval.load import UsageError
 from tooldesign.ir.errors import DesignError, DesignIssue
-from tooldesign.ir.evaluate import evaluate
-from tooldesign.ir.load import UsageError
 from tooldesign.ir.model import ObjectType
 
 IMPORTS = (

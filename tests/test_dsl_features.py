@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 from tooldesign.codegen.pipeline import generate
-from tooldesign.ir.evaluate import evaluate
+from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import Constraint, ToolValidationError
 
 from tests.conftest import Generated

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tooldesign.ir.evaluate import evaluate
+from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import ToolValidationError
 
 from tests.conftest import Generated

@@ -25,7 +25,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, METHOD_NOT_FOUND
 from tooldesign.cli import main
-from tooldesign.ir.evaluate import evaluate
+from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import (
     MCPClient,
     MCPServerParams,
@@ -151,7 +151,7 @@ def test_results_the_sdk_wraps_come_back_as_it_sends_them(runtime: Runtime) -> N
 def test_date_times_without_an_offset_are_read_as_utc_and_reported_once(
     runtime: Runtime, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level("WARNING", logger="tooldesign.runtime.mcp_client"):
+    with caplog.at_level("WARNING", logger="tooldesign.runtime.mcp.client"):
         first = call(runtime, "restocks", {})
         second = call(runtime, "restocks", {})
     assert first.ok and second.ok, first.for_model()

@@ -1194,7 +1194,7 @@ def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     """
     from tooldesign.codegen.catalog import build_catalog, catalog_text, tool_entry
     from tooldesign.codegen.views import toolset_view
-    from tooldesign.ir.evaluate import evaluate
+    from tooldesign.eval.evaluate import evaluate
     from tooldesign.runtime.catalog import parse_catalog
 
     from benchmarks.synthetic import write_design

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignError
-from tooldesign.ir.evaluate import evaluate
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest
 
 from tests.conftest import Generated, bind_issue, bound_tool_design

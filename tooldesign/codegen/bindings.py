@@ -12,10 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldesign.codegen.literals import py_literal
-from tooldesign.ir.model import NO_VALUE, Tool
-from tooldesign.ir.naming import NameScope
-from tooldesign.ir.plan import (
+from tooldesign.binding.plan import (
     AppEnd,
     AppGuard,
     BindingPlan,
@@ -37,7 +34,7 @@ from tooldesign.ir.plan import (
     ToolGuard,
     ValidateInto,
 )
-from tooldesign.ir.pytypes import (
+from tooldesign.binding.pytypes import (
     PyClass,
     PyDict,
     PyEnum,
@@ -50,6 +47,9 @@ from tooldesign.ir.pytypes import (
     PyType,
     PyUnion,
 )
+from tooldesign.codegen.literals import py_literal
+from tooldesign.codegen.naming import NameScope
+from tooldesign.ir.model import NO_VALUE, Tool
 
 _SCALAR_ANNOTATIONS = {
     "str": "str",

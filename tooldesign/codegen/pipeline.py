@@ -40,8 +40,8 @@ from tooldesign.codegen.output import (
 )
 from tooldesign.codegen.views import ToolsetView, package_dir, toolset_view
 from tooldesign.dsl.records import Location
+from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignNotice
-from tooldesign.ir.evaluate import evaluate
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import Design, Service, Toolset
 
@@ -101,7 +101,6 @@ def generator_fingerprint() -> str:
             *(PACKAGE_ROOT / "codegen" / "model_templates").rglob("*.jinja2"),
             PACKAGE_ROOT / "contract.py",
             PACKAGE_ROOT / "ir" / "schema.py",
-            PACKAGE_ROOT / "ir" / "naming.py",
         ]
     )
     for path in sources:

@@ -10,7 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from tooldesign.binding.plan import ToolEnd
 from tooldesign.codegen.bindings import BindingsBuilder, BindingsView
+from tooldesign.codegen.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.ir.model import (
     ArrayType,
@@ -28,8 +30,6 @@ from tooldesign.ir.model import (
     UnionType,
     UserType,
 )
-from tooldesign.ir.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
-from tooldesign.ir.plan import ToolEnd
 from tooldesign.ir.schema import SchemaBuilder
 from tooldesign.ir.walk import inline_shapes, messages, needs_schema_check, used_user_types
 

@@ -635,7 +635,7 @@ def import_mcp(
     timeout: float = 30.0,
 ) -> ImportResult:
     """Connect to ``server``, read its tools, and draft the design."""
-    from tooldesign.runtime.mcp_client import MCPClient, MCPServerParams, MCPUnavailable
+    from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 
     notices: list[Notice] = []
     if server.command and server.cwd is None:

@@ -1,1 +1,1 @@
-"""The evaluated design (IR) and the phases that produce it."""
+"""The evaluated design (IR): a frozen model, its walkers, issues and fingerprints."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tooldesign.dsl.records import Location
 
 if TYPE_CHECKING:
-    from tooldesign.ir.plan import BindingPlan
+    from tooldesign.binding.plan import BindingPlan
 
 
 class _NoValue:

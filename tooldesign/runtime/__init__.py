@@ -13,7 +13,7 @@ from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_inva
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
 from tooldesign.runtime.issues import MAX_ISSUES, quoted
-from tooldesign.runtime.mcp_client import MCPClient, MCPServerParams, MCPUnavailable
+from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,

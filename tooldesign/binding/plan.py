@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tooldesign.binding.pytypes import PyEnum, PyRecord, PyRef, PyType, RecordKind
 from tooldesign.ir.model import NO_VALUE, Message, ObjectShape
-from tooldesign.ir.pytypes import PyEnum, PyRecord, PyRef, PyType, RecordKind
 
 
 @dataclass(frozen=True, slots=True)

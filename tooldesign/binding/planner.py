@@ -25,31 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tooldesign.dsl.records import Location
-from tooldesign.ir.errors import Issues
-from tooldesign.ir.model import (
-    NO_VALUE,
-    ArrayType,
-    Binding,
-    Constraints,
-    Design,
-    Field,
-    MapType,
-    Message,
-    NamedType,
-    ObjectShape,
-    ObjectType,
-    Primitive,
-    PrimitiveType,
-    Service,
-    Tool,
-    Toolset,
-    TypeExpr,
-    UnionType,
-    UserType,
-    describe,
-)
-from tooldesign.ir.plan import (
+from tooldesign.binding.plan import (
     AppEnd,
     AppGuard,
     BindingPlan,
@@ -73,7 +49,7 @@ from tooldesign.ir.plan import (
     ToolGuard,
     ValidateInto,
 )
-from tooldesign.ir.pytypes import (
+from tooldesign.binding.pytypes import (
     ANY,
     NONE,
     PyClass,
@@ -94,6 +70,30 @@ from tooldesign.ir.pytypes import (
     describe_py,
     ref_of,
     without_none,
+)
+from tooldesign.dsl.records import Location
+from tooldesign.ir.errors import Issues
+from tooldesign.ir.model import (
+    NO_VALUE,
+    ArrayType,
+    Binding,
+    Constraints,
+    Design,
+    Field,
+    MapType,
+    Message,
+    NamedType,
+    ObjectShape,
+    ObjectType,
+    Primitive,
+    PrimitiveType,
+    Service,
+    Tool,
+    Toolset,
+    TypeExpr,
+    UnionType,
+    UserType,
+    describe,
 )
 from tooldesign.ir.walk import used_user_types
 

@@ -20,6 +20,7 @@ import shlex
 from collections.abc import Iterable
 from typing import Any, Literal, TypeVar
 
+from tooldesign.codegen.naming import pascal_case, python_identifier
 from tooldesign.dsl.calls import block_record
 from tooldesign.dsl.records import (
     AttributeRecord,
@@ -74,7 +75,6 @@ from tooldesign.ir.model import (
     describe,
     dsl_name,
 )
-from tooldesign.ir.naming import pascal_case, python_identifier
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

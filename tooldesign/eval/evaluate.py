@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+from tooldesign.binding.planner import bind
 from tooldesign.dsl.recorder import recording
-from tooldesign.ir.binding import bind
-from tooldesign.ir.build import build
+from tooldesign.eval.build import build
+from tooldesign.eval.load import UsageError, design_files, importable, run_designs
 from tooldesign.ir.errors import DesignError, Issues
 from tooldesign.ir.fingerprint import toolset_fingerprints
-from tooldesign.ir.load import UsageError, design_files, importable, run_designs
 from tooldesign.ir.model import Design
 
 __all__ = ["DesignError", "UsageError", "evaluate"]
@@ -44,7 +44,7 @@ def evaluate(sources: Sequence[str], *, known_valid: Callable[[str], bool] | Non
         )
         toolsets = sum(len(service.toolsets) for service in design.services)
         if len(trusted) < toolsets or not toolsets:
-            from tooldesign.ir.validate import validate
+            from tooldesign.eval.validate import validate
 
             validate(design, issues, trusted=trusted)
         # Last, so a tool is bound only if its own design passed every other check.

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from mcp import Client
     from mcp.types import CallToolResult, Tool
 
-log = logging.getLogger("tooldesign.runtime.mcp_client")
+log = logging.getLogger("tooldesign.runtime.mcp.client")
 
 WRAPPED_RESULT_KEY = "result"
 """Where MCP servers carry a result that is not an object (``{"result": …}``)."""
