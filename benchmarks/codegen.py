@@ -9,9 +9,13 @@ Prints, side by side (medians of --repeat runs):
   - the floor: datamodel-code-generator alone producing the same models, sequentially, in one
     process (import included).
 
+Then design evaluation alone (fresh process, median) of the design written out in one module
+(`--unrolled` spells it that way for the whole run too) at 250, 500, 1,000 and 2,000 tools, to
+show that evaluation is linear in the size of a design module.
+
 Targets: full ≤ 1.0 x floor, unchanged ≤ 0.6 s, one-tool change ≤ 1.0 s, peak RSS ≤ 400 MB.
 
-Run: python benchmarks/codegen.py [--repeat N]
+Run: python benchmarks/codegen.py [--repeat N] [--unrolled]
 """
 
 from __future__ import annotations
@@ -112,6 +116,41 @@ def floor_seconds(design: Path, work: Path) -> float:
     return float(result.stdout.strip())
 
 
+EVALUATE_SCRIPT = """
+import sys, time
+from tooldesign.eval.evaluate import evaluate
+started = time.perf_counter()
+evaluate([sys.argv[1]])
+print(time.perf_counter() - started)
+"""
+
+
+def evaluation_seconds(design: Path) -> float:
+    """Evaluating ``design`` alone (load, build, validate, bind), in a fresh process."""
+    result = subprocess.run(
+        [sys.executable, "-c", EVALUATE_SCRIPT, str(design)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(result.stdout.strip())
+
+
+def evaluation_scaling(work: Path, repeat: int) -> None:
+    """Evaluation time of the unrolled design at growing sizes: linear means time/tool is flat."""
+    print("  design evaluation, every tool written out in one module (fresh process):")
+    for tools in (250, 500, 1000, 2000):
+        design = write_design(
+            work / f"unrolled{tools}", toolsets=tools // 25, tools=25, unrolled=True
+        )
+        times = [evaluation_seconds(design) for _ in range(repeat)]
+        median = statistics.median(times)
+        print(
+            f"    {tools:>5} tools  {median:7.3f} s  [{min(times):.3f}-{max(times):.3f}]"
+            f"  {1e6 * median / tools:6.0f} µs per tool"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -119,11 +158,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--toolsets", type=int, default=50)
     parser.add_argument("--tools", type=int, default=20)
+    parser.add_argument(
+        "--unrolled", action="store_true", help="write every tool out in one design module"
+    )
     args = parser.parse_args()
+    spelling = {"unrolled": args.unrolled}
 
     work = Path(tempfile.mkdtemp(prefix="tooldesign-bench-"))
     try:
-        design = write_design(work / "design", toolsets=args.toolsets, tools=args.tools)
+        design = write_design(work / "design", toolsets=args.toolsets, tools=args.tools, **spelling)
         full, unchanged, one_tool, one_arg, floors, single_rss, tree_rss = (
             [],
             [],
@@ -135,7 +178,7 @@ def main() -> None:
         )
         for i in range(args.repeat):
             out = work / f"gen{i}"
-            write_design(work / "design", toolsets=args.toolsets, tools=args.tools)
+            write_design(work / "design", toolsets=args.toolsets, tools=args.tools, **spelling)
             seconds, single, tree = run_gen(design, out)
             full.append(seconds)
             single_rss.append(single)
@@ -143,7 +186,11 @@ def main() -> None:
             unchanged.append(run_gen(design, out)[0])
             changed = {f"tool_{i % args.toolsets:02d}_07": f"Changed description, run {i}"}
             write_design(
-                work / "design", toolsets=args.toolsets, tools=args.tools, descriptions=changed
+                work / "design",
+                toolsets=args.toolsets,
+                tools=args.tools,
+                descriptions=changed,
+                **spelling,
             )
             one_tool.append(run_gen(design, out)[0])
             limits = {f"tool_{(i + 1) % args.toolsets:02d}_03": 100 + i}
@@ -153,6 +200,7 @@ def main() -> None:
                 tools=args.tools,
                 descriptions=changed,
                 query_limits=limits,
+                **spelling,
             )
             one_arg.append(run_gen(design, out)[0])
             floors.append(floor_seconds(design, work))
@@ -162,7 +210,8 @@ def main() -> None:
         floor = med(floors)
         tools = args.toolsets * args.tools
         print(
-            f"tooldesign codegen benchmark: {args.toolsets} toolsets x {args.tools} tools = {tools} tools, "
+            f"tooldesign codegen benchmark: {args.toolsets} toolsets x {args.tools} tools = {tools} tools"
+            f"{' (written out in one module)' if args.unrolled else ''}, "
             f"{args.repeat} runs, {os.cpu_count()} CPUs (medians; min-max in brackets)"
         )
         rows = [
@@ -188,6 +237,7 @@ def main() -> None:
             f"  {'peak RSS, largest process':<44} {med(single_rss) / 1024:7.1f} MB  (target <= 400 MB)"
         )
         print(f"  {'peak RSS, whole process tree':<44} {med(tree_rss) / 1024:7.1f} MB")
+        evaluation_scaling(work, args.repeat)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

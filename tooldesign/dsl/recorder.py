@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
+from types import CodeType, FrameType, TracebackType
 from typing import Any
 
 from tooldesign.dsl.records import (
@@ -30,6 +31,8 @@ class Recorder:
     def __init__(self) -> None:
         self.design = DesignRecord()
         self.stack: list[Record] = []
+        self.line_maps: dict[CodeType, _LineMap] = {}
+        """Per code object of the design: instruction offsets → lines (see caller_location)."""
 
     @property
     def top(self) -> Record | None:
@@ -68,7 +71,41 @@ def caller_location() -> Location:
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return Location("<unknown>", 0)
-    return Location(frame.f_code.co_filename, frame.f_lineno)
+    return frame_location(frame)
+
+
+def frame_location(frame: FrameType) -> Location:
+    """Where ``frame`` is, read from its instruction offset and a line map built once per code.
+
+    Not ``frame.f_lineno``: CPython computes it by scanning the code's line table from its start
+    on every read, which makes a design module that spells out N tools cost O(N²) to evaluate.
+    """
+    code = frame.f_code
+    maps = _current.line_maps
+    line_map = maps.get(code)
+    if line_map is None:
+        line_map = maps[code] = _LineMap(code)
+    line = line_map.line_at(frame.f_lasti)
+    return Location(code.co_filename, frame.f_lineno if line is None else line)
+
+
+class _LineMap:
+    """The source line of each instruction offset of one code object, found by bisection."""
+
+    __slots__ = ("_ends", "_lines", "_starts")
+
+    def __init__(self, code: CodeType) -> None:
+        ranges = [(start, end, line) for start, end, line in code.co_lines() if line is not None]
+        self._starts = [start for start, _, _ in ranges]
+        self._ends = [end for _, end, _ in ranges]
+        self._lines = [line for _, _, line in ranges]
+
+    def line_at(self, offset: int) -> int | None:
+        """The line of the instruction at ``offset``; ``None`` where the code has none."""
+        i = bisect_right(self._starts, offset) - 1
+        if i < 0 or offset >= self._ends[i]:
+            return None
+        return self._lines[i]
 
 
 def shape_of(record: Record | None) -> ShapeRecord | None:
