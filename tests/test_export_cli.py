@@ -11,6 +11,8 @@ import pytest
 from google.genai import types as genai
 from mcp import types as mcp
 from tooldesign.cli import main
+from tooldesign.commands import export as export_command
+from tooldesign.runtime.providers import PROVIDERS
 
 from tests.support import REPO
 
@@ -167,6 +169,11 @@ def test_errors_are_clear_and_exit_2(
     assert code == 2 and out == ""
     assert message in err
     assert "Traceback" not in err
+
+
+def test_every_provider_the_runtime_has_is_a_choice_of_provider() -> None:
+    # The command line lists them itself, so that `tooldesign --help` does not load the runtime.
+    assert export_command.PROVIDERS == PROVIDERS
 
 
 def test_a_corrupt_catalog_or_an_empty_folder_is_an_error(

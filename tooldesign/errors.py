@@ -1,7 +1,15 @@
-"""The base of every error that is the user's to fix, not a bug in tooldesign.
+"""The errors that are the user's to fix, and the exit codes the command line reports them with.
 
-The command line prints such an error as one clear message (no traceback) and exits 2.
+The command line prints such an error as one clear message (no traceback) and exits
+``EXIT_ERROR``.
 """
+
+EXIT_OK = 0
+"""The command did what it was asked."""
+EXIT_DRIFT = 1
+"""``gen --check`` found generated files that would change."""
+EXIT_ERROR = 2
+"""A design or usage error, told in a clear message on standard error."""
 
 
 class UserError(Exception):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tooldesign.errors import UserError
 
 if TYPE_CHECKING:
-    from tooldesign.importers.python import ImportResult
+    from tooldesign.importers.draft import ImportResult
 
 
 def write_out_file(path: Path, text: str, *, replace: bool = True) -> None:

@@ -4,20 +4,59 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tooldesign.cli import EXIT_OK
-from tooldesign.commands._output import write_out_file
-from tooldesign.errors import UserError
+from tooldesign.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
     from tooldesign.runtime.providers import ProviderAdapter
 
+PROVIDERS = ("openai", "anthropic", "gemini", "mcp")
+"""The runtime's ``PROVIDERS``, written out so that ``--help`` does not import the runtime."""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = commands.add_parser(
+        "export", help="write the tool definitions a provider takes, or a prompt listing of tools"
+    )
+    export.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="a tool_schemas.json, or a folder searched for them (a gen/ folder)",
+    )
+    export.add_argument(
+        "--provider", choices=PROVIDERS, help="whose tool definitions (needed for --format json)"
+    )
+    export.add_argument("--strict", action="store_true", help="strict schemas (OpenAI, Anthropic)")
+    export.add_argument(
+        "--api",
+        choices=("chat", "responses", "parameters", "json_schema"),
+        help="the shape within a provider: OpenAI chat (default) or responses; "
+        "Gemini parameters (default, the OpenAPI subset) or json_schema",
+    )
+    export.add_argument(
+        "--fallback",
+        action="store_true",
+        help="with --strict (or Gemini's parameters): the plain form for the tools that "
+        "cannot take it, named on stderr, instead of an error",
+    )
+    export.add_argument(
+        "--format",
+        choices=("json", "prompt"),
+        default="json",
+        help="json: the provider's tool definitions; prompt: a readable list for system prompts",
+    )
+    export.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    export.set_defaults(run=run)
+
 
 def run(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from tooldesign.commands._output import write_out_file
     from tooldesign.runtime.providers import adapter, load_tools, prompt_listing
 
     _check_options(args)

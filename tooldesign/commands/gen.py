@@ -5,7 +5,27 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tooldesign.cli import EXIT_DRIFT, EXIT_OK
+from tooldesign.errors import EXIT_DRIFT, EXIT_OK
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    gen = commands.add_parser(
+        "gen", help="generate toolset packages and tool_schemas.json from designs"
+    )
+    gen.add_argument(
+        "designs",
+        nargs="+",
+        metavar="DESIGN",
+        help="a design .py file, a folder of them, or a dotted module",
+    )
+    gen.add_argument("--out", required=True, metavar="DIR", help="output folder (for example gen)")
+    gen.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 listing files that would change"
+    )
+    gen.add_argument(
+        "--timings", action="store_true", help="also print how long each phase took (to stderr)"
+    )
+    gen.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 
-from tooldesign.cli import EXIT_OK
-from tooldesign.commands._output import write_imported_design
-from tooldesign.errors import UserError
+from tooldesign.errors import EXIT_OK, UserError
+
+
+def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``mcp`` among the kinds of ``tooldesign import``."""
+    from_mcp = kinds.add_parser("mcp", help="the tools an MCP server lists")
+    server = from_mcp.add_mutually_exclusive_group(required=True)
+    server.add_argument("--stdio", metavar="COMMAND", help="start the server with this command")
+    server.add_argument("--url", help="a streamable-HTTP server's URL")
+    from_mcp.add_argument("--out", metavar="FILE", help="the design file to write")
+    from_mcp.add_argument("--force", action="store_true", help="replace an existing --out file")
+    from_mcp.add_argument("--service", help="the service name (default: the server's name)")
+    from_mcp.add_argument("--toolset", help="the toolset name (default: the server's name)")
+    from_mcp.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds to wait for the server (default 30)"
+    )
+    from_mcp.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import shlex
+
+    from tooldesign.commands._output import write_imported_design
     from tooldesign.importers.draft import MCPServerDraft
     from tooldesign.importers.mcp import import_mcp
 

@@ -17,26 +17,49 @@ which MCP hosts show to their users.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import importlib
-import inspect
-import logging
 import os
-import socket
 import sys
-import traceback
 from typing import TYPE_CHECKING, Any
 
-from tooldesign.cli import EXIT_OK
-from tooldesign.errors import UserError
-from tooldesign.runtime.runtime import Runtime
+from tooldesign.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
+    import socket
+
     from tooldesign.runtime.mcp import ToolServer
 
 
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser("serve-mcp", help="serve a Runtime's toolsets over MCP")
+    serve.add_argument(
+        "target",
+        metavar="MODULE:ATTR",
+        help="a Runtime, or a function returning one (sync or async), by import path",
+    )
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="http only (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="http only (default 8000)")
+    serve.add_argument("--name", help="the server name clients see (default: the services')")
+    serve.add_argument(
+        "--meta-for",
+        metavar="MODULE:FUNC",
+        help="builds each call's ToolCallMeta from the request: meta_for(context), sync or async",
+    )
+    serve.add_argument(
+        "--on-result",
+        metavar="MODULE:FUNC",
+        help="observes each result: on_result(result, context), sync or async",
+    )
+    serve.set_defaults(run=run)
+
+
 def run(args: argparse.Namespace) -> int:
+    # Serving's modules (asyncio, the runtime, the MCP SDK) are imported here and in the
+    # functions below, not at the top: every `tooldesign` command imports this module.
+    import asyncio
+
     _require_mcp()
     with _protocol_channel_kept(args):
         target = _load(*_split_target(args.target))
@@ -78,6 +101,8 @@ def _protocol_channel_kept(args: argparse.Namespace) -> contextlib.AbstractConte
 def _log_to_stderr() -> None:
     """Log records as lines a host can show (level and source), unless the application set
     logging up itself when it was imported."""
+    import logging
+
     root = logging.getLogger()
     if root.handlers:
         return
@@ -138,7 +163,10 @@ def _load(module_name: str, attr: str) -> Any:
 async def _resolve(target: Any, callbacks: dict[str, Any], args: argparse.Namespace) -> ToolServer:
     """The target as a ToolServer: a Runtime is wrapped (with ``callbacks``: ``meta_for`` and
     ``on_result``); a function is called (and awaited)."""
+    import inspect
+
     from tooldesign.runtime.mcp import ToolServer
+    from tooldesign.runtime.runtime import Runtime
 
     value = target
     if not isinstance(value, Runtime | ToolServer):
@@ -204,6 +232,8 @@ async def _serve_http(
 def _listen(host: str, port: int) -> socket.socket:
     """Bind and listen before serving, so a busy port is a clear error (uvicorn would exit the
     process)."""
+    import socket
+
     if not 0 <= port <= 65535:
         raise UserError(f"--port must be between 0 and 65535, got {port}")
     try:
@@ -226,6 +256,8 @@ def _listen(host: str, port: int) -> socket.socket:
 
 def _described(exc: BaseException) -> str:
     """``Type: message (file:line)`` of where ``exc`` was raised: enough to find it, no traceback."""
+    import traceback
+
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
     return f"{type(exc).__name__}: {exc}{where}"

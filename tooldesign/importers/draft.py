@@ -177,3 +177,12 @@ class Notice:
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}"
+
+
+@dataclass
+class ImportResult:
+    """What an importer returns: the draft, and the notices of everything not carried over
+    exactly."""
+
+    design: DraftDesign
+    notices: list[Notice] = field(default_factory=list)

@@ -49,6 +49,7 @@ from tooldesign.importers.draft import (
     DraftTool,
     DraftToolset,
     DraftType,
+    ImportResult,
     InlineObject,
     MapOf,
     MCPServerDraft,
@@ -58,7 +59,6 @@ from tooldesign.importers.draft import (
     Primitive,
     is_object,
 )
-from tooldesign.importers.python import ImportResult
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.values import accepts, pascal, sanitize_name, unique_name
 from tooldesign.runtime.issues import shown
