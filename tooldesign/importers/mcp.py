@@ -493,7 +493,7 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
         description=inspect.cleandoc(description),
         args=args,
         result=result,
-        title=title if isinstance(title, str) and title else None,
+        title=_title_of(title, raw_annotations, translator),
         examples=tuple(examples),
         annotations=_annotations(raw_annotations),
         remote_name=str(name) if design_name != name else None,
@@ -579,13 +579,33 @@ def _declared_result(tool: DraftTool, context: _Context) -> DraftTool:
     return replace(tool, result=DraftResult(Named(name), result.description))
 
 
-def _annotations(raw: Any) -> DraftAnnotations:
+def _annotation_values(raw: Any) -> Mapping[str, Any]:
+    """A tool's ``annotations`` as a mapping (the wire shape, or the SDK's model dumped)."""
     if raw is None:
-        return DraftAnnotations()
-    values = raw if isinstance(raw, Mapping) else raw.model_dump(by_alias=True, exclude_none=True)
+        return {}
+    return raw if isinstance(raw, Mapping) else raw.model_dump(by_alias=True, exclude_none=True)
+
+
+def _annotations(raw: Any) -> DraftAnnotations:
+    values = _annotation_values(raw)
     return DraftAnnotations(
         **{_HINTS[k]: v for k, v in values.items() if k in _HINTS and isinstance(v, bool)}
     )
+
+
+def _title_of(title: Any, raw_annotations: Any, translator: _Translator) -> str | None:
+    """The tool's ``title``, else its ``annotations.title``: MCP clients show the first they
+    find, and the design has one title."""
+    own = title if isinstance(title, str) and title else None
+    hinted = _annotation_values(raw_annotations).get("title")
+    hinted = hinted if isinstance(hinted, str) and hinted else None
+    if own and hinted and own != hinted:
+        translator.notice(
+            "title",
+            f"its annotations' title {hinted!r} differs from its title {own!r}: the design "
+            "keeps the title, which MCP clients show first",
+        )
+    return own or hinted
 
 
 def tools_design(

@@ -67,6 +67,17 @@ _FIELD_CONSTRAINTS = {
 }
 # A length bound means items for an array, characters otherwise.
 _LENGTHS = {"min_length": "min_items", "max_length": "max_items"}
+# ``Field(...)`` options that change what a model is shown: one whose value cannot be read
+# statically is reported, never dropped in silence.
+_SHOWN_FIELD_OPTIONS = frozenset(
+    {"description", "examples", "alias", "validation_alias", *_FIELD_CONSTRAINTS, *_LENGTHS}
+)
+# ``Field(...)`` options that change the schema but have no design equivalent.
+_UNKEPT_FIELD_OPTIONS = frozenset(
+    {"multiple_of", "max_digits", "decimal_places", "json_schema_extra"}
+)
+# Keyword arguments that name the fallback of a call such as ``get_env("NAME", default=...)``.
+_FALLBACK_KEYWORDS = ("default", "fallback")
 
 
 @dataclass
@@ -246,11 +257,65 @@ class AnnotationReader(FileReader, ABC):
             if isinstance(item, ast.Constant) and isinstance(item.value, str):
                 mapped.description = item.value
             elif call_name(item) == "Field" and isinstance(item, ast.Call):
-                options = self.call_options(item)
+                options = self.field_options(item, where)
                 mapped = self.with_field(mapped, options, where)
-                if "default" in options:
-                    mapped.default, mapped.has_default = options["default"], True
+                default = self.field_default(item, where)
+                if default is not NO_VALUE:
+                    mapped.default, mapped.has_default = default, True
         return mapped
+
+    def field_options(self, call: ast.Call, where: str) -> dict[str, Any]:
+        """A ``Field(...)`` call's options; those a model would see but that cannot be read
+        without running the code (``pattern=PATTERN``, ``PATTERN = get_env(...)``) are
+        reported, and so are those the design cannot state."""
+        options = self.call_options(call)
+        for keyword in call.keywords:
+            name = keyword.arg
+            if name in _UNKEPT_FIELD_OPTIONS:
+                self.notice(
+                    f"Field option {name}={_cut(ast.unparse(keyword.value))} has no design "
+                    "equivalent; left out",
+                    where,
+                )
+            elif name in _SHOWN_FIELD_OPTIONS and name not in options:
+                self.notice(self.unreadable(name, keyword.value), where)
+        return options
+
+    def unreadable(self, option: str, node: ast.expr) -> str:
+        """What to say of an option whose value cannot be read statically; for a name bound
+        to a call with a literal fallback (``get_regex_env("NAME", r"^[a-z]+$")``), that
+        fallback, which the user may want to write in the design."""
+        written = ast.unparse(node)
+        target = self.resolved(node)
+        bound = "" if target is node else f" (= {_cut(ast.unparse(target))})"
+        message = (
+            f"its {option}={_cut(written)}{bound} cannot be read without running the code; left out"
+        )
+        fallback = _literal_fallback(target) if isinstance(target, ast.Call) else None
+        if fallback is not None:
+            message += (
+                f"; if the call gives its fallback, write {option}={fallback!r} in the design"
+            )
+        return message
+
+    def field_default(self, call: ast.Call, where: str) -> Any:
+        """The default a ``Field(...)`` call gives (``NO_VALUE`` for none, ``None`` for one
+        made at run time or not readable: the parameter stays optional, never required)."""
+        if "default_factory" in {k.arg for k in call.keywords}:
+            return None  # optional, its value made at run time
+        written = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "default")]
+        if not written or is_ellipsis(self.resolved(written[0])):
+            return NO_VALUE
+        node = written[0]
+        value = self.value(node)
+        if value is NO_VALUE:
+            self.notice(
+                f"its default {_cut(ast.unparse(node))} cannot be read without running the "
+                "code: written as optional without a default",
+                where,
+            )
+            return None
+        return value
 
     def with_field(self, mapped: Mapped, options: dict[str, Any], where: str) -> Mapped:
         """``mapped`` with what a pydantic ``Field(...)`` says about it."""
@@ -278,17 +343,8 @@ class AnnotationReader(FileReader, ABC):
         written = node
         node = self.resolved(node)
         if isinstance(node, ast.Call) and call_name(node) in ("Field", "field"):
-            options = self.call_options(node)
-            value: Any = NO_VALUE
-            if node.args:
-                value = self.value(node.args[0])
-                if is_ellipsis(self.resolved(node.args[0])):
-                    value = NO_VALUE
-            elif "default" in options:
-                value = options["default"]
-            if "default_factory" in {k.arg for k in node.keywords}:
-                value = None  # optional, its value made at run time
-            return value, options
+            options = self.field_options(node, where)
+            return self.field_default(node, where), options
         value = self.value(node)
         if value is NO_VALUE:
             self.notice(
@@ -327,7 +383,25 @@ class AnnotationReader(FileReader, ABC):
         return DraftAttribute(name, mapped.type, description, required, options)
 
 
+def _literal_fallback(call: ast.Call) -> str | None:
+    """The literal a call falls back to, when it plainly has one: a ``default=`` /
+    ``fallback=`` string, or the last of two or more positional arguments, a string."""
+    for keyword in call.keywords:
+        if keyword.arg in _FALLBACK_KEYWORDS:
+            value = literal_value(keyword.value, NO_VALUE)
+            return value if isinstance(value, str) else None
+    if len(call.args) >= 2:
+        value = literal_value(call.args[-1], NO_VALUE)
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    """Source text for a message, kept short."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
 def _shown(value: Any) -> str:
     """A value for a message, kept short."""
-    text = repr(value)
-    return text if len(text) <= 60 else f"{text[:57]}..."
+    return _cut(repr(value))

@@ -1,9 +1,11 @@
-"""One file's tool functions as a toolset: for each, its name (or the decorator's ``name=`` /
-``name_override=``), its description (the decorator's ``description=`` /
-``description_override=``, or the docstring's whole narrative: everything but the sections
-carried elsewhere), its parameters (or a LangChain ``args_schema=`` model's fields) with their
-annotations (or the types the docstring writes), defaults and docstring descriptions, its
-examples, and its result."""
+"""One file's tools as a toolset: for each, its name (or the decorator's ``name=`` /
+``name_override=``, a ``FunctionTool.from_defaults`` call's ``name=``, a tool class's
+``name``), its description (likewise, or the docstring's whole narrative: everything but the
+sections carried elsewhere), its title (``title=``, else ``annotations=ToolAnnotations(title=
+...)``), its parameters (or a LangChain ``args_schema=`` model's fields, or a smolagents tool's
+``inputs``) with their annotations (or the types the docstring writes), defaults and docstring
+descriptions, its examples, and its result. An option a model would see that cannot be read
+without running the code is reported, never dropped in silence."""
 
 from __future__ import annotations
 
@@ -25,8 +27,13 @@ from tooldesign.importers.draft import (
     Notice,
 )
 from tooldesign.importers.python.annotations import Mapped
-from tooldesign.importers.python.classes import ClassReader
-from tooldesign.importers.python.discovery import CONTEXT_NAMES, Found, tool_functions
+from tooldesign.importers.python.class_tools import ClassToolReader
+from tooldesign.importers.python.discovery import (
+    CONTEXT_NAMES,
+    Found,
+    discover,
+    is_function_tool,
+)
 from tooldesign.importers.python.examples import examples
 from tooldesign.importers.python.results import result, server_library, server_wraps
 from tooldesign.importers.python.syntax import NO_VALUE, is_typed_dict, parse_expression
@@ -34,6 +41,10 @@ from tooldesign.importers.values import sanitize_name
 
 _NAME_OPTIONS = ("name", "name_override")
 _DESCRIPTION_OPTIONS = ("description", "description_override")
+# Options naming the model whose fields are the arguments (LangChain, llama-index).
+_SCHEMA_OPTIONS = ("args_schema", "fn_schema")
+# Decorator options a model sees: one that cannot be read statically is reported.
+_SHOWN_OPTIONS = frozenset({*_NAME_OPTIONS, *_DESCRIPTION_OPTIONS, "title", "annotations.title"})
 _HINTS = {
     "readOnlyHint": "read_only",
     "read_only_hint": "read_only",
@@ -56,8 +67,8 @@ class FileDraft:
     notices: list[Notice]
 
 
-class ToolReader(ClassReader):
-    """Reads a file's tool functions (all its public functions, with ``all_functions``)."""
+class ToolReader(ClassToolReader):
+    """Reads a file's tools (all its public functions too, with ``all_functions``)."""
 
     def __init__(self, path: Path, module: ast.Module, all_functions: bool) -> None:
         super().__init__(path, module)
@@ -65,11 +76,13 @@ class ToolReader(ClassReader):
         self.server_library = server_library(module)
 
     def run(self, toolset: str | None) -> FileDraft:
-        functions = list(tool_functions(self.module, self.classes, self.all_functions))
-        if not functions:
+        discovered = discover(self.module, self.classes, self.all_functions)
+        for line, message in discovered.skipped:
+            self.notice(message, f"{self.path.name}:{line}")
+        if not discovered.found:
             hint = "" if self.all_functions else " (decorate them with @tool, or pass --all)"
             raise UserError(f"{self.path}: no tool functions found{hint}; nothing written")
-        tools = [self.tool(found) for found in functions]
+        tools = [self.tool(found) for found in discovered.found]
         module_doc = parse_docstring(ast.get_docstring(self.module)).summary
         name = sanitize_name(toolset or self.path.stem, identifier=True)
         return FileDraft(
@@ -82,27 +95,36 @@ class ToolReader(ClassReader):
     def tool(self, found: Found) -> DraftTool:
         function, decorator = found.function, found.decorator
         self.scope = found.class_scope
-        options = self.decorator_options(decorator)
-        raw_name = _text_option(options, *_NAME_OPTIONS) or function.name
+        declared = found.tool_classes[0].name if found.tool_classes else function.name
+        options = (
+            self.class_options(found) if found.tool_classes else self.decorator_options(decorator)
+        )
+        raw_name = _text_option(options, *_NAME_OPTIONS) or declared
         name = sanitize_name(raw_name)
-        self.where = f"tool {name!r} ({self.path.name}:{function.lineno})"
+        self.where = f"tool {name!r} ({self.path.name}:{found.line})"
         if name != raw_name:
             self.notice(f"the name {raw_name!r} is not a valid tool name; written as {name!r}")
+        self.report_unreadable(decorator, options)
         doc = parse_docstring(ast.get_docstring(function))
-        description = _text_option(options, *_DESCRIPTION_OPTIONS) or doc.description
-        schema = self.args_schema(decorator)
-        if schema is not None:
-            args = list(schema.attributes)
-            order = [a.name for a in args]
-        else:
-            args, order = self.parameters(function, doc, found.method)
+        given = _text_option(options, *_DESCRIPTION_OPTIONS)
+        description = given or (
+            parse_docstring(ast.get_docstring(found.tool_classes[0])).description
+            if found.tool_classes
+            else doc.description
+        )
+        if isinstance(decorator, ast.Call) and is_function_tool(decorator) and not given:
+            self.notice(
+                "llama-index describes it by its signature and docstring; the design's "
+                "description is the docstring"
+            )
+        args, order = self.arguments(found, doc)
         found_examples, leftover = examples(self, doc, args, order)
         if leftover:
             description = "\n\n".join(
                 [description, *(f"Example: {text}" for text in leftover)]
             ).strip()
         if not description:
-            description = _humanize(function.name)
+            description = _humanize(declared)
             self.notice(f"no docstring or description; described as {description!r}")
         # structured_output=False: the MCP SDK sends the result as text only, never wrapped.
         server = (
@@ -110,32 +132,49 @@ class ToolReader(ClassReader):
             if options.get("structured_output") is False
             else server_wraps(decorator, self.server_library)
         )
-        tool_result = result(self, function, doc, server)
+        output_type = self.class_node(found, "output_type")
+        tool_result = (
+            self.smolagents_result(output_type)
+            if output_type is not None
+            else result(self, function, doc, server)
+        )
         self.scope = ""
         return DraftTool(
             name=name,
             description=description,
             args=tuple(args),
             result=tool_result,
-            title=_text_option(options, "title"),
+            title=self.title(options),
             examples=tuple(found_examples),
             tags=_tags(options.get("tags")),
             annotations=_annotations(options.get("annotations")),
-            source=f"{self.path.name}:{function.lineno} {found.qualified_name}",
+            source=f"{self.path.name}:{found.line} {found.qualified_name}",
         )
 
-    def args_schema(self, decorator: ast.expr | None) -> DraftNamedType | None:
-        """The model a LangChain ``@tool(args_schema=Model)`` takes its arguments from (its
-        fields, descriptions and constraints are the tool's arguments, not the signature's)."""
-        node = next(
-            (
-                k.value
-                for k in (decorator.keywords if isinstance(decorator, ast.Call) else ())
-                if k.arg == "args_schema"
-            ),
-            None,
-        )
-        if node is None:
+    def arguments(self, found: Found, doc: Docstring) -> tuple[list[DraftAttribute], list[str]]:
+        """The tool's arguments, and their names in the order a call passes them: a
+        smolagents tool's ``inputs``, the fields of an ``args_schema=`` / ``fn_schema=``
+        model, or the function's parameters."""
+        inputs = self.class_node(found, "inputs")
+        if inputs is not None:
+            listed = self.smolagents_inputs(inputs)
+            if listed is not None:
+                return listed, [a.name for a in listed]
+        schema_node = self.class_node(found, "args_schema")
+        if schema_node is None and isinstance(found.decorator, ast.Call):
+            schema_node = next(
+                (k.value for k in found.decorator.keywords if k.arg in _SCHEMA_OPTIONS), None
+            )
+        schema = self.args_schema(schema_node)
+        if schema is not None:
+            return list(schema.attributes), [a.name for a in schema.attributes]
+        return self.parameters(found.function, doc, found.method)
+
+    def args_schema(self, node: ast.expr | None) -> DraftNamedType | None:
+        """The model a LangChain ``args_schema=Model`` (llama-index: ``fn_schema=``) gives:
+        its fields, descriptions and constraints are the tool's arguments, not the
+        signature's."""
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
             return None
         qualified = self.class_named(node)
         model = self.classes.get(qualified) if qualified is not None else None
@@ -158,10 +197,48 @@ class ToolReader(ClassReader):
             first = self.value(node.args[0])
             if isinstance(first, str):
                 options.setdefault("name", first)  # LangChain: @tool("name")
-        for keyword in node.keywords:
-            if keyword.arg == "annotations" and isinstance(keyword.value, ast.Call):
-                options["annotations"] = self.call_options(keyword.value)
+        annotations = self.annotations_call(node)
+        if annotations is not None:
+            options["annotations"] = self.call_options(annotations)
+        metadata = next((k.value for k in node.keywords if k.arg == "tool_metadata"), None)
+        if metadata is not None and isinstance(self.resolved(metadata), ast.Call):
+            # llama-index: FunctionTool.from_defaults(fn, tool_metadata=ToolMetadata(...))
+            for key, value in self.call_options(self.resolved(metadata)).items():  # type: ignore[arg-type]
+                options.setdefault(key, value)
         return options
+
+    def annotations_call(self, decorator: ast.Call) -> ast.Call | None:
+        """The decorator's ``annotations=ToolAnnotations(...)`` (or a module-level name bound
+        to one)."""
+        node = next((k.value for k in decorator.keywords if k.arg == "annotations"), None)
+        node = None if node is None else self.resolved(node)
+        return node if isinstance(node, ast.Call) else None
+
+    def report_unreadable(self, decorator: ast.expr | None, options: dict[str, Any]) -> None:
+        """Reports the decorator's name, description and title options that cannot be read
+        without running the code (the docstring or the function's name stands in)."""
+        if not isinstance(decorator, ast.Call):
+            return
+        annotations = self.annotations_call(decorator)
+        keywords = [(k.arg, k.value) for k in decorator.keywords]
+        if annotations is not None:
+            keywords += [(f"annotations.{k.arg}", k.value) for k in annotations.keywords]
+        read = {**options, **{f"annotations.{k}": v for k, v in _hints_of(options).items()}}
+        for name, value in keywords:
+            if name in _SHOWN_OPTIONS and name not in read:
+                self.notice(self.unreadable(name, value))
+
+    def title(self, options: dict[str, Any]) -> str | None:
+        """The decorator's ``title=``, else ``annotations=ToolAnnotations(title=...)`` (or a
+        dict's ``"title"``): MCP clients show the first they find."""
+        own = _text_option(options, "title")
+        hinted = _text_option(_hints_of(options), "title")
+        if own and hinted and own != hinted:
+            self.notice(
+                f"its annotations' title {hinted!r} differs from its title {own!r}: the design "
+                "keeps the title, which MCP clients show first"
+            )
+        return own or hinted
 
     def parameters(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, doc: Docstring, method: bool
@@ -230,6 +307,12 @@ def _text_option(options: dict[str, Any], *keys: str) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+def _hints_of(options: dict[str, Any]) -> dict[str, Any]:
+    """The ``annotations=`` the decorator gives, read (a ``ToolAnnotations(...)`` or a dict)."""
+    hints = options.get("annotations")
+    return hints if isinstance(hints, dict) else {}
 
 
 def _tags(value: Any) -> tuple[str, ...]:
