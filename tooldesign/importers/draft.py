@@ -63,6 +63,14 @@ def is_object(t: DraftType) -> bool:
     return isinstance(t, MapOf | Named | InlineObject)
 
 
+def inline_object(t: DraftType) -> InlineObject | None:
+    """The inline object an attribute of type ``t`` declares in its block: ``t`` itself, or
+    its array's items or map's values."""
+    if isinstance(t, ArrayOf | MapOf):
+        t = t.items if isinstance(t, ArrayOf) else t.values
+    return t if isinstance(t, InlineObject) else None
+
+
 STRING = Primitive("String")
 INT = Primitive("Int")
 FLOAT = Primitive("Float")

@@ -60,6 +60,7 @@ from tooldesign.importers.draft import (
     is_object,
 )
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
+from tooldesign.importers.untrusted import untrusted_notices
 from tooldesign.importers.values import accepts, pascal, sanitize_name, unique_name
 from tooldesign.runtime.issues import shown
 from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
@@ -440,19 +441,29 @@ class _Translator:
         return _Mapped(Primitive("Any", body))
 
 
+def _field(tool: Any, key: str) -> Any:
+    """A field of an ``mcp.types.Tool``, or of a dict in its wire shape, by its wire name."""
+    if isinstance(tool, Mapping):
+        return tool.get(key)
+    return getattr(tool, _SDK_NAMES.get(key, key))
+
+
+_SDK_NAMES = {
+    "inputSchema": "input_schema",
+    "outputSchema": "output_schema",
+}
+
+
 def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _Context]:
     """One ``mcp.types.Tool`` (or a dict in its wire shape) as a draft tool."""
     context = context or _Context()
-    get = (lambda key: tool.get(key)) if isinstance(tool, Mapping) else None
-    name = get("name") if get else tool.name
-    description = (get("description") if get else tool.description) or ""
-    title = get("title") if get else tool.title
-    input_schema = _modernized(
-        (get("inputSchema") if get else tool.input_schema) or {"type": "object"}
-    )
-    raw_output = get("outputSchema") if get else tool.output_schema
+    name = _field(tool, "name")
+    description = _field(tool, "description") or ""
+    title = _field(tool, "title")
+    input_schema = _modernized(_field(tool, "inputSchema") or {"type": "object"})
+    raw_output = _field(tool, "outputSchema")
     output_schema = _modernized(raw_output)
-    raw_annotations = get("annotations") if get else tool.annotations
+    raw_annotations = _field(tool, "annotations")
     design_name = sanitize_name(str(name))
     known = set(context.types)
     translator = _Translator(design_name, input_schema, context)
@@ -644,7 +655,8 @@ def tools_design(
             "results and an executor that calls the server."
         ),
     )
-    return ImportResult(design, context.notices)
+    listed = [str(_field(tool, "name")) for tool in tools] + [d.name for d in drafts]
+    return ImportResult(design, [*context.notices, *untrusted_notices(design, listed)])
 
 
 def import_mcp(

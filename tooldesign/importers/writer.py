@@ -27,6 +27,7 @@ from tooldesign.importers.draft import (
     Named,
     OneOf,
     Primitive,
+    inline_object,
 )
 
 _DSL_NAMES = frozenset(
@@ -160,7 +161,7 @@ class _Writer:
     def attribute(self, attribute: DraftAttribute, depth: int) -> list[str]:
         self.used.add("Attribute")
         pad = _INDENT * depth
-        inline = _inline_object(attribute.type)
+        inline = inline_object(attribute.type)
         type_text = self.type_expr(attribute.type)
         parts = [py_literal(attribute.name), type_text]
         if attribute.description is not None:
@@ -200,16 +201,6 @@ class _Writer:
                 tag = f", discriminator={py_literal(discriminator)}" if discriminator else ""
                 return f"OneOf({listed}{tag})"
         raise TypeError(f"not a draft type: {t!r}")
-
-
-def _inline_object(t: DraftType) -> InlineObject | None:
-    """The inline object an attribute declares in its block (itself, or its array's items)."""
-    if isinstance(t, InlineObject):
-        return t
-    if isinstance(t, ArrayOf | MapOf):
-        inner = t.items if isinstance(t, ArrayOf) else t.values
-        return inner if isinstance(inner, InlineObject) else None
-    return None
 
 
 def _args(name: str, description: str | None) -> str:

@@ -310,8 +310,8 @@ class AnnotationReader(FileReader, ABC):
         value = self.value(node)
         if value is NO_VALUE:
             self.notice(
-                f"its default {_cut(ast.unparse(node))} cannot be read without running the "
-                "code: written as optional without a default",
+                f"its default {_cut(ast.unparse(node))} is not a literal: written as optional "
+                "without a default",
                 where,
             )
             return None

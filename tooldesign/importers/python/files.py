@@ -23,6 +23,7 @@ from tooldesign.importers.draft import (
 )
 from tooldesign.importers.python.tools import FileDraft, ToolReader
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
+from tooldesign.importers.untrusted import untrusted_notices
 from tooldesign.importers.values import pascal, sanitize_name, unique_name
 
 
@@ -155,7 +156,8 @@ def _one_design(drafts: list[FileDraft], service: str) -> ImportResult:
             + ("toolset." if len(drafts) == 1 else "toolsets.")
         ),
     )
-    return ImportResult(design, notices)
+    listed = [tool.name for toolset in toolsets for tool in toolset.tools]
+    return ImportResult(design, [*notices, *untrusted_notices(design, listed)])
 
 
 def _share_types(
