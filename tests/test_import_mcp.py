@@ -229,6 +229,33 @@ def test_names_titles_and_annotations() -> None:
     assert tool.annotations.given() == {"read_only": False, "destructive": True}
 
 
+def test_a_title_given_only_in_the_annotations_is_the_tool_s_title() -> None:
+    from mcp.types import Tool, ToolAnnotations
+
+    listed = Tool(
+        name="report",
+        inputSchema={"type": "object"},
+        annotations=ToolAnnotations(title="Cost report", readOnlyHint=True),
+    )
+    tool, context = tool_draft(listed)
+    assert (tool.title, tool.annotations.given()) == ("Cost report", {"read_only": True})
+    assert [str(n) for n in context.notices] == [
+        "tool 'report' › description: the server gives no description; described as 'Report'"
+    ]
+    wire, context = draft({"type": "object"}, annotations={"title": "Cost report"})
+    assert wire.title == "Cost report" and context.notices == []
+    both, context = draft(
+        {"type": "object"}, title="Report costs", annotations={"title": "Cost report"}
+    )
+    assert both.title == "Report costs"
+    assert [str(n) for n in context.notices] == [
+        (
+            "tool 't' › title: its annotations' title 'Cost report' differs from its title "
+            "'Report costs': the design keeps the title, which MCP clients show first"
+        )
+    ]
+
+
 ODD_SERVER_TOOLS: list[dict[str, Any]] = [
     {
         "name": "search.docs",

@@ -6,8 +6,10 @@ module constants; LangChain's ``@tool`` with Google docstrings and an injected a
 reST-docstring stubs, NumPy/Google docstrings with an Enum and a TypedDict, pydantic-ai's
 ``@agent.tool`` with ``RunContext`` (a union, a recursive model) and ``@agent.tool_plain``,
 and the OpenAI Agents SDK's ``@function_tool`` with a ``RunContextWrapper``, dataclasses and a
-nested model. Each is imported (never run), generated, exported, and compared with the schema
-the code-first library builds from the same function.
+nested model; titles in MCP tool annotations with defaults and patterns kept in other modules,
+LangChain ``BaseTool`` and smolagents ``Tool`` subclasses, and llama-index's
+``FunctionTool.from_defaults``. Each is imported (never run), generated, exported, and
+compared with the schema the code-first library builds from the same function.
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ CASES = {
     "pydantic_ai_style": [],
     "openai_agents_style": [],
     "mcp_constants": [],
+    "mcp_annotated": [],
+    "langchain_classes": [],
+    "smolagents_classes": [],
+    "llamaindex_tools": ["--all"],
 }
 
 
@@ -102,10 +108,12 @@ def test_the_written_design_is_the_expected_one(
 
 def test_the_openai_export_of_imported_tools(exported: dict[str, dict[str, Any]]) -> None:
     assert sorted(exported) == [
-        "accept_quote", "aggregate", "cancel-order", "close_ticket", "convert", "create_ticket",
-        "export_report", "find_offer", "get_forecast", "get_prices", "measure", "price_table",
-        "quote_shipment", "search_orders", "tag_order", "take_snapshot", "track", "update_step",
-        "walk", "weather-alerts",
+        "accept_quote", "add_numbers", "aggregate", "cancel-order", "close_ticket", "convert",
+        "cost_report", "create_ticket", "export_report", "find_offer", "forecast_spend",
+        "get_forecast", "get_prices", "image_caption", "list_services", "measure", "multiply",
+        "paper_download", "paper_search", "price_table", "quote_shipment", "search_orders",
+        "tag_order", "tag_resource", "take_snapshot", "track", "update_step", "visit_webpage",
+        "walk", "weather", "weather-alerts", "web_search", "wiki_query",
     ]  # fmt: skip
     assert exported["get_forecast"] == {
         "name": "get_forecast",

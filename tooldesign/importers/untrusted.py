@@ -36,14 +36,16 @@ PATTERNS: tuple[tuple[str, str], ...] = (
 )
 _COMPILED = tuple((what, re.compile(pattern, re.IGNORECASE)) for what, pattern in PATTERNS)
 
-# A tool named in the text: "call the `send_mail` tool", "use the tool 'wipe_disk'".
+# A tool named in the text: "the `send_mail` tool", "the tool 'wipe_disk'", "call
+# delete_all tool" (unquoted, only a name with a "_", "." or "-": "use this tool" names none).
 _TOOL_MENTIONS = (
+    re.compile(r"(?P<quote>[`'\"])(?P<name>[A-Za-z_][\w.-]*)(?P=quote)\s+tool\b", re.IGNORECASE),
+    re.compile(r"\btool\s+(?P<quote>[`'\"])(?P<name>[A-Za-z_][\w.-]*)(?P=quote)", re.IGNORECASE),
     re.compile(
-        r"\b(?:call|use|invoke|run|execute|trigger)\s+(?:the\s+)?"
-        r"(?P<quote>[`'\"]?)(?P<name>[A-Za-z_][\w.-]*)(?P=quote)\s+tool\b",
+        r"\b(?:call|use|invoke|run|execute|trigger)\s+(?:the\s+)?(?P<quote>)"
+        r"(?P<name>[A-Za-z_][\w.-]*[_.-][\w.-]*)\s+tool\b",
         re.IGNORECASE,
     ),
-    re.compile(r"\btool\s+(?P<quote>[`'\"])(?P<name>[A-Za-z_][\w.-]*)(?P=quote)", re.IGNORECASE),
 )
 
 # Characters a reader does not see: zero-width characters, bidirectional controls (they can
@@ -64,9 +66,9 @@ class Finding:
 
 
 def findings(text: str, listed: Iterable[str] = ()) -> list[Finding]:
-    """What in ``text`` reads like an instruction to a model, or hides text from a reader;
-    ``listed``, the names of the tools the source lists (a tool named but not listed is
-    suspicious)."""
+    """What in ``text`` reads like an instruction to a model, or hides text from a reader,
+    each kind once (its first occurrence); ``listed``, the names of the tools the source
+    lists (a tool named but not listed is suspicious)."""
     found: list[Finding] = []
     for what, pattern in _COMPILED:
         for match in pattern.finditer(text):
@@ -75,18 +77,13 @@ def findings(text: str, listed: Iterable[str] = ()) -> list[Finding]:
     for pattern in _TOOL_MENTIONS:
         for match in pattern.finditer(text):
             name = match["name"]
-            if name in known or name.startswith("mcp__"):
-                continue
-            if match["quote"] or any(c in name for c in "_.-"):
-                found.append(
-                    Finding(
-                        "a tool the source does not list",
-                        _excerpt(text, match.start(), match.end()),
-                    )
-                )
+            if name not in known and not name.startswith("mcp__"):
+                excerpt = _excerpt(text, match.start(), match.end())
+                found.append(Finding("a tool the source does not list", excerpt))
     for match in _HIDDEN.finditer(text):
         found.append(Finding("hidden characters", _hidden(match.group())))
-    return found
+    first = {f.what: f for f in reversed(found)}  # each kind once: the first of it
+    return [f for f in found if first[f.what] is f]
 
 
 def untrusted_notices(design: DraftDesign, listed: Iterable[str]) -> list[Notice]:
@@ -144,7 +141,7 @@ def _attribute_texts(
 def _excerpt(text: str, start: int, end: int) -> str:
     """The match with a little of the text around it, on one line, cut short, quoted."""
     before = text[max(0, start - 15) : start]
-    shown = " ".join((before + text[start:end] + text[end : end + 30]).split())
+    shown = " ".join((before + text[start:end] + text[end : end + 45]).split())
     shown = shown if len(shown) <= _QUOTED else f"{shown[: _QUOTED - 3]}..."
     return repr(shown)
 
