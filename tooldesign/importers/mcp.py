@@ -17,6 +17,10 @@ recursion included (:mod:`tooldesign.importers.shared_types`). Older drafts' for
 (``"exclusiveMinimum": true``) are read as 2020-12 says them. A stdio command that names files
 relative to the current folder is written with that folder as its ``cwd``.
 
+A tool's title is its ``title``, else its ``annotations.title``. The server's texts are
+untrusted: what reads like instructions to a model is reported
+(:mod:`tooldesign.importers.untrusted`) and kept as it is.
+
 A design's result is what the server sends: ``{"result": X}`` is unwrapped only where a design
 would wrap X the same way (X is not an object and cannot be null). A stdio server's standard
 error is kept apart while its tools are listed, and shown only when it cannot be used.
