@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -30,15 +29,7 @@ from tooldesign.importers.draft import (
 from tooldesign.importers.python import import_python
 from tooldesign.importers.writer import render
 
-from tests.support import REPO
-
-FIXTURES = REPO / "tests" / "fixtures" / "import_python"
-
-
-def write(tmp_path: Path, source: str, name: str = "tools.py") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(source).strip("\n") + "\n")
-    return path
+from tests.test_import_python import CASES, FIXTURES, write
 
 
 def tools_of(result: ImportResult) -> dict[str, DraftTool]:
@@ -352,8 +343,6 @@ _FRAMEWORK = {"self", "cls", "ctx", "context", "run_context", "run_manager", "ca
 
 
 def _fixtures() -> list[tuple[str, bool]]:
-    from tests.test_import_python import CASES
-
     return [(name, "--all" in flags) for name, flags in CASES.items()]
 
 
