@@ -1,8 +1,10 @@
 """``tooldesign import python``: code-first tool functions read into a design draft.
 
 Each file is parsed with ``ast`` (in the encoding it declares) and never imported or run. Its
-tool functions (``@tool``, ``@mcp.tool()``, ``@function_tool``… anywhere in the file, or with
-``all_functions`` every public module-level function) become tools: their names, descriptions,
+tool functions (``@tool``, ``@mcp.tool()``, ``@function_tool``… anywhere in the file, those a
+llama-index ``FunctionTool.from_defaults`` call registers, or with ``all_functions`` every
+public module-level function that builds no tools) and its tool classes (LangChain
+``BaseTool`` and smolagents ``Tool`` subclasses) become tools: their names, descriptions,
 parameters, docstring examples and results. Pydantic models, TypedDicts, dataclasses and Enums
 defined in the same file (nested classes included) become design types; a local Enum's member
 as a default is its value.
@@ -23,8 +25,8 @@ is what the server's clients receive.
 
 The modules, in the order reading goes: ``files`` (reading files, one design of several),
 ``tools`` (a file's tools), ``discovery`` (which functions are tools, which parameters a
-framework fills in), ``results``, ``examples``, ``classes`` (the file's classes as design
-types), ``annotations`` (annotations and defaults), ``reader`` (what reading a file keeps) and
+framework fills in), ``class_tools`` (what a tool class's attributes say), ``results``,
+``examples``, ``classes`` (the file's classes as design types), ``annotations`` (annotations and defaults), ``reader`` (what reading a file keeps) and
 ``syntax`` (helpers over the syntax tree).
 """
 
