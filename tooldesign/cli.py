@@ -142,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=30.0, help="seconds to wait for the server (default 30)"
     )
     _command(from_mcp, "import_mcp")
+
+    from tooldesign.commands import diff, docs
+
+    diff.add_parser(commands)
+    docs.add_parser(commands)
     return parser
 
 
