@@ -50,6 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument(
         "--timings", action="store_true", help="also print how long each phase took (to stderr)"
     )
+    gen.add_argument(
+        "--targets",
+        metavar="LIST",
+        help="clients to check the tools against, comma-separated (openai-strict, gemini, "
+        "claude-code, cursor, …): each problem is a notice with its design line",
+    )
+    gen.add_argument(
+        "--server-name",
+        metavar="NAME",
+        help="the MCP server name the tools are served under, for --targets' name budgets "
+        "(default: each service's name)",
+    )
     _command(gen, "gen")
 
     export = commands.add_parser(

@@ -99,6 +99,9 @@ def diff_entries(
     for ident, entry in new.items():
         if ident in matched:
             before, status = matched[ident]
+            if status == "changed" and old[before] == entry:  # the common case, and the cheapest
+                unchanged += 1
+                continue
             old_print, new_print = fingerprint_of(old[before]), fingerprint_of(entry)
             if old_print == new_print and status == "changed":
                 unchanged += 1

@@ -377,13 +377,7 @@ class _Walk:
             sign = 1 if side == "lower" else -1
             narrows = _stricter(after, before, sign)
             widens = _stricter(before, after, sign)
-            verb = (
-                "removed"
-                if after is None
-                else "added"
-                if before is None
-                else ("narrowed" if narrows else "widened")
-            )
+            verb = "narrowed" if narrows else "widened"
             shown_old = {k: old[k] for k in keys if k in old} or ABSENT
             shown_new = {k: new[k] for k in keys if k in new} or ABSENT
             self.report(
@@ -437,10 +431,12 @@ class _Walk:
             narrows = _stricter(_closed(a), _closed(b), sign)
             widens = _stricter(_closed(b), _closed(a), sign)
             sizes = sorted({int(n) for n in _around(_closed(b), _closed(a)) if n >= 0})
+            bound = f"{'minimum' if sign == 1 else 'maximum'} {what}"
             self.report(
                 place,
                 f"bound_{'narrowed' if narrows else 'widened'}",
-                f"{'minimum' if sign == 1 else 'maximum'} {what} {_verb(before if before is not None else ABSENT, after if after is not None else ABSENT)}",
+                f"{bound} {'narrowed' if narrows else 'widened'}: "
+                f"{'none' if before is None else before} → {'none' if after is None else after}",
                 before if before is not None else ABSENT,
                 after if after is not None else ABSENT,
                 narrows=narrows,

@@ -74,7 +74,7 @@ def read_git(rev: str, path: str) -> CatalogTools:
     if kind == "blob":
         names = [""]
     elif kind == "tree":
-        listing = _git("ls-tree", "-r", "-z", "--name-only", spec, what=spec)
+        listing = _git("ls-tree", "-r", "-z", "--full-tree", "--name-only", spec, what=spec)
         names = [n for n in listing.split("\0") if PurePosixPath(n).name == CATALOG_NAME]
         if not names:
             raise UserError(f"{spec}: no {CATALOG_NAME} below this folder in {rev}")
@@ -116,6 +116,9 @@ def _collect(label: str, catalogs: Iterator[tuple[str, str | bytes]]) -> Catalog
             # The loader words this error; it is the one that reads every catalog.
             parse_catalog(data, source=source)
             raise
+        listed = document.get("tools") if isinstance(document, dict) else None
+        if entries and isinstance(listed, list) and all(_known(e, entries) for e in listed):
+            continue  # a toolset's catalog below its service's: every tool is read already
         catalog = parse_catalog(document, source=source)  # raises CatalogError naming the file
         before = len(entries)
         # parse_catalog checked the document: "tools" is a list of entries, in catalog order.
@@ -126,6 +129,10 @@ def _collect(label: str, catalogs: Iterator[tuple[str, str | bytes]]) -> Catalog
         if len(entries) > before or not catalog.tools:
             versions.append(catalog.version)
     return CatalogTools(label, entries, tools, tuple(versions))
+
+
+def _known(entry: Any, entries: Mapping[str, Any]) -> bool:
+    return isinstance(entry, dict) and entry.get("id") in entries
 
 
 def _git(*args: str, what: str) -> str:
