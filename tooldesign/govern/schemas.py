@@ -21,12 +21,15 @@ different strings (tooldesign does not compare regular expressions).
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
+from jsonschema import Draft202012Validator
 from tooldesign.govern.changes import ABSENT, Change, Impact
 from tooldesign.govern.witness import (
     ANY_TYPE,
@@ -37,9 +40,11 @@ from tooldesign.govern.witness import (
     NoSample,
     Step,
     find_witness,
+    items_of,
     lower_bound,
     matches_pattern,
     number_in,
+    numbers_in,
     sample,
     schema_types,
     upper_bound,
@@ -272,16 +277,50 @@ class _Walk:
                 )
 
     def validation(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
-        if not self.types(old, new, place):
-            return  # nothing in common: the rest of the comparison would only repeat it
-        self.enums(old, new, place)
-        self.numbers(old, new, place)
-        for low, high, what in _LENGTHS:
-            self.counts(old, new, place, low, high, what)
-        self.texts(old, new, place)
-        self.arrays(old, new, place)
-        self.objects(old, new, place)
-        self.others(old, new, place)
+        found = len(self.changes)
+        if self.types(old, new, place):  # else the rest would only repeat the type change
+            self.enums(old, new, place)
+            self.numbers(old, new, place)
+            for low, high, what in _LENGTHS:
+                self.counts(old, new, place, low, high, what)
+            self.texts(old, new, place)
+            self.arrays(old, new, place)
+            self.objects(old, new, place)
+            self.others(old, new, place)
+        self.settle(old, new, place, found)
+
+    def settle(
+        self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place, found: int
+    ) -> None:
+        """Changes are judged keyword by keyword, which can call a redundant one narrowing
+        (``minLength: 1`` on an enum of non-empty strings), or miss the witness of a real one
+        (an enum of ``"x"`` and ``"y"`` replaced by ``minLength: 2``). Where the old schema
+        takes a few values only, each is checked against the new one instead."""
+        values = finite_values(old)
+        if values is None or self.direction != "input":
+            return
+        suspect = [
+            i
+            for i in range(found, len(self.changes))
+            if self.changes[i].impact == "models" and self.changes[i].witness is ABSENT
+        ]
+        if not suspect:
+            return
+        old_check, new_check = _node_validator(old), _node_validator(new)
+        lost = [v for v in values if old_check.is_valid(v) and not new_check.is_valid(v)]
+        witness = find_witness(
+            self.old_root, self.new_root, place.steps, [_constant(v) for v in lost]
+        )
+        for i in suspect:
+            change = self.changes[i]
+            if witness is not None:
+                self.changes[i] = dataclasses.replace(change, witness=witness.payload)
+            elif not lost:
+                self.changes[i] = dataclasses.replace(
+                    change,
+                    impact="compatible",
+                    message=f"{change.message} (narrows nothing: every value taken before still is)",
+                )
 
     # ── types and values ───────────────────────────────────────────────────────────────────
 
@@ -388,7 +427,7 @@ class _Walk:
                 shown_new,
                 narrows=narrows,
                 widens=widens,
-                leaves=[_constant(v) for v in _around(before, after)],
+                leaves=[_constant(v) for v in _near_bounds(old, before, after)],
                 keyword=next((k for k in keys if k in new), keys[0] if keys[0] in old else keys[1]),
             )
         self.multiple_of(old, new, place)
@@ -397,10 +436,15 @@ class _Walk:
         before, after = _fraction(old.get("multipleOf")), _fraction(new.get("multipleOf"))
         if before == after:
             return
+        if schema_types(old) == schema_types(new) == {"integer"}:
+            # The integers that are multiples of p/q are those of p: integers step by 1 anyway.
+            before = Fraction(before.numerator) if before else Fraction(1)
+            after = Fraction(after.numerator) if after else Fraction(1)
         # Every multiple of `before` is a multiple of `after` exactly when after divides before.
         narrows = after is not None and (before is None or (before / after).denominator != 1)
         widens = before is not None and (after is None or (after / before).denominator != 1)
-        unit = before or Fraction(1)
+        if not (narrows or widens):
+            return
         self.report(
             place,
             "bound_narrowed" if narrows else "bound_widened",
@@ -409,7 +453,7 @@ class _Walk:
             new.get("multipleOf", ABSENT),
             narrows=narrows,
             widens=widens,
-            leaves=[_constant(_number(unit * k)) for k in (1, 2, 3, 5, 7)],
+            leaves=[_constant(v) for v in _off_grid(old, before)],
             keyword="multipleOf",
         )
 
@@ -424,10 +468,11 @@ class _Walk:
     ) -> None:
         for key, sign in ((low, 1), (high, -1)):
             before, after = old.get(key), new.get(key)
-            if before == after:
+            # A missing minimum is 0, a missing maximum is none.
+            b = Fraction(before) if isinstance(before, int) else Fraction(0) if sign == 1 else None
+            a = Fraction(after) if isinstance(after, int) else Fraction(0) if sign == 1 else None
+            if a == b:
                 continue
-            b = Fraction(before) if isinstance(before, int) else None
-            a = Fraction(after) if isinstance(after, int) else None
             narrows = _stricter(_closed(a), _closed(b), sign)
             widens = _stricter(_closed(b), _closed(a), sign)
             sizes = sorted({int(n) for n in _around(_closed(b), _closed(a)) if n >= 0})
@@ -464,7 +509,9 @@ class _Walk:
 
     def arrays(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
         if old.get("uniqueItems", False) != new.get("uniqueItems", False):
-            narrows = bool(new.get("uniqueItems"))
+            # An array of at most one item is unique anyway.
+            single = isinstance(old.get("maxItems"), int) and old["maxItems"] <= 1
+            narrows = bool(new.get("uniqueItems")) and not single
             self.report(
                 place,
                 "unique_items_changed",
@@ -690,7 +737,7 @@ class _Walk:
             if key.endswith("Length"):
                 return _string_of(node, size)
             if key.endswith("Items"):
-                return [sample(root, node.get("items", {})) for _ in range(size)]
+                return items_of(root, node, size)
             raise NoSample
 
         return leaf
@@ -719,6 +766,30 @@ class _Walk:
             return value
 
         return leaf
+
+
+def finite_values(schema: Mapping[str, Any]) -> list[Any] | None:
+    """Every value ``schema`` can take, when they are few and easy to list; else ``None``."""
+    if "const" in schema:
+        return [schema["const"]]
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    kinds = schema_types(schema)
+    if kinds == {"boolean"}:
+        return [False, True]
+    if kinds == {"null"}:
+        return [None]
+    if kinds == {"string"} and schema.get("maxLength") == 0:
+        return [""]
+    if kinds <= {"integer"}:
+        low, high = lower_bound(schema), upper_bound(schema)
+        if low is not None and high is not None and high[0] - low[0] <= 64:
+            return list(range(math.ceil(low[0]), math.floor(high[0]) + 1))
+    return None
+
+
+def _node_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 # ── helpers ────────────────────────────────────────────────────────────────────────────────
@@ -832,6 +903,40 @@ def _around(*bounds: tuple[Fraction, bool] | None) -> list[int | float]:
             value = _number(bound[0] + delta)
             if value not in found:
                 found.append(value)
+    return found
+
+
+def _near_bounds(
+    old: Mapping[str, Any], *bounds: tuple[Fraction, bool] | None
+) -> list[int | float]:
+    """Numbers at and next to each bound, on the old ``multipleOf`` grid where it has one,
+    then a few the old schema takes: where a narrowed bound has its witnesses."""
+    unit = _fraction(old.get("multipleOf"))
+    found = _around(*bounds)
+    if unit is not None:
+        for bound in bounds:
+            if bound is not None:
+                base = (bound[0] // unit) * unit
+                found += [_number(base + unit * k) for k in (0, 1, -1, 2)]
+    integer = "number" not in schema_types(old)
+    return list(dict.fromkeys([*found, *numbers_in(old, integer=integer)]))
+
+
+def _off_grid(old: Mapping[str, Any], unit: Fraction | None) -> list[int | float]:
+    """Numbers the old schema takes, stepping by its ``multipleOf`` (or by halves and ones):
+    where one that a new ``multipleOf`` refuses is found."""
+    steps = (
+        [unit * k for k in (1, 2, 3, 5, 7)]
+        if unit
+        else [Fraction(1, 2), Fraction(1, 4), Fraction(1), Fraction(3)]
+    )
+    found: list[int | float] = []
+    for base in numbers_in(old, integer="number" not in schema_types(old))[:3]:
+        for step in steps:
+            for value in (Fraction(str(base)) + step, Fraction(str(base)) - step):
+                number = _number(value)
+                if number not in found:
+                    found.append(number)
     return found
 
 

@@ -11,6 +11,7 @@ cleverer string would break), the change is shown without one.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -31,19 +32,22 @@ Leaf = Callable[[Any], Any]
 """Turns the sample at the changed place into a candidate (raises :class:`NoSample` if it
 cannot)."""
 
-_FORMAT_SAMPLES = {
-    "date-time": "2026-01-31T09:30:00Z",
-    "date": "2026-01-31",
-    "time": "09:30:00Z",
-    "duration": "PT1H",
-    "email": "user@example.com",
-    "hostname": "example.com",
-    "ipv4": "192.0.2.1",
-    "ipv6": "2001:db8::1",
-    "uuid": "123e4567-e89b-12d3-a456-426614174000",
-    "uri": "https://example.com/",
+_FORMAT_SAMPLES: Mapping[str, tuple[str, ...]] = {
+    "date-time": ("2026-01-31T09:30:00Z", "2026-02-01T10:00:00Z"),
+    "date": ("2026-01-31", "2026-02-01"),
+    "time": ("09:30:00Z", "10:00:00Z"),
+    "duration": ("PT1H", "PT2H"),
+    "email": ("user@example.com", "other@example.com"),
+    "hostname": ("example.com", "example.org"),
+    "ipv4": ("192.0.2.1", "192.0.2.2"),
+    "ipv6": ("2001:db8::1", "2001:db8::2"),
+    "uuid": ("123e4567-e89b-12d3-a456-426614174000", "123e4567-e89b-12d3-a456-426614174001"),
+    "uri": ("https://example.com/", "https://example.org/"),
 }
-_STRING_GUESSES = ("a", "0", "A", "-", "a0", "z", "_", "aa", "a-a", " ", "a.b")
+_STRING_GUESSES = (
+    *("a", "b", "0", "1", "A", "z", "-", "_", " ", "."),
+    *("aa", "ab", "00", "01", "a0", "a-a", "a.b", "x y"),
+)
 _MAX_DEPTH = 8
 
 
@@ -94,8 +98,8 @@ def _build(root: Mapping[str, Any], schema: Any, steps: list[Step], leaf: Leaf, 
         items = node.get("items", {}) if isinstance(node, Mapping) else {}
         value = [_build(root, items, rest, leaf, depth + 1)]
         minimum = node.get("minItems", 0) if isinstance(node, Mapping) else 0
-        value += [sample(root, items, depth + 1) for _ in range(max(0, minimum - 1))]
-        return value
+        others = items_of(root, node, minimum, depth) if minimum > 1 else []
+        return value + others[1:]
     base = sample(root, node, depth)
     if not isinstance(base, dict):
         base = {}
@@ -129,39 +133,43 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def sample(root: Mapping[str, Any], schema: Any, depth: int = 0) -> Any:
-    """A small value ``schema`` accepts (required fields only), or :class:`NoSample`."""
+def sample(root: Mapping[str, Any], schema: Any, depth: int = 0, variant: int = 0) -> Any:
+    """A small value ``schema`` accepts (required fields only), or :class:`NoSample`.
+
+    ``variant`` asks for another value (``sample(..., variant=1)`` differs from the first
+    where the schema allows it): what an array of unique items needs.
+    """
     if depth > _MAX_DEPTH:
         raise NoSample
     node = resolve(root, schema)
     if node is True or node == {}:
-        return None
+        return _pick([None, 0, "a"], variant)
     if not isinstance(node, Mapping):
         raise NoSample
     if "const" in node:
-        return node["const"]
+        return _pick([node["const"]], variant)
     if isinstance(node.get("enum"), list):
-        if not node["enum"]:
-            raise NoSample
-        return node["enum"][0]
+        return _pick(node["enum"], variant)
     variants = node.get("anyOf", node.get("oneOf"))
     if isinstance(variants, list):
-        for variant in variants:
+        for option in variants:
             try:
-                return sample(root, variant, depth + 1)
+                return sample(root, option, depth + 1, variant)
             except NoSample:
                 continue
         raise NoSample
     types = schema_types(node)
-    kind = next(
-        (
-            t
-            for t in ("object", "string", "integer", "number", "boolean", "array", "null")
-            if t in types
-        ),
-        None,
-    )
-    return _SAMPLERS[kind](root, node, depth) if kind else None
+    kind = next((t for t in _SAMPLE_ORDER if t in types), None)
+    return _SAMPLERS[kind](root, node, depth, variant) if kind else None
+
+
+_SAMPLE_ORDER = ("object", "string", "integer", "number", "boolean", "array", "null")
+
+
+def _pick(values: Sequence[Any], variant: int) -> Any:
+    if variant >= len(values):
+        raise NoSample
+    return values[variant]
 
 
 def schema_types(node: Mapping[str, Any]) -> frozenset[str]:
@@ -181,39 +189,50 @@ def schema_types(node: Mapping[str, Any]) -> frozenset[str]:
 ANY_TYPE = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
 
-def _object(root: Mapping[str, Any], node: Mapping[str, Any], depth: int) -> dict[str, Any]:
+def _object(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, variant: int) -> Any:
     properties = node.get("properties", {})
     extra = node.get("additionalProperties", {})
     out: dict[str, Any] = {}
     for name in node.get("required", []):
         child = properties.get(name, extra if isinstance(extra, Mapping) else {})
-        out[name] = sample(root, child, depth + 1)
+        out[name] = sample(root, child, depth + 1, variant)
+    if variant and not out:
+        raise NoSample
     return out
 
 
-def _array(root: Mapping[str, Any], node: Mapping[str, Any], depth: int) -> list[Any]:
-    count = node.get("minItems", 0)
-    if count and node.get("uniqueItems"):
+def _array(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, variant: int) -> Any:
+    if variant:
         raise NoSample
-    return [sample(root, node.get("items", {}), depth + 1) for _ in range(count)]
+    return items_of(root, node, node.get("minItems", 0), depth)
 
 
-def _string(root: Mapping[str, Any], node: Mapping[str, Any], depth: int) -> str:
+def items_of(root: Mapping[str, Any], node: Any, count: int, depth: int = 0) -> list[Any]:
+    """``count`` items for the array schema ``node``: different ones when they must be unique."""
+    items = node.get("items", {}) if isinstance(node, Mapping) else {}
+    unique = isinstance(node, Mapping) and node.get("uniqueItems") is True
+    values = [sample(root, items, depth + 1, i if unique else 0) for i in range(count)]
+    if unique and len({json.dumps(v, sort_keys=True) for v in values}) < len(values):
+        raise NoSample
+    return values
+
+
+def _string(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, variant: int) -> Any:
     fmt = node.get("format")
     low, high = node.get("minLength", 0), node.get("maxLength")
     if isinstance(fmt, str) and fmt in _FORMAT_SAMPLES:
-        guesses: Iterable[str] = [_FORMAT_SAMPLES[fmt]]
+        guesses: Iterable[str] = _FORMAT_SAMPLES[fmt]
     else:
-        guesses = (guess * max(1, low) for guess in ("a", *_STRING_GUESSES))
-        guesses = ["a" * low, *guesses]
+        guesses = ["a" * low, *(guess * -(-max(1, low) // len(guess)) for guess in _STRING_GUESSES)]
     pattern = node.get("pattern")
-    for guess in guesses:
-        if high is not None and len(guess) > high or len(guess) < low:
-            continue
-        if isinstance(pattern, str) and not matches_pattern(pattern, guess):
-            continue
-        return guess
-    raise NoSample
+    fitting = [
+        guess
+        for guess in dict.fromkeys(guesses)
+        if low <= len(guess)
+        and (high is None or len(guess) <= high)
+        and not (isinstance(pattern, str) and not matches_pattern(pattern, guess))
+    ]
+    return _pick(fitting, variant)
 
 
 def matches_pattern(pattern: str, text: str) -> bool:
@@ -230,22 +249,22 @@ def _compiled(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
-def _integer(root: Mapping[str, Any], node: Mapping[str, Any], depth: int) -> int:
-    value = number_in(node, integer=True)
-    if value is None:
-        raise NoSample
-    return int(value)
+def _integer(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, variant: int) -> Any:
+    return _pick(numbers_in(node, integer=True), variant)
 
 
-def _number(root: Mapping[str, Any], node: Mapping[str, Any], depth: int) -> float | int:
-    value = number_in(node, integer=False)
-    if value is None:
-        raise NoSample
-    return value
+def _number(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, variant: int) -> Any:
+    return _pick(numbers_in(node, integer=False), variant)
 
 
 def number_in(node: Mapping[str, Any], *, integer: bool) -> int | float | None:
     """The number nearest zero that ``node``'s bounds and ``multipleOf`` allow, if one is easy."""
+    found = numbers_in(node, integer=integer)
+    return found[0] if found else None
+
+
+def numbers_in(node: Mapping[str, Any], *, integer: bool) -> list[int | float]:
+    """A few numbers ``node``'s bounds and ``multipleOf`` allow, the one nearest zero first."""
     low, low_open = lower_bound(node) or (None, False)
     high, high_open = upper_bound(node) or (None, False)
     step = node.get("multipleOf")
@@ -259,10 +278,12 @@ def number_in(node: Mapping[str, Any], *, integer: bool) -> int | float | None:
         start = low
     if high is not None and (start > high or (start == high and high_open)):
         start = high
-    candidates = [start, start + 1, start - 1, start + Fraction(1, 2), start - Fraction(1, 2)]
+    offsets = [Fraction(n, 2) for n in (0, 2, -2, 1, -1, 4, -4, 6)]
+    candidates = [start + offset for offset in offsets]
     if unit is not None:
         below = (start // unit) * unit
-        candidates = [below, below + unit, below - unit, *candidates]
+        candidates = [below + unit * k for k in (0, 1, -1, 2, -2, 3)] + candidates
+    found: list[int | float] = []
     for candidate in candidates:
         if integer and candidate.denominator != 1:
             continue
@@ -272,8 +293,10 @@ def number_in(node: Mapping[str, Any], *, integer: bool) -> int | float | None:
             continue
         if high is not None and (candidate > high or (candidate == high and high_open)):
             continue
-        return int(candidate) if candidate.denominator == 1 else float(candidate)
-    return None
+        value = int(candidate) if candidate.denominator == 1 else float(candidate)
+        if value not in found:
+            found.append(value)
+    return found
 
 
 def lower_bound(node: Mapping[str, Any]) -> tuple[Fraction, bool] | None:
@@ -307,12 +330,12 @@ def _bound(
     return (a, a_open) if stricter(a, b) == a else (b, b_open)
 
 
-_SAMPLERS: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any], int], Any]] = {
+_SAMPLERS: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any], int, int], Any]] = {
     "object": _object,
     "array": _array,
     "string": _string,
     "integer": _integer,
     "number": _number,
-    "boolean": lambda root, node, depth: False,
-    "null": lambda root, node, depth: None,
+    "boolean": lambda root, node, depth, variant: _pick([False, True], variant),
+    "null": lambda root, node, depth, variant: _pick([None], variant),
 }
