@@ -95,10 +95,12 @@ MODEL_BREAKS: dict[str, tuple[Callable[[Entries], None], str, str]] = {
         "/payload/schema/properties/limit",
     ),
     "a type changed": (
-        lambda e: args(e)["properties"]["limit"].update(type="string", minimum=None)
-        or args(e)["properties"]["limit"].pop("minimum")
-        and args(e)["properties"]["limit"].pop("maximum")
-        and args(e)["properties"]["limit"].pop("default"),
+        lambda e: (
+            args(e)["properties"]["limit"].update(type="string", minimum=None)
+            or args(e)["properties"]["limit"].pop("minimum")
+            and args(e)["properties"]["limit"].pop("maximum")
+            and args(e)["properties"]["limit"].pop("default")
+        ),
         "type_changed",
         "/payload/schema/properties/limit/type",
     ),
@@ -190,7 +192,11 @@ def test_a_renamed_tool_is_told_from_a_removal_and_breaks_models() -> None:
     rename(new)
     tools, _ = diff_entries(old, new)
     [tool] = tools
-    assert (tool.status, tool.old_id, tool.id) == ("renamed", GET_SITE, "assistant.sites.fetch_site")
+    assert (tool.status, tool.old_id, tool.id) == (
+        "renamed",
+        GET_SITE,
+        "assistant.sites.fetch_site",
+    )
     assert [(c.kind, c.impact) for c in tool.changes] == [("tool_renamed", "models")]
 
 
@@ -201,7 +207,11 @@ def test_a_tool_moved_to_another_toolset_breaks_applications_only() -> None:
         e[tool["id"]] = tool
 
     [(_, change)] = changed(move)
-    assert (change.kind, change.impact, change.breaks) == ("tool_moved", "applications", {"applications"})
+    assert (change.kind, change.impact, change.breaks) == (
+        "tool_moved",
+        "applications",
+        {"applications"},
+    )
 
 
 # ── breaking for applications ─────────────────────────────────────────────────────────────
@@ -301,9 +311,7 @@ COMPATIBLE: dict[str, tuple[Callable[[Entries], None], str]] = {
         "enum_value_added",
     ),
     "a new optional result field": (
-        lambda e: e[GET_SITE]["result"]["schema"]["properties"].update(
-            notes={"type": "string"}
-        ),
+        lambda e: e[GET_SITE]["result"]["schema"]["properties"].update(notes={"type": "string"}),
         "property_added",
     ),
     "a result field made required": (
@@ -407,7 +415,9 @@ def versions(tmp_path: Path) -> tuple[Path, Path]:
     new = entries()
     args(new)["properties"]["limit"]["maximum"] = 100
     new[GET_SITE]["tags"].append("fast")
-    return write_catalog(tmp_path / "old.json", entries()), write_catalog(tmp_path / "new.json", new)
+    return write_catalog(tmp_path / "old.json", entries()), write_catalog(
+        tmp_path / "new.json", new
+    )
 
 
 def test_the_report_groups_changes_per_tool_with_paths_and_exits_1(
@@ -598,48 +608,67 @@ def _at(schema: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
 
 _MUTATIONS: list[Callable[[dict[str, Any], Any], None]] = [
     lambda s, d: s.update(description="changed"),
-    lambda s, d: s.update(type=d(st.sampled_from(["string", "integer", "number", "boolean"])))
-    if "properties" not in s and "items" not in s
-    else None,
+    lambda s, d: (
+        s.update(type=d(st.sampled_from(["string", "integer", "number", "boolean"])))
+        if "properties" not in s and "items" not in s
+        else None
+    ),
     lambda s, d: s.pop(d(st.sampled_from(sorted(s))), None) if s else None,
-    lambda s, d: s.update(
-        {
-            d(st.sampled_from(["minimum", "maximum", "exclusiveMaximum", "multipleOf"])): d(
-                st.integers(1, 6)
-            )
-        }
-    )
-    if s.get("type") in ("integer", "number")
-    else None,
+    lambda s, d: (
+        s.update(
+            {
+                d(st.sampled_from(["minimum", "maximum", "exclusiveMaximum", "multipleOf"])): d(
+                    st.integers(1, 6)
+                )
+            }
+        )
+        if s.get("type") in ("integer", "number")
+        else None
+    ),
     # Not on an enum: a minLength of 1 on ["x", "y"] narrows nothing (the diff finds that
     # out for so few values, but the witness-free report is what this test is about).
-    lambda s, d: s.update(
-        {d(st.sampled_from(["minLength", "maxLength"])): d(st.integers(0, 4))}
-    )
-    if s.get("type") == "string" and "format" not in s and "enum" not in s
-    else None,
-    lambda s, d: s.update(pattern=d(st.sampled_from(["^[a-z]*$", "^[0-9]*$", "^x"])))
-    if s.get("type") == "string" and "format" not in s and "enum" not in s
-    else None,
+    lambda s, d: (
+        s.update({d(st.sampled_from(["minLength", "maxLength"])): d(st.integers(0, 4))})
+        if s.get("type") == "string" and "format" not in s and "enum" not in s
+        else None
+    ),
+    lambda s, d: (
+        s.update(pattern=d(st.sampled_from(["^[a-z]*$", "^[0-9]*$", "^x"])))
+        if s.get("type") == "string" and "format" not in s and "enum" not in s
+        else None
+    ),
     # Formats are added, never in the old schema: a length on an email narrows nothing.
-    lambda s, d: s.update(format=d(st.sampled_from(["email", "ipv4", "date", "uuid"])))
-    if s.get("type") == "string" and "enum" not in s
-    else None,
-    lambda s, d: s.update(enum=d(st.sampled_from(_STRING_ENUMS)))
-    if s.get("type") == "string" and set(s) <= {"type", "enum", "description"}
-    else None,
+    lambda s, d: (
+        s.update(format=d(st.sampled_from(["email", "ipv4", "date", "uuid"])))
+        if s.get("type") == "string" and "enum" not in s
+        else None
+    ),
+    lambda s, d: (
+        s.update(enum=d(st.sampled_from(_STRING_ENUMS)))
+        if s.get("type") == "string" and set(s) <= {"type", "enum", "description"}
+        else None
+    ),
     lambda s, d: s.update(additionalProperties=d(st.booleans())) if "properties" in s else None,
-    lambda s, d: s["properties"].update({d(st.sampled_from(_NAMES)): d(_leaf_schemas())})
-    if "properties" in s
-    else None,
-    lambda s, d: s.update(required=d(st.lists(st.sampled_from(sorted(s["properties"])), unique=True)))
-    if "properties" in s
-    else None,
-    lambda s, d: s.update(
-        {d(st.sampled_from(["minItems", "maxItems"])): d(st.integers(0, 3)), "uniqueItems": d(st.booleans())}
-    )
-    if s.get("type") == "array"
-    else None,
+    lambda s, d: (
+        s["properties"].update({d(st.sampled_from(_NAMES)): d(_leaf_schemas())})
+        if "properties" in s
+        else None
+    ),
+    lambda s, d: (
+        s.update(required=d(st.lists(st.sampled_from(sorted(s["properties"])), unique=True)))
+        if "properties" in s
+        else None
+    ),
+    lambda s, d: (
+        s.update(
+            {
+                d(st.sampled_from(["minItems", "maxItems"])): d(st.integers(0, 3)),
+                "uniqueItems": d(st.booleans()),
+            }
+        )
+        if s.get("type") == "array"
+        else None
+    ),
 ]
 
 
@@ -654,13 +683,25 @@ def schema_pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _consistent(schema: dict[str, Any]) -> bool:
-    """Whether some value matches every subschema (a mutation may leave min above max)."""
+    """Whether some value matches every subschema (a mutation may leave min above max), and
+    no array of unique items draws from a few values (unique booleans are at most two: a
+    maxItems of 2 added then narrows nothing, which the diff cannot tell)."""
     for path in _places(schema):
         node = _at(schema, path)
-        for low, high in (("minimum", "maximum"), ("minLength", "maxLength"), ("minItems", "maxItems")):
+        items = node.get("items", {})
+        if node.get("uniqueItems") and ("enum" in items or items.get("type") == "boolean"):
+            return False
+        for low, high in (
+            ("minimum", "maximum"),
+            ("minLength", "maxLength"),
+            ("minItems", "maxItems"),
+        ):
             if low in node and high in node and node[low] > node[high]:
                 return False
-        if "exclusiveMaximum" in node and node.get("minimum", float("-inf")) >= node["exclusiveMaximum"]:
+        if (
+            "exclusiveMaximum" in node
+            and node.get("minimum", float("-inf")) >= node["exclusiveMaximum"]
+        ):
             return False
         if "required" in node and not set(node["required"]) <= set(node.get("properties", {})):
             return False
@@ -675,7 +716,9 @@ def test_compatible_changes_accept_every_old_payload_and_breaking_ones_have_a_wi
     old, new = pair
     if not (_consistent(old) and _consistent(new)):
         return
-    changes = compare_schemas(old, new, pointer="/payload/schema", direction="input", noun="argument")
+    changes = compare_schemas(
+        old, new, pointer="/payload/schema", direction="input", noun="argument"
+    )
     breaking = [c for c in changes if c.impact == "models"]
     if not breaking:
         # The strategy follows most keywords (not multipleOf): keep what the old schema takes.

@@ -13,6 +13,7 @@ encoding when the offline tokenizer ``bpe-openai`` is installed (none is needed 
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -135,9 +136,11 @@ def token_counter() -> Callable[[str], int] | None:
     """Counts ``o200k_base`` tokens, when ``bpe-openai`` is installed (it works offline)."""
     if not _counter:
         try:
-            import bpe_openai  # type: ignore[import-not-found, unused-ignore]
+            with warnings.catch_warnings():  # its loader uses a deprecated importlib call
+                warnings.simplefilter("ignore", DeprecationWarning)
+                import bpe_openai  # type: ignore[import-not-found, unused-ignore]
 
-            encoding = bpe_openai.get_encoding(TOKENIZER)
+                encoding = bpe_openai.get_encoding(TOKENIZER)
             _counter.append(lambda text: len(encoding.encode_ordinary(text)))
         except Exception:  # noqa: BLE001 - not installed, or no offline data: sizes only
             _counter.append(None)
