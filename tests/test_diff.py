@@ -36,7 +36,7 @@ def entries() -> Entries:
     return {tool["id"]: tool for tool in json.loads(CATALOG.read_text())["tools"]}
 
 
-def changed(edit: Callable[[Entries], None]) -> list[tuple[str, Change]]:
+def changed(edit: Callable[[Entries], object]) -> list[tuple[str, Change]]:
     """The changes ``edit`` makes to the worked example: (tool id, change) pairs."""
     old = entries()
     new = copy.deepcopy(old)
@@ -45,7 +45,7 @@ def changed(edit: Callable[[Entries], None]) -> list[tuple[str, Change]]:
     return [(tool.id, change) for tool in tools for change in tool.changes]
 
 
-def one_change(edit: Callable[[Entries], None]) -> Change:
+def one_change(edit: Callable[[Entries], object]) -> Change:
     found = changed(edit)
     assert len(found) == 1, [str(c) for _, c in found]
     return found[0][1]
@@ -75,7 +75,7 @@ def args(new: Entries, tool: str = LIST_DEVICES) -> dict[str, Any]:
 
 # ── breaking for models ───────────────────────────────────────────────────────────────────
 
-MODEL_BREAKS: dict[str, tuple[Callable[[Entries], None], str, str]] = {
+MODEL_BREAKS: dict[str, tuple[Callable[[Entries], object], str, str]] = {
     "a new required argument": (
         lambda e: (
             args(e)["properties"].update(zone={"type": "string"}),
@@ -95,12 +95,7 @@ MODEL_BREAKS: dict[str, tuple[Callable[[Entries], None], str, str]] = {
         "/payload/schema/properties/limit",
     ),
     "a type changed": (
-        lambda e: (
-            args(e)["properties"]["limit"].update(type="string", minimum=None)
-            or args(e)["properties"]["limit"].pop("minimum")
-            and args(e)["properties"]["limit"].pop("maximum")
-            and args(e)["properties"]["limit"].pop("default")
-        ),
+        lambda e: args(e)["properties"].update(limit={"type": "string"}),
         "type_changed",
         "/payload/schema/properties/limit/type",
     ),
@@ -155,16 +150,11 @@ def test_what_breaks_models(what: str) -> None:
     assert_witness(change, old[tool]["payload"]["schema"], new[tool]["payload"]["schema"])
 
 
-def test_a_bound_narrowed_in_a_shared_type_is_found_through_its_reference() -> None:
-    def edit(e: Entries) -> None:
-        # Device, as the result of list_sites? No: Site, in get_topology's payload? Use a $ref:
-        schema = args(e, "assistant.devices.list_devices")
-        schema["properties"]["filter"] = {"$ref": "#/$defs/Filter"}
-        schema["$defs"] = {"Filter": {"type": "object", "properties": {"n": {"type": "integer"}}}}
-
-    old = entries()
-    base = copy.deepcopy(old)
-    edit(base)
+def test_a_bound_narrowed_in_a_named_type_is_found_through_its_reference() -> None:
+    base = entries()
+    schema = args(base)
+    schema["properties"]["filter"] = {"$ref": "#/$defs/Filter"}
+    schema["$defs"] = {"Filter": {"type": "object", "properties": {"n": {"type": "integer"}}}}
     new = copy.deepcopy(base)
     args(new)["$defs"]["Filter"]["properties"]["n"]["maximum"] = 3
     tools, _ = diff_entries(base, new)
@@ -207,16 +197,13 @@ def test_a_tool_moved_to_another_toolset_breaks_applications_only() -> None:
         e[tool["id"]] = tool
 
     [(_, change)] = changed(move)
-    assert (change.kind, change.impact, change.breaks) == (
-        "tool_moved",
-        "applications",
-        {"applications"},
-    )
+    assert (change.kind, change.impact) == ("tool_moved", "applications")
+    assert change.breaks == {"applications"}
 
 
 # ── breaking for applications ─────────────────────────────────────────────────────────────
 
-APPLICATION_BREAKS: dict[str, tuple[Callable[[Entries], None], str, str]] = {
+APPLICATION_BREAKS: dict[str, tuple[Callable[[Entries], object], str, str]] = {
     "a result field removed": (
         lambda e: e[GET_SITE]["result"]["schema"]["properties"].pop("address"),
         "property_removed",
@@ -274,16 +261,13 @@ def test_what_breaks_applications(what: str) -> None:
     edit, kind, path = APPLICATION_BREAKS[what]
     found = [c for _, c in changed(edit) if c.kind == kind]
     assert found
-    assert (found[0].impact, found[0].path, found[0].breaks) == (
-        "applications",
-        path,
-        {"applications"},
-    )
+    assert (found[0].impact, found[0].path) == ("applications", path)
+    assert found[0].breaks == {"applications"}
 
 
 # ── compatible and prompt-only ────────────────────────────────────────────────────────────
 
-COMPATIBLE: dict[str, tuple[Callable[[Entries], None], str]] = {
+COMPATIBLE: dict[str, tuple[Callable[[Entries], object], str]] = {
     "a new tool": (
         lambda e: e.update(
             {
@@ -332,7 +316,7 @@ def test_what_is_compatible(what: str) -> None:
     assert (change.kind, change.impact, change.breaks) == (kind, "compatible", frozenset())
 
 
-PROMPT_ONLY: dict[str, Callable[[Entries], None]] = {
+PROMPT_ONLY: dict[str, Callable[[Entries], object]] = {
     "a description": lambda e: e[LIST_DEVICES].update(description="List the devices of a site"),
     "a title": lambda e: e[LIST_DEVICES].update(title="Devices"),
     "the example": lambda e: e[LIST_DEVICES]["payload"].update(example={"site_id": "lab"}),
@@ -382,7 +366,7 @@ def test_a_fingerprint_ignores_key_order_formatting_and_defaults() -> None:
         lambda e: args(e)["properties"]["limit"].update(maximum=1000),
     ],
 )
-def test_a_fingerprint_changes_with_anything_observable(edit: Callable[[Entries], None]) -> None:
+def test_a_fingerprint_changes_with_anything_observable(edit: Callable[[Entries], object]) -> None:
     old = entries()
     new = copy.deepcopy(old)
     edit(new)

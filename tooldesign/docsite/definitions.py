@@ -138,7 +138,7 @@ def token_counter() -> Callable[[str], int] | None:
         try:
             with warnings.catch_warnings():  # its loader uses a deprecated importlib call
                 warnings.simplefilter("ignore", DeprecationWarning)
-                import bpe_openai  # type: ignore[import-not-found, unused-ignore]
+                import bpe_openai  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
                 encoding = bpe_openai.get_encoding(TOKENIZER)
             _counter.append(lambda text: len(encoding.encode_ordinary(text)))

@@ -94,7 +94,8 @@ def _object_rows(schema: Mapping[str, Any], depth: int) -> list[Row] | None:
     properties = schema.get("properties")
     if not isinstance(properties, Mapping):
         return None
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    listed = schema.get("required")
+    required = listed if isinstance(listed, list) else []
     return [
         _row(name, body if isinstance(body, Mapping) else {}, name in required, depth)
         for name, body in properties.items()
