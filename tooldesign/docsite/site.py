@@ -27,6 +27,7 @@ from tooldesign.docsite.pages import Site, group, tool_page
 from tooldesign.errors import UserError
 from tooldesign.govern.changes import ABSENT, IMPACT_TITLES, IMPACTS, CatalogDiff
 from tooldesign.govern.sources import CatalogTools, read_source
+from tooldesign.runtime.providers import _cycle_collector_paused
 
 MANIFEST = ".tooldesign-site"
 ASSETS = ("style.css", "site.js")
@@ -43,14 +44,16 @@ class SiteReport:
 
 def build_site(sources: Sequence[str], out: Path, *, against: str | None = None) -> SiteReport:
     """Read ``sources`` (and ``against``, for a page of changes) and write the site to ``out``."""
-    catalogs = [read_source(source) for source in sources]
-    merged = _merged(catalogs)
-    diff = None
-    if against is not None:
-        from tooldesign.govern.diff import diff_catalogs
+    # Many small, short-lived objects and no cycles: the cycle collector only costs time here.
+    with _cycle_collector_paused():
+        catalogs = [read_source(source) for source in sources]
+        merged = _merged(catalogs)
+        diff = None
+        if against is not None:
+            from tooldesign.govern.diff import diff_catalogs
 
-        diff = diff_catalogs(read_source(against), merged)
-    files = render_site(merged, diff)
+            diff = diff_catalogs(read_source(against), merged)
+        files = render_site(merged, diff)
     written, removed = write_site(out, files)
     return SiteReport(
         len(merged.entries), written, removed, diff is not None, token_counter() is not None
