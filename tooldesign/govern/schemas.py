@@ -216,9 +216,8 @@ class _Walk:
         )
 
     def member(self, place: Place) -> str:
-        """How messages name the member at ``place``: ``argument 'limit'``, ``field 'op'``."""
-        top = len(place.steps) == 1
-        return f"{self.noun if top else 'field'} {_name(place)}"
+        """What the member at ``place`` is (``argument``, ``field``); reports show its name."""
+        return self.noun if len(place.steps) == 1 else "field"
 
     # ── the walk ───────────────────────────────────────────────────────────────────────────
 
@@ -977,13 +976,6 @@ def _extra(schema: Mapping[str, Any]) -> Any:
     if value is False:
         return False
     return value if isinstance(value, Mapping) else {}
-
-
-def _name(place: Place) -> str:
-    step = place.steps[-1] if place.steps else None
-    if step is not None and step[0] == PROPERTY and len(step) > 1:
-        return shown(step[1]) if not step[1].isidentifier() else f"'{step[1]}'"
-    return f"'{place.field}'"
 
 
 def _variants(schema: Mapping[str, Any]) -> list[Any]:
