@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tooldesign.runtime.issues import shown
+
 Impact = Literal["models", "applications", "compatible", "prompt"]
 IMPACTS: tuple[Impact, ...] = ("models", "applications", "compatible", "prompt")
 IMPACT_TITLES: Mapping[Impact, str] = {
@@ -49,6 +51,20 @@ class _Absent:
 
 ABSENT: Any = _Absent()
 """``old`` of something added, ``new`` of something removed; left out of the JSON form."""
+
+
+def described(before: Any, after: Any) -> str:
+    """How a value changed, for messages: ``added: 3``, ``removed (was 3)``, ``changed: 3 → 4``."""
+    if before is ABSENT:
+        return f"added: {shown(after)}"
+    if after is ABSENT:
+        return f"removed (was {shown(before)})"
+    return f"changed: {shown(before)} → {shown(after)}"
+
+
+def pointer_token(key: str) -> str:
+    """``key`` as one token of a JSON Pointer (RFC 6901: ``~`` and ``/`` escaped)."""
+    return key.replace("~", "~0").replace("/", "~1")
 
 
 @dataclass(frozen=True, slots=True)

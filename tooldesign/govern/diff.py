@@ -33,7 +33,15 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tooldesign.govern.changes import ABSENT, CatalogDiff, Change, ToolChange, ToolStatus
+from tooldesign.govern.changes import (
+    ABSENT,
+    CatalogDiff,
+    Change,
+    ToolChange,
+    ToolStatus,
+    described,
+    pointer_token,
+)
 from tooldesign.govern.fingerprint import FINGERPRINT_KEY, canonical_schema, fingerprint_of
 from tooldesign.govern.schemas import compare_schemas
 from tooldesign.govern.sources import CatalogTools
@@ -122,43 +130,39 @@ def diff_entries(
                 )
             )
         else:
-            out.append(
-                ToolChange(
-                    id=ident,
-                    name=str(entry.get("name", ident)),
-                    status="added",
-                    changes=(
-                        Change(
-                            "compatible",
-                            "tool_added",
-                            f"new tool {shown(entry.get('name'))}",
-                            new=entry.get("name"),
-                        ),
-                    ),
-                    new_fingerprint=fingerprint_of(entry),
-                )
+            added = Change(
+                "compatible",
+                "tool_added",
+                f"new tool {shown(entry.get('name'))}",
+                new=entry.get("name"),
             )
+            out.append(_lone(ident, entry, "added", added))
     for ident in gone:
         entry = old[ident]
-        out.append(
-            ToolChange(
-                id=ident,
-                name=str(entry.get("name", ident)),
-                status="removed",
-                changes=(
-                    Change(
-                        "models",
-                        "tool_removed",
-                        f"tool {shown(entry.get('name'))} removed: calls to it now fail",
-                        old=entry.get("name"),
-                        also_breaks_applications=True,
-                    ),
-                ),
-                old_id=ident,
-                old_fingerprint=fingerprint_of(entry),
-            )
+        removed = Change(
+            "models",
+            "tool_removed",
+            f"tool {shown(entry.get('name'))} removed: calls to it now fail",
+            old=entry.get("name"),
+            also_breaks_applications=True,
         )
+        out.append(_lone(ident, entry, "removed", removed))
     return out, unchanged
+
+
+def _lone(ident: str, entry: Entry, status: ToolStatus, change: Change) -> ToolChange:
+    """A tool on one side only: added (with its new fingerprint) or removed (its old one)."""
+    fingerprint = fingerprint_of(entry)
+    gone = status == "removed"
+    return ToolChange(
+        id=ident,
+        name=str(entry.get("name", ident)),
+        status=status,
+        changes=(change,),
+        old_id=ident if gone else None,
+        old_fingerprint=fingerprint if gone else None,
+        new_fingerprint=None if gone else fingerprint,
+    )
 
 
 def _service_and_name(entry: Entry) -> Any:
@@ -226,9 +230,9 @@ def diff_tool(old: Entry, new: Entry) -> list[Change]:
                 Change(
                     "applications",
                     "entry_changed",
-                    f"{shown(key)} {_verb(before, after)} (a catalog key this tooldesign does "
+                    f"{shown(key)} {described(before, after)} (a catalog key this tooldesign does "
                     "not know: counted as breaking)",
-                    f"/{_escape(key)}",
+                    f"/{pointer_token(key)}",
                     old=before,
                     new=after,
                 )
@@ -242,7 +246,13 @@ def _default(key: str) -> Any:
 
 def _prompt(path: str, what: str, before: Any, after: Any, field: str = "") -> Change:
     return Change(
-        "prompt", f"{what}_changed", f"{what} {_verb(before, after)}", path, field, before, after
+        "prompt",
+        f"{what}_changed",
+        f"{what} {described(before, after)}",
+        path,
+        field,
+        before,
+        after,
     )
 
 
@@ -250,7 +260,7 @@ def _annotations(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterable[Cha
     for key in [*new, *(k for k in old if k not in new)]:
         before, after = old.get(key, ABSENT), new.get(key, ABSENT)
         if before != after:
-            yield _prompt(f"/annotations/{_escape(key)}", f"annotation {key}", before, after)
+            yield _prompt(f"/annotations/{pointer_token(key)}", f"annotation {key}", before, after)
 
 
 def _message(old: Entry, new: Entry, key: str, direction: Any, noun: str) -> list[Change]:
@@ -261,7 +271,7 @@ def _message(old: Entry, new: Entry, key: str, direction: Any, noun: str) -> lis
             Change(
                 "applications",
                 "class_renamed",
-                f"the generated {key} class {_verb(before.get('name', ABSENT), after.get('name', ABSENT))}",
+                f"the generated {key} class {described(before.get('name', ABSENT), after.get('name', ABSENT))}",
                 f"/{key}/name",
                 old=before.get("name", ABSENT),
                 new=after.get("name", ABSENT),
@@ -446,15 +456,3 @@ def _get(entry: Entry, key: str, inner: str) -> Any:
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def _verb(before: Any, after: Any) -> str:
-    if before is ABSENT or before is None and after is not None:
-        return f"added: {shown(after)}"
-    if after is ABSENT or after is None:
-        return f"removed (was {shown(before)})"
-    return f"changed: {shown(before)} → {shown(after)}"

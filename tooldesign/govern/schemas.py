@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
-from tooldesign.govern.changes import ABSENT, Change, Impact
+from tooldesign.govern.changes import ABSENT, Change, Impact, described, pointer_token
 from tooldesign.govern.witness import (
     ANY_TYPE,
     ITEM,
@@ -110,11 +110,11 @@ class Place:
     steps: tuple[Step, ...]
 
     def at(self, *tokens: str) -> str:
-        return "".join([self.pointer, *(f"/{_escape(token)}" for token in tokens)])
+        return "".join([self.pointer, *(f"/{pointer_token(token)}" for token in tokens)])
 
     def property(self, pointer: str, name: str) -> Place:
         return Place(
-            f"{pointer}/properties/{_escape(name)}",
+            f"{pointer}/properties/{pointer_token(name)}",
             FieldPath.prop(self.field, name),
             (*self.steps, (PROPERTY, name)),
         )
@@ -126,10 +126,6 @@ class Place:
         return Place(
             f"{pointer}/additionalProperties", FieldPath.values(self.field), (*self.steps, (VALUE,))
         )
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def compare_schemas(
@@ -230,7 +226,7 @@ class _Walk:
             elif ref.startswith("#/$defs/"):
                 name = ref.removeprefix("#/$defs/").replace("~1", "/").replace("~0", "~")
                 schema = root.get("$defs", {}).get(name, {})
-                pointer = f"{self.base}/$defs/{_escape(name)}"
+                pointer = f"{self.base}/$defs/{pointer_token(name)}"
             else:
                 break
             hops += 1
@@ -268,7 +264,7 @@ class _Walk:
                 self.report(
                     place,
                     f"{key}_changed",
-                    f"{key} {_verb(old.get(key, ABSENT), new.get(key, ABSENT))}",
+                    f"{key} {described(old.get(key, ABSENT), new.get(key, ABSENT))}",
                     old.get(key, ABSENT),
                     new.get(key, ABSENT),
                     impact="prompt",
@@ -447,7 +443,7 @@ class _Walk:
         self.report(
             place,
             "bound_narrowed" if narrows else "bound_widened",
-            f"multipleOf {_verb(old.get('multipleOf', ABSENT), new.get('multipleOf', ABSENT))}",
+            f"multipleOf {described(old.get('multipleOf', ABSENT), new.get('multipleOf', ABSENT))}",
             old.get("multipleOf", ABSENT),
             new.get("multipleOf", ABSENT),
             narrows=narrows,
@@ -497,7 +493,7 @@ class _Walk:
             self.report(
                 place,
                 f"{key}_changed",
-                f"{key} {_verb(before, after)}",
+                f"{key} {described(before, after)}",
                 before,
                 after,
                 narrows=after is not ABSENT,
@@ -656,7 +652,7 @@ class _Walk:
             self.report(
                 place,
                 "keyword_changed",
-                f"{key} {_verb(before, after)}",
+                f"{key} {described(before, after)}",
                 before,
                 after,
                 narrows=after is not ABSENT,
@@ -849,14 +845,6 @@ def _listed(values: Sequence[Any]) -> str:
 
 def _plural(values: Sequence[Any], word: str) -> str:
     return word if len(values) == 1 else f"{len(values)} {word}s"
-
-
-def _verb(before: Any, after: Any) -> str:
-    if before is ABSENT:
-        return f"added: {shown(after)}"
-    if after is ABSENT:
-        return f"removed (was {shown(before)})"
-    return f"changed: {shown(before)} → {shown(after)}"
 
 
 def _stricter(a: tuple[Fraction, bool] | None, b: tuple[Fraction, bool] | None, sign: int) -> bool:
