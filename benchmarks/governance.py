@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -75,9 +74,9 @@ def median_of(runs: int, work: Callable[[], object]) -> tuple[float, float, floa
     return statistics.median(times), min(times), max(times)
 
 
-def command(*argv: str) -> Callable[[], object]:
+def command(argv: Callable[[], list[str]]) -> Callable[[], object]:
     return lambda: subprocess.run(
-        [sys.executable, "-m", "tooldesign.cli", *argv], capture_output=True, check=False
+        [sys.executable, "-m", "tooldesign.cli", *argv()], capture_output=True, check=False
     )
 
 
@@ -104,13 +103,11 @@ def main() -> None:
             + ", ".join(f"{n} {impact}" for impact, n in counts.items())
         )
 
-        def site(against: str | None = None) -> Callable[[], object]:
-            def build() -> object:
-                out = root / "site"
-                shutil.rmtree(out, ignore_errors=True)
-                return build_site([str(old)], out, against=against)
+        runs = iter(range(1_000_000))
 
-            return build
+        def site(against: str | None = None) -> Callable[[], object]:
+            # A new folder each run: every page is written, as on a first run or in CI.
+            return lambda: build_site([str(old)], root / f"site-{next(runs)}", against=against)
 
         rows = [
             (
@@ -118,22 +115,20 @@ def main() -> None:
                 1.0,
                 lambda: diff_catalogs(read_source(str(old)), read_source(str(new))),
             ),
-            ("tooldesign diff (command)", None, command("diff", str(old), str(new))),
+            ("tooldesign diff (command)", None, command(lambda: ["diff", str(old), str(new)])),
             ("docs, in process", 3.0, site()),
             ("docs with a page of changes", 3.0, site(str(new))),
             (
                 "tooldesign docs (command)",
                 None,
-                command("docs", str(old), "--out", str(root / "site-cli")),
+                command(lambda: ["docs", str(old), "--out", str(root / f"site-{next(runs)}")]),
             ),
         ]
         for label, target, work in rows:
             median, low, high = median_of(args.repeat, work)
             goal = f"  (target <= {target:.0f} s)" if target else ""
             print(f"  {label:<30} {median:6.2f} s  [{low:.2f}-{high:.2f}]{goal}")
-            if label.startswith("tooldesign docs"):
-                shutil.rmtree(root / "site-cli", ignore_errors=True)
-        pages = len(list((root / "site" / "tools").iterdir()))
+        pages = len(list((root / "site-0" / "tools").iterdir()))
         print(
             f"  (the site has {pages} tool pages; tokens {'counted' if token_counter() else 'not counted: bpe-openai is not installed'})"
         )

@@ -225,7 +225,7 @@ def test_a_page_of_changes_renders_the_diff(tmp_path: Path) -> None:
     )
     assert "<code>/payload/schema/properties/limit/maximum</code>" in text
     assert (
-        '<code>assistant.docs.answer_question</code> <span class="status status-removed">removed</span>'
+        '<code>assistant.docs.answer_question</code> <span class="tool-status tool-status-removed">removed</span>'
         in text
     )
     assert 'href="changes.html"' in (tmp_path / "site" / "index.html").read_text()

@@ -26,6 +26,7 @@ from tooldesign.docsite.definitions import FORMS, definitions, token_counter, to
 from tooldesign.docsite.pages import Site, group, tool_page
 from tooldesign.errors import UserError
 from tooldesign.govern.changes import ABSENT, IMPACT_TITLES, IMPACTS, CatalogDiff
+from tooldesign.govern.report import unproven
 from tooldesign.govern.sources import CatalogTools, read_source
 from tooldesign.runtime.providers import _cycle_collector_paused
 
@@ -105,6 +106,7 @@ def render_site(catalog: CatalogTools, diff: CatalogDiff | None = None) -> dict[
             impacts=IMPACTS,
             impact_titles=IMPACT_TITLES,
             absent=ABSENT,
+            unproven=unproven,
             **common,
         )
     out = {path: text.encode("utf-8") for path, text in files.items()}

@@ -60,7 +60,15 @@ def change_lines(change: Change) -> list[str]:
         lines.append(f"      at {change.path}")
     if change.witness is not ABSENT:
         lines.append(f"      e.g. {shown(change.witness, 160)} was accepted and now is not")
+    elif unproven(change):
+        lines.append("      (no payload found that shows it: check whether it really narrows)")
     return lines
+
+
+def unproven(change: Change) -> bool:
+    """A schema change called breaking for models that no witness payload backs: judged keyword
+    by keyword, it may narrow nothing (``minLength: 1`` added to an email)."""
+    return change.impact == "models" and change.witness is ABSENT and "/schema" in change.path
 
 
 def _source(label: str, versions: tuple[str, ...]) -> str:
