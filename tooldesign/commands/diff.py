@@ -28,8 +28,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "sources",
         nargs="*",
-        metavar="OLD NEW",
-        help="each a tool_schemas.json, a folder of them (a gen/ folder), or REV:PATH in git",
+        metavar="SOURCE",
+        help="OLD and NEW (only NEW with --against): each a tool_schemas.json, a folder of them "
+        "(a gen/ folder), or REV:PATH in git",
     )
     parser.add_argument(
         "--against",
