@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tooldesign.commands import export, gen, import_mcp, import_python, serve_mcp
+from tooldesign.commands import diff, docs, export, gen, import_mcp, import_python, serve_mcp
 from tooldesign.errors import EXIT_ERROR, UserError
 
 
@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     kinds = importing.add_subparsers(dest="kind", required=True, parser_class=_Parser)
     for kind in (import_python, import_mcp):
         kind.add_parser(kinds)
+    for command in (diff, docs):
+        command.add_parser(commands)
     return parser
 
 

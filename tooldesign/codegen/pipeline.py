@@ -19,7 +19,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -211,8 +211,18 @@ def _render_all(jobs: list[RenderJob]) -> list[RenderedToolset]:
     return [rendered[i] for i in range(len(jobs))]
 
 
-def generate(sources: Sequence[str], out: str | Path, *, check: bool = False) -> Report:
-    """Generate the packages of ``sources`` into ``out``. With ``check``, write nothing."""
+def generate(
+    sources: Sequence[str],
+    out: str | Path,
+    *,
+    check: bool = False,
+    checks: Sequence[Callable[[Design], Sequence[DesignNotice]]] = (),
+) -> Report:
+    """Generate the packages of ``sources`` into ``out``. With ``check``, write nothing.
+
+    ``checks`` run on the evaluated design before anything is written: each returns notices,
+    or raises ``DesignError`` to stop generation (``tooldesign gen --targets`` passes one).
+    """
     started = time.perf_counter()
     out = Path(out)
     _check_output_path(out)
@@ -222,6 +232,8 @@ def generate(sources: Sequence[str], out: str | Path, *, check: bool = False) ->
     with _gc_paused():
         with report.phase("evaluate"):
             design = evaluate(sources, known_valid=validated.__contains__)
+        for design_check in checks:
+            report.notices.extend(design_check(design))
         return write_design(design, out, check=check, started=started, report=report, old=old)
 
 

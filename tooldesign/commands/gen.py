@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from tooldesign.errors import EXIT_DRIFT, EXIT_OK
+from tooldesign.errors import EXIT_DRIFT, EXIT_OK, UserError
+
+if TYPE_CHECKING:
+    from tooldesign.govern.design_targets import DesignCheck
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,13 +29,25 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     gen.add_argument(
         "--timings", action="store_true", help="also print how long each phase took (to stderr)"
     )
+    gen.add_argument(
+        "--targets",
+        metavar="LIST",
+        help="clients to check the tools against, comma-separated (openai-strict, gemini, "
+        "claude-code, cursor, …): each problem is a notice with its design line",
+    )
+    gen.add_argument(
+        "--server-name",
+        metavar="NAME",
+        help="the MCP server name the tools are served under, for --targets' name budgets "
+        "(default: each service's name)",
+    )
     gen.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from tooldesign.codegen.pipeline import generate
 
-    report = generate(args.designs, args.out, check=args.check)
+    report = generate(args.designs, args.out, check=args.check, checks=_target_checks(args))
     for notice in report.notices:
         print(f"tooldesign: notice: {notice}", file=sys.stderr)
     if args.timings:
@@ -50,3 +66,15 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(report.summary())
     return EXIT_OK
+
+
+def _target_checks(args: argparse.Namespace) -> list[DesignCheck]:
+    """The check of ``--targets`` (with ``--server-name``), if given."""
+    from tooldesign.govern.design_targets import target_check
+    from tooldesign.govern.targets import parse_targets
+
+    targets = parse_targets(getattr(args, "targets", None) or "")
+    server = getattr(args, "server_name", None)
+    if server is not None and not targets:
+        raise UserError("--server-name is read by --targets' name budgets: give --targets too")
+    return [target_check(targets, server=server)] if targets else []

@@ -1,0 +1,140 @@
+"""What each provider receives for a tool: the exact definition, its size, and what it lost.
+
+Definitions come from the runtime's provider exports (``tooldesign export`` writes the same),
+one service at a time (tool names are unique per service). A tool that OpenAI's strict mode or
+Gemini's OpenAPI ``parameters`` cannot express is shown in the form the provider takes instead
+(without strict mode, as ``parametersJsonSchema``) with the reasons; a tool no form of a
+provider can take (a name it refuses) is shown with the reasons and no definition.
+
+Sizes are the bytes of the compact JSON sent; tokens are counted with OpenAI's ``cl100k_base``
+encoding when the offline tokenizer is installed (``tooldesign[tokens]``; sizes only otherwise).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tooldesign.runtime.catalog import CatalogTool
+from tooldesign.runtime.providers import ExportError, Provider, adapter
+from tooldesign.runtime.providers.tokens import token_counter
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """One tab: a provider and the form asked of it."""
+
+    key: str
+    label: str
+    provider: Provider
+    strict: bool = False
+    fallback: bool = False
+    asked: str = ""
+    """What the form is, for the sentence that says a tool could not take it."""
+
+
+FORMS: tuple[Form, ...] = (
+    Form(
+        "openai-strict",
+        "OpenAI strict",
+        "openai",
+        strict=True,
+        fallback=True,
+        asked="OpenAI's strict mode",
+    ),
+    Form("anthropic", "Anthropic", "anthropic"),
+    Form("gemini", "Gemini", "gemini", fallback=True, asked="Gemini's OpenAPI parameters"),
+    Form("mcp", "MCP", "mcp"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    form: Form
+    text: str
+    """The definition as indented JSON ("" when the provider cannot take the tool at all)."""
+    size: int
+    """Bytes of the compact JSON (0 when there is none)."""
+    tokens: int | None
+    problems: tuple[str, ...]
+    """Why the form asked for could not take the tool (it was sent in the plain form)."""
+    fallback_form: str = ""
+    refused: bool = False
+    """True when the provider takes no form of the tool: ``problems`` say why."""
+
+
+def definitions(tools: Sequence[CatalogTool]) -> dict[str, list[Definition]]:
+    """Every form's definition of each tool, by tool id (one export per service and form)."""
+    count = token_counter()
+    out: dict[str, list[Definition]] = {tool.id: [] for tool in tools}
+    by_service: dict[str, list[CatalogTool]] = {}
+    for tool in tools:
+        by_service.setdefault(tool.service, []).append(tool)
+    for form in FORMS:
+        for group in by_service.values():
+            for tool_id, definition in _export(form, group, count):
+                out[tool_id].append(definition)
+    return out
+
+
+def _export(
+    form: Form, tools: Sequence[CatalogTool], count: Callable[[str], int] | None
+) -> Iterable[tuple[str, Definition]]:
+    try:
+        provider = adapter(form.provider, tools, strict=form.strict, fallback=form.fallback)
+    except ExportError as error:
+        if len(tools) > 1:  # one tool spoils the batch: export each on its own
+            for tool in tools:
+                yield from _export(form, [tool], count)
+            return
+        yield tools[0].id, _refused(form, error)
+        return
+    fallbacks = provider.fallbacks
+    for tool, exported in zip(tools, provider.tools(), strict=True):
+        compact = json.dumps(exported, separators=(",", ":"), ensure_ascii=False)
+        problems = tuple(_reason(p) for p in fallbacks.get(tool.id, ()))
+        yield (
+            tool.id,
+            Definition(
+                form=form,
+                text=json.dumps(exported, indent=2, ensure_ascii=False),
+                size=len(compact.encode("utf-8")),
+                tokens=count(compact) if count else None,
+                problems=problems,
+                fallback_form=provider.fallback_form if problems else "",
+            ),
+        )
+
+
+def _refused(form: Form, error: ExportError) -> Definition:
+    return Definition(
+        form=form,
+        text="",
+        size=0,
+        tokens=None,
+        problems=tuple(_reason(p) for p in error.problems),
+        refused=True,
+    )
+
+
+def _reason(problem: Any) -> str:
+    """A problem without the tool's name (the page is the tool's)."""
+    if problem.path is None:
+        return str(problem.message)
+    where = f"field {problem.path!r}" if problem.path else "its arguments"
+    return f"{where}: {problem.message}"
+
+
+def total_sizes(found: Mapping[str, list[Definition]]) -> dict[str, tuple[int, int | None]]:
+    """Per form, the bytes (and tokens) of every tool's definition together."""
+    totals: dict[str, tuple[int, int | None]] = {}
+    for definitions_of_tool in found.values():
+        for definition in definitions_of_tool:
+            size, tokens = totals.get(definition.form.key, (0, 0))
+            totals[definition.form.key] = (
+                size + definition.size,
+                None if tokens is None or definition.tokens is None else tokens + definition.tokens,
+            )
+    return totals
