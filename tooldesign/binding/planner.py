@@ -48,6 +48,7 @@ from tooldesign.binding.plan import (
     ToolEnd,
     ToolGuard,
     ValidateInto,
+    plan_of,
 )
 from tooldesign.binding.pytypes import (
     ANY,
@@ -203,7 +204,7 @@ def _one_service_class(tools: tuple[Tool, ...], issues: Issues) -> None:
     """A toolset's registration takes one service instance, so its methods share a class."""
     owners: dict[str, Tool] = {}
     for tool in tools:
-        plan = tool.binding.plan if tool.binding else None
+        plan = plan_of(tool)
         if plan is None or plan.owner is None:
             continue
         owner = str(plan.owner)

@@ -33,6 +33,7 @@ from tooldesign.binding.plan import (
     ToolEnd,
     ToolGuard,
     ValidateInto,
+    plan_of,
 )
 from tooldesign.binding.pytypes import (
     PyClass,
@@ -221,7 +222,7 @@ class BindingsBuilder:
         first_party = frozenset(
             t.binding.module.split(".")[0]
             for t in self.tools
-            if t.binding is not None and t.binding.plan is not None
+            if t.binding is not None and plan_of(t) is not None
         )
         return BindingsView(transforms, self._executor(), first_party)
 
@@ -238,7 +239,7 @@ class BindingsBuilder:
         helpers: list[FunctionView] = []
         rendered: set[str] = set()
         for tool in self.tools:
-            plan = tool.binding.plan if tool.binding else None
+            plan = plan_of(tool)
             if plan is None:
                 continue
             for mapping in plan.records:
@@ -255,7 +256,7 @@ class BindingsBuilder:
                 )
             self.entry_names[tool.name] = names
         for tool in self.tools:
-            plan = tool.binding.plan if tool.binding else None
+            plan = plan_of(tool)
             if plan is None:
                 continue
             if plan.payload_mode == "arguments":
@@ -505,7 +506,7 @@ class BindingsBuilder:
         imports = _Imports(scope)
         owner: PyRef | None = None
         for tool in self.tools:
-            plan = tool.binding.plan if tool.binding else None
+            plan = plan_of(tool)
             if plan is not None and plan.owner is not None:
                 owner = plan.owner
         service_annotation = imports.app(owner) if owner else None
@@ -541,7 +542,7 @@ class BindingsBuilder:
         self, tool: Tool, imports: _Imports, scope: NameScope, service: str | None
     ) -> FunctionView | None:
         binding = tool.binding
-        plan = binding.plan if binding else None
+        plan = plan_of(tool)
         if binding is None or plan is None:
             return None
         names = self.entry_names[tool.name]

@@ -12,6 +12,7 @@ from typing import Any
 
 from tooldesign.binding.plan import ToolEnd
 from tooldesign.codegen.bindings import BindingsBuilder, BindingsView
+from tooldesign.codegen.model_types import model_constraints, needs_schema_check
 from tooldesign.codegen.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.ir.model import (
@@ -31,7 +32,7 @@ from tooldesign.ir.model import (
     UserType,
 )
 from tooldesign.ir.schema import SchemaBuilder
-from tooldesign.ir.walk import inline_shapes, messages, needs_schema_check, used_user_types
+from tooldesign.ir.walk import inline_shapes, messages, used_user_types
 
 # Module-level names the generated specs/codecs modules define or import themselves.
 MODULE_RESERVED = frozenset(
@@ -347,7 +348,9 @@ class _ToolsetViewBuilder:
             def_name=lambda ut: self.user_class[ut.name],
             hoist=lambda shape: self.shape_class[id(shape)],
             extensions=extensions,
-            verbatim=False,  # validated against the spec's schema by the codecs instead
+            # What the model cannot hold is checked against the spec's schema by the codecs.
+            constraints=model_constraints,
+            verbatim=False,
         )
         for name in self.user_class:
             builder.type_schema(NamedType(name))
