@@ -71,6 +71,7 @@ TYPES_MODULE_NAMES = frozenset(
         "datetime",
         "time",
         "timedelta",
+        "_datetime",  # the datetime module, for typed defaults
         # pydantic: models, and the strict scalars (no "3" for 3, no 1 for true)
         "AnyUrl",
         "AwareDatetime",
@@ -92,7 +93,7 @@ TYPES_MODULE_NAMES = frozenset(
 )
 """Names a generated ``types.py`` imports: what the model generator writes with the options
 ``codegen.models`` gives it, and what tooldesign adds (root models, bounded results, typed
-defaults, through ``import datetime as _datetime``, which no design name can become)."""
+defaults)."""
 
 SPECS_MODULE_NAMES = frozenset(
     {"Any", "Final", "Mapping", "rt", "t"}
