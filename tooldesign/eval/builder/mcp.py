@@ -18,7 +18,9 @@ def remote_name(rec: ToolRecord, remote: bool, issues: Issues) -> str | None:
     MCPToolset may say, and what it may not."""
     if not remote:
         if rec.remote_name is not None:
-            issues.add("remote_name= applies to tools of an MCPToolset only", rec.location, rec.path)
+            issues.add(
+                "remote_name= applies to tools of an MCPToolset only", rec.location, rec.path
+            )
         return None
     if rec.bind is not None:
         issues.add(

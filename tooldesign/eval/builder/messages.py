@@ -19,7 +19,9 @@ from tooldesign.ir.model import (
 )
 
 
-def payload(types: TypeBuilder, rec: MessageRecord | None, prefix: str, tool: ToolRecord) -> Message:
+def payload(
+    types: TypeBuilder, rec: MessageRecord | None, prefix: str, tool: ToolRecord
+) -> Message:
     hint = f"{prefix}Payload"
     if rec is None:
         return Message(
@@ -105,7 +107,9 @@ def server_data(types: TypeBuilder, rec: ToolRecord, prefix: str) -> tuple[Serve
                 sd.path,
             )
         assert sd.message is not None
-        built = message(types, sd.message, f"{prefix}{pascal_case(sd.kind)}ServerData", "ServerData")
+        built = message(
+            types, sd.message, f"{prefix}{pascal_case(sd.kind)}ServerData", "ServerData"
+        )
         default: Literal["on", "off"] = "off" if sd.default == "off" else "on"
         source = sd.from_field
         if source is not None and (not values.is_text(source) or not source):
@@ -116,9 +120,7 @@ def server_data(types: TypeBuilder, rec: ToolRecord, prefix: str) -> tuple[Serve
             )
             source = None
         out.append(
-            ServerDataKind(
-                sd.kind, built, built.description, default, sd.location, sd.path, source
-            )
+            ServerDataKind(sd.kind, built, built.description, default, sd.location, sd.path, source)
         )
     return tuple(out)
 
