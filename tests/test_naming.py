@@ -104,6 +104,7 @@ with Type("Cat") as Cat:
 
 with Type("Dog") as Dog:
     Attribute("kind", String, enum=["dog"])
+    Attribute("litter", ArrayOf(OneOf(Cat, "Dog", discriminator="kind")))
     Required("kind")
 
 with Service("svc", "A service"):
@@ -207,7 +208,9 @@ def test_every_name_a_generated_module_imports_or_defines_itself_is_reserved(
                 fixed = _defined(tree) - _named_per_tool(view)
                 assert fixed <= reserved, f"{path.name} defines unreserved {fixed - reserved}"
     # The design brings in what each module can import, so the check above covers it.
-    assert {"StrictStr", "TypeAliasType", "RootModel", "BoundedResultModel"} <= seen["types.py"]
+    assert {"StrictStr", "TypeAliasType", "RootModel", "BoundedResultModel", "Union"} <= seen[
+        "types.py"
+    ]
     assert {"Rfc3339DateTime", "Rfc3339Date", "UUID", "AnyUrl", "timedelta"} <= seen["types.py"]
     assert {"overload", "Required", "cast", "tr"} <= seen["executor.py"]
     assert {"datetime", "uuid", "ipaddress", "Any", "Literal", "NotRequired"} <= seen[

@@ -64,6 +64,7 @@ TYPES_MODULE_NAMES = frozenset(
         "ClassVar",
         "Literal",
         "TypeAliasType",
+        "Union",  # a recursive union inside a list refers to a class not yet defined
         "IPv4Address",
         "IPv6Address",
         "UUID",
