@@ -15,9 +15,16 @@ from tooldesign.codegen.bindings import (
     OptionalKey,
     TypedDictView,
 )
-from tooldesign.codegen.files import CATALOG, MODELS, service_files, toolset_files
+from tooldesign.codegen.files import (
+    CATALOG,
+    MODELS,
+    SERVICE_INIT,
+    GeneratedFile,
+    service_files,
+    toolset_files,
+)
 from tooldesign.codegen.literals import py_docstring
-from tooldesign.codegen.render import environment, render
+from tooldesign.codegen.render import environment, render_files
 from tooldesign.codegen.views import ToolsetView, toolset_view
 from tooldesign.eval.evaluate import evaluate
 
@@ -163,8 +170,8 @@ def test_an_mcp_toolset_package_has_the_remote_executor(remote: ToolsetView) -> 
 def test_a_service_package_lists_its_toolsets_tools() -> None:
     files = service_files("weather", "weather", [[{"name": "a"}], [{"name": "b"}]])
     assert _listing(files) == [
-        ("weather/__init__.py", "service_init.py.j2"),
-        ("weather/toolsets/__init__.py", "service_init.py.j2"),
+        ("weather/__init__.py", SERVICE_INIT),
+        ("weather/toolsets/__init__.py", SERVICE_INIT),
         ("weather/tool_schemas.json", CATALOG),
     ]
     assert not any(file.formatted for file in files)
@@ -283,8 +290,11 @@ def test_a_typed_dict_whose_keys_are_no_identifiers_uses_the_call_form() -> None
 
 
 def test_a_service_init_is_written_in_its_final_form() -> None:
-    text = render("service_init.py.j2", header="# header", doc="Toolsets of service s.")
-    assert text == '# header\n"""Toolsets of service s."""\n'
+    context = {"header": "# header", "doc": "Toolsets of service s."}
+    file = GeneratedFile("s/__init__.py", SERVICE_INIT, context, formatted=False)
+    assert render_files([file]).files == {
+        "s/__init__.py": '# header\n"""Toolsets of service s."""\n'
+    }
 
 
 @pytest.mark.parametrize("text", ['say "hi"', "back\\slash", "two\nlines", " padded", ""])

@@ -2,7 +2,7 @@
 
 Each file is named by its path, what renders it and what that reads. Python modules come from
 the templates (``types.py`` from the model generator) and pass through the one formatting run;
-catalogs and the service packages' ``__init__.py`` are written as rendered.
+catalogs and the service packages' ``__init__.py`` files are written as rendered.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ MODELS = "<model generator>"
 CATALOG = "<catalog>"
 """The renderer of ``tool_schemas.json``: the tools listed, as JSON with one tool a line."""
 
+SERVICE_INIT = "<service package>"
+"""The renderer of a service package's ``__init__.py`` files: a header and a docstring."""
+
 CATALOG_NAME = "tool_schemas.json"
 MODELS_NAME = "types.py"
 
@@ -34,7 +37,8 @@ class GeneratedFile:
     path: str
     """Relative to the output folder."""
     template: str
-    """A template in ``codegen/templates``, or :data:`MODELS` or :data:`CATALOG`."""
+    """A template in ``codegen/templates``, or :data:`MODELS`, :data:`CATALOG` or
+    :data:`SERVICE_INIT`."""
     context: Mapping[str, Any]
     formatted: bool = True
     """Passes through the formatting run (``False``: written exactly as rendered)."""
@@ -108,13 +112,13 @@ def service_files(name: str, ident: str, catalog: Sequence[CatalogPart]) -> list
     return [
         GeneratedFile(
             f"{ident}/__init__.py",
-            "service_init.py.j2",
+            SERVICE_INIT,
             {"header": header, "doc": f"Generated toolsets of service {name}."},
             formatted=False,
         ),
         GeneratedFile(
             f"{ident}/toolsets/__init__.py",
-            "service_init.py.j2",
+            SERVICE_INIT,
             {"header": header, "doc": f"Toolset packages of service {name}."},
             formatted=False,
         ),

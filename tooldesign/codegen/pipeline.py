@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import tooldesign
 from tooldesign.codegen.files import (
@@ -46,13 +47,15 @@ from tooldesign.codegen.output import (
     on_disk_matches,
     plan,
 )
-from tooldesign.codegen.render import Rendered, render_files
 from tooldesign.codegen.views import ToolsetView, toolset_view
 from tooldesign.dsl.records import Location
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignNotice
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import Design, Service, Toolset
+
+if TYPE_CHECKING:
+    from tooldesign.codegen.render import Rendered
 
 PACKAGE_ROOT = Path(tooldesign.__file__).parent
 
@@ -149,7 +152,8 @@ def _render_all(jobs: list[RenderJob]) -> list[Rendered]:
     from concurrent.futures import ProcessPoolExecutor
 
     # Fork after importing the model generator, so every worker starts with it loaded.
-    import tooldesign.codegen.models  # noqa: F401
+    import tooldesign.codegen.models
+    import tooldesign.codegen.render  # noqa: F401
 
     context = multiprocessing.get_context("fork")
     # Slowest first, so the last job to start is a quick one.
@@ -160,6 +164,9 @@ def _render_all(jobs: list[RenderJob]) -> list[Rendered]:
 
 
 def _render_job(job: RenderJob) -> Rendered:
+    # Imported here: a run that reuses every file needs no templates.
+    from tooldesign.codegen.render import render_files
+
     return render_files(job.files)
 
 
@@ -325,6 +332,8 @@ def _render(
         report.notices.extend(
             DesignNotice(text, toolset.location, toolset.path) for text in result.notices
         )
+    from tooldesign.codegen.render import render_files
+
     local = render_files(service_level)
     out.extend((file, local.files[file.path]) for file in service_level)
     return out

@@ -7,17 +7,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-from tooldesign.codegen.files import CATALOG, MODELS, GeneratedFile
+from tooldesign.codegen.files import CATALOG, MODELS, SERVICE_INIT, GeneratedFile
 from tooldesign.codegen.literals import py_docstring, py_literal
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 
 
 @cache
 def environment() -> jinja2.Environment:
+    import jinja2  # here: a run that renders no template does not import it
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
         autoescape=False,
@@ -27,7 +31,6 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["py"] = py_literal
-    env.filters["docstring"] = py_docstring
     return env
 
 
@@ -56,6 +59,11 @@ def render_files(files: Iterable[GeneratedFile]) -> Rendered:
             out.notices.extend(models.notices)
         elif file.template == CATALOG:
             out.files[file.path] = _catalog(file.context["parts"])
+        elif file.template == SERVICE_INIT:
+            # Written as the formatter would write it: it skips the formatting run.
+            out.files[file.path] = (
+                f"{file.context['header']}\n{py_docstring(file.context['doc'])}\n"
+            )
         else:
             text = render(file.template, **file.context)
             if file.first_party is not None:
