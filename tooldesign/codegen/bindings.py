@@ -113,11 +113,29 @@ class TypedDictView:
     fields: tuple[tuple[str, str, bool], ...]
     """(key, annotation, required)."""
     doc: str
+    total: bool = True
+    """Keys are required unless marked (``False``: optional unless marked)."""
 
     @property
     def class_syntax(self) -> bool:
         """Keys that are identifiers allow the class form (which linters prefer)."""
         return all(key.isidentifier() and not _is_keyword(key) for key, _, _ in self.fields)
+
+    @property
+    def items(self) -> tuple[tuple[str, str], ...]:
+        """(key, annotation), marked ``NotRequired`` or ``Required`` where ``total`` says otherwise."""
+        return tuple(
+            (key, _marked(annotation, required, self.total))
+            for key, annotation, required in self.fields
+        )
+
+
+def _marked(annotation: str, required: bool, total: bool) -> str:
+    if total and not required:
+        return f"NotRequired[{annotation}]"
+    if not total and required:
+        return f"Required[{annotation}]"
+    return annotation
 
 
 @dataclass(frozen=True)
@@ -539,6 +557,7 @@ class BindingsBuilder:
                 for tool, run in zip(self.tools, executions, strict=True)
             ),
             "Handlers by tool name.",
+            total=False,
         )
         # Registering without a service: every tool but those bound to a function needs one.
         without_service = (
@@ -554,6 +573,7 @@ class BindingsBuilder:
                 ),
                 "Handlers by tool name when no service is given: every tool needs one except "
                 "those bound to a function.",
+                total=False,
             )
             if service_type
             else None
