@@ -24,11 +24,7 @@ def payload(
 ) -> Message:
     hint = f"{prefix}Payload"
     if rec is None:
-        return Message(
-            ObjectType(ObjectShape(hint, (), None, tool.location, f"{tool.path} › args")),
-            hint,
-            None,
-        )
+        return _no_fields(hint, tool, "args")
     built = message(types, rec, hint, "Args")
     if isinstance(built.type, ObjectType | NamedType):
         return built
@@ -50,12 +46,14 @@ def payload(
 def result(types: TypeBuilder, rec: MessageRecord | None, prefix: str, tool: ToolRecord) -> Message:
     hint = f"{prefix}Result"
     if rec is None:
-        return Message(
-            ObjectType(ObjectShape(hint, (), None, tool.location, f"{tool.path} › result")),
-            hint,
-            None,
-        )
+        return _no_fields(hint, tool, "result")
     return message(types, rec, hint, "Return")
+
+
+def _no_fields(hint: str, tool: ToolRecord, part: str) -> Message:
+    """What a tool that declares no ``Args`` (or no ``Return``) takes: an object without fields."""
+    shape = ObjectShape(hint, (), None, tool.location, f"{tool.path} › {part}")
+    return Message(ObjectType(shape), hint, None)
 
 
 def message(types: TypeBuilder, rec: MessageRecord, hint: str, what: str) -> Message:
