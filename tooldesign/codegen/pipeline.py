@@ -237,9 +237,10 @@ class _ToolsetWork:
     toolset: Toolset
     package: str
     view: ToolsetView | None = None
-    """``None``: its files on disk are kept as they are."""
-    reuse_models: bool = False
-    """Its ``types.py`` on disk is kept (its model document did not change)."""
+    """``None``: its files on disk are kept as they are (:attr:`kept`)."""
+    kept: dict[str, str] = field(default_factory=dict)
+    """Its files kept as they are on disk (path → digest): all of them, or its ``types.py``
+    when its model document did not change."""
 
 
 def _decide_reuse(
@@ -262,7 +263,7 @@ def _decide_reuse(
             intact = bool(owned) and all(on_disk_matches(out, p, old.files[p]) for p in owned)
             if same_generator and previous is not None and previous.design == content and intact:
                 manifest.toolsets[package] = previous
-                work.append(_ToolsetWork(toolset, package))
+                work.append(_ToolsetWork(toolset, package, kept={p: old.files[p] for p in owned}))
                 continue
             view = toolset_view(design, service, toolset)
             models = models_fingerprint(view)
@@ -275,7 +276,8 @@ def _decide_reuse(
                 and on_disk_matches(out, types_path, old.files[types_path])
             )
             manifest.toolsets[package] = ToolsetEntry(content, models)
-            work.append(_ToolsetWork(toolset, package, view, reuse_models))
+            kept = {types_path: old.files[types_path]} if reuse_models else {}
+            work.append(_ToolsetWork(toolset, package, view, kept))
         services.append((service, work))
     return services
 
@@ -294,18 +296,13 @@ def _collect_files(
         # so it holds this design's tools in this design's order, whatever the folder held.
         parts: list[CatalogPart] = []
         for item in work:
+            kept.update(item.kept)
             if item.view is None:
-                prefix = f"{item.package}/"
-                kept.update({p: d for p, d in old.files.items() if p.startswith(prefix)})
                 parts.append(out / item.package / CATALOG_NAME)
                 continue
             entries = catalog_entries(item.view)
             parts.append(entries)
-            files = toolset_files(item.view, entries)
-            if item.reuse_models:
-                models = next(f for f in files if f.template == MODELS)
-                kept[models.path] = old.files[models.path]
-                files.remove(models)
+            files = [f for f in toolset_files(item.view, entries) if f.path not in item.kept]
             jobs.append(RenderJob(tuple(files), len(item.view.tools)))
         for file in service_files(service.name, service.ident, parts):
             recorded = old.files.get(file.path)
