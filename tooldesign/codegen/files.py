@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooldesign.codegen.catalog import tool_entry
 from tooldesign.codegen.output import HEADER
-from tooldesign.codegen.views import ToolsetView
+
+if TYPE_CHECKING:
+    from tooldesign.codegen.views import ToolsetView
 
 MODELS = "<model generator>"
 """The renderer of ``types.py``: datamodel-code-generator, from the view's model document."""

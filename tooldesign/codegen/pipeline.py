@@ -47,7 +47,6 @@ from tooldesign.codegen.output import (
     on_disk_matches,
     plan,
 )
-from tooldesign.codegen.views import ToolsetView, toolset_view
 from tooldesign.dsl.records import Location
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignNotice
@@ -56,6 +55,7 @@ from tooldesign.ir.model import Design, Service, Toolset
 
 if TYPE_CHECKING:
     from tooldesign.codegen.render import Rendered
+    from tooldesign.codegen.views import ToolsetView
 
 PACKAGE_ROOT = Path(tooldesign.__file__).parent
 
@@ -265,6 +265,9 @@ def _decide_reuse(
                 manifest.toolsets[package] = previous
                 work.append(_ToolsetWork(toolset, package, kept={p: old.files[p] for p in owned}))
                 continue
+            # Imported here: a run that reuses every toolset builds no view.
+            from tooldesign.codegen.views import toolset_view
+
             view = toolset_view(design, service, toolset)
             models = models_fingerprint(view)
             types_path = f"{package}/{MODELS_NAME}"
