@@ -295,12 +295,6 @@ def test_a_function_tool_of_a_function_defined_elsewhere_is_reported(tmp_path: P
 # ── generated code ───────────────────────────────────────────────────────────────────────
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="codegen: types.py keeps two blank lines after its imports when the model generator "
-    "emits a TypeAliasType first (a result alias that sorts before the argument's model); "
-    "isort (ruff I001) wants one before a statement that is not a class or def",
-)
 def test_types_of_a_model_argument_and_a_list_result_pass_ruff_isort(tmp_path: Path) -> None:
     path = write(
         tmp_path,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooldesign.binding.pytypes import PyEnum, PyRecord, PyRef, PyType, RecordKind
-from tooldesign.ir.model import NO_VALUE, Message, ObjectShape
+from tooldesign.ir.model import NO_VALUE, Message, ObjectShape, Tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,3 +200,10 @@ class BindingPlan:
     server_data: tuple[ServerDataPlan, ...]
     records: tuple[RecordMapping, ...]
     app_records: tuple[PyRecord, ...]
+
+
+def plan_of(tool: Tool) -> BindingPlan | None:
+    """The transform plan of a bound tool (``None``: not bound, or not planned)."""
+    plan = tool.binding.plan if tool.binding is not None else None
+    assert plan is None or isinstance(plan, BindingPlan)
+    return plan

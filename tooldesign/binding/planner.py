@@ -18,13 +18,12 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
-import math
-import re
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tooldesign.binding.constraints import constraint_gaps
 from tooldesign.binding.plan import (
     AppEnd,
     AppGuard,
@@ -48,12 +47,12 @@ from tooldesign.binding.plan import (
     ToolEnd,
     ToolGuard,
     ValidateInto,
+    plan_of,
 )
 from tooldesign.binding.pytypes import (
     ANY,
     NONE,
     PyClass,
-    PyConstraints,
     PyDict,
     PyEnum,
     PyField,
@@ -74,6 +73,7 @@ from tooldesign.binding.pytypes import (
 from tooldesign.dsl.records import Location
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
+    NO_CONSTRAINTS,
     NO_VALUE,
     ArrayType,
     Binding,
@@ -203,7 +203,7 @@ def _one_service_class(tools: tuple[Tool, ...], issues: Issues) -> None:
     """A toolset's registration takes one service instance, so its methods share a class."""
     owners: dict[str, Tool] = {}
     for tool in tools:
-        plan = tool.binding.plan if tool.binding else None
+        plan = plan_of(tool)
         if plan is None or plan.owner is None:
             continue
         owner = str(plan.owner)
@@ -393,7 +393,7 @@ class _Planner:
                 moves.append(self._move_in(tool_field, app_field, target, where))
             except _Mismatch as exc:
                 problems.extend(exc.messages)
-            gaps = _constraint_gaps(tool_field.type, tool_field.constraints, app_field.constraints)
+            gaps = constraint_gaps(tool_field.type, tool_field.constraints, app_field.constraints)
             if gaps:
                 rejected.append(
                     f"{path}.{tool_field.name} accepts values that {self._app_label(target)} field "
@@ -494,7 +494,7 @@ class _Planner:
                 return ResultPlan(Same(), None)
             return ResultPlan(self._object_out(shape, end, returned, "result"), returned)
         return ResultPlan(
-            self._conv("out", message.type, _NO_CONSTRAINTS, returned, "result"),
+            self._conv("out", message.type, NO_CONSTRAINTS, returned, "result"),
             returned,
             root=True,
         )
@@ -591,7 +591,7 @@ class _Planner:
             )
         else:
             conv = self._conv(
-                "out", message.type, _NO_CONSTRAINTS, without_none(app_field.type), where
+                "out", message.type, NO_CONSTRAINTS, without_none(app_field.type), where
             )
         access: Literal["attribute", "key"] = "key" if record.kind == "typeddict" else "attribute"
         may_be_none = accepts_none(app_field.type) or (
@@ -634,7 +634,7 @@ class _Planner:
                     raise _Mismatch(self._mismatch(direction, tool, app, where))
                 return EachValue(
                     self._conv(
-                        direction, values, _NO_CONSTRAINTS, without_none(app.value), f"{where}{{}}"
+                        direction, values, NO_CONSTRAINTS, without_none(app.value), f"{where}{{}}"
                     )
                 )
             case NamedType() | ObjectType():
@@ -691,7 +691,7 @@ class _Planner:
             if option == NONE:
                 continue
             try:
-                return self._conv(direction, variant, _NO_CONSTRAINTS, option, where)
+                return self._conv(direction, variant, NO_CONSTRAINTS, option, where)
             except _Mismatch:
                 continue
         raise _Mismatch(
@@ -702,7 +702,7 @@ class _Planner:
     def _first_fit_tool(self, option: PyType, variants: tuple[TypeExpr, ...], where: str) -> Conv:
         for variant in variants:
             try:
-                return self._conv("out", variant, _NO_CONSTRAINTS, option, where)
+                return self._conv("out", variant, NO_CONSTRAINTS, option, where)
             except _Mismatch:
                 continue
         raise _Mismatch(
@@ -891,8 +891,6 @@ class _Planner:
         return f"{tool_side}, but {app_side}" + (f" ({detail})" if detail else "")
 
 
-_NO_CONSTRAINTS = Constraints()
-
 _KIND_PLURALS = {
     Primitive.STRING: "strings",
     Primitive.INTEGER: "integers",
@@ -925,168 +923,6 @@ def _scalar_fits(kind: Primitive, value: Any) -> bool:
     if kind is Primitive.INTEGER:
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-# ── constraints: the method must accept every value the tool lets the model send ───────────
-
-
-def _constraint_gaps(tool: TypeExpr, constraints: Constraints, app: PyConstraints) -> list[str]:
-    """How the application's constraints reject values the tool's allow (empty: none do).
-
-    Each gap names the application's rule and the tool's side of it. Tool value constraints
-    apply to the innermost items of arrays, item counts to the array itself.
-    """
-    if not app:
-        return []
-    match tool:
-        case ArrayType(items=items, min_items=lo, max_items=hi):
-            lo = constraints.min_items if constraints.min_items is not None else lo
-            hi = constraints.max_items if constraints.max_items is not None else hi
-            gaps = _length_gaps(app, lo, hi, "min_items", "max_items", unit=" items")
-            if app.inner is not None:
-                inner = dataclasses.replace(constraints, min_items=None, max_items=None)
-                gaps += [f"items: {g}" for g in _constraint_gaps(items, inner, app.inner)]
-            return gaps
-        case MapType(values=values):
-            gaps = _length_gaps(
-                app, None, None, "bound on entries", "bound on entries", unit=" entries"
-            )
-            if app.inner is not None:
-                gaps += [
-                    f"values: {g}" for g in _constraint_gaps(values, _NO_CONSTRAINTS, app.inner)
-                ]
-            return gaps
-        case PrimitiveType(kind=kind) if kind is not Primitive.ANY:
-            if constraints.enum is not None:
-                return [
-                    f"the tool allows {value!r}, which fails {rule}"
-                    for value in constraints.enum
-                    if (rule := _rejecting_rule(value, app)) is not None
-                ]
-            integer = kind is Primitive.INTEGER
-            gaps = _length_gaps(app, constraints.min_length, constraints.max_length)
-            gaps += _bound_gaps(app, constraints, integer)
-            if app.multiple_of is not None and not (integer and app.multiple_of == 1):
-                gaps.append(
-                    f"multiple_of={app.multiple_of!r} where the tool promises no multiple "
-                    "(list the values with enum=...)"
-                )
-            gaps += [
-                f"pattern={pattern!r} where the tool "
-                + (
-                    f"allows pattern={constraints.pattern!r}"
-                    if constraints.pattern
-                    else "sets no pattern"
-                )
-                for pattern in app.patterns
-                if pattern != constraints.pattern
-            ]
-            return gaps
-    return []
-
-
-def _length_gaps(
-    app: PyConstraints,
-    tool_min: int | None,
-    tool_max: int | None,
-    min_name: str = "min_length",
-    max_name: str = "max_length",
-    unit: str = "",
-) -> list[str]:
-    gaps: list[str] = []
-    if app.min_length is not None and app.min_length > (tool_min or 0):
-        tool_side = f"allows {min_name}={tool_min}" if tool_min else f"sets no {min_name}"
-        gaps.append(f"min_length={app.min_length}{unit} where the tool {tool_side}")
-    if app.max_length is not None and (tool_max is None or tool_max > app.max_length):
-        tool_side = (
-            f"allows {max_name}={tool_max}" if tool_max is not None else f"sets no {max_name}"
-        )
-        gaps.append(f"max_length={app.max_length}{unit} where the tool {tool_side}")
-    return gaps
-
-
-def _bound_gaps(app: PyConstraints, tool: Constraints, integer: bool) -> list[str]:
-    gaps: list[str] = []
-    for side, app_bounds, tool_bounds in (
-        (
-            "upper",
-            (("le", app.le, False), ("lt", app.lt, True)),
-            (("maximum", tool.maximum, False), ("exclusive_maximum", tool.exclusive_maximum, True)),
-        ),
-        (
-            "lower",
-            (("ge", app.ge, False), ("gt", app.gt, True)),
-            (("minimum", tool.minimum, False), ("exclusive_minimum", tool.exclusive_minimum, True)),
-        ),
-    ):
-        tool_given = [(name, v, excl) for name, v, excl in tool_bounds if v is not None]
-        for name, value, exclusive in app_bounds:
-            if value is None:
-                continue
-            if any(_within(side, v, excl, value, exclusive, integer) for _, v, excl in tool_given):
-                continue
-            tool_side = (
-                "allows " + ", ".join(f"{n}={v!r}" for n, v, _ in tool_given)
-                if tool_given
-                else f"sets no {'maximum' if side == 'upper' else 'minimum'}"
-            )
-            gaps.append(f"{name}={value!r} where the tool {tool_side}")
-    return gaps
-
-
-def _within(
-    side: str, tool: Any, tool_exclusive: bool, app: Any, app_exclusive: bool, integer: bool
-) -> bool:
-    """Whether every value inside the tool's bound is inside the application's (same side)."""
-    try:
-        if integer:
-            t, a = _int_bound(side, tool, tool_exclusive), _int_bound(side, app, app_exclusive)
-            return t <= a if side == "upper" else t >= a
-        if tool == app:
-            return tool_exclusive or not app_exclusive
-        return bool(tool < app) if side == "upper" else bool(tool > app)
-    except TypeError:  # a bound of another kind (a date on a number): nothing to compare
-        return False
-
-
-def _int_bound(side: str, value: Any, exclusive: bool) -> int:
-    """The last integer a bound lets through."""
-    if side == "upper":
-        return int(math.ceil(value) - 1 if exclusive else math.floor(value))
-    return int(math.floor(value) + 1 if exclusive else math.ceil(value))
-
-
-def _rejecting_rule(value: Any, app: PyConstraints) -> str | None:
-    """The first of the application's rules that ``value`` (one the tool allows) breaks."""
-    checks: list[tuple[str, Callable[[Any], bool]]] = [
-        (
-            f"min_length={app.min_length}",
-            lambda v: app.min_length is None or len(v) >= app.min_length,
-        ),
-        (
-            f"max_length={app.max_length}",
-            lambda v: app.max_length is None or len(v) <= app.max_length,
-        ),
-        (f"ge={app.ge!r}", lambda v: app.ge is None or v >= app.ge),
-        (f"gt={app.gt!r}", lambda v: app.gt is None or v > app.gt),
-        (f"le={app.le!r}", lambda v: app.le is None or v <= app.le),
-        (f"lt={app.lt!r}", lambda v: app.lt is None or v < app.lt),
-        (
-            f"multiple_of={app.multiple_of!r}",
-            lambda v: app.multiple_of is None or v % app.multiple_of == 0,
-        ),
-        *(
-            (f"pattern={pattern!r}", lambda v, p=pattern: re.search(p, v) is not None)
-            for pattern in app.patterns
-        ),
-    ]
-    for rule, holds in checks:
-        try:
-            if not holds(value):
-                return rule
-        except (TypeError, re.error):
-            return rule
-    return None
 
 
 def _or_none(conv: Conv) -> Conv:

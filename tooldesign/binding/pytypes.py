@@ -13,7 +13,6 @@ import datetime as dt
 import enum
 import inspect
 import ipaddress
-import math
 import types
 import typing
 import uuid
@@ -21,8 +20,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import annotated_types
 import typing_extensions
+from tooldesign.binding.constraints import (
+    NO_PY_CONSTRAINTS,
+    PyConstraints,
+    constraints_of,
+    is_field_info,
+)
 from tooldesign.ir.model import NO_VALUE
 
 
@@ -118,33 +122,6 @@ _SCALARS: dict[Any, str] = {
     ipaddress.IPv4Address: "IPv4Address",
     ipaddress.IPv6Address: "IPv6Address",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class PyConstraints:
-    """What a value must satisfy beyond its type, as the application declares it.
-
-    Read from ``Field(max_length=3)``, ``Annotated[int, Le(5)]``, ``constr(...)`` and the like.
-    Lengths count the characters of a string or the items of a list or map. ``inner`` holds
-    the constraints of a list's items or a map's values.
-    """
-
-    min_length: int | None = None
-    max_length: int | None = None
-    gt: Any = None
-    ge: Any = None
-    lt: Any = None
-    le: Any = None
-    multiple_of: Any = None
-    patterns: tuple[str, ...] = ()
-    """Each must match (pydantic searches the string, as JSON Schema does)."""
-    inner: PyConstraints | None = None
-
-    def __bool__(self) -> bool:
-        return self != NO_PY_CONSTRAINTS
-
-
-NO_PY_CONSTRAINTS = PyConstraints()
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,7 +337,7 @@ class Registry:
                 raise UnsupportedType(f"parameter {name!r} without a type annotation")
             default = param.default
             metadata: tuple[Any, ...] = ()
-            if _is_field_info(default):
+            if is_field_info(default):
                 # ``limit: int = Field(le=5)`` (pydantic's validate_call): the default and
                 # constraints are in the FieldInfo.
                 metadata = tuple(default.metadata)
@@ -595,83 +572,6 @@ def _validation_key(info: Any) -> str | None:
         if isinstance(path, list) and len(path) == 1 and isinstance(path[0], str):
             return path[0]
     return None
-
-
-def constraints_of(annotation: Any, metadata: Iterable[Any] = ()) -> PyConstraints:
-    """The constraints an annotation declares on its value (``metadata``: pydantic's, for a field).
-
-    Optional values are looked through (``Annotated[str, MaxLen(3)] | None`` constrains the
-    string); a union of several types constrains nothing the transforms can compare.
-    """
-    own = list(metadata)
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated:
-            own.extend(annotation.__metadata__)
-            annotation = typing.get_args(annotation)[0]
-            continue
-        if origin in (typing.Union, types.UnionType):
-            options = [a for a in typing.get_args(annotation) if a is not type(None)]
-            if len(options) == 1:
-                annotation = options[0]
-                continue
-        break
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    inner = None
-    if origin in (list, Sequence, Iterable) and args:
-        inner = constraints_of(args[0])
-    elif origin in (dict, Mapping) and len(args) == 2:
-        inner = constraints_of(args[1])
-    rules: dict[str, Any] = {}
-    patterns: list[str] = []
-    for item in _flatten_metadata(own):
-        for attr, rule_type, tighter in _RULES:
-            value = getattr(item, attr, None) if isinstance(item, rule_type) else None
-            if value is not None:
-                rules[attr] = value if attr not in rules else tighter(rules[attr], value)
-        # pydantic keeps ``pattern=`` in its own (annotated_types) metadata object.
-        pattern = getattr(item, "pattern", None)
-        if isinstance(item, annotated_types.BaseMetadata) and pattern is not None:
-            patterns.append(pattern if isinstance(pattern, str) else pattern.pattern)
-    if inner is not None and not inner:
-        inner = None
-    return PyConstraints(**rules, patterns=tuple(dict.fromkeys(patterns)), inner=inner)
-
-
-_RULES: tuple[tuple[str, type, Callable[[Any, Any], Any]], ...] = (
-    # (attribute, the annotated_types class that holds it, how two of them combine)
-    ("min_length", annotated_types.MinLen, max),
-    ("max_length", annotated_types.MaxLen, min),
-    ("gt", annotated_types.Gt, max),
-    ("ge", annotated_types.Ge, max),
-    ("lt", annotated_types.Lt, min),
-    ("le", annotated_types.Le, min),
-    (
-        "multiple_of",
-        annotated_types.MultipleOf,
-        lambda a, b: math.lcm(a, b) if isinstance(a, int) and isinstance(b, int) else b,
-    ),
-)
-
-
-def _flatten_metadata(items: Iterable[Any]) -> Iterable[Any]:
-    """Metadata as single rules: a FieldInfo's metadata and grouped metadata taken apart."""
-    for item in items:
-        if _is_field_info(item):
-            yield from _flatten_metadata(item.metadata)
-        elif isinstance(item, annotated_types.GroupedMetadata):
-            yield from _flatten_metadata(iter(item))
-        else:
-            yield item
-
-
-def _is_field_info(value: Any) -> bool:
-    try:
-        from pydantic.fields import FieldInfo
-    except ImportError:  # pragma: no cover - pydantic is a dependency
-        return False
-    return isinstance(value, FieldInfo)
 
 
 def _is_literal_value(value: Any) -> bool:

@@ -1,13 +1,13 @@
-"""Views of a toolset's bindings: the code of ``transforms.py`` and ``executor.py``, precomputed.
+"""Views of a toolset's bindings: ``transforms.py`` and how ``executor.py`` calls bound code.
 
-Conversion plans (``ir.plan``) become Python expressions here, application types become
-annotations, and every module-level name comes from one :class:`NameScope` per module, so the
-templates only lay the pieces out.
+Conversion plans (``binding.plan``) become Python expressions here, application types become
+annotations, and every module-level name comes from one :class:`NameScope` per module. What a
+function does is data (the value it returns, the mapping it builds first), which the templates'
+macros lay out.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +33,7 @@ from tooldesign.binding.plan import (
     ToolEnd,
     ToolGuard,
     ValidateInto,
+    plan_of,
 )
 from tooldesign.binding.pytypes import (
     PyClass,
@@ -48,8 +49,14 @@ from tooldesign.binding.pytypes import (
     PyUnion,
 )
 from tooldesign.codegen.literals import py_literal
-from tooldesign.codegen.naming import NameScope
-from tooldesign.ir.model import NO_VALUE, Tool
+from tooldesign.codegen.naming import (
+    EXECUTOR_MODULE_NAMES,
+    TRANSFORMS_MODULE_NAMES,
+    NameScope,
+    snake_case,
+    word_ident,
+)
+from tooldesign.ir.model import NO_VALUE, Message, Tool
 
 _SCALAR_ANNOTATIONS = {
     "str": "str",
@@ -67,41 +74,37 @@ _SCALAR_ANNOTATIONS = {
     "IPv6Address": "ipaddress.IPv6Address",
 }
 
-# Names the generated transforms/executor modules import or define themselves.
-MODULE_NAMES = frozenset(
-    {
-        "Any",
-        "Awaitable",
-        "Literal",
-        "NotRequired",
-        "Protocol",
-        "Required",
-        "Sequence",
-        "TypedDict",
-        "asyncio",
-        "codecs",
-        "datetime",
-        "ipaddress",
-        "rt",
-        "specs",
-        "t",
-        "tr",
-        "uuid",
-        "new_registration",
-        "overload",
-        "Handlers",
-        "HandlersWithoutService",
-    }
-)
+
+@dataclass(frozen=True)
+class OptionalKey:
+    """``out[key] = value`` when ``source`` is not None (otherwise the key is left out)."""
+
+    key: str
+    source: str
+    value: str
+
+
+@dataclass(frozen=True)
+class MappingView:
+    """``out``: a typed mapping a function fills before it returns."""
+
+    annotation: str
+    entries: tuple[tuple[str, str], ...]
+    """(key, value expression), always set."""
+    optional: tuple[OptionalKey, ...] = ()
 
 
 @dataclass(frozen=True)
 class FunctionView:
+    """A function of one parameter that returns ``value`` (having built ``mapping`` first)."""
+
     name: str
-    params: str
+    param: str
+    param_type: str
     returns: str
-    body: tuple[str, ...]
+    value: str
     doc: str | None = None
+    mapping: MappingView | None = None
 
 
 @dataclass(frozen=True)
@@ -110,15 +113,35 @@ class TypedDictView:
     fields: tuple[tuple[str, str, bool], ...]
     """(key, annotation, required)."""
     doc: str
+    total: bool = True
+    """Keys are required unless marked (``False``: optional unless marked)."""
 
     @property
     def class_syntax(self) -> bool:
         """Keys that are identifiers allow the class form (which linters prefer)."""
         return all(key.isidentifier() and not _is_keyword(key) for key, _, _ in self.fields)
 
+    @property
+    def items(self) -> tuple[tuple[str, str], ...]:
+        """(key, annotation), marked ``NotRequired`` or ``Required`` where ``total`` says otherwise."""
+        return tuple(
+            (key, _marked(annotation, required, self.total))
+            for key, annotation, required in self.fields
+        )
+
+
+def _marked(annotation: str, required: bool, total: bool) -> str:
+    if total and not required:
+        return f"NotRequired[{annotation}]"
+    if not total and required:
+        return f"Required[{annotation}]"
+    return annotation
+
 
 @dataclass(frozen=True)
 class TransformsView:
+    """``transforms.py``: what bound tools' values become on their way to the method and back."""
+
     imports: tuple[str, ...]
     typed_dicts: tuple[TypedDictView, ...]
     functions: tuple[FunctionView, ...]
@@ -129,42 +152,55 @@ class TransformsView:
 
 
 @dataclass(frozen=True)
-class ToolExecutorView:
-    name: str
-    spec_const: str
-    payload_codec: str
-    result_codec: str
-    payload_class: str
-    result_class: str
+class BoundCallView:
+    """How ``executor.py`` calls a bound tool's function or method, through ``transforms``."""
+
+    factory: str
+    """The module-level function that builds the tool's invoke."""
+    service_type: str | None
+    """The service's class, when the tool calls one of its methods (``None``: a function)."""
+    target: str
+    """What is called: ``service.<method>``, or the function by its import alias."""
+    is_async: bool
+    spread_arguments: bool
+    """The callable takes the payload as keyword arguments."""
+    payload_transform: str
+    result_transform: str
+    returns_value: bool
+    """False when the callable returns nothing."""
+    server_data: tuple[tuple[str, str], ...]
+    """(kind, transform) for each server-data kind read from the callable's result."""
+
+
+@dataclass(frozen=True)
+class ToolExecution:
+    """How ``executor.py`` runs one tool: its handler protocol, and its bound call if any."""
+
     protocol: str
-    bound_factory: FunctionView | None
+    handler_required: bool
+    """No default way to run it: neither bound to code nor on an MCP server."""
+    bound: BoundCallView | None
 
 
 @dataclass(frozen=True)
 class ExecutorView:
+    """``executor.py``'s module-level facts (each tool's are in its ``ToolView``)."""
+
     imports: tuple[str, ...]
-    tools: tuple[ToolExecutorView, ...]
     handlers: TypedDictView
-    service_annotation: str | None
-    handlers_required: bool
+    handlers_without_service: TypedDictView | None
+    """When tools call a service's methods: the handlers registering without one needs."""
+    service_type: str | None
 
-
-@dataclass(frozen=True)
-class BindingsView:
-    transforms: TransformsView | None
-    executor: ExecutorView
-    first_party: frozenset[str]
-    """Top-level packages of the application code the bindings import."""
+    @property
+    def handlers_required(self) -> bool:
+        return any(required for _, _, required in self.handlers.fields)
 
 
 def _is_keyword(name: str) -> bool:
     import keyword
 
     return keyword.iskeyword(name)
-
-
-def snake_case(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.replace(".", "_")).lower()
 
 
 @dataclass
@@ -193,42 +229,39 @@ class _Imports:
 
 
 class BindingsBuilder:
-    """Renders the plans of one toolset's bound tools."""
+    """Renders the plans of one toolset's bound tools: first :meth:`transforms`, which names the
+    functions the executor calls, then :meth:`executor`."""
 
     def __init__(
         self,
         tools: tuple[Tool, ...],
         class_of: Callable[[ToolEnd], str],
-        payload_class: Callable[[Tool], str],
-        result_class: Callable[[Tool], str],
-        server_data_class: Callable[[Tool, str], str],
-        tool_names: Callable[[Tool], Any],
+        message_class: Callable[[Message], str],
         remote: bool = False,
     ) -> None:
         self.tools = tools
         self.remote = remote
         """An MCPToolset's tools: they call the server, so a handler only replaces that."""
         self.class_of = class_of
-        self.payload_class = payload_class
-        self.result_class = result_class
-        self.server_data_class = server_data_class
-        self.tool_names = tool_names
+        self.message_class = message_class
         self.entry_names: dict[str, dict[str, str]] = {}
         self.helper_names: dict[str, str] = {}
 
-    def build(self) -> BindingsView:
-        transforms = self._transforms() if any(t.binding for t in self.tools) else None
-        first_party = frozenset(
+    @property
+    def first_party(self) -> frozenset[str]:
+        """Top-level packages of the application code the bindings import."""
+        return frozenset(
             t.binding.module.split(".")[0]
             for t in self.tools
-            if t.binding is not None and t.binding.plan is not None
+            if t.binding is not None and plan_of(t) is not None
         )
-        return BindingsView(transforms, self._executor(), first_party)
 
     # ── transforms.py ─────────────────────────────────────────────────────────────────────
 
-    def _transforms(self) -> TransformsView:
-        scope = NameScope(MODULE_NAMES)
+    def transforms(self) -> TransformsView | None:
+        if not any(t.binding for t in self.tools):
+            return None
+        scope = NameScope(TRANSFORMS_MODULE_NAMES)
         self.imports = _Imports(scope)
         self.scope = scope
         self.arguments_names: dict[PyRef, str] = {}
@@ -238,7 +271,7 @@ class BindingsBuilder:
         helpers: list[FunctionView] = []
         rendered: set[str] = set()
         for tool in self.tools:
-            plan = tool.binding.plan if tool.binding else None
+            plan = plan_of(tool)
             if plan is None:
                 continue
             for mapping in plan.records:
@@ -251,11 +284,11 @@ class BindingsBuilder:
             }
             for sd in plan.server_data:
                 names[f"sd:{sd.kind}"] = scope.unique(
-                    f"to_server_data_{tool.ident}_{snake_case(_ident(sd.kind))}"
+                    f"to_server_data_{tool.ident}_{snake_case(word_ident(sd.kind, 'data'))}"
                 )
             self.entry_names[tool.name] = names
         for tool in self.tools:
-            plan = tool.binding.plan if tool.binding else None
+            plan = plan_of(tool)
             if plan is None:
                 continue
             if plan.payload_mode == "arguments":
@@ -308,31 +341,30 @@ class BindingsBuilder:
         out = [
             FunctionView(
                 names["payload"],
-                f"args: t.{self.payload_class(tool)}",
+                "args",
+                f"t.{self.message_class(tool.payload)}",
                 payload_target,
-                (f"return {self.helper_names[plan.payload_key]}(args)",),
+                f"{self.helper_names[plan.payload_key]}(args)",
                 f"The arguments of {tool.name!r} as {plan.payload_type.ref.qualname} takes them.",
             )
         ]
         returned = (
             "None" if plan.result.app_type is None else self.py_annotation(plan.result.app_type)
         )
-        result_class = f"t.{self.result_class(tool)}"
+        result_class = f"t.{self.message_class(tool.result)}"
         if plan.result.app_type is None:
-            body: tuple[str, ...] = (f"return {result_class}()",)
-            params = "result: None"
+            value = f"{result_class}()"
         else:
             value = self.expr(plan.result.conv, "result", 0)
-            body = (
-                (f"return {result_class}({value})",) if plan.result.root else (f"return {value}",)
-            )
-            params = f"result: {returned}"
+            if plan.result.root:
+                value = f"{result_class}({value})"
         out.append(
             FunctionView(
                 names["result"],
-                params,
+                "result",
+                returned,
                 result_class,
-                body,
+                value,
                 f"What {tool.name!r} returns, from the method's result.",
             )
         )
@@ -340,7 +372,8 @@ class BindingsBuilder:
             source = f'result["{sd.field}"]' if sd.access == "key" else f"result.{sd.field}"
             if sd.access == "key" and sd.may_be_none:
                 source = f'result.get("{sd.field}")'
-            target_class = f"t.{self.server_data_class(tool, sd.kind)}"
+            message = next(kind.message for kind in tool.server_data if kind.kind == sd.kind)
+            target_class = f"t.{self.message_class(message)}"
             value = self.expr(sd.conv, source, 0)
             if sd.root:
                 value = f"{target_class}({value})"
@@ -349,9 +382,10 @@ class BindingsBuilder:
             out.append(
                 FunctionView(
                     names[f"sd:{sd.kind}"],
-                    f"result: {returned}",
+                    "result",
+                    returned,
                     f"{target_class} | None" if sd.may_be_none else target_class,
-                    (f"return {value}",),
+                    value,
                     f"Server data {sd.kind!r} of {tool.name!r}, from the method's result.",
                 )
             )
@@ -362,27 +396,27 @@ class BindingsBuilder:
         target = self._end_annotation(mapping.target)
         name = self.helper_names[mapping.key]
         if mapping.construct == "mapping":
-            body = (*self._dict_lines(mapping, target), "return out")
-        elif mapping.construct == "validate":
+            built = self._mapping(mapping, target)
+            return FunctionView(name, "value", source, target, "out", mapping=built)
+        if mapping.construct == "validate":
             assert isinstance(mapping.target, AppEnd)
-            fields = self.fields_names[mapping.target.ref]
-            body = (*self._dict_lines(mapping, fields), f"return {target}.model_validate(out)")
-        else:
-            args = ", ".join(f"{m.target}={self._move(m, mapping)}" for m in mapping.moves)
-            body = (f"return {target}({args})",)
-        return FunctionView(name, f"value: {source}", target, body)
+            built = self._mapping(mapping, self.fields_names[mapping.target.ref])
+            value = f"{target}.model_validate(out)"
+            return FunctionView(name, "value", source, target, value, mapping=built)
+        args = ", ".join(f"{m.target}={self._move(m, mapping)}" for m in mapping.moves)
+        return FunctionView(name, "value", source, target, f"{target}({args})")
 
-    def _dict_lines(self, mapping: RecordMapping, annotation: str) -> list[str]:
-        """``out``, the target's keys as a typed mapping (keys left out when their source is None)."""
-        always = [m for m in mapping.moves if not m.omit_when_none]
-        optional = [m for m in mapping.moves if m.omit_when_none]
-        entries = ", ".join(f"{py_literal(m.target)}: {self._move(m, mapping)}" for m in always)
-        lines = [f"out: {annotation} = {{{entries}}}"]
-        for m in optional:
-            source = self._source(m, mapping)
-            lines.append(f"if {source} is not None:")
-            lines.append(f"    out[{py_literal(m.target)}] = {self.expr(m.conv, source, 0)}")
-        return lines
+    def _mapping(self, mapping: RecordMapping, annotation: str) -> MappingView:
+        """The target's keys as a typed mapping (keys left out when their source is None)."""
+        entries = tuple(
+            (m.target, self._move(m, mapping)) for m in mapping.moves if not m.omit_when_none
+        )
+        optional: list[OptionalKey] = []
+        for m in mapping.moves:
+            if m.omit_when_none:
+                source = self._source(m, mapping)
+                optional.append(OptionalKey(m.target, source, self.expr(m.conv, source, 0)))
+        return MappingView(annotation, entries, tuple(optional))
 
     def _source(self, move: FieldMove, mapping: RecordMapping) -> str:
         if mapping.source_access == "key":
@@ -500,48 +534,58 @@ class BindingsBuilder:
 
     # ── executor.py ───────────────────────────────────────────────────────────────────────
 
-    def _executor(self) -> ExecutorView:
-        scope = NameScope(MODULE_NAMES)
+    def executor(self) -> tuple[ExecutorView, tuple[ToolExecution, ...]]:
+        """The executor module's facts, and how it runs each tool (in the toolset's order)."""
+        scope = NameScope(EXECUTOR_MODULE_NAMES)
         imports = _Imports(scope)
         owner: PyRef | None = None
         for tool in self.tools:
-            plan = tool.binding.plan if tool.binding else None
+            plan = plan_of(tool)
             if plan is not None and plan.owner is not None:
                 owner = plan.owner
-        service_annotation = imports.app(owner) if owner else None
-        tools: list[ToolExecutorView] = []
-        handler_fields: list[tuple[str, str, bool]] = []
+        service_type = imports.app(owner) if owner else None
+        executions: list[ToolExecution] = []
         for tool in self.tools:
-            names = self.tool_names(tool)
             protocol = scope.unique(f"{tool.class_prefix}Handler")
-            factory = self._bound_factory(tool, imports, scope, service_annotation)
-            tools.append(
-                ToolExecutorView(
-                    name=tool.name,
-                    spec_const=names.spec_const,
-                    payload_codec=names.payload_codec,
-                    result_codec=names.result_codec,
-                    payload_class=self.payload_class(tool),
-                    result_class=self.result_class(tool),
-                    protocol=protocol,
-                    bound_factory=factory,
-                )
-            )
-            handler_fields.append((tool.name, protocol, factory is None and not self.remote))
-        handlers = TypedDictView("Handlers", tuple(handler_fields), "Handlers by tool name.")
-        return ExecutorView(
-            imports=imports.lines(),
-            tools=tuple(tools),
-            handlers=handlers,
-            service_annotation=service_annotation,
-            handlers_required=any(required for _, _, required in handler_fields),
+            bound = self._bound_call(tool, imports, scope, service_type)
+            required = bound is None and not self.remote
+            executions.append(ToolExecution(protocol, required, bound))
+        handlers = TypedDictView(
+            "Handlers",
+            tuple(
+                (tool.name, run.protocol, run.handler_required)
+                for tool, run in zip(self.tools, executions, strict=True)
+            ),
+            "Handlers by tool name.",
+            total=False,
         )
+        # Registering without a service: every tool but those bound to a function needs one.
+        without_service = (
+            TypedDictView(
+                "HandlersWithoutService",
+                tuple(
+                    (
+                        tool.name,
+                        run.protocol,
+                        run.bound is None or run.bound.service_type is not None,
+                    )
+                    for tool, run in zip(self.tools, executions, strict=True)
+                ),
+                "Handlers by tool name when no service is given: every tool needs one except "
+                "those bound to a function.",
+                total=False,
+            )
+            if service_type
+            else None
+        )
+        view = ExecutorView(imports.lines(), handlers, without_service, service_type)
+        return view, tuple(executions)
 
-    def _bound_factory(
-        self, tool: Tool, imports: _Imports, scope: NameScope, service: str | None
-    ) -> FunctionView | None:
+    def _bound_call(
+        self, tool: Tool, imports: _Imports, scope: NameScope, service_type: str | None
+    ) -> BoundCallView | None:
         binding = tool.binding
-        plan = binding.plan if binding else None
+        plan = plan_of(tool)
         if binding is None or plan is None:
             return None
         names = self.entry_names[tool.name]
@@ -550,42 +594,18 @@ class BindingsBuilder:
             if plan.owner is not None
             else imports.app(PyRef(binding.module, binding.qualname))
         )
-        arguments = f"tr.{names['payload']}(args)"
-        call_args = f"**{arguments}" if plan.payload_mode == "arguments" else arguments
-        # A sync method may block: the runtime runs it on its worker threads, which keeps
-        # the event loop free and tells a call that never started from a slow one.
-        call = f"await {target}({call_args})" if plan.is_async else f"{target}({call_args})"
-        # The runtime runs the result transform (``convert``): a value the tool's result type
-        # rejects is then answered as the tool's malformed response, with the field named.
-        convert = f"convert=tr.{names['result']}"
-        if plan.result.app_type is None:
-            lines = [call, f"return rt.Outcome(None, {convert})"]
-        else:
-            lines = [f"returned = {call}"]
-            if plan.server_data:
-                producers = ", ".join(
-                    f"{sd.kind!r}: lambda: tr.{names['sd:' + sd.kind]}(returned)"
-                    for sd in plan.server_data
-                )
-                lines.append(f"return rt.Outcome(returned, server_data={{{producers}}}, {convert})")
-            else:
-                lines.append(f"return rt.Outcome(returned, {convert})")
-        params = f"service: {service}" if plan.owner is not None and service else ""
-        signature = (
-            f"def invoke(args: t.{self.payload_class(tool)}, meta: rt.ToolCallMeta) -> rt.Outcome:"
+        return BoundCallView(
+            factory=scope.unique(f"_bind_{tool.ident}"),
+            service_type=service_type if plan.owner is not None else None,
+            target=target,
+            is_async=plan.is_async,
+            spread_arguments=plan.payload_mode == "arguments",
+            payload_transform=names["payload"],
+            result_transform=names["result"],
+            returns_value=plan.result.app_type is not None,
+            server_data=tuple((sd.kind, names[f"sd:{sd.kind}"]) for sd in plan.server_data),
         )
-        inner = (
-            f"async {signature}" if plan.is_async else signature,
-            *(f"    {line}" for line in lines),
-            "",
-            "return invoke" if plan.is_async else "return rt.in_worker_thread(invoke)",
-        )
-        return FunctionView(scope.unique(f"_bind_{tool.ident}"), params, "rt.Invoke", inner)
 
 
 def default_literal(value: Any) -> str:
     return py_literal(value)
-
-
-def _ident(kind: str) -> str:
-    return re.sub(r"\W+", "_", kind).strip("_") or "data"

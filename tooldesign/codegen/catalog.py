@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tooldesign.codegen.views import ToolView, TypeView
 from tooldesign.ir.schema import DIALECT
+
+if TYPE_CHECKING:
+    from tooldesign.codegen.views import ToolView, TypeView
 
 
 def tool_entry(tool: ToolView, service: str, toolset: str) -> dict[str, Any]:

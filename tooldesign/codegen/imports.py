@@ -94,4 +94,10 @@ def sort_imports(source: str, first_party: frozenset[str] = frozenset()) -> str:
     rendered = "\n\n".join("\n".join(lines) for lines in sections)
     lines = source.splitlines(keepends=True)
     start, end = block[0].lineno - 1, (block[-1].end_lineno or block[-1].lineno)
-    return "".join(lines[:start]) + rendered + "\n" + "".join(lines[end:])
+    rest = "".join(lines[end:])
+    # As isort spaces them: one blank line before a statement that is no definition (a type
+    # alias, say), which the formatter keeps; before a class or function it adds the second.
+    after = rest.lstrip("\n")
+    if after and not after.startswith(("class ", "def ", "async def ", "@")):
+        rest = "\n" + after
+    return "".join(lines[:start]) + rendered + "\n" + rest

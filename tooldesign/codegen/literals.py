@@ -28,3 +28,15 @@ def py_literal(value: Any) -> str:
             return f"({py_literal(value[0])},)"
         return "(" + ", ".join(py_literal(v) for v in value) + ")"
     raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
+
+
+def py_docstring(text: str) -> str:
+    """Plain one-line ``text`` as a docstring, written as the formatter would write it.
+
+    For text known to be plain (made of names that match ``[A-Za-z0-9_-]``): anything that a
+    docstring would have to escape is refused, never pasted raw. Other text goes through
+    :func:`py_literal` and the formatting run.
+    """
+    if not text.isprintable() or '"' in text or "\\" in text or text != text.strip() or not text:
+        raise ValueError(f"not plain docstring text: {text!r}")
+    return f'"""{text}"""'

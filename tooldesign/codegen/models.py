@@ -37,7 +37,7 @@ class ModelsModule:
     """What the model generator said about the models (a constraint it left out, say)."""
 
 
-def generate_models(view: ToolsetView) -> ModelsModule:
+def generate_models(view: ToolsetView, header: str = HEADER) -> ModelsModule:
     """``types.py`` for one toolset, and anything worth telling the design's author."""
     notices: list[str] = []
     source = models_source(
@@ -45,7 +45,7 @@ def generate_models(view: ToolsetView) -> ModelsModule:
         aliases=view.aliases,
         bounded_classes=view.bounded_classes,
         root_classes=view.root_classes,
-        header=f"{HEADER}\n# Models of toolset {view.name!r} of service {view.service!r}.",
+        header=header,
         notices=notices,
     )
     return ModelsModule(source, tuple(notices))

@@ -1,4 +1,9 @@
-"""Names: design names turned into Python identifiers and class names, once, in one place."""
+"""Names in generated code: design names turned into Python identifiers and class names, and the
+names each generated module keeps for itself, in one place.
+
+A leaf module (it imports nothing from tooldesign): evaluation names the IR's identifiers with
+it, so a name is decided once, where the design is read.
+"""
 
 from __future__ import annotations
 
@@ -46,59 +51,78 @@ MODEL_ATTRIBUTES = frozenset(
 # when the model is defined (``model_dump_`` does), as it may shadow a future method.
 PROTECTED_PREFIXES = ("model_validate", "model_dump")
 
-# Names generated models use in annotations. A field with one of these names would shadow
-# the type in its own class body (``date: date``), which pydantic rejects.
-ANNOTATION_NAMES = frozenset(
+# ── what each generated module imports or defines besides the design's names ─────────────────
+# Checked against what generation really writes (tests/test_naming.py parses every module of a
+# design that uses every feature): a name missing here could be taken by a design name and
+# shadow the import.
+
+TYPES_MODULE_NAMES = frozenset(
     {
+        # typing and the standard library
         "Annotated",
         "Any",
-        "AnyUrl",
-        "AwareDatetime",
-        "EmailStr",
-        "Field",
+        "ClassVar",
+        "Literal",
+        "TypeAliasType",
+        "Union",  # a recursive union inside a list refers to a class not yet defined
         "IPv4Address",
         "IPv6Address",
-        "Literal",
-        "Rfc3339Date",
-        "Rfc3339DateTime",
-        "Rfc3339Time",
         "UUID",
-        "bool",
         "date",
         "datetime",
-        "dict",
-        "float",
-        "int",
-        "list",
-        "str",
         "time",
         "timedelta",
-    }
-)
-
-# Class names that would clash with what a generated types module imports or defines.
-RESERVED_CLASS_NAMES = frozenset(
-    {
-        "Annotated",
-        "Any",
+        "_datetime",  # the datetime module, for typed defaults
+        # pydantic: models, and the strict scalars (no "3" for 3, no 1 for true)
         "AnyUrl",
         "AwareDatetime",
         "BaseModel",
-        "BoundedResultModel",
-        "ClassVar",
         "ConfigDict",
         "EmailStr",
         "Field",
-        "IPv4Address",
-        "IPv6Address",
-        "Literal",
+        "RootModel",
+        "StrictBool",
+        "StrictFloat",
+        "StrictInt",
+        "StrictStr",
+        # the runtime
+        "BoundedResultModel",
         "Rfc3339Date",
         "Rfc3339DateTime",
         "Rfc3339Time",
-        "RootModel",
-        "UUID",
     }
 )
+"""Names a generated ``types.py`` imports: what the model generator writes with the options
+``codegen.models`` gives it, and what tooldesign adds (root models, bounded results, typed
+defaults)."""
+
+SPECS_MODULE_NAMES = frozenset(
+    {"Any", "Final", "Mapping", "rt", "t"}
+    | {"SPECS", "BY_ID", "BY_NAME", "MCP_SERVER", "spec_by_id", "spec_by_name"}
+)
+"""Names ``specs.py`` imports, then the names it defines for every toolset."""
+
+CODECS_MODULE_NAMES = frozenset({"Any", "Final", "Mapping", "rt", "specs", "t"})
+"""Names ``codecs.py`` imports."""
+
+EXECUTOR_MODULE_NAMES = frozenset(
+    {"Awaitable", "Protocol", "Required", "Sequence", "TypedDict", "cast", "overload"}
+    | {"codecs", "rt", "specs", "t", "tr"}
+    | {"Handlers", "HandlersWithoutService", "new_registration"}
+)
+"""Names ``executor.py`` (an MCPToolset's too) imports, then the names it defines."""
+
+TRANSFORMS_MODULE_NAMES = frozenset(
+    {"Any", "Literal", "NotRequired", "TypedDict", "datetime", "ipaddress", "uuid", "t"}
+)
+"""Names ``transforms.py`` imports besides the application's modules (which are aliased)."""
+
+ANNOTATION_NAMES = TYPES_MODULE_NAMES | {"bool", "dict", "float", "int", "list", "str"}
+"""Names a field of a generated model must not take: it would shadow the type in its own class
+body (``date: date``), which pydantic rejects."""
+
+RESERVED_CLASS_NAMES = TYPES_MODULE_NAMES
+"""Class names that would clash with what a generated types module imports."""
 
 _NOT_WORD = re.compile(r"\W")
 _WORD_BREAK = re.compile(r"[^0-9A-Za-z]+|_+")
@@ -163,3 +187,14 @@ class NameScope:
 
     def __contains__(self, name: str) -> bool:
         return name in self._taken
+
+
+def snake_case(name: str) -> str:
+    """``DeviceService.get`` → ``device_service_get``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.replace(".", "_")).lower()
+
+
+def word_ident(name: str, fallback: str) -> str:
+    """``atlas.time-series`` → ``atlas_time_series``: a name's words joined by ``_`` (``fallback``
+    when it has none), for the part of a longer identifier that it names."""
+    return re.sub(r"\W+", "_", name).strip("_") or fallback

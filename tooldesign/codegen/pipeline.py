@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import json
 import os
 import shutil
 import sys
@@ -24,12 +23,22 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import tooldesign
-from tooldesign.codegen.catalog import build_catalog, catalog_text, tool_entry
+from tooldesign.codegen.files import (
+    CATALOG,
+    CATALOG_NAME,
+    MODELS,
+    MODELS_NAME,
+    CatalogPart,
+    GeneratedFile,
+    catalog_entries,
+    package_dir,
+    service_files,
+    toolset_files,
+)
 from tooldesign.codegen.output import (
-    HEADER,
     Manifest,
     OutputError,
     ToolsetEntry,
@@ -38,12 +47,15 @@ from tooldesign.codegen.output import (
     on_disk_matches,
     plan,
 )
-from tooldesign.codegen.views import ToolsetView, package_dir, toolset_view
 from tooldesign.dsl.records import Location
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignNotice
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import Design, Service, Toolset
+
+if TYPE_CHECKING:
+    from tooldesign.codegen.render import Rendered
+    from tooldesign.codegen.views import ToolsetView
 
 PACKAGE_ROOT = Path(tooldesign.__file__).parent
 
@@ -120,80 +132,22 @@ def models_fingerprint(view: ToolsetView) -> str:
 
 @dataclass(frozen=True)
 class RenderJob:
-    view: ToolsetView
-    with_models: bool
-    """False when the package's ``types.py`` on disk is reused."""
+    """One toolset package's files, rendered together (in a worker process when several are)."""
+
+    files: tuple[GeneratedFile, ...]
+    tools: int
+
+    @property
+    def with_models(self) -> bool:
+        """False when the package's ``types.py`` on disk is reused."""
+        return any(file.template == MODELS for file in self.files)
 
 
-@dataclass(frozen=True)
-class RenderedToolset:
-    files: dict[str, str]
-    """The Python files of the package, unformatted."""
-    notices: tuple[str, ...] = ()
-
-
-def render_toolset(job: RenderJob) -> RenderedToolset:
-    """The Python files of one toolset package, unformatted, and what is worth telling."""
-    from tooldesign.codegen.imports import sort_imports
-    from tooldesign.codegen.render import render
-
-    view = job.view
-    package = view.package_dir
-    header = f"{HEADER}\n# Toolset {view.name!r} of service {view.service!r}."
-    bindings = view.bindings
-    if view.mcp is not None:  # its tools run on an MCP server: no bindings, a remote executor
-        executor = render(
-            "mcp_executor.py.j2",
-            view=view,
-            header=header,
-            ex=bindings.executor,
-            remote_names={tool.name: tool.remote_name for tool in view.tools},
-        )
-    else:
-        executor = sort_imports(
-            render(
-                "executor.py.j2",
-                view=view,
-                header=header,
-                ex=bindings.executor,
-                tr=bindings.transforms,
-            ),
-            bindings.first_party,
-        )
-    files = {
-        f"{package}/__init__.py": render(
-            "package_init.py.j2",
-            header=header,
-            doc=f"Toolset {view.name} of service {view.service}.",
-        ),
-        f"{package}/specs.py": render("specs.py.j2", view=view, header=header),
-        f"{package}/codecs.py": render("codecs.py.j2", view=view, header=header),
-        f"{package}/executor.py": executor,
-    }
-    if bindings.transforms is not None:
-        files[f"{package}/transforms.py"] = sort_imports(
-            render("transforms.py.j2", view=view, header=header, tr=bindings.transforms),
-            bindings.first_party,
-        )
-    if not job.with_models:
-        return RenderedToolset(files)
-    from tooldesign.codegen.models import generate_models
-
-    models = generate_models(view)
-    files[f"{package}/types.py"] = models.source
-    return RenderedToolset(files, models.notices)
-
-
-def service_init(name: str, doc: str) -> bytes:
-    # Already in its formatted form (names are [A-Za-z0-9_-]), so it needs no formatting run.
-    return f'{HEADER}\n# Service {name!r}.\n"""{doc}"""\n'.encode()
-
-
-def _render_all(jobs: list[RenderJob]) -> list[RenderedToolset]:
+def _render_all(jobs: list[RenderJob]) -> list[Rendered]:
     heavy = sum(1 for job in jobs if job.with_models)
     workers = min(heavy, os.cpu_count() or 1)
     if workers < 2 or sys.platform == "win32":
-        return [render_toolset(job) for job in jobs]
+        return [_render_job(job) for job in jobs]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -203,12 +157,17 @@ def _render_all(jobs: list[RenderJob]) -> list[RenderedToolset]:
 
     context = multiprocessing.get_context("fork")
     # Slowest first, so the last job to start is a quick one.
-    order = sorted(
-        range(len(jobs)), key=lambda i: (not jobs[i].with_models, -len(jobs[i].view.tools))
-    )
+    order = sorted(range(len(jobs)), key=lambda i: (not jobs[i].with_models, -jobs[i].tools))
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        rendered = dict(zip(order, pool.map(render_toolset, [jobs[i] for i in order]), strict=True))
+        rendered = dict(zip(order, pool.map(_render_job, [jobs[i] for i in order]), strict=True))
     return [rendered[i] for i in range(len(jobs))]
+
+
+def _render_job(job: RenderJob) -> Rendered:
+    # Imported here: a run that reuses every file needs no templates.
+    from tooldesign.codegen.render import render_files
+
+    return render_files(job.files)
 
 
 def generate(
@@ -258,105 +217,159 @@ def write_design(
     report: Report | None = None,
     old: Manifest | None = None,
 ) -> Report:
+    """Write ``design``'s packages into ``out``: decide what is reused, collect the files,
+    render, format, commit."""
     started = time.perf_counter() if started is None else started
     report = report or Report()
     old = old if old is not None else Manifest.load(out)
     manifest = Manifest(generator=generator_fingerprint())
-    same_generator = old.generator == manifest.generator
-    files: dict[str, bytes] = {}
-    kept: dict[str, str] = {}
-    jobs: list[RenderJob] = []
-    job_toolsets: list[Toolset] = []
-    report.services = len(design.services)
-
     with report.phase("plan and catalogs"):
-        for service in design.services:
-            report.notices.extend(_layout_notices(service))
-            # Each toolset's catalog entries, or the file on disk that holds them. The service
-            # catalog is kept only if it lists exactly them and is built again from them otherwise,
-            # so it holds this design's tools in this design's order, whatever the folder held.
-            parts: list[list[dict[str, Any]] | Path] = []
-            for toolset in service.toolsets:
-                report.toolsets += 1
-                report.tools += len(toolset.tools)
-                key = package_dir(service.ident, toolset.ident)
-                content = design.fingerprints[toolset_key(service, toolset)]
-                previous = old.toolsets.get(key)
-                owned = [p for p in old.files if p.startswith(f"{key}/")]
-                intact = bool(owned) and all(on_disk_matches(out, p, old.files[p]) for p in owned)
-                if (
-                    same_generator
-                    and previous is not None
-                    and previous.design == content
-                    and intact
-                ):
-                    kept.update({p: old.files[p] for p in owned})
-                    manifest.toolsets[key] = previous
-                    parts.append(out / key / "tool_schemas.json")
-                    continue
-                view = toolset_view(design, service, toolset)
-                models = models_fingerprint(view)
-                types_path = f"{key}/types.py"
-                reuse_models = (
-                    same_generator
-                    and previous is not None
-                    and previous.models == models
-                    and types_path in old.files
-                    and on_disk_matches(out, types_path, old.files[types_path])
-                )
-                if reuse_models:
-                    kept[types_path] = old.files[types_path]
-                jobs.append(RenderJob(view, with_models=not reuse_models))
-                job_toolsets.append(toolset)
-                manifest.toolsets[key] = ToolsetEntry(content, models)
-                toolset_entries = [tool_entry(t, view.service, view.name) for t in view.tools]
-                files[f"{key}/tool_schemas.json"] = catalog_text(
-                    build_catalog(toolset_entries)
-                ).encode()
-                parts.append(toolset_entries)
-            files[f"{service.ident}/__init__.py"] = service_init(
-                service.name, f"Generated toolsets of service {service.name}."
-            )
-            files[f"{service.ident}/toolsets/__init__.py"] = service_init(
-                service.name, f"Toolset packages of service {service.name}."
-            )
-            catalog = f"{service.ident}/tool_schemas.json"
-            if _catalog_still_lists(out, catalog, old.files.get(catalog), parts):
-                kept[catalog] = old.files[catalog]
-                continue
-            entries = [
-                e
-                for part in parts
-                for e in (_read_catalog_tools(part) if isinstance(part, Path) else part)
-            ]
-            files[catalog] = catalog_text(build_catalog(entries)).encode()
-
+        services = _decide_reuse(design, out, old, manifest, report)
+        jobs, service_level, kept = _collect_files(services, out, old)
     report.rendered_toolsets = len(jobs)
     report.generated_models = sum(1 for job in jobs if job.with_models)
     staging = _staging_folder(out, check=check)
     try:
-        rendered: dict[str, str] = {}
         with report.phase("render"):
-            for toolset, package in zip(job_toolsets, _render_all(jobs), strict=True):
-                rendered.update(package.files)
-                report.notices.extend(
-                    DesignNotice(text, toolset.location, toolset.path) for text in package.notices
-                )
+            rendered = _render(services, jobs, service_level, report)
         with report.phase("format"):
-            formatted = _format(rendered, staging / "_format")
-        files.update({p: c.encode() for p, c in formatted.items()})
-        manifest.files = {**kept, **{p: digest(c) for p, c in files.items()}}
+            files = _format(rendered, staging / "_format")
         with report.phase("write"):
-            changes = plan(out, files, kept, old, manifest)
-            report.written = changes.written
-            report.unchanged = changes.unchanged
-            report.removed = changes.remove
-            if not check and (changes.write or changes.remove or changes.manifest is not None):
-                commit(out, staging, changes)
+            _commit(out, staging, files, kept, old, manifest, report, check=check)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     report.seconds = time.perf_counter() - started
     return report
+
+
+@dataclass
+class _ToolsetWork:
+    """One toolset's part in a generation."""
+
+    toolset: Toolset
+    package: str
+    view: ToolsetView | None = None
+    """``None``: its files on disk are kept as they are (:attr:`kept`)."""
+    kept: dict[str, str] = field(default_factory=dict)
+    """Its files kept as they are on disk (path → digest): all of them, or its ``types.py``
+    when its model document did not change."""
+
+
+def _decide_reuse(
+    design: Design, out: Path, old: Manifest, manifest: Manifest, report: Report
+) -> list[tuple[Service, list[_ToolsetWork]]]:
+    """Per service, what becomes of each toolset; fills ``manifest``'s toolset fingerprints."""
+    same_generator = old.generator == manifest.generator
+    services: list[tuple[Service, list[_ToolsetWork]]] = []
+    report.services = len(design.services)
+    for service in design.services:
+        report.notices.extend(_layout_notices(service))
+        work: list[_ToolsetWork] = []
+        for toolset in service.toolsets:
+            report.toolsets += 1
+            report.tools += len(toolset.tools)
+            package = package_dir(service.ident, toolset.ident)
+            content = design.fingerprints[toolset_key(service, toolset)]
+            previous = old.toolsets.get(package)
+            owned = [p for p in old.files if p.startswith(f"{package}/")]
+            intact = bool(owned) and all(on_disk_matches(out, p, old.files[p]) for p in owned)
+            if same_generator and previous is not None and previous.design == content and intact:
+                manifest.toolsets[package] = previous
+                work.append(_ToolsetWork(toolset, package, kept={p: old.files[p] for p in owned}))
+                continue
+            # Imported here: a run that reuses every toolset builds no view.
+            from tooldesign.codegen.views import toolset_view
+
+            view = toolset_view(design, service, toolset)
+            models = models_fingerprint(view)
+            types_path = f"{package}/{MODELS_NAME}"
+            reuse_models = (
+                same_generator
+                and previous is not None
+                and previous.models == models
+                and types_path in old.files
+                and on_disk_matches(out, types_path, old.files[types_path])
+            )
+            manifest.toolsets[package] = ToolsetEntry(content, models)
+            kept = {types_path: old.files[types_path]} if reuse_models else {}
+            work.append(_ToolsetWork(toolset, package, view, kept))
+        services.append((service, work))
+    return services
+
+
+def _collect_files(
+    services: list[tuple[Service, list[_ToolsetWork]]], out: Path, old: Manifest
+) -> tuple[list[RenderJob], list[GeneratedFile], dict[str, str]]:
+    """The files to render: a job per toolset rendered again, and the services' own files; and
+    the files kept as they are on disk (path → digest)."""
+    jobs: list[RenderJob] = []
+    service_level: list[GeneratedFile] = []
+    kept: dict[str, str] = {}
+    for service, work in services:
+        # Each toolset's catalog entries, or the file on disk that holds them. The service
+        # catalog is kept only if it lists exactly them and is built again from them otherwise,
+        # so it holds this design's tools in this design's order, whatever the folder held.
+        parts: list[CatalogPart] = []
+        for item in work:
+            kept.update(item.kept)
+            if item.view is None:
+                parts.append(out / item.package / CATALOG_NAME)
+                continue
+            entries = catalog_entries(item.view)
+            parts.append(entries)
+            files = [f for f in toolset_files(item.view, entries) if f.path not in item.kept]
+            jobs.append(RenderJob(tuple(files), len(item.view.tools)))
+        for file in service_files(service.name, service.ident, parts):
+            recorded = old.files.get(file.path)
+            if file.template == CATALOG and _catalog_still_lists(out, file.path, recorded, parts):
+                assert recorded is not None
+                kept[file.path] = recorded
+            else:
+                service_level.append(file)
+    return jobs, service_level, kept
+
+
+def _render(
+    services: list[tuple[Service, list[_ToolsetWork]]],
+    jobs: list[RenderJob],
+    service_level: list[GeneratedFile],
+    report: Report,
+) -> list[tuple[GeneratedFile, str]]:
+    """Every collected file with its content, not yet formatted. The model generator's notices
+    go to ``report``, each at its toolset."""
+    rendered_toolsets = [item.toolset for _, work in services for item in work if item.view]
+    out: list[tuple[GeneratedFile, str]] = []
+    for toolset, job, result in zip(rendered_toolsets, jobs, _render_all(jobs), strict=True):
+        out.extend((file, result.files[file.path]) for file in job.files)
+        report.notices.extend(
+            DesignNotice(text, toolset.location, toolset.path) for text in result.notices
+        )
+    from tooldesign.codegen.render import render_files
+
+    local = render_files(service_level)
+    out.extend((file, local.files[file.path]) for file in service_level)
+    return out
+
+
+def _commit(
+    out: Path,
+    staging: Path,
+    files: dict[str, bytes],
+    kept: dict[str, str],
+    old: Manifest,
+    manifest: Manifest,
+    report: Report,
+    *,
+    check: bool,
+) -> None:
+    """Write what changed, all of it or nothing (``check``: nothing); the report says what."""
+    manifest.files = {**kept, **{p: digest(c) for p, c in files.items()}}
+    changes = plan(out, files, kept, old, manifest)
+    report.written = changes.written
+    report.unchanged = changes.unchanged
+    report.removed = changes.remove
+    if not check and (changes.write or changes.remove or changes.manifest is not None):
+        commit(out, staging, changes)
 
 
 def _layout_notices(service: Service) -> list[DesignNotice]:
@@ -396,7 +409,7 @@ def _renamed(name: str, folder: str, location: Location, path: str) -> DesignNot
 
 
 def _catalog_still_lists(
-    out: Path, catalog: str, recorded: str | None, parts: list[list[dict[str, Any]] | Path]
+    out: Path, catalog: str, recorded: str | None, parts: Sequence[CatalogPart]
 ) -> bool:
     """Whether the service catalog on disk lists exactly the tools of ``parts``, in order.
 
@@ -426,14 +439,12 @@ def _tools_block(text: str) -> str:
     return rest[: -len("]}\n")].strip("\n")
 
 
-def _read_catalog_tools(path: Path) -> list[dict[str, Any]]:
-    tools: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["tools"]
-    return tools
-
-
-def _format(sources: dict[str, str], root: Path) -> dict[str, str]:
+def _format(rendered: list[tuple[GeneratedFile, str]], root: Path) -> dict[str, bytes]:
+    """Each file's final content: Python modules formatted by one ruff run over them all."""
+    files = {file.path: text.encode() for file, text in rendered if not file.formatted}
+    sources = {file.path: text for file, text in rendered if file.formatted}
     if not sources:
-        return {}
+        return files
     from tooldesign.codegen.formatting import format_tree
 
     for relpath, text in sources.items():
@@ -441,7 +452,10 @@ def _format(sources: dict[str, str], root: Path) -> dict[str, str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     format_tree(root)
-    return {relpath: (root / relpath).read_text(encoding="utf-8") for relpath in sources}
+    files.update(
+        {relpath: (root / relpath).read_text(encoding="utf-8").encode() for relpath in sources}
+    )
+    return files
 
 
 def _check_output_path(out: Path) -> None:

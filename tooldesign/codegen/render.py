@@ -1,19 +1,27 @@
-"""Templates: a Jinja environment whose only way to emit design data is as Python literals."""
+"""Rendering generated files: a Jinja environment whose only way to emit design data is as Python
+literals, and the renderer each kind of file names."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-from tooldesign.codegen.literals import py_literal
+from tooldesign.codegen.files import CATALOG, MODELS, SERVICE_INIT, GeneratedFile
+from tooldesign.codegen.literals import py_docstring, py_literal
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 
 
 @cache
 def environment() -> jinja2.Environment:
+    import jinja2  # here: a run that renders no template does not import it
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
         autoescape=False,
@@ -28,3 +36,56 @@ def environment() -> jinja2.Environment:
 
 def render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
+
+
+@dataclass
+class Rendered:
+    files: dict[str, str] = field(default_factory=dict)
+    """Path → content, not yet formatted."""
+    notices: list[str] = field(default_factory=list)
+    """What the model generator said about the models (a constraint it left out, say)."""
+
+
+def render_files(files: Iterable[GeneratedFile]) -> Rendered:
+    """Each file rendered by what it names."""
+    out = Rendered()
+    for file in files:
+        if file.template == MODELS:
+            # Imported here: the model generator is slow to import, and most runs reuse models.
+            from tooldesign.codegen.models import generate_models
+
+            models = generate_models(file.context["view"], file.context["header"])
+            out.files[file.path] = models.source
+            out.notices.extend(models.notices)
+        elif file.template == CATALOG:
+            out.files[file.path] = _catalog(file.context["parts"])
+        elif file.template == SERVICE_INIT:
+            # Written as the formatter would write it: it skips the formatting run.
+            out.files[file.path] = (
+                f"{file.context['header']}\n{py_docstring(file.context['doc'])}\n"
+            )
+        else:
+            text = render(file.template, **file.context)
+            if file.first_party is not None:
+                from tooldesign.codegen.imports import sort_imports
+
+                text = sort_imports(text, file.first_party)
+            out.files[file.path] = text
+    return out
+
+
+def _catalog(parts: Iterable[Any]) -> str:
+    import json
+
+    from tooldesign.codegen.catalog import build_catalog, catalog_text
+
+    tools = [
+        tool
+        for part in parts
+        for tool in (
+            json.loads(part.read_text(encoding="utf-8"))["tools"]
+            if isinstance(part, Path)
+            else part
+        )
+    ]
+    return catalog_text(build_catalog(tools))

@@ -11,8 +11,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.binding.plan import ToolEnd
-from tooldesign.codegen.bindings import BindingsBuilder, BindingsView
-from tooldesign.codegen.naming import RESERVED_CLASS_NAMES, NameScope, constant_name
+from tooldesign.codegen.bindings import (
+    BindingsBuilder,
+    BoundCallView,
+    ExecutorView,
+    ToolExecution,
+    TransformsView,
+)
+from tooldesign.codegen.model_types import model_constraints, needs_schema_check
+from tooldesign.codegen.naming import (
+    CODECS_MODULE_NAMES,
+    RESERVED_CLASS_NAMES,
+    SPECS_MODULE_NAMES,
+    NameScope,
+    constant_name,
+)
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.ir.model import (
     ArrayType,
@@ -31,25 +44,7 @@ from tooldesign.ir.model import (
     UserType,
 )
 from tooldesign.ir.schema import SchemaBuilder
-from tooldesign.ir.walk import inline_shapes, messages, needs_schema_check, used_user_types
-
-# Module-level names the generated specs/codecs modules define or import themselves.
-MODULE_RESERVED = frozenset(
-    {
-        "Any",
-        "Final",
-        "Mapping",
-        "SPECS",
-        "BY_ID",
-        "BY_NAME",
-        "rt",
-        "t",
-        "MCP_SERVER",
-        "specs",
-        "spec_by_id",
-        "spec_by_name",
-    }
-)
+from tooldesign.ir.walk import inline_shapes, messages, used_user_types
 
 
 @dataclass(frozen=True)
@@ -91,13 +86,20 @@ class ToolView:
     annotations: dict[str, bool]
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
-    # Module-level names in the generated package (unique per package).
+    # Module-level names in specs.py and codecs.py (unique across both).
     id_const: str
     spec_const: str
     payload_codec: str
     result_codec: str
     decode_fn: str
     encode_fn: str
+    # How executor.py runs it.
+    protocol: str
+    """Its handler's Protocol class."""
+    handler_required: bool
+    """Registration needs a handler for it: it is neither bound to code nor on an MCP server."""
+    bound: BoundCallView | None
+    """How it calls the function or method it is bound to."""
 
 
 @dataclass(frozen=True)
@@ -141,19 +143,13 @@ class ToolsetView:
     root_classes: tuple[tuple[str, str], ...]
     """``(class, alias)`` per message that is not an object (``Return(String)``): a root model
     class over the type alias the model generator writes for its value."""
-    bindings: BindingsView
-    """The code of ``transforms.py`` (bound tools) and ``executor.py``."""
+    executor: ExecutorView
+    transforms: TransformsView | None
+    """Set when tools are bound to application code."""
+    first_party: frozenset[str]
+    """Top-level packages of the application code ``executor.py`` and ``transforms.py`` import."""
     mcp: MCPServerView | None = None
     """For an MCPToolset: the server its tools run on."""
-
-    @property
-    def package_dir(self) -> str:
-        return package_dir(self.service_ident, self.ident)
-
-
-def package_dir(service_ident: str, toolset_ident: str) -> str:
-    """Where a toolset's package goes, relative to the output folder."""
-    return f"{service_ident}/toolsets/{toolset_ident}"
 
 
 def toolset_view(design: Design, service: Service, toolset: Toolset) -> ToolsetView:
@@ -179,25 +175,24 @@ class _ToolsetViewBuilder:
 
     def build(self) -> ToolsetView:
         self._name_classes()
-        module_names = NameScope(MODULE_RESERVED)
-        tools = tuple(self._tool(tool, module_names) for tool in self.toolset.tools)
+        bindings = BindingsBuilder(
+            self.toolset.tools,
+            class_of=self._class_of,
+            message_class=self.message_class_name,
+            remote=self.toolset.mcp is not None,
+        )
+        transforms = bindings.transforms()  # first: it names what the executor calls
+        executor, executions = bindings.executor()
+        module_names = NameScope(SPECS_MODULE_NAMES | CODECS_MODULE_NAMES)
+        tools = tuple(
+            self._tool(tool, module_names, run)
+            for tool, run in zip(self.toolset.tools, executions, strict=True)
+        )
         model_schema, aliases, bounded = self._model_document()
         roots = tuple(
             (self.message_class[key], self.message_value[key]) for key in self.message_value
         )
-        by_name = {view.name: view for view in tools}
-        bindings = BindingsBuilder(
-            self.toolset.tools,
-            class_of=self._class_of,
-            payload_class=lambda tool: self.message_class_name(tool.payload),
-            result_class=lambda tool: self.message_class_name(tool.result),
-            server_data_class=lambda tool, kind: self.message_class_name(
-                next(sd.message for sd in tool.server_data if sd.kind == kind)
-            ),
-            tool_names=lambda tool: by_name[tool.name],
-            remote=self.toolset.mcp is not None,
-        ).build()
-        view = ToolsetView(
+        return ToolsetView(
             service=self.service.name,
             service_ident=self.service.ident,
             name=self.toolset.name,
@@ -208,10 +203,11 @@ class _ToolsetViewBuilder:
             aliases=aliases,
             bounded_classes=bounded,
             root_classes=roots,
-            bindings=bindings,
+            executor=executor,
+            transforms=transforms,
+            first_party=bindings.first_party,
             mcp=MCPServerView.of(self.toolset.mcp) if self.toolset.mcp is not None else None,
         )
-        return view
 
     def _class_of(self, end: ToolEnd) -> str:
         if end.type_name is not None:
@@ -259,7 +255,7 @@ class _ToolsetViewBuilder:
 
     # ── tools ─────────────────────────────────────────────────────────────────────────────
 
-    def _tool(self, tool: Tool, names: NameScope) -> ToolView:
+    def _tool(self, tool: Tool, names: NameScope, run: ToolExecution) -> ToolView:
         const = constant_name(tool.ident)
         bounds = tool.bounds
         next_cursor = None
@@ -302,6 +298,9 @@ class _ToolsetViewBuilder:
             result_codec=names.unique(f"{const}_RESULT"),
             decode_fn=names.unique(f"decode_{tool.ident}_payload"),
             encode_fn=names.unique(f"encode_{tool.ident}_result"),
+            protocol=run.protocol,
+            handler_required=run.handler_required,
+            bound=run.bound,
         )
 
     def _type_view(self, message: Message, omit: frozenset[str] = frozenset()) -> TypeView:
@@ -347,7 +346,9 @@ class _ToolsetViewBuilder:
             def_name=lambda ut: self.user_class[ut.name],
             hoist=lambda shape: self.shape_class[id(shape)],
             extensions=extensions,
-            verbatim=False,  # validated against the spec's schema by the codecs instead
+            # What the model cannot hold is checked against the spec's schema by the codecs.
+            constraints=model_constraints,
+            verbatim=False,
         )
         for name in self.user_class:
             builder.type_schema(NamedType(name))

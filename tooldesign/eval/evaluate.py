@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from tooldesign.binding.planner import bind
 from tooldesign.dsl.recorder import recording
-from tooldesign.eval.build import build
+from tooldesign.eval.builder.tools import build
 from tooldesign.eval.load import UsageError, design_files, importable, run_designs
 from tooldesign.ir.errors import DesignError, Issues
 from tooldesign.ir.fingerprint import toolset_fingerprints

@@ -39,8 +39,17 @@ def toolset_fingerprints(design: Design, *, bound: bool) -> dict[str, str]:
 
 @cache
 def rules_fingerprint() -> str:
-    """Changes with tooldesign's version or any of the IR's rules."""
+    """Changes with tooldesign's version or any rule that builds, checks, binds or names the IR.
+
+    The sources are read, not imported: the IR depends on none of the stages that use it.
+    """
+    root = Path(tooldesign.__file__).parent
+    sources = [
+        *(path for folder in ("ir", "eval", "binding") for path in (root / folder).rglob("*.py")),
+        root / "codegen" / "naming.py",  # the identifiers the IR holds
+    ]
     h = hashlib.sha256(tooldesign.__version__.encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    for path in sorted(sources):
+        h.update(path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()

@@ -11,12 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from tooldesign.dsl.records import Location
-
-if TYPE_CHECKING:
-    from tooldesign.binding.plan import BindingPlan
 
 
 class _NoValue:
@@ -245,8 +242,10 @@ class Binding:
     qualname: str
     location: Location = field(repr=False)
     path: str = field(repr=False)
-    plan: BindingPlan | None = None
-    """How the tool's values reach the method and come back (see ``ir.binding``)."""
+    plan: object = None
+    """How the tool's values reach the method and come back: a ``BindingPlan`` once the binding
+    phase planned it. The IR holds it without knowing its type (``binding.plan.plan_of`` reads
+    it), so the IR depends on no later stage."""
 
     @property
     def target(self) -> str:

@@ -2,12 +2,12 @@
 
 One builder serves three readers: the catalog and specs (what a model sees: inline objects,
 injected fields left out), the model generator (every object hoisted into ``$defs`` under its
-class name) and design validation (defaults and examples checked against their own schema).
+class name, through hooks code generation gives) and design validation (defaults and examples
+checked against their own schema).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -47,18 +47,11 @@ _VALUE_KEYWORDS = (
 )
 
 
-RFC3339_TYPES = {
-    "date-time": "tooldesign.runtime.Rfc3339DateTime",
-    "date": "tooldesign.runtime.Rfc3339Date",
-    "time": "tooldesign.runtime.Rfc3339Time",
-}
-"""The runtime types generated models hold these formats as (RFC 3339, as JSON Schema reads them)."""
-
-NON_STRING_FORMATS = frozenset({*RFC3339_TYPES, "duration", "uri", "uuid", "ipv4", "ipv6"})
+NON_STRING_FORMATS = frozenset(
+    {"date-time", "date", "time", "duration", "uri", "uuid", "ipv4", "ipv6"}
+)
 """Formats whose values generated models hold as another Python type than ``str`` (a datetime,
 an ``AnyUrl``, a ``UUID``, …): such a type takes no string constraints."""
-
-_STRING_CONSTRAINTS = ("min_length", "max_length", "pattern")
 
 
 def model_format_types() -> dict[str, Any]:
@@ -88,21 +81,12 @@ def model_format_types() -> dict[str, Any]:
     return types
 
 
-def constraints_beyond_model(c: Constraints) -> tuple[str, ...]:
-    """The constraints of ``c`` a generated model cannot hold, by attribute name.
+StatedConstraints = Callable[[Constraints], tuple[Constraints, Mapping[str, Any]]]
+"""What of a field's constraints a schema states, and keywords to add beside them."""
 
-    A string of a :data:`NON_STRING_FORMATS` format (and no enum) is no ``str`` in the model, so its length
-    and pattern cannot be checked there; a hostname's model type is a pattern of its own, which
-    would replace the design's. The model generator's document leaves these out, and the codecs
-    check them against the model-facing schema instead (``TypeSpec.check_schema``).
-    """
-    if c.enum is not None:
-        return ()  # a Literal of the enum's values, which the design checks against the rest
-    if c.format in NON_STRING_FORMATS:
-        return tuple(k for k in _STRING_CONSTRAINTS if getattr(c, k) is not None)
-    if c.format == "hostname" and c.pattern is not None:
-        return ("pattern",)
-    return ()
+
+def _every_constraint(c: Constraints) -> tuple[Constraints, Mapping[str, Any]]:
+    return c, {}
 
 
 def _no_hoisting(shape: ObjectShape) -> str | None:
@@ -118,7 +102,9 @@ class SchemaBuilder:
 
     ``def_name`` names a user type in ``$defs``; ``hoist`` returns a ``$defs`` name for an inline
     object to move it there (``None`` keeps it inline); ``extensions`` adds keywords to an
-    object's schema.
+    object's schema; ``constraints`` says what of a field's constraints the schema states (all
+    of them unless a reader of the schema needs less); ``verbatim`` writes an
+    ``Any(schema=...)`` schema as it is (``False``: as ``{}``, any value).
     """
 
     def __init__(
@@ -128,18 +114,16 @@ class SchemaBuilder:
         def_name: Callable[[UserType], str] | None = None,
         hoist: Callable[[ObjectShape], str | None] = _no_hoisting,
         extensions: Callable[[ObjectShape], Mapping[str, Any]] = _no_extensions,
+        constraints: StatedConstraints = _every_constraint,
         verbatim: bool = True,
     ) -> None:
         self.types = types
         self.verbatim = verbatim
-        """Write ``Any(schema=...)`` schemas as they are, and every enum. The model generator
-        reads ``{}`` for the former and no enum that holds a float (Python's ``Literal`` cannot
-        hold one, so the generated type would be a union): the codecs check those against the
-        model-facing schema instead."""
         self.defs: dict[str, Schema] = {}
         self._def_name = def_name or (lambda t: t.name)
         self._hoist = hoist
         self._extensions = extensions
+        self._constraints = constraints
 
     def document(self, root: Schema) -> Schema:
         """``root`` with the ``$defs`` it needs (sorted, so output is stable)."""
@@ -209,12 +193,10 @@ class SchemaBuilder:
         out = self.type_schema(f.type)
         if f.description:
             out = _with_description(out, f.description)
-        constraints = f.constraints
-        if not self.verbatim:
-            constraints = _model_constraints(constraints)
-        apply_constraints(out, constraints)
-        if not self.verbatim and constraints.format in RFC3339_TYPES and constraints.enum is None:
-            value_schema(out)["x-python-type"] = RFC3339_TYPES[constraints.format]
+        stated, keywords = self._constraints(f.constraints)
+        apply_constraints(out, stated)
+        if keywords:
+            value_schema(out).update(keywords)
         if f.has_default:
             out["default"] = f.default
         if f.example is not NO_VALUE:
@@ -230,18 +212,6 @@ def _with_description(schema: Schema, description: str) -> Schema:
         "description": description,
         **{k: v for k, v in schema.items() if k not in head},
     }
-
-
-def _model_constraints(c: Constraints) -> Constraints:
-    """What of ``c`` the model generator reads: only what the generated model can hold.
-
-    The rest is checked against the model-facing schema by the codecs: an enum holding a float
-    (Python's ``Literal`` cannot), and :func:`constraints_beyond_model`.
-    """
-    dropped = dict.fromkeys(constraints_beyond_model(c))
-    if c.enum is not None and any(isinstance(value, float) for value in c.enum):
-        dropped["enum"] = None
-    return dataclasses.replace(c, **dropped) if dropped else c
 
 
 def value_schema(schema: Schema) -> Schema:

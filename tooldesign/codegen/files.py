@@ -1,0 +1,128 @@
+"""The output's layout: the files of a toolset package and of a service package, in one place.
+
+Each file is named by its path, what renders it and what that reads. Python modules come from
+the templates (``types.py`` from the model generator) and pass through the one formatting run;
+catalogs and the service packages' ``__init__.py`` files are written as rendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tooldesign.codegen.catalog import tool_entry
+from tooldesign.codegen.output import HEADER
+
+if TYPE_CHECKING:
+    from tooldesign.codegen.views import ToolsetView
+
+MODELS = "<model generator>"
+"""The renderer of ``types.py``: datamodel-code-generator, from the view's model document."""
+
+CATALOG = "<catalog>"
+"""The renderer of ``tool_schemas.json``: the tools listed, as JSON with one tool a line."""
+
+SERVICE_INIT = "<service package>"
+"""The renderer of a service package's ``__init__.py`` files: a header and a docstring."""
+
+CATALOG_NAME = "tool_schemas.json"
+MODELS_NAME = "types.py"
+
+CatalogPart = Sequence[dict[str, Any]] | Path
+"""A toolset's tools in a service catalog: their entries, or its catalog file already on disk."""
+
+
+@dataclass(frozen=True)
+class GeneratedFile:
+    path: str
+    """Relative to the output folder."""
+    template: str
+    """A template in ``codegen/templates``, or :data:`MODELS`, :data:`CATALOG` or
+    :data:`SERVICE_INIT`."""
+    context: Mapping[str, Any]
+    formatted: bool = True
+    """Passes through the formatting run (``False``: written exactly as rendered)."""
+    first_party: frozenset[str] | None = None
+    """For a module that imports application code: its top-level packages, so its imports are
+    sorted as in the application's project."""
+
+
+def package_dir(service_ident: str, toolset_ident: str) -> str:
+    """Where a toolset's package goes, relative to the output folder."""
+    return f"{service_ident}/toolsets/{toolset_ident}"
+
+
+def catalog_entries(view: ToolsetView) -> list[dict[str, Any]]:
+    """The toolset's tools as catalogs list them."""
+    return [tool_entry(tool, view.service, view.name) for tool in view.tools]
+
+
+def toolset_files(view: ToolsetView, catalog: Sequence[dict[str, Any]]) -> list[GeneratedFile]:
+    """Every file of a toolset package; ``catalog``: its tools' entries."""
+    package = package_dir(view.service_ident, view.ident)
+    context = {
+        "view": view,
+        "header": f"{HEADER}\n# Toolset {view.name!r} of service {view.service!r}.",
+    }
+    files = [
+        GeneratedFile(
+            f"{package}/__init__.py",
+            "package_init.py.j2",
+            {**context, "doc": f"Toolset {view.name} of service {view.service}."},
+        ),
+        GeneratedFile(f"{package}/specs.py", "specs.py.j2", context),
+        GeneratedFile(f"{package}/codecs.py", "codecs.py.j2", context),
+    ]
+    if view.mcp is not None:  # its tools run on an MCP server: no bindings, a remote executor
+        files.append(GeneratedFile(f"{package}/executor.py", "mcp_executor.py.j2", context))
+    else:
+        files.append(
+            GeneratedFile(
+                f"{package}/executor.py", "executor.py.j2", context, first_party=view.first_party
+            )
+        )
+    if view.transforms is not None:
+        files.append(
+            GeneratedFile(
+                f"{package}/transforms.py",
+                "transforms.py.j2",
+                context,
+                first_party=view.first_party,
+            )
+        )
+    files.append(
+        GeneratedFile(
+            f"{package}/{MODELS_NAME}",
+            MODELS,
+            {
+                "view": view,
+                "header": f"{HEADER}\n# Models of toolset {view.name!r} of service {view.service!r}.",
+            },
+        )
+    )
+    files.append(
+        GeneratedFile(f"{package}/{CATALOG_NAME}", CATALOG, {"parts": [catalog]}, formatted=False)
+    )
+    return files
+
+
+def service_files(name: str, ident: str, catalog: Sequence[CatalogPart]) -> list[GeneratedFile]:
+    """The files of a service package beside its toolsets' (``catalog``: each toolset's tools)."""
+    header = f"{HEADER}\n# Service {name!r}."
+    return [
+        GeneratedFile(
+            f"{ident}/__init__.py",
+            SERVICE_INIT,
+            {"header": header, "doc": f"Generated toolsets of service {name}."},
+            formatted=False,
+        ),
+        GeneratedFile(
+            f"{ident}/toolsets/__init__.py",
+            SERVICE_INIT,
+            {"header": header, "doc": f"Toolset packages of service {name}."},
+            formatted=False,
+        ),
+        GeneratedFile(f"{ident}/{CATALOG_NAME}", CATALOG, {"parts": catalog}, formatted=False),
+    ]

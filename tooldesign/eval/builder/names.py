@@ -1,0 +1,59 @@
+"""Names a design gives: the rules they follow and the identifiers they become, unique per scope."""
+
+from __future__ import annotations
+
+import re
+
+from tooldesign.codegen.naming import python_identifier
+from tooldesign.dsl.records import Location
+from tooldesign.ir.errors import Issues
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class UniqueNames:
+    """Names of one kind in one scope: unique as written, and still unique once sanitised.
+
+    ``claim`` reports the first problem found and says whether the name may be used.
+    """
+
+    def __init__(self, kind: str, issues: Issues) -> None:
+        self.kind = kind
+        self.issues = issues
+        self.first: dict[str, Location] = {}
+        self.sanitised: dict[str, str] = {}
+
+    def claim(self, name: str, sanitised: str | None, location: Location, path: str) -> bool:
+        if name in self.first:
+            self.issues.add(
+                f"duplicate {self.kind} name {name!r} (first declared at {self.first[name]})",
+                location,
+                path,
+            )
+            return False
+        if sanitised is None:
+            self.issues.add(
+                f"{self.kind} name {name!r} is not a valid identifier after sanitising",
+                location,
+                path,
+            )
+            return False
+        if sanitised in self.sanitised:
+            other = self.sanitised[sanitised]
+            self.issues.add(
+                f"{self.kind} name {name!r} collides with {other!r} after sanitising (both become {sanitised!r})",
+                location,
+                path,
+            )
+            return False
+        self.first[name] = location
+        self.sanitised[sanitised] = name
+        return True
+
+
+def ident(name: object, digit_prefix: str) -> str:
+    """A Python identifier for a group or tool name (a stand-in for a name that is no string)."""
+    if not isinstance(name, str):
+        return digit_prefix.rstrip("_")
+    return python_identifier(name, digit_prefix=digit_prefix) or digit_prefix.rstrip("_")

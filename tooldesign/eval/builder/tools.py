@@ -1,0 +1,256 @@
+"""Services, toolsets and tools: the design's tree, each name checked, each tool built whole.
+
+An element whose name is rejected (invalid, or taken) is still built, so the problems inside it
+are reported too: services, toolsets and tools stay in the IR (a design with issues is never
+generated), while a repeated type or attribute goes to ``Design.rejected``, which validation
+checks like the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from tooldesign.codegen.naming import pascal_case
+from tooldesign.dsl.records import (
+    BindRecord,
+    DesignRecord,
+    Location,
+    Record,
+    ServiceRecord,
+    ToolRecord,
+    ToolsetRecord,
+)
+from tooldesign.eval.builder import messages, values
+from tooldesign.eval.builder.bounded import bounded
+from tooldesign.eval.builder.fields import TypeBuilder
+from tooldesign.eval.builder.mcp import mcp_server_spec, remote_name
+from tooldesign.eval.builder.names import GROUP_NAME, TOOL_NAME, UniqueNames, ident
+from tooldesign.ir.errors import Issues
+from tooldesign.ir.model import (
+    Annotations,
+    Binding,
+    Design,
+    Service,
+    Tool,
+    Toolset,
+)
+
+GroupT = TypeVar("GroupT", ServiceRecord, ToolsetRecord)
+
+
+def build(record: DesignRecord, issues: Issues, sources: Iterable[str] = ()) -> Design:
+    """Phase 2 of evaluation: the design's records as the IR, every problem in ``issues``."""
+    for issue in record.issues:
+        issues.add(issue.message, issue.location, issue.path)
+    types = TypeBuilder(issues)
+    types.user_types(record.types)
+    services = _TreeBuilder(types).services(record.services)
+    return Design(
+        services=services,
+        types=dict(types.types),
+        sources=tuple(sources),
+        rejected=tuple(types.rejected),
+    )
+
+
+class _TreeBuilder:
+    def __init__(self, types: TypeBuilder) -> None:
+        self.types = types
+        self.issues = types.issues
+
+    def _text(self, value: Any, rec: Record, what: str) -> str | None:
+        return values.text(value, rec, what, self.issues)
+
+    def services(self, records: list[ServiceRecord]) -> tuple[Service, ...]:
+        out: list[Service] = []
+        for rec in self._checked_groups(records, "service"):
+            toolsets = tuple(
+                self._toolset(t, rec.name) for t in self._checked_groups(rec.toolsets, "toolset")
+            )
+            # Within a toolset a repeated name is reported by the toolset; here, across toolsets.
+            tool_names: dict[str, tuple[Location, Toolset]] = {}
+            for toolset in toolsets:
+                for tool in toolset.tools:
+                    first = tool_names.get(tool.name)
+                    if first is None:
+                        tool_names[tool.name] = (tool.location, toolset)
+                    elif first[1] is not toolset:
+                        self.issues.add(
+                            f"duplicate tool name {tool.name!r} in service {rec.name!r} (first declared at {first[0]}); "
+                            "the model sees tool names, so they must be unique per service",
+                            tool.location,
+                            tool.path,
+                        )
+            desc = self._text(rec.description, rec, "description")
+            out.append(
+                Service(
+                    rec.name, ident(rec.name, "service_"), desc, toolsets, rec.location, rec.path
+                )
+            )
+        return tuple(out)
+
+    def _checked_groups(self, records: list[GroupT], kind: str) -> list[GroupT]:
+        """Every record, its name checked: valid, and unique as written and as a Python identifier.
+
+        A record whose name is rejected is kept, so what it holds is checked too.
+        """
+        names = UniqueNames(kind, self.issues)
+        for rec in records:
+            name = rec.name
+            if not values.is_text(name) or not GROUP_NAME.match(name):
+                self.issues.add(
+                    f"{kind} name {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ (it names a Python package)",
+                    rec.location,
+                    rec.path,
+                )
+                continue
+            names.claim(name, ident(name, f"{kind}_"), rec.location, rec.path)
+        return records
+
+    def _toolset(self, rec: ToolsetRecord, service: str) -> Toolset:
+        tags = self._tags(rec.tags, rec)
+        tools: list[Tool] = []
+        names = UniqueNames("tool", self.issues)
+        for tool_rec in rec.tools:
+            name = tool_rec.name
+            tool_ident = ident(name, "tool_")
+            if not values.is_text(name) or not TOOL_NAME.match(name):
+                length = (
+                    f" is {len(name)} characters long and"
+                    if values.is_text(name) and len(name) > 64
+                    else ""
+                )
+                self.issues.add(
+                    f"tool name {name!r}{length} must match ^[A-Za-z0-9_-]{{1,64}}$: 1 to 64 letters, digits, "
+                    "_ or - (models see it as the function name)",
+                    tool_rec.location,
+                    tool_rec.path,
+                )
+            else:
+                names.claim(name, tool_ident, tool_rec.location, tool_rec.path)
+            # Kept whatever its name: what the tool declares is checked too.
+            tools.append(self._tool(tool_rec, service, rec.name, tool_ident, tags, rec.is_mcp))
+        desc = self._text(rec.description, rec, "description")
+        return Toolset(
+            rec.name,
+            ident(rec.name, "toolset_"),
+            desc,
+            tags,
+            tuple(tools),
+            rec.location,
+            rec.path,
+            mcp=mcp_server_spec(rec.mcp_server, rec, self.issues) if rec.is_mcp else None,
+        )
+
+    def _tool(
+        self,
+        rec: ToolRecord,
+        service: str,
+        toolset: str,
+        ident: str,
+        toolset_tags: tuple[str, ...],
+        on_server: bool = False,
+    ) -> Tool:
+        for what, where in rec.duplicates:
+            self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
+        remote = remote_name(rec, on_server, self.issues)
+        prefix = pascal_case(ident)
+        description = self._text(rec.description, rec, "description")
+        if not description or not description.strip():
+            self.issues.add(
+                "tool needs a description (models read it to decide when to call the tool)",
+                rec.location,
+                rec.path,
+            )
+        title = self._text(rec.title, rec, "title")
+        tags = tuple(dict.fromkeys((*toolset_tags, *self._tags(rec.tags, rec))))
+        payload = messages.payload(self.types, rec.args, prefix, rec)
+        result = messages.result(self.types, rec.returns, prefix, rec)
+        bounds = None
+        if rec.bounded is not None:
+            bounds, payload, result = bounded(self.types, rec, payload, result, prefix)
+        # Transforms are planned later, once the whole design is validated (``binding.planner``).
+        return Tool(
+            name=rec.name,
+            ident=ident,
+            class_prefix=prefix,
+            service=service,
+            toolset=toolset,
+            title=title,
+            description=description or "",
+            tags=tags,
+            payload=payload,
+            result=result,
+            location=rec.location,
+            path=rec.path,
+            bounds=bounds,
+            injected=messages.injected(self.types, rec, payload),
+            server_data=messages.server_data(self.types, rec, prefix),
+            binding=self._binding(rec.bind) if rec.bind is not None and not on_server else None,
+            annotations=self._annotations(rec),
+            remote_name=remote,
+        )
+
+    def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
+        out: list[str] = []
+        for tag, where in tags:
+            if not values.is_text(tag) or not tag.strip():
+                self.issues.add(f"tags must be non-empty strings, got {tag!r}", where, rec.path)
+            elif tag not in out:
+                out.append(tag)
+        return tuple(out)
+
+    def _annotations(self, rec: ToolRecord) -> Annotations:
+        ann = rec.annotations
+        if ann is None:
+            return Annotations()
+        values: dict[str, bool | None] = {}
+        for key in ("read_only", "destructive", "idempotent", "open_world"):
+            value = getattr(ann, key)
+            if value is not None and not isinstance(value, bool):
+                self.issues.add(
+                    f"Annotations {key}= must be True, False or None, got {value!r}",
+                    ann.location,
+                    ann.path,
+                )
+                value = None
+            values[key] = value
+        return Annotations(**values)
+
+    def _binding(self, rec: BindRecord) -> Binding | None:
+        target = rec.target
+        module: str | None
+        if values.is_text(target):
+            module, _, qualname = target.partition(":") if ":" in target else target.rpartition(".")
+        else:
+            module = getattr(target, "__module__", None)
+            qualname = getattr(target, "__qualname__", "")
+            if not callable(target):
+                self.issues.add(f"BindTo target {target!r} is not callable", rec.location, rec.path)
+                return None
+        if not module or not qualname or "<" in qualname:
+            self.issues.add(
+                f"BindTo target {target!r} is not importable: bind a module-level function or a method of a module-level class",
+                rec.location,
+                rec.path,
+            )
+            return None
+        try:
+            obj: Any = importlib.import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+        except Exception as exc:  # noqa: BLE001 - the application's module may fail to import in any way
+            self.issues.add(
+                f"BindTo target {module}:{qualname} is not importable: {type(exc).__name__}: {exc}",
+                rec.location,
+                rec.path,
+            )
+            return None
+        if not callable(obj):
+            self.issues.add(
+                f"BindTo target {module}:{qualname} is not callable", rec.location, rec.path
+            )
+            return None
+        return Binding(module, qualname, rec.location, rec.path)

@@ -1,0 +1,57 @@
+"""``Any(schema=...)``: a JSON Schema kept verbatim, checked to be one that fits in a tool's schema."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tooldesign.dsl.types import VerbatimExpr
+from tooldesign.ir.errors import Issues
+from tooldesign.ir.model import Primitive, PrimitiveType
+
+
+def verbatim_type(value: VerbatimExpr, path: str, issues: Issues) -> PrimitiveType | None:
+    """``Any(schema=...)``, checked to be a self-contained JSON Schema 2020-12 document
+    (``None``: it is not, and why is reported)."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    schema = value.schema
+    try:
+        text = json.dumps(schema, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        issues.add(f"Any(schema=...) must be JSON data: {exc}", value.location, path)
+        return None
+    if not isinstance(schema, dict | bool):
+        issues.add(
+            f"Any(schema=...) takes a JSON Schema (an object), got {schema!r}", value.location, path
+        )
+        return None
+    error = best_match(Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "its root"
+        issues.add(
+            f"Any(schema=...) is not a valid JSON Schema 2020-12 (at {where}): {error.message}",
+            value.location,
+            path,
+        )
+        return None
+    if _has_reference(schema):
+        issues.add(
+            "Any(schema=...) must be self-contained: a $ref would point outside it once it is "
+            "placed in a tool's schema (inline what it refers to)",
+            value.location,
+            path,
+        )
+        return None
+    return PrimitiveType(Primitive.ANY, text)
+
+
+def _has_reference(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return any(
+            key in ("$ref", "$dynamicRef") or _has_reference(value) for key, value in schema.items()
+        )
+    if isinstance(schema, list):
+        return any(_has_reference(item) for item in schema)
+    return False
