@@ -108,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _command(serve, "serve_mcp")
 
+    from tooldesign.commands import worker
+
+    _command(worker.add_parser(commands), "worker")
+
     importing = commands.add_parser(
         "import", help="write a design from existing tools (Python code or an MCP server)"
     )

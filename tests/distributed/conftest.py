@@ -202,8 +202,11 @@ async def wait_live(
     raise AssertionError(f"no worker of {toolset} {version} became live")
 
 
-def worker_process(url: str, prefix: str, *options: str, **env: str) -> subprocess.Popen[bytes]:
-    """``tooldesign worker`` serving tests.distributed.app:runtime in a process of its own."""
+def worker_process(
+    url: str, prefix: str, *options: str, log: Path, **env: str
+) -> subprocess.Popen[bytes]:
+    """``tooldesign worker`` serving tests.distributed.app:runtime in a process of its own,
+    logging to ``log``."""
     environment = {
         **os.environ,
         "TD_REDIS_URL": url,
@@ -215,4 +218,5 @@ def worker_process(url: str, prefix: str, *options: str, **env: str) -> subproce
         sys.executable, "-m", "tooldesign.cli", "worker", "tests.distributed.app:runtime",
         "--redis", url, "--prefix", prefix, *options,
     ]  # fmt: skip
-    return subprocess.Popen(command, cwd=ROOT, env=environment, stderr=subprocess.PIPE)
+    with log.open("ab") as sink:
+        return subprocess.Popen(command, cwd=ROOT, env=environment, stderr=sink)

@@ -191,17 +191,20 @@ return {claimed[1], claimed[2], counts}
 
 RENEW = """
 -- KEYS: requests.  ARGV: group, consumer, entry ids...
--- Resets the idle time of the entries this consumer still holds; returns those it does not.
-local lost = {}
+-- Resets the idle time of the entries this consumer still holds; returns those another
+-- consumer took over (entries no longer pending were answered meanwhile).
+local taken = {}
 for i = 3, #ARGV do
   local pending = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
-  if pending[1] and pending[1][2] == ARGV[2] then
-    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
-  else
-    lost[#lost + 1] = ARGV[i]
+  if pending[1] then
+    if pending[1][2] == ARGV[2] then
+      redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+    else
+      taken[#taken + 1] = ARGV[i]
+    end
   end
 end
-return lost
+return taken
 """
 
 HEARTBEAT = (
@@ -345,6 +348,7 @@ class _Agent:
     waiting: dict[str, list[asyncio.Future[Answer]]] = field(default_factory=dict)
     last_read: str = "0-0"
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    closed: bool = False
 
 
 class RedisTransport(Transport):
@@ -434,16 +438,21 @@ class RedisTransport(Transport):
         agent, self._agent, self._starting = self._agent, None, None
         if agent is None:
             return
+        # Flag, sockets closed, then cancel: a cancellation that lands inside redis-py's read
+        # can be lost, and the loops must end all the same.
+        agent.closed = True
+        with contextlib.suppress(*TRANSIENT, redis_errors.RedisError):
+            await agent.client.connection_pool.disconnect()
         for task in agent.tasks:
             task.cancel()
-        await asyncio.gather(*agent.tasks, return_exceptions=True)
+        await asyncio.wait(agent.tasks, timeout=2)
         for futures in agent.waiting.values():
             for future in futures:
                 if not future.done():
                     future.set_result(NoAnswer(sent=True, detail="the transport was closed"))
         with contextlib.suppress(*TRANSIENT, redis_errors.RedisError):
             await agent.client.delete(agent.reply_key)
-        await agent.client.aclose()
+            await agent.client.aclose()
 
     # ── calls ────────────────────────────────────────────────────────────────────────────
 
@@ -512,10 +521,10 @@ class RedisTransport(Transport):
     async def _read_replies(self, agent: _Agent) -> None:
         # From the last id read, never "$": an answer landing between two reads is not skipped.
         backoff = Backoff()
-        while True:
+        while not agent.closed:
             try:
                 response: Any = await agent.client.xread(
-                    {agent.reply_key: agent.last_read}, count=1000, block=5000
+                    {agent.reply_key: agent.last_read}, count=1000, block=2000
                 )
             except TRANSIENT as exc:
                 log.warning("reading answers from %s failed (%s); retrying", self.url, exc)
@@ -539,7 +548,7 @@ class RedisTransport(Transport):
     async def _refresh(self, agent: _Agent) -> None:
         """Keeps what ``last_seen_live`` reports and the clock offset current, and drops
         answers already read."""
-        while True:
+        while not agent.closed:
             await asyncio.sleep(self.refresh_interval)
             try:
                 await self._refresh_live(agent)
@@ -552,7 +561,7 @@ class RedisTransport(Transport):
     async def _supervised(self, agent: _Agent, loop_body: Any) -> None:
         # An agent must never stop reading answers: a loop that fails is logged and restarted.
         backoff = Backoff()
-        while True:
+        while not agent.closed:
             try:
                 await loop_body(agent)
             except asyncio.CancelledError:

@@ -239,7 +239,7 @@ class RedisWorker:
                 await asyncio.gather(*unfinished, return_exceptions=True)
                 await self._hand_back(held)
         loops["renew"].cancel()
-        await asyncio.gather(loops["renew"], return_exceptions=True)
+        await asyncio.wait([loops["renew"]], timeout=5)
         with contextlib.suppress(*TRANSIENT):
             await self._leave_group()
         await client.aclose()
@@ -278,6 +278,9 @@ class RedisWorker:
                 if "BUSYGROUP" not in str(exc):
                     raise
 
+    def _stopped(self) -> bool:
+        return self._stopping is not None and self._stopping.is_set()
+
     def _member(self, stream: _Stream) -> str:
         return f"{stream.served.version} {self.id}"
 
@@ -288,7 +291,7 @@ class RedisWorker:
         backoff = Backoff()
         turn = 0
         by_key = {stream.key: stream for stream in self._streams}
-        while True:
+        while not self._stopped():
             taken = self._slots.take(self.concurrency, keep=self._reserve)
             if not taken:
                 await self._slots.freed()
@@ -330,7 +333,7 @@ class RedisWorker:
         assert self._client is not None
         interval = min(self.claim_timeout / 4, 1.0)
         min_idle = int(self.claim_timeout * 1000)
-        while True:
+        while not self._stopped():
             await asyncio.sleep(interval)
             for stream in self._streams:
                 cursor = "0-0"
@@ -373,7 +376,7 @@ class RedisWorker:
 
     async def _renew(self) -> None:
         assert self._client is not None
-        while True:
+        while True:  # until the calls it renews are done (cancelled last)
             await asyncio.sleep(self.claim_timeout / 3)
             by_stream: dict[str, list[str]] = {}
             for stream_key, entry_id in list(self._running):
@@ -382,13 +385,13 @@ class RedisWorker:
                 for start in range(0, len(ids), 500):
                     chunk = ids[start : start + 500]
                     try:
-                        lost = await self._scripts["renew"](
+                        taken = await self._scripts["renew"](
                             keys=[stream_key], args=[GROUP, self.id, *chunk], client=self._client
                         )
                     except TRANSIENT as exc:
                         log.warning("worker %s: renewing claims failed (%s)", self.id, exc)
                         continue
-                    for entry_id in lost:
+                    for entry_id in taken:
                         if (stream_key, entry_id) in self._running:
                             log.warning(
                                 "worker %s: call %s on %s was taken over by another worker",
@@ -399,7 +402,7 @@ class RedisWorker:
 
     async def _heartbeat(self) -> None:
         backoff = Backoff()
-        while True:
+        while not self._stopped():
             await asyncio.sleep(self.heartbeat_interval)
             try:
                 await self._beat()
@@ -613,22 +616,22 @@ class RedisWorker:
                 await backoff.sleep()
 
 
+async def run_until_stopped(worker: RedisWorker) -> None:
+    """Run ``worker`` in this event loop until SIGTERM or SIGINT, then stop it cleanly."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, worker.stop)
+    try:
+        await worker.run()
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
 def serve(runtime: Runtime, url: str = DEFAULT_URL, **options: Any) -> None:
-    """Run a :class:`RedisWorker` until SIGTERM or Ctrl-C, then stop it cleanly.
+    """Serve ``runtime``'s toolsets with a :class:`RedisWorker` until SIGTERM or Ctrl-C.
 
     Raises :class:`WorkerFailed` when a worker loop failed, and :class:`TransportError` when the
     server cannot be reached or is older than Redis 7.
     """
-    worker = RedisWorker(runtime, url, **options)
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, worker.stop)
-        try:
-            await worker.run()
-        finally:
-            for signum in (signal.SIGTERM, signal.SIGINT):
-                loop.remove_signal_handler(signum)
-
-    asyncio.run(main())
+    asyncio.run(run_until_stopped(RedisWorker(runtime, url, **options)))
