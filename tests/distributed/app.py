@@ -28,7 +28,9 @@ def effects_key(prefix: str, tool: str) -> str:
     return f"{prefix}:test-effects:{tool}"
 
 
-def registration(url: str, prefix: str, *, delay: float = 0.0, tag: str = "") -> ToolsetRegistration:
+def registration(
+    url: str, prefix: str, *, delay: float = 0.0, tag: str = ""
+) -> ToolsetRegistration:
     """The devices toolset; a ``tag`` changes a description, so it is another catalog version."""
     counter = redis_asyncio.Redis.from_url(url, decode_responses=True)
     inventory = Inventory()
@@ -37,7 +39,9 @@ def registration(url: str, prefix: str, *, delay: float = 0.0, tag: str = "") ->
         await counter.hincrby(effects_key(prefix, tool), meta.call_id or "-", 1)
         await asyncio.sleep(float(meta.labels.get("sleep", delay)))
 
-    async def restart_device(args: t.RestartDevicePayload, meta: ToolCallMeta) -> t.RestartDeviceResult:
+    async def restart_device(
+        args: t.RestartDevicePayload, meta: ToolCallMeta
+    ) -> t.RestartDeviceResult:
         await took_effect("restart_device", meta)
         job = f"{meta.call_id}|{meta.trace.get('traceparent', '')}|{tag}"
         return t.RestartDeviceResult(accepted=True, job_id=job)
@@ -53,7 +57,9 @@ def registration(url: str, prefix: str, *, delay: float = 0.0, tag: str = "") ->
     if not tag:
         return made
     first, *rest = made.tools
-    changed = replace(first, spec=replace(first.spec, description=f"{first.spec.description} {tag}"))
+    changed = replace(
+        first, spec=replace(first.spec, description=f"{first.spec.description} {tag}")
+    )
     return replace(made, tools=(changed, *rest))
 
 

@@ -172,7 +172,9 @@ def prefix(redis_server: RedisServer) -> Iterator[str]:
 
 
 @asynccontextmanager
-async def running_worker(runtime: Runtime, url: str, prefix: str, **options: Any) -> AsyncIterator[RedisWorker]:
+async def running_worker(
+    runtime: Runtime, url: str, prefix: str, **options: Any
+) -> AsyncIterator[RedisWorker]:
     """A worker serving ``runtime`` in this event loop, live when the block starts."""
     options.setdefault("heartbeat_interval", 0.2)
     worker = RedisWorker(runtime, url, prefix=prefix, **options)

@@ -13,7 +13,7 @@ from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.transports import remote_registration
 from tooldesign.runtime.transports.redis import RedisTransport
 
-import gen.assistant.toolsets.devices as devices
+from gen.assistant.toolsets import devices
 from tests.distributed.app import effects_key
 from tests.distributed.conftest import RedisServer, wait_live, worker_process
 
@@ -78,7 +78,11 @@ def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
     print(f"\noutcomes: {outcomes}; last answer {after_kill:.2f} s after the kill")
     assert len(results) == CALLS
     # Every call answered: none lost, none timed out.
-    allowed = {("restart_device", "ok"), ("restart_device", "outcome_unknown"), ("get_device", "ok")}
+    allowed = {
+        ("restart_device", "ok"),
+        ("restart_device", "outcome_unknown"),
+        ("get_device", "ok"),
+    }
     assert set(outcomes) <= allowed, outcomes
 
     with redis_server.client() as client:
@@ -93,6 +97,8 @@ def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
     assert len(reads) == CALLS // 2
     taken_over = logs[1].read_text().count("took over call")
     assert taken_over > 0
-    assert outcomes.get(("restart_device", "outcome_unknown"), 0) + sum(
-        int(c) > 1 for c in reads.values()
-    ) <= taken_over
+    assert (
+        outcomes.get(("restart_device", "outcome_unknown"), 0)
+        + sum(int(c) > 1 for c in reads.values())
+        <= taken_over
+    )

@@ -527,6 +527,8 @@ class RedisTransport(Transport):
                     {agent.reply_key: agent.last_read}, count=1000, block=2000
                 )
             except TRANSIENT as exc:
+                if agent.closed:
+                    return
                 log.warning("reading answers from %s failed (%s); retrying", self.url, exc)
                 await backoff.sleep()
                 continue

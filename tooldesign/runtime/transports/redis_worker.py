@@ -31,7 +31,7 @@ import contextlib
 import logging
 import signal
 import time
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,7 +144,7 @@ class RedisWorker:
         self.id = process_id()
         self._streams = [_Stream(s, self.keys.requests(s.key, s.version)) for s in self.served]
         # Kept for calls taken over from dead workers, so a busy worker still takes them.
-        self._reserve = max(1, concurrency // 16) if concurrency > 1 else 0
+        self._reserve = concurrency // 16
         self._client: Redis | None = None
         self._scripts: dict[str, Any] = {}
         self._clock = ServerClock()
@@ -222,7 +222,7 @@ class RedisWorker:
         await asyncio.gather(
             *(loops[n] for n in ("read", "claim", "heartbeat")), return_exceptions=True
         )
-        with contextlib.suppress(*TRANSIENT):  # agents stop sending here at once
+        async with self._best_effort("leaving the workers set"):  # agents stop sending here
             for stream in self._streams:
                 await client.zrem(self.keys.workers(stream.served.key), self._member(stream))
         running = list(self._running.values())
@@ -240,9 +240,10 @@ class RedisWorker:
                 await self._hand_back(held)
         loops["renew"].cancel()
         await asyncio.wait([loops["renew"]], timeout=5)
-        with contextlib.suppress(*TRANSIENT):
+        async with self._best_effort("leaving the consumer group"):
             await self._leave_group()
-        await client.aclose()
+        async with self._best_effort("closing the connection"):
+            await client.aclose()
         log.info("worker %s stopped", self.id)
 
     async def _hand_back(self, held: list[tuple[str, str]]) -> None:
@@ -252,12 +253,20 @@ class RedisWorker:
         by_stream: dict[str, list[str]] = {}
         for stream, entry_id in held:
             by_stream.setdefault(stream, []).append(entry_id)
-        with contextlib.suppress(*TRANSIENT):
+        async with self._best_effort("handing back calls"):
             for stream, ids in by_stream.items():
                 await self._client.xclaim(
                     stream, GROUP, self.id, 0, list[Any](ids), idle=idle, justid=True
                 )
                 log.info("worker %s handed back %d calls on %s", self.id, len(ids), stream)
+
+    @contextlib.asynccontextmanager
+    async def _best_effort(self, step: str) -> AsyncIterator[None]:
+        """A step of stopping that must not keep the rest from running."""
+        try:
+            yield
+        except (redis_errors.RedisError, OSError) as exc:
+            log.warning("worker %s: %s failed while stopping: %s", self.id, step, exc)
 
     async def _leave_group(self) -> None:
         # A consumer's pending calls vanish with it: leave only when it holds none.
@@ -317,9 +326,10 @@ class RedisWorker:
                 continue
             except redis_errors.ResponseError as exc:
                 self._slots.give(taken)
-                if "NOGROUP" not in str(exc):
+                if not _stream_gone(exc):
                     raise
-                await self._create_groups()  # the server lost them (a restart without AOF)
+                # The server lost the stream or its group (deleted, or a restart without AOF).
+                await self._create_groups()
                 continue
             backoff.reset()
             got = 0
@@ -353,7 +363,7 @@ class RedisWorker:
                         break
                     except redis_errors.ResponseError as exc:
                         self._slots.give(taken)
-                        if "NOGROUP" not in str(exc):
+                        if not _stream_gone(exc):
                             raise
                         break
                     got = 0
@@ -614,6 +624,11 @@ class RedisWorker:
                     raise
                 log.warning("worker %s: Redis unreachable (%s); retrying", self.id, exc)
                 await backoff.sleep()
+
+
+def _stream_gone(exc: redis_errors.ResponseError) -> bool:
+    """Whether ``exc`` says a request stream or its group no longer exists."""
+    return str(exc).startswith(("NOGROUP", "UNBLOCKED"))
 
 
 async def run_until_stopped(worker: RedisWorker) -> None:
