@@ -21,6 +21,7 @@ class Replied:
 
     result: dict[str, Any]
     worker: str = ""
+    deliveries: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import os
 import re
@@ -38,7 +39,6 @@ from typing import Any
 
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, Redis
-from redis.commands.core import AsyncScript
 from tooldesign.runtime.transports.base import (
     Answer,
     BadAnswer,
@@ -236,6 +236,100 @@ return out
 )
 
 
+SCRIPTS = {
+    "admit": ADMIT,
+    "start": START,
+    "answer": ANSWER,
+    "claim": CLAIM,
+    "renew": RENEW,
+    "heartbeat": HEARTBEAT,
+    "live": LIVE,
+}
+
+
+class Scripts:
+    """Runs the scripts above, batched: the calls made while batches are on their way go out
+    together in the next pipeline (one write and one read for all of them). A few batches are
+    on their way at once, so Redis, the network and this process work at the same time.
+
+    Scripts are loaded by hash; a server that lost them (a restart) gets them again.
+    """
+
+    MAX_BATCH = 256
+    MAX_SENDING = 4
+
+    def __init__(self, client: Redis) -> None:
+        self.client = client
+        self.shas = {
+            name: hashlib.sha1(text.encode()).hexdigest() for name, text in SCRIPTS.items()
+        }
+        self._queue: list[tuple[str, list[Any], asyncio.Future[Any]]] = []
+        self._sending = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def load(self) -> None:
+        for name, text in SCRIPTS.items():
+            self.shas[name] = await self.client.script_load(text)
+
+    async def run(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        """The script's answer; raises what Redis raised for it (a ``TRANSIENT`` error when the
+        server could not be reached: the caller decides whether to try again)."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._queue.append((name, [len(keys), *keys, *args], future))
+        if self._sending < self.MAX_SENDING:
+            self._sending += 1
+            task = loop.create_task(self._send())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return await future
+
+    async def _send(self) -> None:
+        try:
+            await asyncio.sleep(0)  # let the calls made in this turn of the loop join the batch
+            while self._queue:
+                batch = self._queue[: self.MAX_BATCH]
+                del self._queue[: self.MAX_BATCH]
+                await self._execute(batch, reloaded=False)
+        finally:
+            self._sending -= 1
+
+    async def _execute(
+        self, batch: list[tuple[str, list[Any], asyncio.Future[Any]]], *, reloaded: bool
+    ) -> None:
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for name, args, _ in batch:
+                    pipe.evalsha(self.shas[name], *args)
+                results = await pipe.execute(raise_on_error=False)
+        except BaseException as exc:
+            for _, _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        lost = [
+            item
+            for item, result in zip(batch, results, strict=True)
+            if isinstance(result, redis_errors.NoScriptError)
+        ]
+        if lost and not reloaded:  # the server restarted and forgot them: load, run those again
+            try:
+                await self.load()
+            except Exception as exc:  # noqa: BLE001 - handed to every caller
+                results = [exc] * len(batch)
+            else:
+                await self._execute(lost, reloaded=True)
+        for (_, _, future), result in zip(batch, results, strict=True):
+            if future.done():  # answered by the second attempt, or its caller gave up
+                continue
+            if isinstance(result, Exception):
+                future.set_exception(result)
+            else:
+                future.set_result(result)
+
+
 def connect(url: str, *, connections: int) -> Redis:
     """A client for ``url`` whose pool waits for a free connection instead of failing."""
     try:
@@ -342,6 +436,7 @@ class _Agent:
 
     loop: asyncio.AbstractEventLoop
     client: Redis
+    scripts: Scripts
     reply_key: str
     window: asyncio.Semaphore
     clock: ServerClock = field(default_factory=ServerClock)
@@ -389,7 +484,6 @@ class RedisTransport(Transport):
         self._agent: _Agent | None = None
         self._starting: asyncio.Task[_Agent] | None = None
         self._live: dict[str, tuple[str, ...]] | None = None
-        self._scripts: dict[str, AsyncScript] = {}
 
     # ── lifecycle ────────────────────────────────────────────────────────────────────────
 
@@ -416,12 +510,12 @@ class RedisTransport(Transport):
 
     async def _connect(self, loop: asyncio.AbstractEventLoop) -> _Agent:
         client, server = await open_server(self.url, connections=self.connections)
-        self._scripts = {
-            name: client.register_script(text) for name, text in (("admit", ADMIT), ("live", LIVE))
-        }
+        scripts = Scripts(client)
+        await scripts.load()
         agent = _Agent(
             loop,
             client,
+            scripts,
             self.keys.replies(f"{self.agent_id}-{secrets.token_hex(2)}"),
             asyncio.Semaphore(self.max_in_flight),
         )
@@ -497,13 +591,14 @@ class RedisTransport(Transport):
         backoff = Backoff()
         while True:
             try:
-                status, detail = await self._scripts["admit"](
-                    keys=[
+                status, detail = await agent.scripts.run(
+                    "admit",
+                    [
                         keys.workers(message.toolset),
                         keys.requests(message.toolset, message.version),
                         keys.call(message.tool, message.call_id),
                     ],
-                    args=[
+                    [
                         message.version,
                         self.max_queue,
                         int(max(self.result_ttl, timeout + 60)),
@@ -511,7 +606,6 @@ class RedisTransport(Transport):
                         body,
                         message.call_id,
                     ],
-                    client=agent.client,
                 )
                 return str(status), str(detail)
             except TRANSIENT as exc:  # retried until the deadline: queueing twice is harmless
@@ -577,9 +671,7 @@ class RedisTransport(Transport):
     # ── liveness ─────────────────────────────────────────────────────────────────────────
 
     async def _refresh_live(self, agent: _Agent) -> dict[str, tuple[str, ...]]:
-        flat = await self._scripts["live"](
-            keys=[self.keys.toolsets], args=[self.keys.prefix], client=agent.client
-        )
+        flat = await agent.scripts.run("live", [self.keys.toolsets], [self.keys.prefix])
         live = {
             str(flat[i]): live_versions(list(flat[i + 1]))
             for i in range(0, len(flat), 2)
@@ -602,4 +694,4 @@ def _read_answer(text: str) -> Answer:
         reply = ReplyMessage.from_json(text)
     except WireError as exc:
         return BadAnswer(str(exc))
-    return Replied(dict(reply.result), reply.worker)
+    return Replied(dict(reply.result), reply.worker, reply.deliveries)

@@ -42,17 +42,13 @@ from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.transports import answers, serving
 from tooldesign.runtime.transports.base import TransportError
 from tooldesign.runtime.transports.redis import (
-    ANSWER,
-    CLAIM,
     DEFAULT_PREFIX,
     DEFAULT_URL,
     GROUP,
-    HEARTBEAT,
-    RENEW,
-    START,
     TRANSIENT,
     Backoff,
     RedisKeys,
+    Scripts,
     ServerClock,
     live_versions,
     open_server,
@@ -146,7 +142,7 @@ class RedisWorker:
         # Kept for calls taken over from dead workers, so a busy worker still takes them.
         self._reserve = concurrency // 16
         self._client: Redis | None = None
-        self._scripts: dict[str, Any] = {}
+        self._scripts: Scripts | None = None
         self._clock = ServerClock()
         self._slots = _Slots(concurrency)
         self._running: dict[tuple[str, str], asyncio.Task[None]] = {}
@@ -168,16 +164,8 @@ class RedisWorker:
             self.url, connections=self.concurrency + 8, wait=self.connect_wait
         )
         client = self._client
-        self._scripts = {
-            name: client.register_script(text)
-            for name, text in (
-                ("start", START),
-                ("answer", ANSWER),
-                ("claim", CLAIM),
-                ("renew", RENEW),
-                ("heartbeat", HEARTBEAT),
-            )
-        }
+        self._scripts = Scripts(client)
+        await self._scripts.load()
         await self._create_groups()
         await self._beat()
         for stream in self._streams:
@@ -352,10 +340,8 @@ class RedisWorker:
                     if not taken:
                         break
                     try:
-                        cursor, entries, counts = await self._scripts["claim"](
-                            keys=[stream.key],
-                            args=[GROUP, self.id, min_idle, cursor, taken],
-                            client=self._client,
+                        cursor, entries, counts = await self._script(
+                            "claim", [stream.key], [GROUP, self.id, min_idle, cursor, taken]
                         )
                     except TRANSIENT as exc:
                         self._slots.give(taken)
@@ -395,9 +381,7 @@ class RedisWorker:
                 for start in range(0, len(ids), 500):
                     chunk = ids[start : start + 500]
                     try:
-                        taken = await self._scripts["renew"](
-                            keys=[stream_key], args=[GROUP, self.id, *chunk], client=self._client
-                        )
+                        taken = await self._script("renew", [stream_key], [GROUP, self.id, *chunk])
                     except TRANSIENT as exc:
                         log.warning("worker %s: renewing claims failed (%s)", self.id, exc)
                         continue
@@ -425,10 +409,10 @@ class RedisWorker:
         ttl = int(self.heartbeat_interval * 3000)
         for stream in self._streams:
             sent = time.time()
-            server_time = await self._scripts["heartbeat"](
-                keys=[self.keys.workers(stream.served.key), self.keys.toolsets],
-                args=[self._member(stream), ttl, stream.served.key],
-                client=self._client,
+            server_time = await self._script(
+                "heartbeat",
+                [self.keys.workers(stream.served.key), self.keys.toolsets],
+                [self._member(stream), ttl, stream.served.key],
             )
             self._clock.observe(server_time, sent, time.time())
 
@@ -480,7 +464,9 @@ class RedisWorker:
             log.error("worker %s: malformed call %s on %s: %s", self.id, entry_id, stream.key, exc)
             if call_id and reply_to:
                 result = answers.malformed_call(f"{served.key}.?", str(exc))
-                await self._answer(stream, entry_id, call_id, reply_to, result, store=False)
+                await self._answer(
+                    stream, entry_id, call_id, reply_to, result, store=False, deliveries=deliveries
+                )
             else:
                 await self._dead_letter(stream, entry_id, fields, f"malformed: {exc}", deliveries)
             return
@@ -495,22 +481,28 @@ class RedisWorker:
             )
             await self._dead_letter(stream, entry_id, fields, "too many deliveries", deliveries)
             result = answers.dead_lettered(tool, deliveries)
-            await self._answer(stream, entry_id, call_id, reply_to, result, store=True)
+            await self._answer(
+                stream, entry_id, call_id, reply_to, result, store=True, deliveries=deliveries
+            )
             return
         if message.toolset == served.key and message.version != served.version:
             live = await self._retrying(self._live_versions, served.key)
             result = answers.other_version(tool, served.key, message.version, served.version, live)
-            await self._answer(stream, entry_id, call_id, reply_to, result, store=False)
+            await self._answer(
+                stream, entry_id, call_id, reply_to, result, store=False, deliveries=deliveries
+            )
             return
         refused = serving.refusal(served, message, self._clock.now())
         if refused is not None:
-            await self._answer(stream, entry_id, call_id, reply_to, refused, store=False)
+            await self._answer(
+                stream, entry_id, call_id, reply_to, refused, store=False, deliveries=deliveries
+            )
             return
         status, detail = await self._retrying(
-            self._scripts["start"],
-            keys=[self.keys.call(tool, call_id)],
-            args=[self.id, entry_id, max(self.result_ttl, 60)],
-            client=self._client,
+            self._script,
+            "start",
+            [self.keys.call(tool, call_id)],
+            [self.id, entry_id, max(self.result_ttl, 60)],
         )
         if status == "answered":
             await self._answer_with(
@@ -527,10 +519,14 @@ class RedisWorker:
             )
             result = answers.outcome_unknown(tool)
             result.tool_call_id = message.meta.tool_call_id
-            await self._answer(stream, entry_id, call_id, reply_to, result, store=True)
+            await self._answer(
+                stream, entry_id, call_id, reply_to, result, store=True, deliveries=deliveries
+            )
             return
         result, finished = await serving.execute(self.runtime, message, self._clock.now())
-        await self._answer(stream, entry_id, call_id, reply_to, result, store=finished)
+        await self._answer(
+            stream, entry_id, call_id, reply_to, result, store=finished, deliveries=deliveries
+        )
 
     async def _answer(
         self,
@@ -541,8 +537,9 @@ class RedisWorker:
         result: ToolResult,
         *,
         store: bool,
+        deliveries: int,
     ) -> None:
-        body = ReplyMessage(call_id, result.to_dict(), self.id).to_json()
+        body = ReplyMessage(call_id, result.to_dict(), self.id, deliveries).to_json()
         await self._answer_with(stream, entry_id, result.name, call_id, reply_to, body, store=store)
 
     async def _answer_with(
@@ -559,9 +556,10 @@ class RedisWorker:
         # Stores the answer (the first one stored wins), sends it, then acknowledges the entry:
         # a worker lost on the way leaves the entry pending, and its redelivery finds the answer.
         await self._retrying(
-            self._scripts["answer"],
-            keys=[self.keys.call(tool, call_id or "-"), stream.key],
-            args=[
+            self._script,
+            "answer",
+            [self.keys.call(tool, call_id or "-"), stream.key],
+            [
                 GROUP,
                 entry_id,
                 body,
@@ -571,7 +569,6 @@ class RedisWorker:
                 max(self.result_ttl, 60),
                 call_id,
             ],
-            client=self._client,
         )
 
     async def _dead_letter(
@@ -602,6 +599,10 @@ class RedisWorker:
                 await pipe.execute()
 
         await self._retrying(send)
+
+    async def _script(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        assert self._scripts is not None
+        return await self._scripts.run(name, keys, args)
 
     async def _live_versions(self, toolset: str) -> tuple[str, ...]:
         assert self._client is not None

@@ -201,9 +201,12 @@ class RemoteToolset:
             )
             return answers.bad_answer(tool_id, str(exc))
         result.name = tool_id
+        # Where it ran, for observers: the worker, its own duration, and the deliveries (more
+        # than one: the worker first holding the call was lost).
         result.telemetry.extra["remote"] = {
             "worker": answer.worker,
             "duration_ms": result.telemetry.duration_ms,
+            "deliveries": answer.deliveries,
         }
         return result
 

@@ -8,7 +8,8 @@ A call::
 
 An answer::
 
-    {"v": 1, "id": "<call id>", "worker": "<worker id>", "result": {<ToolResult.to_dict()>}}
+    {"v": 1, "id": "<call id>", "worker": "<worker id>", "deliveries": <n>,
+     "result": {<ToolResult.to_dict()>}}
 
 The payload travels as the text the model sent, so the worker decodes exactly what the agent
 checked. ``deadline`` is counted by the queue's clock (a transport measures its offset from it),
@@ -117,10 +118,19 @@ class ReplyMessage:
     result: Mapping[str, Any]
     """The result as :meth:`ToolResult.to_dict` gave it on the worker."""
     worker: str = ""
+    deliveries: int = 1
+    """How many times the call was delivered to a worker before this answer (more than once:
+    the worker holding it was lost)."""
 
     def to_json(self) -> str:
         return _dumps(
-            {"v": WIRE_VERSION, "id": self.call_id, "worker": self.worker, "result": self.result}
+            {
+                "v": WIRE_VERSION,
+                "id": self.call_id,
+                "worker": self.worker,
+                "deliveries": self.deliveries,
+                "result": self.result,
+            }
         )
 
     @classmethod
@@ -131,6 +141,7 @@ class ReplyMessage:
                 call_id=read.text("id"),
                 result=read.mapping("result"),
                 worker=read.text("worker", ""),
+                deliveries=read.integer("deliveries", 1),
             )
         except DictFormatError as exc:
             raise WireError(str(exc)) from None
