@@ -60,6 +60,55 @@ def run(
     return asyncio.run(main())
 
 
+async def agent_call(server: RedisServer, prefix: str, request: ToolRequest) -> ToolResult:
+    """One call from an agent of its own."""
+    transport = RedisTransport(server.url, prefix=prefix)
+    try:
+        return await Runtime([remote_registration(devices, transport=transport)]).execute(request)
+    finally:
+        await transport.close()
+
+
+def raw_call(server: RedisServer, prefix: str, fields: dict[str, str]) -> dict[str, Any]:
+    """Put a stream entry with ``fields`` on the devices stream, as something other than an
+    agent would, while a worker serves it; the answer it gets, as JSON."""
+    url = server.url
+    keys = RedisKeys(prefix)
+    reply = keys.replies("test")
+
+    async def main() -> Any:
+        async with running_worker(Runtime([app.registration(url, prefix)]), url, prefix):
+            with server.client() as client:
+                client.xadd(keys.requests(DEVICES, VERSION), {"id": "c", "reply": reply, **fields})
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                with server.client() as client:
+                    entries = client.xrange(reply)
+                if entries:
+                    return json.loads(entries[0][1]["answer"])
+                await asyncio.sleep(0.02)
+        raise AssertionError(f"no answer on {reply}")
+
+    answer: dict[str, Any] = asyncio.run(main())
+    return answer
+
+
+def call_fields(**changes: Any) -> dict[str, str]:
+    """The fields of a valid call of restart_device, but for ``changes`` to its message."""
+    message = {
+        "v": 1,
+        "id": "c",
+        "tool": f"{DEVICES}.restart_device",
+        "toolset": DEVICES,
+        "version": VERSION,
+        "deadline": time.time() + 60,
+        "payload": json.dumps({"device_id": "dev-00000000", "reason": "testing"}),
+        "meta": {"session_id": "s"},
+        **changes,
+    }
+    return {"call": json.dumps(message)}
+
+
 def comparable(result: ToolResult) -> dict[str, Any]:
     data = result.to_dict()
     data["telemetry"].pop("duration_ms")
@@ -325,48 +374,12 @@ def test_two_catalog_versions_are_served_side_by_side(
 def test_a_worker_refuses_a_call_made_against_another_version(
     redis_server: RedisServer, prefix: str
 ) -> None:
-    url = redis_server.url
-    keys = RedisKeys(prefix)
-    reply = keys.replies("test")
-    message = {
-        "v": 1,
-        "id": "c-1",
-        "tool": f"{DEVICES}.restart_device",
-        "toolset": DEVICES,
-        "version": "0123456789ab",
-        "deadline": time.time() + 60,
-        "payload": json.dumps({"device_id": "dev-00000000", "reason": "testing"}),
-        "meta": {"session_id": "s"},
-    }
-
-    async def main() -> dict[str, Any]:
-        async with running_worker(Runtime([app.registration(url, prefix)]), url, prefix):
-            with redis_server.client() as client:
-                client.xadd(
-                    keys.requests(DEVICES, VERSION),
-                    {"id": "c-1", "reply": reply, "call": json.dumps(message)},
-                )
-            return await read_answer(redis_server, reply)
-
-    answer = asyncio.run(main())
+    answer = raw_call(redis_server, prefix, call_fields(version="0123456789ab"))
     result = ToolResult.from_dict(answer["result"])
     assert result.retry_hint is not None and result.retry_hint.reason == "tool_unavailable"
     assert "version 0123456789ab of toolset 'assistant.devices'" in result.for_model()
     assert f"its workers serve {VERSION}" in result.for_model()
     assert effects(redis_server, prefix) == {}
-
-
-async def read_answer(server: RedisServer, reply: str, count: int = 1) -> Any:
-    """The answers sent to the reply stream ``reply`` (waiting for them)."""
-    deadline = time.monotonic() + 10
-    with server.client() as client:
-        while time.monotonic() < deadline:
-            entries = client.xrange(reply)
-            if len(entries) >= count:
-                answers = [json.loads(fields["answer"]) for _, fields in entries]
-                return answers[0] if count == 1 else answers
-            await asyncio.sleep(0.02)
-    raise AssertionError(f"no answer on {reply}")
 
 
 @pytest.mark.parametrize(
@@ -380,29 +393,18 @@ async def read_answer(server: RedisServer, reply: str, count: int = 1) -> Any:
 def test_a_malformed_message_naming_a_reply_address_is_answered(
     redis_server: RedisServer, prefix: str, fields: dict[str, str], expected: str
 ) -> None:
-    url = redis_server.url
-    keys = RedisKeys(prefix)
-    reply = keys.replies("test")
-
-    async def main() -> Any:
-        async with running_worker(Runtime([app.registration(url, prefix)]), url, prefix):
-            with redis_server.client() as client:
-                client.xadd(keys.requests(DEVICES, VERSION), {"id": "c", "reply": reply, **fields})
-            answer = await read_answer(redis_server, reply)
-            # The worker is still serving.
-            transport = RedisTransport(url, prefix=prefix)
-            agent = Runtime([remote_registration(devices, transport=transport)])
-            try:
-                assert (await agent.execute(restart())).ok
-            finally:
-                await transport.close()
-            return answer
-
-    answer = asyncio.run(main())
-    result = ToolResult.from_dict(answer["result"])
+    result = ToolResult.from_dict(raw_call(redis_server, prefix, fields)["result"])
     assert not result.ok and result.error is not None
     assert "could not be read by the worker" in result.for_model()
     assert expected in result.error.details["problem"]
+
+    async def still_serving() -> ToolResult:
+        async with running_worker(
+            Runtime([app.registration(redis_server.url, prefix)]), redis_server.url, prefix
+        ):
+            return await agent_call(redis_server, prefix, restart())
+
+    assert asyncio.run(still_serving()).ok
 
 
 def test_a_malformed_message_without_a_reply_address_is_dead_lettered(
@@ -432,30 +434,8 @@ def test_a_malformed_message_without_a_reply_address_is_dead_lettered(
 
 
 def test_a_tool_of_another_toolset_is_refused(redis_server: RedisServer, prefix: str) -> None:
-    url = redis_server.url
-    keys = RedisKeys(prefix)
-    reply = keys.replies("test")
-    message = {
-        "v": 1,
-        "id": "c-2",
-        "tool": "assistant.metrics.get_time_series",
-        "toolset": DEVICES,
-        "version": VERSION,
-        "deadline": time.time() + 60,
-        "payload": "{}",
-        "meta": {},
-    }
-
-    async def main() -> Any:
-        async with running_worker(Runtime([app.registration(url, prefix)]), url, prefix):
-            with redis_server.client() as client:
-                client.xadd(
-                    keys.requests(DEVICES, VERSION),
-                    {"id": "c-2", "reply": reply, "call": json.dumps(message)},
-                )
-            return await read_answer(redis_server, reply)
-
-    result = ToolResult.from_dict(asyncio.run(main())["result"])
+    fields = call_fields(tool="assistant.metrics.get_time_series", payload="{}")
+    result = ToolResult.from_dict(raw_call(redis_server, prefix, fields)["result"])
     assert result.retry_hint is not None and result.retry_hint.reason == "tool_unavailable"
     assert "There is no tool 'get_time_series' in toolset 'assistant.devices'" in result.for_model()
 
@@ -463,30 +443,8 @@ def test_a_tool_of_another_toolset_is_refused(redis_server: RedisServer, prefix:
 def test_an_expired_call_is_answered_timeout_without_running(
     redis_server: RedisServer, prefix: str
 ) -> None:
-    url = redis_server.url
-    keys = RedisKeys(prefix)
-    reply = keys.replies("test")
-    message = {
-        "v": 1,
-        "id": "c-3",
-        "tool": f"{DEVICES}.restart_device",
-        "toolset": DEVICES,
-        "version": VERSION,
-        "deadline": time.time() - 1,
-        "payload": json.dumps({"device_id": "dev-00000000", "reason": "testing"}),
-        "meta": {"session_id": "s"},
-    }
-
-    async def main() -> Any:
-        async with running_worker(Runtime([app.registration(url, prefix)]), url, prefix):
-            with redis_server.client() as client:
-                client.xadd(
-                    keys.requests(DEVICES, VERSION),
-                    {"id": "c-3", "reply": reply, "call": json.dumps(message)},
-                )
-            return await read_answer(redis_server, reply)
-
-    result = ToolResult.from_dict(asyncio.run(main())["result"])
+    fields = call_fields(deadline=time.time() - 1)
+    result = ToolResult.from_dict(raw_call(redis_server, prefix, fields)["result"])
     assert result.retry_hint is not None and result.retry_hint.reason == "timeout"
     assert "it did not run" in result.for_model()
     assert effects(redis_server, prefix) == {}

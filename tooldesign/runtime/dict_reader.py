@@ -7,7 +7,10 @@ message naming the object and the key, never with a ``KeyError`` deep inside a c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
+
+ChoiceT = TypeVar("ChoiceT", bound=StrEnum)
 
 _MISSING: Any = object()
 
@@ -60,6 +63,17 @@ class DictReader:
         if not isinstance(value, str):
             raise self._wrong(key, "a string", value)
         return value
+
+    def choice(self, key: str, choices: type[ChoiceT]) -> ChoiceT:
+        """A string field that must be one of ``choices``' values."""
+        value = self.text(key)
+        try:
+            return choices(value)
+        except ValueError:
+            listed = ", ".join(choice.value for choice in choices)
+            raise DictFormatError(
+                f"{self.what}: '{key}' {value!r} is not one of {listed}"
+            ) from None
 
     def flag(self, key: str, default: bool) -> bool:
         value = self._get(key, default)

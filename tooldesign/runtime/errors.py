@@ -89,13 +89,7 @@ class FieldIssue:
     def from_dict(cls, data: object) -> FieldIssue:
         """The issue :meth:`to_dict` described; raises ``DictFormatError`` naming a bad key."""
         read = DictReader(data, "a field issue")
-        try:
-            constraint = Constraint(read.text("constraint"))
-        except ValueError:
-            raise DictFormatError(
-                f"a field issue: 'constraint' {read.data['constraint']!r} is not one of "
-                f"{', '.join(c.value for c in Constraint)}"
-            ) from None
+        constraint = read.choice("constraint", Constraint)
         bounds = read.mapping("bounds")
         for key, value in bounds.items():
             if isinstance(value, bool) or not isinstance(value, int | float):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from tooldesign.runtime.dict_reader import DictFormatError, DictReader
+from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import FieldIssue, ToolValidationError, more_problems
 
 
@@ -81,15 +81,8 @@ class RetryHint:
     def from_dict(cls, data: object) -> RetryHint:
         """The hint :meth:`to_dict` described; raises ``DictFormatError`` naming a bad key."""
         read = DictReader(data, "a retry hint")
-        try:
-            reason = RetryReason(read.text("reason"))
-        except ValueError:
-            raise DictFormatError(
-                f"a retry hint: 'reason' {read.data['reason']!r} is not one of "
-                f"{', '.join(r.value for r in RetryReason)}"
-            ) from None
         return cls(
-            reason=reason,
+            reason=read.choice("reason", RetryReason),
             tool=read.text("tool"),
             message=read.text("message"),
             restrict_to_tool=read.flag("restrict_to_tool", False),
