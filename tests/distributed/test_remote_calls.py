@@ -9,6 +9,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -288,8 +289,6 @@ def test_a_worker_runs_no_more_calls_at_once_than_its_slots(
         finally:
             running -= 1
 
-    from dataclasses import replace
-
     tools = list(registration.tools)
     tools[2] = replace(tools[2], invoke=counted)
     worker_runtime = Runtime([replace(registration, tools=tuple(tools))])
@@ -303,6 +302,35 @@ def test_a_worker_runs_no_more_calls_at_once_than_its_slots(
     assert most == 3
 
 
+def test_the_agent_keeps_no_more_calls_in_flight_than_its_window(
+    redis_server: RedisServer, prefix: str
+) -> None:
+    registration = app.registration(redis_server.url, prefix)
+    running = most = 0
+    inner = registration.tools[2].invoke
+
+    async def counted(args: Any, meta: ToolCallMeta) -> Any:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        try:
+            return await inner(args, meta)
+        finally:
+            running -= 1
+
+    tools = list(registration.tools)
+    tools[2] = replace(tools[2], invoke=counted)
+    worker_runtime = Runtime([replace(registration, tools=tuple(tools))])
+
+    async def body(agent: Runtime, transport: RedisTransport) -> list[ToolResult]:
+        async with running_worker(worker_runtime, redis_server.url, prefix, concurrency=64):
+            return await asyncio.gather(*(agent.execute(restart(sleep=0.05)) for _ in range(20)))
+
+    results = run(redis_server, prefix, body, max_in_flight=2)
+    assert all(r.ok for r in results)
+    assert most == 2
+
+
 def test_the_agent_stops_waiting_at_the_deadline_and_the_worker_bounds_the_call(
     redis_server: RedisServer, prefix: str
 ) -> None:
@@ -313,13 +341,14 @@ def test_the_agent_stops_waiting_at_the_deadline_and_the_worker_bounds_the_call(
             Runtime([app.registration(redis_server.url, prefix)]), redis_server.url, prefix
         ):
             started = time.perf_counter()
-            result = await agent.execute(restart(meta, sleep=3))
+            result = await agent.execute(restart(meta, sleep=30))
             took = time.perf_counter() - started
-            await asyncio.sleep(0.3)  # the worker's own answer lands after the agent gave up
+            key = RedisKeys(prefix).call(f"{DEVICES}.restart_device", meta.stable_id() or "")
             with redis_server.client() as client:
-                record = client.hgetall(
-                    RedisKeys(prefix).call(f"{DEVICES}.restart_device", meta.stable_id() or "")
-                )
+                # The worker answers too, when the deadline cuts the run (not after 30 s).
+                while "queued" in (record := client.hgetall(key)):
+                    assert time.perf_counter() - started < 10
+                    await asyncio.sleep(0.02)
             return result, took, record
 
     result, took, record = run(redis_server, prefix, body, timeout=0.6)
@@ -448,3 +477,22 @@ def test_an_expired_call_is_answered_timeout_without_running(
     assert result.retry_hint is not None and result.retry_hint.reason == "timeout"
     assert "it did not run" in result.for_model()
     assert effects(redis_server, prefix) == {}
+
+
+def test_a_queue_that_cannot_be_reached_makes_its_tools_unavailable(tmp_path: Any) -> None:
+    url = f"unix://{tmp_path}/nothing.sock"
+
+    async def main() -> ToolResult:
+        transport = RedisTransport(url)
+        try:
+            agent = Runtime([remote_registration(devices, transport=transport)])
+            return await agent.execute(restart())
+        finally:
+            await transport.close()
+
+    started = time.perf_counter()
+    result = asyncio.run(main())
+    assert time.perf_counter() - started < 5
+    assert result.retry_hint is not None and result.retry_hint.reason == "tool_unavailable"
+    assert "its workers cannot be reached" in result.for_model()
+    assert result.error is not None and "cannot reach Redis at" in result.error.details["problem"]

@@ -69,6 +69,14 @@ def no_worker(tool_id: str, toolset: str, version: str, live: Iterable[str]) -> 
     )
 
 
+def unreachable(tool_id: str, detail: str) -> ToolResult:
+    message = (
+        f"Tool {tool_name(tool_id)!r} is unavailable right now: its workers cannot be reached. "
+        "Try again later or use another tool."
+    )
+    return hinted(tool_id, RetryReason.TOOL_UNAVAILABLE, message, details={"problem": detail})
+
+
 def queue_full(tool_id: str, queued: int, limit: int, retry_after: float) -> ToolResult:
     message = (
         f"Tool {tool_name(tool_id)!r} is busy: {queued} calls are waiting for its workers. "

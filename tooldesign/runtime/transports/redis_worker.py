@@ -192,7 +192,13 @@ class RedisWorker:
         done, _ = await asyncio.wait(
             [stopping, *loops.values()], return_when=asyncio.FIRST_COMPLETED
         )
-        failed = [(name, task) for name, task in loops.items() if task in done]
+        # A loop ends by itself only when stopping; any other end is a failure.
+        failed = [
+            (name, task)
+            for name, task in loops.items()
+            if task in done
+            and (task.cancelled() or task.exception() is not None or not self._stopped())
+        ]
         for name, task in failed:
             exc = task.exception() if not task.cancelled() else None
             log.critical("worker %s: the %s loop stopped", self.id, name, exc_info=exc)

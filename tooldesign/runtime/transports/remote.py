@@ -170,9 +170,9 @@ class RemoteToolset:
         except (WireError, pydantic_core.PydanticSerializationError) as exc:
             log.error("call %s to %s cannot be sent: %s", meta.call_id, request.name, exc)
             return answers.unsendable(binding.spec.id, str(exc))
-        except TransportError as exc:  # one that cannot work: an unsupported server, say
+        except TransportError as exc:  # no server, or one that cannot work (older than Redis 7)
             log.error("remote toolset %s: %s", self.key, exc)
-            return answers.no_worker(binding.spec.id, self.key, self.version, ())
+            return answers.unreachable(binding.spec.id, str(exc))
         return self._result(binding, answer, timeout, meta)
 
     def _result(
