@@ -18,6 +18,7 @@ import pytest
 from mcp import Client, types
 from tooldesign.cli import main
 from tooldesign.commands import serve_mcp
+from tooldesign.commands._targets import load, split_target
 from tooldesign.errors import UserError
 from tooldesign.runtime.mcp import ToolServer
 
@@ -208,7 +209,7 @@ def serve_error(args: argparse.Namespace) -> str:
 
 
 async def resolve(args: argparse.Namespace) -> ToolServer:
-    target = serve_mcp._load(*serve_mcp._split_target(args.target))
+    target = load(*split_target(args.target, usage=serve_mcp.USAGE))
     return await serve_mcp._resolve(target, serve_mcp._callbacks(args), args)
 
 

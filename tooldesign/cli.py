@@ -11,7 +11,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tooldesign.commands import diff, docs, export, gen, import_mcp, import_python, serve_mcp
+from tooldesign.commands import (
+    diff,
+    docs,
+    export,
+    gen,
+    import_mcp,
+    import_python,
+    serve_mcp,
+    worker,
+)
 from tooldesign.errors import EXIT_ERROR, UserError
 
 
@@ -25,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tooldesign", description="Design-first tools for LLM agents.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for command in (gen, export, serve_mcp):
+    for command in (gen, export, serve_mcp, worker):
         command.add_parser(commands)
     importing = commands.add_parser(
         "import", help="write a design from existing tools (Python code or an MCP server)"

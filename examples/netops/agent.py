@@ -93,7 +93,7 @@ class ScriptedPlanner:
         return None
 
 
-def _show(label: str, text: str) -> None:
+def show(label: str, text: str) -> None:
     print(f"{label}\n  " + text.replace("\n", "\n  "))
 
 
@@ -107,7 +107,7 @@ def main() -> None:
         name, arguments = call
         print(f"\n── turn {planner.turn}: the model calls {name}({json.dumps(arguments)})")
         previous = runtime.execute_sync(ToolRequest(name, json.dumps(arguments), meta))
-        _show("what goes back to the model:", previous.for_model())
+        show("what goes back to the model:", previous.for_model())
         if previous.retry_hint is not None:
             hint = previous.retry_hint
             print(
@@ -126,7 +126,7 @@ def main() -> None:
         )
     )
     print("\n── get_time_series with the chart data switched on for this call")
-    _show("what goes back to the model:", chart.for_model())
+    show("what goes back to the model:", chart.for_model())
     for item in chart.server_data:
         print(f"server data for observers: {item.kind} ({type(item.data).__name__})")
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
-import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tooldesign.commands._targets import built, load, split_target
 from tooldesign.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -55,6 +54,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.set_defaults(run=run)
 
 
+USAGE = "serve-mcp takes MODULE:ATTR (for example examples.netops.mcp_server:runtime)"
+
+
 def run(args: argparse.Namespace) -> int:
     # Serving's modules (asyncio, the runtime, the MCP SDK) are imported here and in the
     # functions below, not at the top: every `tooldesign` command imports this module.
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     _require_mcp()
     with _protocol_channel_kept(args):
-        target = _load(*_split_target(args.target))
+        target = load(*split_target(args.target, usage=USAGE))
         callbacks = _callbacks(args)
     if args.transport == "http":
         listener = _listen(args.host, args.port)
@@ -86,7 +88,9 @@ def _callbacks(args: argparse.Namespace) -> dict[str, Any]:
     for option, flag in _CALLBACK_FLAGS.items():
         ref = getattr(args, option, None)  # a Namespace built in code may leave them out
         if ref is not None:
-            found[option] = _load(*_split_target(ref, flag=flag))
+            found[option] = load(
+                *split_target(ref, usage=f"{flag} takes MODULE:FUNC (for example app.mcp:{option})")
+            )
     return found
 
 
@@ -122,69 +126,13 @@ def _require_mcp() -> None:
         ) from None
 
 
-def _split_target(target: str, *, flag: str | None = None) -> tuple[str, str]:
-    module_name, sep, attr = target.partition(":")
-    if not sep or not module_name or not attr:
-        if flag is not None:
-            raise UserError(
-                f"{flag} takes MODULE:FUNC (for example app.mcp:meta_for), got {target!r}"
-            )
-        raise UserError(
-            f"serve-mcp takes MODULE:ATTR (for example examples.netops.mcp_server:runtime), "
-            f"got {target!r}"
-        )
-    return module_name, attr
-
-
-def _load(module_name: str, attr: str) -> Any:
-    """``module_name``'s ``attr`` (a dotted path inside the module), with clear errors."""
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        missing = exc.name or ""
-        if module_name == missing or module_name.startswith(f"{missing}."):
-            raise UserError(
-                f"no module named {module_name!r} (looked in {os.getcwd()} and the installed "
-                "packages; run from the folder that contains it)"
-            ) from None
-        raise UserError(f"importing {module_name!r} failed: {_described(exc)}") from None
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the application's module may raise anything
-        raise UserError(f"importing {module_name!r} failed: {_described(exc)}") from None
-    value: Any = module
-    for part in attr.split("."):
-        if not hasattr(value, part):
-            raise UserError(f"module {module_name!r} has no attribute {attr!r}")
-        value = getattr(value, part)
-    return value
-
-
 async def _resolve(target: Any, callbacks: dict[str, Any], args: argparse.Namespace) -> ToolServer:
     """The target as a ToolServer: a Runtime is wrapped (with ``callbacks``: ``meta_for`` and
     ``on_result``); a function is called (and awaited)."""
-    import inspect
-
     from tooldesign.runtime.mcp import ToolServer
     from tooldesign.runtime.runtime import Runtime
 
-    value = target
-    if not isinstance(value, Runtime | ToolServer):
-        if not callable(value):
-            raise UserError(
-                f"{args.target} is a {type(value).__name__}, not a Runtime, a ToolServer or a "
-                "function returning one"
-            )
-        try:
-            value = value()
-            if inspect.isawaitable(value):
-                value = await value
-        except Exception as exc:  # noqa: BLE001 - the application's factory may raise anything
-            raise UserError(f"calling {args.target} failed: {_described(exc)}") from None
-        if not isinstance(value, Runtime | ToolServer):
-            raise UserError(
-                f"{args.target} returned a {type(value).__name__}, not a Runtime or a ToolServer"
-            )
+    value = await built(target, args.target, {Runtime: "a Runtime", ToolServer: "a ToolServer"})
     if isinstance(value, ToolServer):
         given = ["--name"] if args.name else []
         given += [_CALLBACK_FLAGS[option] for option in callbacks]
@@ -252,12 +200,3 @@ def _listen(host: str, port: int) -> socket.socket:
         listener.close()
         raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     return listener
-
-
-def _described(exc: BaseException) -> str:
-    """``Type: message (file:line)`` of where ``exc`` was raised: enough to find it, no traceback."""
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"

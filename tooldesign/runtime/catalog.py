@@ -24,7 +24,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -34,7 +34,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from tooldesign.errors import UserError
 from tooldesign.runtime.ident import ToolIdent
-from tooldesign.runtime.specs import ToolAnnotations
+from tooldesign.runtime.specs import ToolAnnotations, ToolSpec, TypeSpec
 
 __all__ = [
     "DIALECT",
@@ -44,9 +44,11 @@ __all__ = [
     "CatalogServerData",
     "CatalogTool",
     "CatalogType",
+    "catalog_entry",
     "catalog_hash",
     "load_catalog",
     "parse_catalog",
+    "toolset_version",
 ]
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -502,3 +504,49 @@ def _parse_server_data(
                 )
             )
     return tuple(out)
+
+
+def catalog_entry(spec: ToolSpec[Any, Any]) -> dict[str, Any]:
+    """The catalog entry ``tooldesign gen`` writes for the tool ``spec`` describes, rebuilt from
+    the spec: what a model may see of the tool, plus its server-data specs."""
+
+    def type_entry(type_spec: TypeSpec[Any]) -> dict[str, Any]:
+        entry: dict[str, Any] = {"name": type_spec.name, "schema": type_spec.schema}
+        if type_spec.example is not None:
+            entry["example"] = type_spec.example
+        return entry
+
+    entry: dict[str, Any] = {
+        "id": str(spec.id),
+        "name": spec.name,
+        "service": spec.service,
+        "toolset": spec.toolset,
+        "title": spec.title,
+        "description": spec.description,
+        "tags": list(spec.tags),
+        "payload": type_entry(spec.payload),
+        "result": type_entry(spec.result),
+        "bounded": spec.bounded,
+    }
+    annotations = {
+        key: value
+        for key in _ANNOTATION_KEYS
+        if (value := getattr(spec.annotations, key)) is not None
+    }
+    if annotations:
+        entry["annotations"] = annotations
+    entry["server_data"] = [
+        {"kind": sd.kind, "description": sd.description, "default": sd.default, "schema": sd.schema}
+        for sd in spec.server_data
+    ]
+    return entry
+
+
+def toolset_version(specs: Iterable[ToolSpec[Any, Any]]) -> str:
+    """The catalog version of the toolset made of ``specs`` (in design order): the ``version``
+    its ``tool_schemas.json`` carries, computed from the specs alone.
+
+    Two processes that disagree on it disagree on what a model sees of the toolset, so calls
+    made against one version must never be decoded against the other.
+    """
+    return catalog_hash([catalog_entry(spec) for spec in specs])[:12]

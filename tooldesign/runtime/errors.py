@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tooldesign.runtime.dict_reader import DictFormatError, DictReader
+
 
 class Constraint(StrEnum):
     """What a value broke. One of these per :class:`FieldIssue`."""
@@ -83,6 +85,29 @@ class FieldIssue:
             data["bounds"] = dict(self.bounds)
         return data
 
+    @classmethod
+    def from_dict(cls, data: object) -> FieldIssue:
+        """The issue :meth:`to_dict` described; raises ``DictFormatError`` naming a bad key."""
+        read = DictReader(data, "a field issue")
+        constraint = read.choice("constraint", Constraint)
+        bounds = read.mapping("bounds")
+        for key, value in bounds.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise DictFormatError(f"a field issue: bound {key!r} must be a number")
+        return cls(
+            field=read.text("field"),
+            constraint=constraint,
+            message=read.text("message"),
+            description=read.text("description", None),
+            expected=read.text("expected", None),
+            actual=read.text("actual", None),
+            allowed=tuple(read.items("allowed")) if "allowed" in read.data else None,
+            bounds=bounds or None,
+            pattern=read.text("pattern", None),
+            format=read.text("format", None),
+            examples=tuple(read.items("examples")) or None,
+        )
+
 
 def _shown_example(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
@@ -147,6 +172,8 @@ class ToolError:
 
     def chain(self) -> list[str]:
         """``"Type: text"`` for the cause and every exception it was raised from, outermost first."""
+        if isinstance(self.cause, RemoteError):  # described where it was raised
+            return list(self.cause.chain)
         out: list[str] = []
         seen: set[int] = set()
         exc = self.cause
@@ -163,6 +190,30 @@ class ToolError:
         if self.details:
             data["details"] = json.loads(json.dumps(self.details, default=str))
         return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> ToolError:
+        """The error :meth:`to_dict` described. The cause, raised in another process, comes
+        back as a :class:`RemoteError` carrying its chain."""
+        read = DictReader(data, "an error")
+        chain = read.texts("chain")
+        return cls(
+            message=read.text("message"),
+            cause=RemoteError(chain) if chain else None,
+            details=read.mapping("details"),
+        )
+
+
+class RemoteError(Exception):
+    """An exception raised in another process (a worker), known by its description.
+
+    ``chain`` is what :meth:`ToolError.chain` gave there: ``"Type: text"`` for the exception
+    and each one it was raised from, outermost first.
+    """
+
+    def __init__(self, chain: Iterable[str]) -> None:
+        self.chain = tuple(chain)
+        super().__init__(self.chain[0] if self.chain else "an error in another process")
 
 
 class ToolFailure(Exception):

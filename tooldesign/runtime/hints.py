@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import FieldIssue, ToolValidationError, more_problems
 
 
@@ -17,6 +18,12 @@ class RetryReason(StrEnum):
     TIMEOUT = "timeout"
     RATE_LIMITED = "rate_limited"
     TOOL_UNAVAILABLE = "tool_unavailable"
+    OUTCOME_UNKNOWN = "outcome_unknown"
+    """The process running the call was lost: the call may or may not have taken effect."""
+
+
+OUTCOME_UNKNOWN_TEXT = "the worker running this call was lost; it may or may not have taken effect"
+"""What a model reads about an ``outcome_unknown`` call, after the tool's name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +76,26 @@ class RetryHint:
         if self.suggested_tools:
             data["suggested_tools"] = list(self.suggested_tools)
         return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> RetryHint:
+        """The hint :meth:`to_dict` described; raises ``DictFormatError`` naming a bad key."""
+        read = DictReader(data, "a retry hint")
+        return cls(
+            reason=read.choice("reason", RetryReason),
+            tool=read.text("tool"),
+            message=read.text("message"),
+            restrict_to_tool=read.flag("restrict_to_tool", False),
+            missing_fields=read.texts("missing_fields"),
+            example_input=read.any("example_input"),
+            prior_input=read.any("prior_input"),
+            clarifying_question=read.text("clarifying_question", None),
+            issues=tuple(FieldIssue.from_dict(issue) for issue in read.items("issues")),
+            retry_after=read.number("retry_after", None),
+            valid_tools=read.texts("valid_tools"),
+            suggested_tools=read.texts("suggested_tools"),
+            more_issues=read.integer("more_issues", 0),
+        )
 
 
 def compact_json(value: Any) -> str:

@@ -62,12 +62,22 @@ class ToolBinding:
     invoke: Invoke
 
 
+class Remote(Protocol):
+    """Where a remote registration's calls go: see ``tooldesign.runtime.transports``."""
+
+    def live(self) -> bool | None:
+        """Whether a worker serving the toolset was live when last seen (``None``: not seen yet)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class ToolsetRegistration:
     service: str
     toolset: str
     tools: tuple[ToolBinding, ...]
     interceptors: tuple[Interceptor, ...] = ()
+    remote: Remote | None = None
+    """Set for a toolset served by workers in other processes (``remote_registration``)."""
 
     @property
     def key(self) -> str:

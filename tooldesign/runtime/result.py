@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import pydantic_core
 from pydantic import BaseModel, RootModel
 from tooldesign.contract import BOUNDS_CONFIG_KEY
+from tooldesign.runtime.dict_reader import DictFormatError, DictReader
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, compact_json
+
+if TYPE_CHECKING:
+    from tooldesign.runtime.registration import ToolBinding
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +44,18 @@ class Bounds:
         if self.next_cursor is not None:
             data["next_cursor"] = self.next_cursor
         return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> Bounds:
+        """The bounds :meth:`to_dict` described; raises ``DictFormatError`` naming a bad key."""
+        read = DictReader(data, "bounds")
+        return cls(
+            returned=read.integer("returned"),
+            total=read.integer("total", None),
+            truncated=read.flag("truncated", False),
+            refinement_hint=read.text("refinement_hint", None),
+            next_cursor=read.text("next_cursor", None),
+        )
 
 
 class BoundedResultModel(BaseModel):
@@ -75,12 +94,29 @@ class ToolCallMeta:
     parent_tool_call_id: str | None = None
     labels: Mapping[str, Any] = field(default_factory=dict)
     server_data: Mapping[str, bool] = field(default_factory=dict)
+    call_id: str | None = None
+    """The call's stable id: the same for every attempt at one call, so a tool can recognise a
+    call it has already carried out. Left out, :meth:`stable_id` derives it."""
+    trace: Mapping[str, str] = field(default_factory=dict)
+    """W3C trace context (``traceparent``, ``tracestate``) of the call, when the caller has one;
+    it travels with calls sent to workers."""
+
+    def stable_id(self) -> str | None:
+        """``call_id``, else one derived from ``run_id`` and ``tool_call_id`` (``None`` without
+        both: nothing then tells two attempts at one call apart from two calls)."""
+        if self.call_id:
+            return self.call_id
+        if self.run_id and self.tool_call_id:
+            return stable_call_id(self.run_id, self.tool_call_id)
+        return None
 
     def value_for(self, name: str) -> Any:
         """The value an injected field called ``name`` takes, or ``None`` if the caller gave none.
 
         An empty string counts as none: a tool must never run with a blank session or user id.
         """
+        if name == "call_id":
+            return self.stable_id()
         if name in _META_FIELDS:
             value = getattr(self, name)
             if value is not None and value != "":
@@ -88,8 +124,50 @@ class ToolCallMeta:
         value = self.labels.get(name)
         return None if value == "" else value
 
+    def to_dict(self) -> dict[str, Any]:
+        """The metadata as a JSON object (ids, labels, server-data switches, trace context)."""
+        data: dict[str, Any] = {
+            name: value for name in _ID_FIELDS if (value := getattr(self, name)) is not None
+        }
+        if self.labels:
+            data["labels"] = dict(self.labels)
+        if self.server_data:
+            data["server_data"] = dict(self.server_data)
+        if self.trace:
+            data["trace"] = dict(self.trace)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> ToolCallMeta:
+        """The metadata :meth:`to_dict` described; raises ``DictFormatError`` naming a bad key."""
+        read = DictReader(data, "call metadata")
+        ids = {name: read.text(name, None) for name in _ID_FIELDS}
+        server_data = read.mapping("server_data")
+        for kind, on in server_data.items():
+            if not isinstance(on, bool):
+                raise DictFormatError(f"call metadata: server_data[{kind!r}] must be a boolean")
+        trace = read.mapping("trace")
+        for key, value in trace.items():
+            if not isinstance(value, str):
+                raise DictFormatError(f"call metadata: trace[{key!r}] must be a string")
+        return cls(
+            **ids,
+            labels=read.mapping("labels"),
+            server_data=server_data,
+            trace=trace,
+        )
+
 
 _META_FIELDS = frozenset({"run_id", "session_id", "turn_id", "tool_call_id", "parent_tool_call_id"})
+_ID_FIELDS = ("run_id", "session_id", "turn_id", "tool_call_id", "parent_tool_call_id", "call_id")
+
+
+def stable_call_id(run_id: str, tool_call_id: str) -> str:
+    """The id of tool call ``tool_call_id`` of run ``run_id``: retries of one call share it,
+    and equal tool call ids of two runs (models reuse short ones) do not."""
+    # Length-prefixed: ("a:b", "c") and ("a", "b:c") must not meet.
+    key = f"{len(run_id)}:{run_id}:{tool_call_id}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 NO_META = ToolCallMeta(labels=MappingProxyType({}), server_data=MappingProxyType({}))
@@ -129,6 +207,10 @@ class ServerDataItem:
     data: BaseModel
 
 
+class JsonData(RootModel[Any]):
+    """Server data received without the spec that types it: its JSON value as it came."""
+
+
 @dataclass(slots=True)
 class ToolTelemetry:
     """What happened during one call, for observers. Never shown to the model."""
@@ -139,6 +221,24 @@ class ToolTelemetry:
     ``missing_injected``/``invalid_injected``; ``pending`` only until the call is answered."""
     discarded_injected: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"duration_ms": self.duration_ms, "outcome": self.outcome}
+        if self.discarded_injected:
+            data["discarded_injected"] = list(self.discarded_injected)
+        if self.extra:
+            data["extra"] = json.loads(json.dumps(self.extra, default=str))
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> ToolTelemetry:
+        read = DictReader(data, "telemetry")
+        return cls(
+            duration_ms=float(read.number("duration_ms", 0.0)),
+            outcome=read.text("outcome", "pending"),
+            discarded_injected=read.texts("discarded_injected"),
+            extra=read.mapping("extra"),
+        )
 
 
 @dataclass(slots=True)
@@ -189,6 +289,88 @@ class ToolResult:
         cause: BaseException | None = None,
     ) -> ToolResult:
         return cls(name=name, error=ToolError(message, cause=cause), retry_hint=hint)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON object, to send to another process.
+
+        The result travels as the JSON text the tool's codec encoded (``result_json``), server
+        data as JSON objects, the error's cause as its description (:meth:`ToolError.to_dict`).
+        """
+        data: dict[str, Any] = {"name": self.name}
+        if self.tool_call_id is not None:
+            data["tool_call_id"] = self.tool_call_id
+        result_json = self.result_json
+        if result_json is None and self.result is not None:
+            result_json = (
+                self.result.model_dump_json(by_alias=True, exclude_none=True)
+                if isinstance(self.result, BaseModel)
+                else pydantic_core.to_json(self.result).decode()
+            )
+        if result_json is not None:
+            data["result_json"] = result_json
+        if self.error is not None:
+            data["error"] = self.error.to_dict()
+        if self.retry_hint is not None:
+            data["retry_hint"] = self.retry_hint.to_dict()
+        if self.bounds is not None:
+            data["bounds"] = self.bounds.to_dict()
+        if self.server_data:
+            data["server_data"] = [
+                {"kind": item.kind, "data": item.data.model_dump(mode="json", by_alias=True)}
+                for item in self.server_data
+            ]
+        data["telemetry"] = self.telemetry.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object, binding: ToolBinding | None = None) -> ToolResult:
+        """The result :meth:`to_dict` described.
+
+        With the tool's ``binding``, the result is typed through its result codec and server
+        data through their specs (a value they reject raises ``ToolValidationError``); without
+        one, the result stays JSON data and server data :class:`JsonData`. A malformed object
+        raises ``DictFormatError`` naming the bad key.
+        """
+        read = DictReader(data, "a tool result")
+        error = ToolError.from_dict(read.data["error"]) if "error" in read.data else None
+        result_json = read.text("result_json", None)
+        result: Any = None
+        if result_json is not None:
+            if binding is not None and error is None:
+                result = binding.result.decode(result_json)
+            else:
+                try:
+                    result = pydantic_core.from_json(result_json)
+                except ValueError as exc:
+                    raise DictFormatError(
+                        f"a tool result: 'result_json' is not JSON: {exc}"
+                    ) from None
+        items = []
+        for entry in read.items("server_data"):
+            item = DictReader(entry, "a server data item")
+            kind = item.text("kind")
+            value = item.any("data")
+            spec = binding.spec.server_data_spec(kind) if binding is not None else None
+            if binding is not None and spec is None:
+                raise DictFormatError(
+                    f"a tool result: {binding.spec.id} has no server data {kind!r}"
+                )
+            items.append(
+                ServerDataItem(kind, spec.model.model_validate(value) if spec else JsonData(value))
+            )
+        hint = read.data.get("retry_hint")
+        bounds = read.data.get("bounds")
+        return cls(
+            name=read.text("name"),
+            result=result,
+            error=error,
+            retry_hint=RetryHint.from_dict(hint) if hint is not None else None,
+            bounds=Bounds.from_dict(bounds) if bounds is not None else None,
+            server_data=tuple(items),
+            telemetry=ToolTelemetry.from_dict(read.data.get("telemetry", {})),
+            tool_call_id=read.text("tool_call_id", None),
+            result_json=result_json,
+        )
 
     def for_model(self) -> str:
         """The text to send back to the model: result JSON, or an error it can act on.

@@ -73,6 +73,11 @@ class ToolsetInfo:
     service: str
     toolset: str
     tools: tuple[str, ...]
+    remote: bool = False
+    """Served by workers in other processes (a remote registration)."""
+    live: bool | None = True
+    """Whether it can take calls: always for a local toolset; for a remote one, whether a worker
+    of its version was live when last seen (``None`` before the first look)."""
 
 
 class _Link:
@@ -207,7 +212,13 @@ class Runtime:
 
     def toolsets(self) -> list[ToolsetInfo]:
         return [
-            ToolsetInfo(r.service, r.toolset, tuple(b.spec.name for b in r.tools))
+            ToolsetInfo(
+                r.service,
+                r.toolset,
+                tuple(b.spec.name for b in r.tools),
+                remote=r.remote is not None,
+                live=True if r.remote is None else r.remote.live(),
+            )
             for r in self._registrations.values()
         ]
 

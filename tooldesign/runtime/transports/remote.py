@@ -1,0 +1,226 @@
+"""Remote registrations: toolsets an agent's runtime calls on workers in other processes.
+
+``remote_registration(devices, transport=RedisTransport(url))`` registers next to local
+toolsets. A call goes through the agent's interceptors as any other; at the end of the chain the
+payload is decoded locally with the generated codec, so a bad call gets its retry hint with no
+round trip, and only valid calls travel. The worker's runtime runs the call; its result comes
+back typed through the same codecs, with its bounds, retry hint and telemetry, and server data
+for observers. ``execute`` keeps its contract: it never raises, and a missing worker, a full
+queue or a deadline are answers with retry hints like any other.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from types import ModuleType
+from typing import Any
+
+import pydantic_core
+from tooldesign.runtime.catalog import toolset_version
+from tooldesign.runtime.codec import PayloadCodec, ResultCodec
+from tooldesign.runtime.dict_reader import DictFormatError
+from tooldesign.runtime.errors import ToolValidationError
+from tooldesign.runtime.registration import (
+    CallNext,
+    Interceptor,
+    Outcome,
+    RegistrationError,
+    ToolBinding,
+    ToolsetRegistration,
+)
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.transports import answers
+from tooldesign.runtime.transports.base import (
+    BadAnswer,
+    NoAnswer,
+    NoWorker,
+    QueueFull,
+    Replied,
+    Transport,
+    TransportError,
+)
+from tooldesign.runtime.transports.wire import CallMessage, WireError
+
+log = logging.getLogger("tooldesign.transports")
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds a remote call may take, from sending it to its answer, unless configured."""
+
+
+def remote_registration(
+    toolset: ModuleType | Iterable[ToolSpec[Any, Any]],
+    *,
+    transport: Transport,
+    timeout: float = DEFAULT_TIMEOUT,
+    per_tool: Mapping[str, float] | None = None,
+    interceptors: Sequence[Interceptor] = (),
+) -> ToolsetRegistration:
+    """A registration whose calls run on the workers serving ``toolset``.
+
+    ``toolset`` is a generated toolset package (``gen.assistant.toolsets.devices``), its
+    ``specs`` module, or its specs. ``timeout`` (or ``per_tool``, by tool name or id) sets each
+    call's deadline; ``interceptors`` run in the agent, before the call is sent.
+    """
+    specs = _specs_of(toolset)
+    if timeout <= 0 or any(limit <= 0 for limit in (per_tool or {}).values()):
+        raise RegistrationError("a remote call's timeout must be positive")
+    remote = RemoteToolset(specs, transport, timeout=timeout, per_tool=per_tool)
+    return ToolsetRegistration(
+        service=specs[0].service,
+        toolset=specs[0].toolset,
+        tools=tuple(remote.bindings.values()),
+        interceptors=(*interceptors, remote),
+        remote=remote,
+    )
+
+
+def _specs_of(toolset: ModuleType | Iterable[ToolSpec[Any, Any]]) -> list[ToolSpec[Any, Any]]:
+    if isinstance(toolset, ModuleType):
+        module = toolset
+        if not hasattr(module, "SPECS"):
+            try:
+                module = importlib.import_module(f"{toolset.__name__}.specs")
+            except ModuleNotFoundError:
+                raise RegistrationError(
+                    f"{toolset.__name__} is not a generated toolset package or specs module"
+                ) from None
+        specs = list(getattr(module, "SPECS", ()))
+    else:
+        specs = list(toolset)
+    if not specs or not all(isinstance(spec, ToolSpec) for spec in specs):
+        raise RegistrationError("a remote registration needs the toolset's specs (ToolSpec)")
+    keys = {(spec.service, spec.toolset) for spec in specs}
+    if len(keys) != 1:
+        listed = ", ".join(sorted(f"{s}.{t}" for s, t in keys))
+        raise RegistrationError(f"a remote registration takes one toolset, got {listed}")
+    return specs
+
+
+class RemoteToolset:
+    """The last interceptor of a remote registration: sends valid calls to the workers.
+
+    It also tells ``Runtime.toolsets()`` whether a worker of this toolset's version was live
+    when the transport last looked.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[ToolSpec[Any, Any]],
+        transport: Transport,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        per_tool: Mapping[str, float] | None = None,
+    ) -> None:
+        self.key = f"{specs[0].service}.{specs[0].toolset}"
+        self.version = toolset_version(specs)
+        self.transport = transport
+        self.timeout = timeout
+        self.per_tool = dict(per_tool or {})
+        self.bindings: dict[str, ToolBinding] = {
+            spec.id: ToolBinding(
+                spec,
+                PayloadCodec(spec.name, spec.payload, injected=spec.injected),
+                ResultCodec(spec.name, spec.result),
+                _runs_remotely,
+            )
+            for spec in specs
+        }
+
+    def live(self) -> bool | None:
+        return self.transport.last_seen_live(self.key, self.version)
+
+    def timeout_for(self, binding: ToolBinding) -> float:
+        spec = binding.spec
+        return self.per_tool.get(spec.id, self.per_tool.get(spec.name, self.timeout))
+
+    async def __call__(
+        self, request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
+    ) -> ToolResult:
+        binding = self.bindings.get(request.name)
+        if binding is None:  # renamed by an interceptor: the runtime answers it
+            return await call_next(request, meta)
+        injected = {
+            name: value
+            for name in binding.spec.injected
+            if (value := meta.value_for(name)) is not None
+        }
+        try:
+            binding.payload.decode_detailed(request.payload, injected=injected)
+        except ToolValidationError:
+            # The runtime decodes it again and answers with its retry hint: no round trip.
+            return await call_next(request, meta)
+        meta = replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex)
+        assert meta.call_id is not None
+        timeout = self.timeout_for(binding)
+        try:
+            message = CallMessage(
+                call_id=meta.call_id,
+                tool=binding.spec.id,
+                toolset=self.key,
+                version=self.version,
+                payload=_json_text(request.payload),
+                meta=meta,
+            )
+            answer = await self.transport.call(message, timeout)
+        except (WireError, pydantic_core.PydanticSerializationError) as exc:
+            log.error("call %s to %s cannot be sent: %s", meta.call_id, request.name, exc)
+            return answers.unsendable(binding.spec.id, str(exc))
+        except TransportError as exc:  # no server, or one that cannot work (older than Redis 7)
+            log.error("remote toolset %s: %s", self.key, exc)
+            return answers.unreachable(binding.spec.id, str(exc))
+        return self._result(binding, answer, timeout, meta)
+
+    def _result(
+        self, binding: ToolBinding, answer: Any, timeout: float, meta: ToolCallMeta
+    ) -> ToolResult:
+        tool_id = binding.spec.id
+        if isinstance(answer, NoWorker):
+            return answers.no_worker(tool_id, self.key, self.version, answer.live_versions)
+        if isinstance(answer, QueueFull):
+            return answers.queue_full(tool_id, answer.queued, answer.limit, answer.retry_after)
+        if isinstance(answer, NoAnswer):
+            return answers.no_answer(tool_id, timeout, sent=answer.sent, detail=answer.detail)
+        if isinstance(answer, BadAnswer):
+            log.error("call %s to %s: unreadable answer: %s", meta.call_id, tool_id, answer.detail)
+            return answers.bad_answer(tool_id, answer.detail)
+        assert isinstance(answer, Replied)
+        try:
+            result = ToolResult.from_dict(answer.result, binding)
+        except (DictFormatError, ToolValidationError, ValueError) as exc:
+            log.error(
+                "call %s to %s: unreadable answer from %s: %s",
+                meta.call_id,
+                tool_id,
+                answer.worker,
+                exc,
+            )
+            return answers.bad_answer(tool_id, str(exc))
+        result.name = tool_id
+        # Where it ran, for observers: the worker, its own duration, and the deliveries (more
+        # than one: the worker first holding the call was lost).
+        result.telemetry.extra["remote"] = {
+            "worker": answer.worker,
+            "duration_ms": result.telemetry.duration_ms,
+            "deliveries": answer.deliveries,
+        }
+        return result
+
+
+async def _runs_remotely(args: Any, meta: ToolCallMeta) -> Outcome:
+    """The invoke of a remote tool: never reached, since the remote interceptor answers every
+    call that decodes (and the runtime answers the others before invoking)."""
+    raise RuntimeError("a remote tool cannot run in this process")
+
+
+def _json_text(payload: str | bytes | Mapping[str, Any]) -> str:
+    """The payload as JSON text, as the model sent it (a mapping is encoded)."""
+    if isinstance(payload, str):
+        return payload
+    if isinstance(payload, bytes | bytearray):
+        return bytes(payload).decode("utf-8")
+    return pydantic_core.to_json(payload).decode()

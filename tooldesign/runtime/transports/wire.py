@@ -1,0 +1,147 @@
+"""The wire format of calls sent to workers and of their answers: JSON with a version field.
+
+A call::
+
+    {"v": 1, "id": "<call id>", "tool": "<service.toolset.tool>", "toolset": "<service.toolset>",
+     "version": "<catalog version>", "deadline": <seconds since the epoch>,
+     "payload": "<the arguments as JSON text>", "meta": {<ToolCallMeta.to_dict()>}}
+
+An answer::
+
+    {"v": 1, "id": "<call id>", "worker": "<worker id>", "deliveries": <n>,
+     "result": {<ToolResult.to_dict()>}}
+
+The payload travels as the text the model sent, so the worker decodes exactly what the agent
+checked. ``deadline`` is counted by the queue's clock (a transport measures its offset from it),
+so agents and workers on machines whose clocks differ agree on it. W3C trace context travels in
+``meta.trace``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic_core
+from tooldesign.runtime.dict_reader import DictFormatError, DictReader
+from tooldesign.runtime.result import ToolCallMeta
+
+WIRE_VERSION = 1
+"""The version of the message format; a message of another version is refused, not guessed at."""
+
+
+class WireError(ValueError):
+    """A message that is not a call or an answer of this wire version."""
+
+
+def _object(text: str | bytes, what: str) -> DictReader:
+    try:
+        data = pydantic_core.from_json(text)
+    except ValueError as exc:
+        raise WireError(f"{what} is not JSON: {exc}") from None
+    try:
+        read = DictReader(data, what)
+    except DictFormatError as exc:
+        raise WireError(str(exc)) from None
+    version = read.data.get("v")
+    if version != WIRE_VERSION:
+        raise WireError(
+            f"{what} has wire version {version!r}; this tooldesign reads version {WIRE_VERSION}"
+        )
+    return read
+
+
+def _dumps(data: Mapping[str, Any]) -> str:
+    try:
+        return pydantic_core.to_json(data).decode()
+    except pydantic_core.PydanticSerializationError as exc:
+        raise WireError(f"cannot be sent as JSON: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class CallMessage:
+    """One call on its way to a worker."""
+
+    call_id: str
+    tool: str
+    """The tool's id (``service.toolset.tool``)."""
+    toolset: str
+    """``service.toolset``."""
+    version: str
+    """The catalog version of the toolset the caller decoded the call against."""
+    payload: str
+    """The arguments as the JSON text the model sent."""
+    meta: ToolCallMeta
+    deadline: float = 0.0
+    """When the call's answer stops being awaited, in seconds since the epoch by the queue's
+    clock; set by the transport when it sends the call."""
+
+    def to_json(self) -> str:
+        """The message as JSON; raises :class:`WireError` when metadata labels are not JSON."""
+        return _dumps(
+            {
+                "v": WIRE_VERSION,
+                "id": self.call_id,
+                "tool": self.tool,
+                "toolset": self.toolset,
+                "version": self.version,
+                "deadline": self.deadline,
+                "payload": self.payload,
+                "meta": self.meta.to_dict(),
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> CallMessage:
+        """The call in ``text``; raises :class:`WireError` saying what is wrong with it."""
+        read = _object(text, "the call message")
+        try:
+            return cls(
+                call_id=read.text("id"),
+                tool=read.text("tool"),
+                toolset=read.text("toolset"),
+                version=read.text("version"),
+                payload=read.text("payload"),
+                meta=ToolCallMeta.from_dict(read.data.get("meta", {})),
+                deadline=float(read.number("deadline")),
+            )
+        except DictFormatError as exc:
+            raise WireError(str(exc)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyMessage:
+    """A worker's answer to one call."""
+
+    call_id: str
+    result: Mapping[str, Any]
+    """The result as :meth:`ToolResult.to_dict` gave it on the worker."""
+    worker: str = ""
+    deliveries: int = 1
+    """How many times the call was delivered to a worker before this answer (more than once:
+    the worker holding it was lost)."""
+
+    def to_json(self) -> str:
+        return _dumps(
+            {
+                "v": WIRE_VERSION,
+                "id": self.call_id,
+                "worker": self.worker,
+                "deliveries": self.deliveries,
+                "result": self.result,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ReplyMessage:
+        read = _object(text, "the answer message")
+        try:
+            return cls(
+                call_id=read.text("id"),
+                result=read.mapping("result"),
+                worker=read.text("worker", ""),
+                deliveries=read.integer("deliveries", 1),
+            )
+        except DictFormatError as exc:
+            raise WireError(str(exc)) from None
