@@ -1,6 +1,5 @@
 """The runtime library that generated toolsets and agents use."""
 
-from tooldesign.runtime.codec import Decoded, PayloadCodec, ResultCodec
 from tooldesign.runtime.errors import (
     Constraint,
     FieldIssue,
@@ -12,7 +11,6 @@ from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
-from tooldesign.runtime.issues import MAX_ISSUES, quoted
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
     CallNext,
@@ -46,6 +44,8 @@ from tooldesign.runtime.specs import (
     ToolSpec,
     TypeSpec,
 )
+from tooldesign.runtime.validation.codecs import Decoded, PayloadCodec, ResultCodec
+from tooldesign.runtime.validation.field_issues import MAX_ISSUES, quoted
 
 __all__ = [
     "DEFAULT_WORKER_THREADS",

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from tooldesign.errors import UserError
-from tooldesign.runtime.codec import PayloadCodec, ResultCodec
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
 
 
 @dataclass(frozen=True, slots=True)

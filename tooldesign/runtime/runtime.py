@@ -32,7 +32,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pydantic_core
-from tooldesign.runtime.codec import PayloadCodec
 from tooldesign.runtime.errors import (
     Constraint,
     FieldIssue,
@@ -41,7 +40,6 @@ from tooldesign.runtime.errors import (
     ToolValidationError,
 )
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
-from tooldesign.runtime.issues import clipped, example_from_schema, got, quoted, shown
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -61,6 +59,14 @@ from tooldesign.runtime.result import (
     ToolTelemetry,
 )
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
+from tooldesign.runtime.validation.codecs import PayloadCodec
+from tooldesign.runtime.validation.field_issues import (
+    clipped,
+    example_from_schema,
+    got,
+    quoted,
+    shown,
+)
 
 log = logging.getLogger("tooldesign.runtime")
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tooldesign.runtime.errors import ToolFailure
-from tooldesign.runtime.issues import shown
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.result import ToolCallMeta
+from tooldesign.runtime.validation.field_issues import shown
 
 if TYPE_CHECKING:
     from tooldesign.builtin.gen.builtin.toolsets.tool_index import types as t

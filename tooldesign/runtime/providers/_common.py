@@ -16,7 +16,6 @@ from pydantic import BaseModel
 from tooldesign.errors import UserError
 from tooldesign.runtime.catalog import CatalogTool
 from tooldesign.runtime.ident import ToolIdent
-from tooldesign.runtime.issues import shown
 from tooldesign.runtime.providers._schema import (
     IGNORED,
     Schema,
@@ -24,8 +23,9 @@ from tooldesign.runtime.providers._schema import (
     object_root,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
-from tooldesign.runtime.schema_values import strip_optional_nulls
 from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
+from tooldesign.runtime.validation.field_issues import shown
+from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 log = logging.getLogger("tooldesign.runtime.providers")
 

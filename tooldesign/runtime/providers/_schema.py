@@ -11,8 +11,8 @@ import marshal
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from tooldesign.runtime.issues import json_type
-from tooldesign.runtime.schema_values import (
+from tooldesign.runtime.validation.field_issues import json_type
+from tooldesign.runtime.validation.schema import (
     MAPS,
     resolve,
     type_list,

@@ -33,7 +33,7 @@ from tooldesign.runtime.providers._schema import (
     split_keywords,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.schema_values import (
+from tooldesign.runtime.validation.schema import (
     MAPS,
     ref_target,
     type_list,

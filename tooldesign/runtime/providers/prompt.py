@@ -17,7 +17,7 @@ from tooldesign.runtime.providers._schema import (
     object_root,
     phrases,
 )
-from tooldesign.runtime.schema_values import (
+from tooldesign.runtime.validation.schema import (
     merge_single_all_of,
     ref_target,
     type_list,

@@ -15,7 +15,8 @@ from typing import Any, Generic, TypeVar
 import pydantic
 import pydantic_core
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
-from tooldesign.runtime.issues import (
+from tooldesign.runtime.specs import TypeSpec
+from tooldesign.runtime.validation.field_issues import (
     SchemaNavigator,
     field_issues,
     got,
@@ -23,8 +24,7 @@ from tooldesign.runtime.issues import (
     path_of,
     schema_issues,
 )
-from tooldesign.runtime.schema_values import resolve, strip_optional_nulls
-from tooldesign.runtime.specs import TypeSpec
+from tooldesign.runtime.validation.schema import resolve, strip_optional_nulls
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 

@@ -1,0 +1,1 @@
+"""Validation: what a model sent (or a tool returned) checked against the design."""
