@@ -62,7 +62,7 @@ from tooldesign.importers.python import ImportResult
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.values import accepts, pascal, sanitize_name, unique_name
 from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
-from tooldesign.runtime.validation.field_issues import shown
+from tooldesign.runtime.text import shown
 from tooldesign.runtime.validation.schema import merge_single_all_of, ref_target
 
 _PRIMITIVES: dict[str, Primitive] = {

@@ -1,6 +1,7 @@
 """The runtime library that generated toolsets and agents use."""
 
 from tooldesign.runtime.errors import (
+    MAX_ISSUES,
     Constraint,
     FieldIssue,
     ToolError,
@@ -44,8 +45,8 @@ from tooldesign.runtime.specs import (
     ToolSpec,
     TypeSpec,
 )
+from tooldesign.runtime.text import quoted
 from tooldesign.runtime.validation.codecs import Decoded, PayloadCodec, ResultCodec
-from tooldesign.runtime.validation.field_issues import MAX_ISSUES, quoted
 
 __all__ = [
     "DEFAULT_WORKER_THREADS",

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tooldesign.runtime.text import clipped
+
 
 class Constraint(StrEnum):
     """What a value broke. One of these per :class:`FieldIssue`."""
@@ -24,6 +26,9 @@ class Constraint(StrEnum):
 
 ROOT_PATH = ""
 """The path of the payload itself (for malformed JSON or a non-object payload)."""
+
+MAX_ISSUES = 20
+"""Issues kept per error: past them, a call's problems are counted, not described."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +90,7 @@ class FieldIssue:
 
 
 def _shown_example(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= _MAX_EXAMPLE_SHOWN else text[: _MAX_EXAMPLE_SHOWN - 1] + "…"
+    return clipped(json.dumps(value, ensure_ascii=False, default=str), _MAX_EXAMPLE_SHOWN)
 
 
 _MAX_EXAMPLE_SHOWN = 120
@@ -114,7 +118,7 @@ class ToolValidationError(ValueError):
         self.input = input
         self.kind = kind
         self.more = more
-        """Problems found beyond ``issues``: counted, not described (see ``MAX_ISSUES``)."""
+        """Problems found beyond ``issues``: counted, not described (see :data:`MAX_ISSUES`)."""
         super().__init__(self._summary())
 
     def _summary(self) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from tooldesign.runtime.errors import FieldIssue, ToolValidationError, more_problems
+from tooldesign.runtime.text import compact_json
 
 
 class RetryReason(StrEnum):
@@ -69,11 +69,6 @@ class RetryHint:
         if self.suggested_tools:
             data["suggested_tools"] = list(self.suggested_tools)
         return data
-
-
-def compact_json(value: Any) -> str:
-    """JSON on one line, non-ASCII kept, for messages meant to be read."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
 
 
 def retry_hint_for_invalid_payload(

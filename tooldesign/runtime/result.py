@@ -10,7 +10,8 @@ from typing import Any
 from pydantic import BaseModel, RootModel
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import RetryHint, compact_json
+from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime.text import compact_json
 
 
 @dataclass(frozen=True, slots=True)

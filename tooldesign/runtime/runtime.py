@@ -59,14 +59,8 @@ from tooldesign.runtime.result import (
     ToolTelemetry,
 )
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
-from tooldesign.runtime.validation.codecs import PayloadCodec
-from tooldesign.runtime.validation.field_issues import (
-    clipped,
-    example_from_schema,
-    got,
-    quoted,
-    shown,
-)
+from tooldesign.runtime.text import clipped, got, quoted, shown
+from tooldesign.runtime.validation.examples import example_from_schema
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -670,4 +664,4 @@ def _top_field(issue: FieldIssue) -> str:
     return issue.field.split(".", 1)[0].split("[", 1)[0]
 
 
-__all__ = ["PayloadCodec", "Runtime", "ToolsetInfo", "bounds_problems"]
+__all__ = ["DEFAULT_WORKER_THREADS", "Runtime", "ToolsetInfo", "bounds_problems"]

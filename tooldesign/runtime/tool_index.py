@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from tooldesign.runtime.errors import ToolFailure
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.result import ToolCallMeta
-from tooldesign.runtime.validation.field_issues import shown
+from tooldesign.runtime.text import shown
 
 if TYPE_CHECKING:
     from tooldesign.builtin.gen.builtin.toolsets.tool_index import types as t

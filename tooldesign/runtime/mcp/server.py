@@ -54,7 +54,7 @@ from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, 
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.specs import ToolSpec
-from tooldesign.runtime.validation.field_issues import clipped, shown
+from tooldesign.runtime.text import clipped, shown
 
 log = logging.getLogger("tooldesign.runtime.mcp")
 

@@ -24,7 +24,7 @@ from tooldesign.runtime.providers._schema import (
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
-from tooldesign.runtime.validation.field_issues import shown
+from tooldesign.runtime.text import shown
 from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 log = logging.getLogger("tooldesign.runtime.providers")

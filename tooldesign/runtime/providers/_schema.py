@@ -11,7 +11,7 @@ import marshal
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from tooldesign.runtime.validation.field_issues import json_type
+from tooldesign.runtime.text import json_type
 from tooldesign.runtime.validation.schema import (
     MAPS,
     resolve,
