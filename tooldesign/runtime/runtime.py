@@ -47,7 +47,6 @@ from tooldesign.runtime.registration import (
     RegistrationError,
     ToolBinding,
     ToolsetRegistration,
-    WorkerThreadInvoke,
 )
 from tooldesign.runtime.result import (
     BoundedResultModel,
@@ -61,6 +60,7 @@ from tooldesign.runtime.result import (
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
 from tooldesign.runtime.text import clipped, got, quoted, shown
 from tooldesign.runtime.validation.examples import example_from_schema
+from tooldesign.runtime.workers import WorkerThreadInvoke
 
 log = logging.getLogger("tooldesign.runtime")
 

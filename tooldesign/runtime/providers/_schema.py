@@ -14,6 +14,7 @@ from typing import Any
 from tooldesign.runtime.text import json_type
 from tooldesign.runtime.validation.schema import (
     MAPS,
+    ref_name,
     resolve,
     type_list,
 )
@@ -189,11 +190,6 @@ def takes_value(types: list[str], value: Any) -> bool:
     if kind == "integer":
         return "number" in types
     return kind == "number" and "integer" in types and float(value).is_integer()
-
-
-def def_name(ref: str) -> str:
-    """``#/$defs/Device`` → ``Device`` (the last pointer token; ``#`` for the root)."""
-    return ref.rsplit("/", 1)[-1] if ref != "#" else "#"
 
 
 def _plural(n: Any, word: str) -> str:
@@ -395,7 +391,7 @@ def summary(schema: Any, root: Mapping[str, Any], _depth: int = 0) -> str:
         return "any value"
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        return f"a {def_name(ref)} object" if ref != "#" else "the same shape as the whole"
+        return f"a {ref_name(ref)} object" if ref != "#" else "the same shape as the whole"
     variants = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(variants, list) and variants:
         parts = [summary(v, root, _depth + 1) for v in variants]

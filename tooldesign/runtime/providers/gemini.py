@@ -46,7 +46,6 @@ from tooldesign.runtime.providers._schema import (
     FieldPath,
     Schema,
     copy_json,
-    def_name,
     enum_values,
     json_text,
     object_root,
@@ -60,6 +59,7 @@ from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.validation.schema import (
     MAPS,
     merge_single_all_of,
+    ref_name,
     ref_target,
     type_list,
 )
@@ -176,14 +176,14 @@ class _OpenAPIRewrite:
         self, schema: Mapping[str, Any], ref: str, path: str, refs: tuple[str, ...]
     ) -> Schema:
         if ref in refs:
-            chain = " → ".join(def_name(r) for r in (*refs[refs.index(ref) :], ref))
+            chain = " → ".join(ref_name(r) for r in (*refs[refs.index(ref) :], ref))
             self.problem(
                 self.entered[ref],  # where the type first appears: the field to change
                 f"the type is recursive ({chain}); Gemini's OpenAPI parameters cannot express "
                 f"recursion: {_JSON_SCHEMA_HINT}",
                 "recursive",
             )
-            return {"type": "OBJECT", "description": f"a {def_name(ref)} object"}
+            return {"type": "OBJECT", "description": f"a {ref_name(ref)} object"}
         target = ref_target(self.root, ref)
         if target is None:
             self.problem(path, f"$ref {ref!r} points nowhere", "bad_ref")

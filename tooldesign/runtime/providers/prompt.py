@@ -12,13 +12,13 @@ from typing import Any
 
 from tooldesign.runtime.providers._common import ToolIndex, ToolSource
 from tooldesign.runtime.providers._schema import (
-    def_name,
     json_text,
     object_root,
     phrases,
 )
 from tooldesign.runtime.validation.schema import (
     merge_single_all_of,
+    ref_name,
     ref_target,
     type_list,
 )
@@ -73,7 +73,7 @@ def _tool_text(tool: Any) -> str:
         target = ref_target(root, ref)
         if target is None:
             continue
-        text = f"Type {def_name(ref)}"
+        text = f"Type {ref_name(ref)}"
         if target.get("description"):
             text += f": {target['description']}"
         lines.append(text)
@@ -117,7 +117,7 @@ def _type_words(schema: Any, depth: int) -> str:
     schema = merge_single_all_of(schema)
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        return def_name(ref) if ref != "#" else "the same shape as the arguments"
+        return ref_name(ref) if ref != "#" else "the same shape as the arguments"
     variants = schema.get("anyOf", schema.get("oneOf"))
     if type(variants) is list and variants:
         return " or ".join(dict.fromkeys(_type_words(v, depth + 1) for v in variants))
