@@ -1,13 +1,13 @@
 """JSON Schema helpers shared by the provider transforms.
 
 Every transform builds new dictionaries and never mutates its input: the schemas it reads are
-the generated specs' module-level constants and the loaded catalogs, both shared.
+the specs' (frozen) and the loaded catalogs', both shared. What it copies as it is, it copies
+with :func:`~tooldesign.runtime.frozen.copy_json`.
 """
 
 from __future__ import annotations
 
 import json
-import marshal
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -63,26 +63,6 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-def copy_json(value: Any) -> Any:
-    """A deep copy of JSON data (dicts, lists and scalars), far cheaper than ``copy.deepcopy``.
-
-    ``marshal`` copies plain JSON data in C, several times faster than a Python walk; data it
-    cannot take (a mapping that is not a dict) is copied by walking it.
-    """
-    try:
-        return marshal.loads(marshal.dumps(value))
-    except ValueError:
-        return _copy_walk(value)
-
-
-def _copy_walk(value: Any) -> Any:
-    if isinstance(value, MAPS):
-        return {key: _copy_walk(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_copy_walk(item) for item in value]
-    return value
-
-
 def split_keywords(
     schema: Mapping[str, Any], keep: frozenset[str], skip: frozenset[str]
 ) -> tuple[Schema, Schema]:
@@ -113,7 +93,7 @@ def subschemas(schema: Mapping[str, Any]) -> Iterator[Any]:
             yield schema[key]
     for key in _SUBSCHEMA_LISTS:
         value = schema.get(key)
-        if type(value) is list:
+        if isinstance(value, list):
             yield from value
     for key in _SUBSCHEMA_MAPS:
         value = schema.get(key)
@@ -143,7 +123,7 @@ def enum_values(schema: Mapping[str, Any]) -> list[Any] | None:
     if "const" in schema:
         return [schema["const"]]
     values = schema.get("enum")
-    return values if type(values) is list else None
+    return values if isinstance(values, list) else None
 
 
 def value_types(values: Iterable[Any]) -> list[str]:
@@ -473,12 +453,11 @@ def _refs_in(schema: Any) -> set[str]:
     stack = [schema]
     while stack:
         node = stack.pop()
-        kind = type(node)
-        if kind is dict:
+        if isinstance(node, dict):
             ref = node.get("$ref")
             if type(ref) is str and ref.startswith("#/$defs/"):
                 found.add(ref[8:])
-            stack.extend(v for v in node.values() if type(v) is dict or type(v) is list)
-        elif kind is list:
-            stack.extend(v for v in node if type(v) is dict or type(v) is list)
+            stack.extend(v for v in node.values() if isinstance(v, dict | list))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, dict | list))
     return found

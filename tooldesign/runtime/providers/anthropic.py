@@ -123,9 +123,9 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
                 else:  # strict tools take primitive values only: say the others in words
                     dropped[key] = schema[key]
         variants = schema.get("anyOf", schema.get("oneOf"))
-        if type(variants) is list:
+        if isinstance(variants, list):
             out["anyOf"] = [node(v, path) for v in variants if isinstance(v, MAPS)]
-        if type(schema.get("allOf")) is list:
+        if isinstance(schema.get("allOf"), list):
             out["allOf"] = [node(v, path) for v in schema["allOf"] if isinstance(v, MAPS)]
         if not types and not ({"enum", "const", "anyOf", "allOf"} & out.keys()):
             problem(

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
+from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
@@ -45,7 +46,6 @@ from tooldesign.runtime.providers._schema import (
     IGNORED,
     FieldPath,
     Schema,
-    copy_json,
     enum_values,
     json_text,
     object_root,
@@ -212,7 +212,7 @@ class _OpenAPIRewrite:
         types = [t for t in all_types if t != "null"]
         nullable = len(types) < len(all_types) or schema.get("nullable") is True
         variants = schema.get("anyOf", schema.get("oneOf"))
-        if type(variants) is list:
+        if isinstance(variants, list):
             out, dropped = split_keywords(schema, _NOTHING, _HANDLED)
             nullable = self.union(out, variants, path, refs) or nullable
             _restate_values(schema, dropped)
@@ -242,7 +242,7 @@ class _OpenAPIRewrite:
         examples = schema.get("examples")
         if "example" in schema:
             out["example"] = copy_json(schema["example"])
-        elif type(examples) is list and examples:
+        elif isinstance(examples, list) and examples:
             out["example"] = copy_json(examples[0])
         description = schema.get("description", out.get("description"))
         if dropped:

@@ -83,7 +83,7 @@ def merge_single_all_of(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     ``$ref``; dialects without ``allOf`` take the merged form.
     """
     all_of = schema.get("allOf")
-    if type(all_of) is list and len(all_of) == 1 and isinstance(all_of[0], MAPS):
+    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], MAPS):
         return {**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}
     return schema
 
