@@ -52,10 +52,10 @@ __all__ = [
     "in_worker_thread",
 ]
 
-Handler = Callable[[Any, ToolCallMeta], Any]
+_Handler = Callable[[Any, ToolCallMeta], Any]
 
 
-def handler_invoke(handler: Handler) -> Invoke:
+def handler_invoke(handler: _Handler) -> Invoke:
     """Invoke an application handler: awaited if async, run in a worker thread if not."""
     is_async = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
         getattr(handler, "__call__", None)  # noqa: B004 - an object with an async __call__
@@ -73,10 +73,10 @@ def handler_invoke(handler: Handler) -> Invoke:
     return WorkerThreadInvoke(call)
 
 
-ServiceT = TypeVar("ServiceT")
+_ServiceT = TypeVar("_ServiceT")
 
 
-def bound_service(service: ServiceT | None, toolset: str) -> ServiceT:
+def bound_service(service: _ServiceT | None, toolset: str) -> _ServiceT:
     """The service a bound tool calls; :func:`check_registration` has made sure there is one."""
     if service is None:
         raise RegistrationError(f"toolset {toolset!r}: a tool bound to a method needs a service")
