@@ -112,7 +112,7 @@ def copy_json(value: Any) -> Any:
     Python walk. A frozen value keeps the ``marshal`` image of itself from its first copy on,
     so copying it again (each export of a spec's schema does) is one C call.
     """
-    if isinstance(value, FrozenDict | FrozenList):
+    if type(value) is FrozenDict or type(value) is FrozenList:
         image = value._marshalled
         if image is None:
             plain = _plain(value)
