@@ -11,8 +11,10 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from tooldesign.runtime.frozen import FrozenDict, FrozenList
 from tooldesign.runtime.text import json_type
 from tooldesign.runtime.validation.schema import (
+    JSON_ARRAYS,
     MAPS,
     ref_name,
     resolve,
@@ -123,7 +125,7 @@ def enum_values(schema: Mapping[str, Any]) -> list[Any] | None:
     if "const" in schema:
         return [schema["const"]]
     values = schema.get("enum")
-    return values if isinstance(values, list) else None
+    return values if type(values) in JSON_ARRAYS else None
 
 
 def value_types(values: Iterable[Any]) -> list[str]:
@@ -453,12 +455,16 @@ def _refs_in(schema: Any) -> set[str]:
     stack = [schema]
     while stack:
         node = stack.pop()
-        # Tuples, not `dict | list`: an isinstance check of a tuple is the faster one.
-        if isinstance(node, dict):
+        if type(node) in _JSON_OBJECTS:
             ref = node.get("$ref")
             if type(ref) is str and ref.startswith("#/$defs/"):
                 found.add(ref[8:])
-            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
-        elif isinstance(node, list):
-            stack.extend(v for v in node if isinstance(v, (dict, list)))
+            stack.extend(v for v in node.values() if type(v) in _JSON_CONTAINERS)
+        else:
+            stack.extend(v for v in node if type(v) in _JSON_CONTAINERS)
     return found
+
+
+# By exact type: the fastest check, run on every value of every schema an export reads.
+_JSON_OBJECTS = frozenset({dict, FrozenDict})
+_JSON_CONTAINERS = frozenset({dict, list, FrozenDict, FrozenList})

@@ -57,6 +57,7 @@ from tooldesign.runtime.providers._schema import (
 )
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.validation.schema import (
+    JSON_ARRAYS,
     MAPS,
     merge_single_all_of,
     ref_name,
@@ -212,7 +213,7 @@ class _OpenAPIRewrite:
         types = [t for t in all_types if t != "null"]
         nullable = len(types) < len(all_types) or schema.get("nullable") is True
         variants = schema.get("anyOf", schema.get("oneOf"))
-        if isinstance(variants, list):
+        if type(variants) in JSON_ARRAYS:
             out, dropped = split_keywords(schema, _NOTHING, _HANDLED)
             nullable = self.union(out, variants, path, refs) or nullable
             _restate_values(schema, dropped)
@@ -242,7 +243,7 @@ class _OpenAPIRewrite:
         examples = schema.get("examples")
         if "example" in schema:
             out["example"] = copy_json(schema["example"])
-        elif isinstance(examples, list) and examples:
+        elif type(examples) in JSON_ARRAYS and examples:
             out["example"] = copy_json(examples[0])
         description = schema.get("description", out.get("description"))
         if dropped:

@@ -17,6 +17,7 @@ from tooldesign.runtime.providers._schema import (
     phrases,
 )
 from tooldesign.runtime.validation.schema import (
+    JSON_ARRAYS,
     merge_single_all_of,
     ref_name,
     ref_target,
@@ -119,7 +120,7 @@ def _type_words(schema: Any, depth: int) -> str:
     if isinstance(ref, str):
         return ref_name(ref) if ref != "#" else "the same shape as the arguments"
     variants = schema.get("anyOf", schema.get("oneOf"))
-    if isinstance(variants, list) and variants:
+    if type(variants) in JSON_ARRAYS and variants:
         return " or ".join(dict.fromkeys(_type_words(v, depth + 1) for v in variants))
     words = []
     for kind in type_list(schema) or ["any"]:
@@ -158,7 +159,7 @@ def _constraint_words(schema: Mapping[str, Any], root: Mapping[str, Any]) -> lis
         stated["additionalProperties"] = schema["additionalProperties"]
     extra = phrases(stated, root)
     enum = schema.get("enum")
-    if isinstance(enum, list) and enum:
+    if type(enum) in JSON_ARRAYS and enum:
         extra.insert(0, f"one of {', '.join(json_text(v) for v in enum)}")
     return extra
 

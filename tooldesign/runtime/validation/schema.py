@@ -13,10 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tooldesign.runtime.frozen import FrozenList
 from tooldesign.runtime.text import shown
 
 MAPS = (dict, Mapping)
 """For ``isinstance``: a JSON object. ``dict`` first, the fast check for what JSON parses to."""
+
+JSON_ARRAYS = frozenset({list, FrozenList})
+"""For ``type(x) in JSON_ARRAYS``: a JSON array, plain or frozen. Faster than ``isinstance``
+when ``x`` is most often not one (``None``), as on the keywords exports look for."""
 
 _MAX_DEPTH = 64
 
