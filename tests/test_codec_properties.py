@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tooldesign.runtime import (
-    MAX_ISSUES,
     Constraint,
-    PayloadCodec,
     ToolSpec,
     ToolValidationError,
     retry_hint_for_invalid_payload,
 )
+from tooldesign.runtime.errors import MAX_ISSUES
+from tooldesign.runtime.validation.codecs import PayloadCodec
 
 from tests.strategies import from_schema, json_values
 from tests.support import REPO

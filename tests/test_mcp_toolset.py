@@ -35,7 +35,7 @@ from tooldesign.runtime import (
     ToolRequest,
     ToolResult,
 )
-from tooldesign.runtime.schema_values import declared_only
+from tooldesign.runtime.validation.schema import declared_only
 
 from tests.support import REPO
 

@@ -30,7 +30,7 @@ from tooldesign.runtime.providers import (
     openai_strict_schema,
     prompt_listing,
 )
-from tooldesign.runtime.schema_values import strip_optional_nulls, type_list
+from tooldesign.runtime.validation.schema import strip_optional_nulls, type_list
 
 from tests.strategies import from_schema
 from tests.test_providers import valid_gemini_declaration

@@ -46,7 +46,7 @@ from tooldesign.runtime.providers import (
     gemini_parameters,
     prompt_listing,
 )
-from tooldesign.runtime.schema_values import strip_optional_nulls
+from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 from examples.netops.agent import build_runtime
 from tests.conftest import Generated

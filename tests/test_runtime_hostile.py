@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from tooldesign.runtime import (
-    MAX_ISSUES,
     RegistrationError,
     RetryReason,
     Rfc3339Date,
@@ -32,10 +31,11 @@ from tooldesign.runtime import (
     ToolCallMeta,
     ToolRequest,
     ToolResult,
-    bounds_problems,
-    quoted,
 )
+from tooldesign.runtime.errors import MAX_ISSUES
 from tooldesign.runtime.result import Bounds
+from tooldesign.runtime.runtime import bounds_problems
+from tooldesign.runtime.text import quoted
 
 from examples.netops.agent import restart_device
 from examples.netops.services import (

@@ -10,7 +10,7 @@ import asyncio
 import math
 from datetime import UTC, datetime, timedelta
 
-from tooldesign.runtime import quoted
+from tooldesign.runtime.text import quoted
 
 from examples.netops.models import (
     Address,

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldesign.runtime.providers._schema import def_name, json_text, phrases
+from tooldesign.runtime.providers._schema import json_text, phrases
+from tooldesign.runtime.validation.schema import ref_name
 
 _NOT_CONSTRAINTS = frozenset(
     {
@@ -150,7 +151,7 @@ def _type_parts(schema: Any, depth: int) -> list[tuple[str, str | None]]:
         return [("any", None)]
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        name = def_name(ref)
+        name = ref_name(ref)
         return [(name, name if ref != "#" else None)] if ref != "#" else [("(this type)", None)]
     variants = schema.get("anyOf", schema.get("oneOf"))
     if isinstance(variants, list) and variants:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tooldesign.runtime.issues import shown
+from tooldesign.runtime.text import shown
 
 Impact = Literal["models", "applications", "compatible", "prompt"]
 IMPACTS: tuple[Impact, ...] = ("models", "applications", "compatible", "prompt")

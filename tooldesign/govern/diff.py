@@ -45,7 +45,7 @@ from tooldesign.govern.changes import (
 from tooldesign.govern.fingerprint import FINGERPRINT_KEY, canonical_schema, fingerprint_of
 from tooldesign.govern.schemas import compare_schemas
 from tooldesign.govern.sources import CatalogTools
-from tooldesign.runtime.issues import shown
+from tooldesign.runtime.text import shown
 
 Entry = Mapping[str, Any]
 

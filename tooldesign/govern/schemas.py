@@ -49,8 +49,8 @@ from tooldesign.govern.witness import (
     schema_types,
     upper_bound,
 )
-from tooldesign.runtime.issues import shown
 from tooldesign.runtime.providers._schema import FieldPath
+from tooldesign.runtime.text import shown
 
 Direction = Literal["input", "output"]
 

@@ -66,9 +66,9 @@ from tooldesign.importers.draft import (
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.untrusted import untrusted_notices
 from tooldesign.importers.values import accepts, pascal, sanitize_name, unique_name
-from tooldesign.runtime.issues import shown
 from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
-from tooldesign.runtime.schema_values import merge_single_all_of, ref_target
+from tooldesign.runtime.text import shown
+from tooldesign.runtime.validation.schema import merge_single_all_of, ref_target
 
 _PRIMITIVES: dict[str, Primitive] = {
     "string": STRING,

@@ -1,6 +1,26 @@
-"""The runtime library that generated toolsets and agents use."""
+"""tooldesign's runtime: runs the tools of generated toolsets and answers every call.
 
-from tooldesign.runtime.codec import Decoded, PayloadCodec, ResultCodec
+Split by who reads it:
+
+- ``tooldesign.runtime`` (this module) is the user API: the names application code writes —
+  the :class:`Runtime` and its requests, metadata and results, retry hints, errors, the
+  interceptors that ship and the interceptor types, specs and tool ids, registrations, the
+  RFC 3339 types generated models use, and the MCP client;
+- ``tooldesign.runtime.support`` is what generated packages call (``from tooldesign.runtime
+  import support as rt``): exactly the names their ``specs.py``, ``codecs.py`` and
+  ``executor.py`` use, plumbing included; application code does not need it;
+- ``tooldesign.runtime.validation`` checks what a model sends and what a tool returns: the
+  codecs, reading arguments as JSON, pydantic and ``jsonschema`` errors as :class:`FieldIssue`,
+  the one schema navigator, examples built from a schema;
+- ``tooldesign.runtime.providers`` exports tools to OpenAI, Anthropic, Gemini and MCP and
+  reads their tool calls; ``tooldesign.runtime.mcp`` serves a runtime over MCP (the ``mcp``
+  extra) and calls MCP servers; ``tooldesign.runtime.tool_index`` lists a runtime's tools to a
+  model; ``tooldesign.runtime.catalog`` loads ``tool_schemas.json``;
+- the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
+  (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
+  read-only by ``frozen``), ``ident``, ``formats`` and ``text`` (how messages show values).
+"""
+
 from tooldesign.runtime.errors import (
     Constraint,
     FieldIssue,
@@ -12,22 +32,12 @@ from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
-from tooldesign.runtime.issues import MAX_ISSUES, quoted
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
-    Invoke,
-    Outcome,
     RegistrationError,
-    ToolBinding,
     ToolsetRegistration,
-    WorkerThreadInvoke,
-    bound_service,
-    cancelled_before_start,
-    check_registration,
-    handler_invoke,
-    in_worker_thread,
 )
 from tooldesign.runtime.result import (
     BoundedResultModel,
@@ -38,7 +48,7 @@ from tooldesign.runtime.result import (
     ToolResult,
     ToolTelemetry,
 )
-from tooldesign.runtime.runtime import DEFAULT_WORKER_THREADS, Runtime, ToolsetInfo, bounds_problems
+from tooldesign.runtime.runtime import Runtime, ToolsetInfo
 from tooldesign.runtime.specs import (
     BoundsSpec,
     ServerDataSpec,
@@ -48,26 +58,19 @@ from tooldesign.runtime.specs import (
 )
 
 __all__ = [
-    "DEFAULT_WORKER_THREADS",
-    "MAX_ISSUES",
     "BoundedResultModel",
     "Bounds",
     "BoundsSpec",
     "CallNext",
     "Constraint",
-    "Decoded",
     "FieldIssue",
     "Interceptor",
-    "Invoke",
     "LogCalls",
     "MCPClient",
     "MCPServerParams",
     "MCPUnavailable",
-    "Outcome",
-    "PayloadCodec",
     "RateLimit",
     "RegistrationError",
-    "ResultCodec",
     "RetryHint",
     "RetryReason",
     "Rfc3339Date",
@@ -78,7 +81,6 @@ __all__ = [
     "ServerDataSpec",
     "Timeout",
     "ToolAnnotations",
-    "ToolBinding",
     "ToolCallMeta",
     "ToolError",
     "ToolFailure",
@@ -91,13 +93,5 @@ __all__ = [
     "ToolsetInfo",
     "ToolsetRegistration",
     "TypeSpec",
-    "WorkerThreadInvoke",
-    "bound_service",
-    "bounds_problems",
-    "cancelled_before_start",
-    "check_registration",
-    "handler_invoke",
-    "in_worker_thread",
-    "quoted",
     "retry_hint_for_invalid_payload",
 ]

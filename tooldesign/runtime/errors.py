@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
+from tooldesign.runtime.text import clipped
 
 
 class Constraint(StrEnum):
@@ -26,6 +27,9 @@ class Constraint(StrEnum):
 
 ROOT_PATH = ""
 """The path of the payload itself (for malformed JSON or a non-object payload)."""
+
+MAX_ISSUES = 20
+"""Issues kept per error: past them, a call's problems are counted, not described."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +114,7 @@ class FieldIssue:
 
 
 def _shown_example(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= _MAX_EXAMPLE_SHOWN else text[: _MAX_EXAMPLE_SHOWN - 1] + "…"
+    return clipped(json.dumps(value, ensure_ascii=False, default=str), _MAX_EXAMPLE_SHOWN)
 
 
 _MAX_EXAMPLE_SHOWN = 120
@@ -139,7 +142,7 @@ class ToolValidationError(ValueError):
         self.input = input
         self.kind = kind
         self.more = more
-        """Problems found beyond ``issues``: counted, not described (see ``MAX_ISSUES``)."""
+        """Problems found beyond ``issues``: counted, not described (see :data:`MAX_ISSUES`)."""
         super().__init__(self._summary())
 
     def _summary(self) -> str:

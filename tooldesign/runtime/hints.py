@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import FieldIssue, ToolValidationError, more_problems
+from tooldesign.runtime.text import compact_json
 
 
 class RetryReason(StrEnum):
@@ -96,11 +96,6 @@ class RetryHint:
             suggested_tools=read.texts("suggested_tools"),
             more_issues=read.integer("more_issues", 0),
         )
-
-
-def compact_json(value: Any) -> str:
-    """JSON on one line, non-ASCII kept, for messages meant to be read."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
 
 
 def retry_hint_for_invalid_payload(

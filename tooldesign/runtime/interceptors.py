@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, RetryReason
-from tooldesign.runtime.registration import CallNext, cancelled_before_start
+from tooldesign.runtime.registration import CallNext
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.workers import cancelled_before_start
 
 
 def _tool_name(request: ToolRequest) -> str:

@@ -14,7 +14,8 @@ from pydantic import BaseModel, RootModel
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
 from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import RetryHint, compact_json
+from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime.text import compact_json
 
 if TYPE_CHECKING:
     from tooldesign.runtime.registration import ToolBinding

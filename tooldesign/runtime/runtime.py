@@ -32,7 +32,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pydantic_core
-from tooldesign.runtime.codec import PayloadCodec
 from tooldesign.runtime.errors import (
     Constraint,
     FieldIssue,
@@ -41,7 +40,6 @@ from tooldesign.runtime.errors import (
     ToolValidationError,
 )
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
-from tooldesign.runtime.issues import clipped, example_from_schema, got, quoted, shown
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -49,7 +47,6 @@ from tooldesign.runtime.registration import (
     RegistrationError,
     ToolBinding,
     ToolsetRegistration,
-    WorkerThreadInvoke,
 )
 from tooldesign.runtime.result import (
     BoundedResultModel,
@@ -61,6 +58,9 @@ from tooldesign.runtime.result import (
     ToolTelemetry,
 )
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
+from tooldesign.runtime.text import clipped, got, quoted, shown
+from tooldesign.runtime.validation.examples import example_from_schema
+from tooldesign.runtime.workers import WorkerThreadInvoke
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -675,4 +675,4 @@ def _top_field(issue: FieldIssue) -> str:
     return issue.field.split(".", 1)[0].split("[", 1)[0]
 
 
-__all__ = ["PayloadCodec", "Runtime", "ToolsetInfo", "bounds_problems"]
+__all__ = ["DEFAULT_WORKER_THREADS", "Runtime", "ToolsetInfo", "bounds_problems"]

@@ -1,16 +1,19 @@
 """Specs: what generated ``specs.py`` modules declare about each tool.
 
-Specs are plain immutable data. They are what agents introspect, what the runtime dispatches
-on, and what provider exports are built from.
+Specs are immutable data. They are what agents introspect, what the runtime dispatches on,
+and what provider exports are built from. Their schemas, examples and field descriptions are
+frozen when a spec is made (:mod:`tooldesign.runtime.frozen`): what a model is shown cannot be
+changed away from what the decoder checks. Copy one (``copy.deepcopy``) to change it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Self, TypeVar
 
 from pydantic import BaseModel
+from tooldesign.runtime.frozen import freeze
 from tooldesign.runtime.ident import ToolIdent
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -28,6 +31,8 @@ class TypeSpec(Generic[ModelT]):
     ``field_descriptions`` maps dotted field paths (``devices[].id``) to design descriptions.
     ``check_schema`` is set when parts of ``schema`` are kept verbatim (``Any(schema=...)``):
     the model type cannot check those, so the codecs also validate values against ``schema``.
+    ``schema``, ``example`` and ``field_descriptions`` are frozen: read-only ``dict``s and
+    ``list``s, all the way down.
     """
 
     name: str
@@ -36,6 +41,12 @@ class TypeSpec(Generic[ModelT]):
     example: Any = None
     field_descriptions: Mapping[str, str] = field(default_factory=dict)
     check_schema: bool = False
+
+    def __post_init__(self) -> None:
+        _freeze_fields(self, "schema", "example", "field_descriptions")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self  # immutable: a copy could only be a spec whose JSON is not frozen
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +58,12 @@ class ServerDataSpec(Generic[ModelT]):
     schema: JsonSchema
     description: str | None
     default: Literal["on", "off"]
+
+    def __post_init__(self) -> None:
+        _freeze_fields(self, "schema")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self  # immutable: a copy could only be a spec whose JSON is not frozen
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +108,9 @@ class ToolSpec(Generic[PayloadT, ResultT]):
             if spec.kind == kind:
                 return spec
         return None
+
+
+def _freeze_fields(spec: object, *names: str) -> None:
+    for name in names:
+        # A frozen dataclass sets its fields through object's __setattr__, as its __init__ does.
+        object.__setattr__(spec, name, freeze(getattr(spec, name)))

@@ -10,16 +10,14 @@ Its design lives in ``tooldesign/builtin/design``; the package is generated like
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from tooldesign.builtin.gen.builtin.toolsets.tool_index import executor
+from tooldesign.builtin.gen.builtin.toolsets.tool_index import types as t
 from tooldesign.runtime.errors import ToolFailure
-from tooldesign.runtime.issues import shown
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.result import ToolCallMeta
-
-if TYPE_CHECKING:
-    from tooldesign.builtin.gen.builtin.toolsets.tool_index import types as t
-    from tooldesign.runtime.runtime import Runtime
+from tooldesign.runtime.runtime import Runtime
+from tooldesign.runtime.text import shown
 
 SERVICE = "builtin"
 TOOLSET = "tool_index"
@@ -34,8 +32,6 @@ def tool_index_registration(
     A toolset or tag that no registered tool has is an error naming the ones there are, so the
     model can correct its call.
     """
-    # Imported here: the generated package imports tooldesign.runtime, which imports this.
-    from tooldesign.builtin.gen.builtin.toolsets.tool_index import executor
 
     async def list_tools(args: t.ToolIndexPayload, meta: ToolCallMeta) -> t.ToolIndexResult:
         return index_tools(runtime, toolset=args.toolset, tag=args.tag)
@@ -47,8 +43,6 @@ def index_tools(
     runtime: Runtime, *, toolset: str | None = None, tag: str | None = None
 ) -> t.ToolIndexResult:
     """What ``tool_index`` answers: the registered tools (but itself), optionally filtered."""
-    from tooldesign.builtin.gen.builtin.toolsets.tool_index import types as t
-
     listed = [s for s in runtime.specs() if (s.service, s.toolset) != (SERVICE, TOOLSET)]
     specs = listed
     if toolset is not None:

@@ -39,8 +39,8 @@ from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint, RetryReason
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
-from tooldesign.runtime.schema_values import declared_only
 from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.validation.schema import declared_only
 
 if TYPE_CHECKING:
     from mcp import Client

@@ -50,11 +50,11 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from starlette.applications import Starlette
 from starlette.requests import Request
 from tooldesign.runtime.hints import RetryReason
-from tooldesign.runtime.issues import clipped, shown
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, export_tools
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.text import clipped, shown
 
 log = logging.getLogger("tooldesign.runtime.mcp")
 

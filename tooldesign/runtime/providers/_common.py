@@ -15,17 +15,17 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel
 from tooldesign.errors import UserError
 from tooldesign.runtime.catalog import CatalogTool
+from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.ident import ToolIdent
-from tooldesign.runtime.issues import shown
 from tooldesign.runtime.providers._schema import (
     IGNORED,
     Schema,
-    copy_json,
     object_root,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
-from tooldesign.runtime.schema_values import strip_optional_nulls
 from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
+from tooldesign.runtime.text import shown
+from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 log = logging.getLogger("tooldesign.runtime.providers")
 
@@ -259,8 +259,10 @@ class ProviderAdapter(ABC):
         """``tool``'s parameters as the provider takes any JSON Schema, as new objects, and what
         could not be converted. The schema as it is, with a root ``$ref`` resolved: every
         provider wants the arguments object itself at the root."""
-        root = object_root(tool.parameters)
-        schema = copy_json({k: v for k, v in root.items() if k not in IGNORED})
+        # The whole root is copied, then trimmed: a spec's schema is copied from its image.
+        schema = copy_json(object_root(tool.parameters))
+        for key in IGNORED:
+            schema.pop(key, None)
         if schema.get("type") == "object":
             return schema, []
         message = 'not an object schema ({"type": "object", ...}), as every provider needs'

@@ -1,19 +1,22 @@
 """JSON Schema helpers shared by the provider transforms.
 
 Every transform builds new dictionaries and never mutates its input: the schemas it reads are
-the generated specs' module-level constants and the loaded catalogs, both shared.
+the specs' (frozen) and the loaded catalogs', both shared. What it copies as it is, it copies
+with :func:`~tooldesign.runtime.frozen.copy_json`.
 """
 
 from __future__ import annotations
 
 import json
-import marshal
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from tooldesign.runtime.issues import json_type
-from tooldesign.runtime.schema_values import (
+from tooldesign.runtime.frozen import FrozenDict, FrozenList
+from tooldesign.runtime.text import json_type
+from tooldesign.runtime.validation.schema import (
+    JSON_ARRAYS,
     MAPS,
+    ref_name,
     resolve,
     type_list,
 )
@@ -62,26 +65,6 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-def copy_json(value: Any) -> Any:
-    """A deep copy of JSON data (dicts, lists and scalars), far cheaper than ``copy.deepcopy``.
-
-    ``marshal`` copies plain JSON data in C, several times faster than a Python walk; data it
-    cannot take (a mapping that is not a dict) is copied by walking it.
-    """
-    try:
-        return marshal.loads(marshal.dumps(value))
-    except ValueError:
-        return _copy_walk(value)
-
-
-def _copy_walk(value: Any) -> Any:
-    if isinstance(value, MAPS):
-        return {key: _copy_walk(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_copy_walk(item) for item in value]
-    return value
-
-
 def split_keywords(
     schema: Mapping[str, Any], keep: frozenset[str], skip: frozenset[str]
 ) -> tuple[Schema, Schema]:
@@ -112,7 +95,7 @@ def subschemas(schema: Mapping[str, Any]) -> Iterator[Any]:
             yield schema[key]
     for key in _SUBSCHEMA_LISTS:
         value = schema.get(key)
-        if type(value) is list:
+        if isinstance(value, list):
             yield from value
     for key in _SUBSCHEMA_MAPS:
         value = schema.get(key)
@@ -142,7 +125,7 @@ def enum_values(schema: Mapping[str, Any]) -> list[Any] | None:
     if "const" in schema:
         return [schema["const"]]
     values = schema.get("enum")
-    return values if type(values) is list else None
+    return values if type(values) in JSON_ARRAYS else None
 
 
 def value_types(values: Iterable[Any]) -> list[str]:
@@ -189,11 +172,6 @@ def takes_value(types: list[str], value: Any) -> bool:
     if kind == "integer":
         return "number" in types
     return kind == "number" and "integer" in types and float(value).is_integer()
-
-
-def def_name(ref: str) -> str:
-    """``#/$defs/Device`` → ``Device`` (the last pointer token; ``#`` for the root)."""
-    return ref.rsplit("/", 1)[-1] if ref != "#" else "#"
 
 
 def _plural(n: Any, word: str) -> str:
@@ -395,7 +373,7 @@ def summary(schema: Any, root: Mapping[str, Any], _depth: int = 0) -> str:
         return "any value"
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        return f"a {def_name(ref)} object" if ref != "#" else "the same shape as the whole"
+        return f"a {ref_name(ref)} object" if ref != "#" else "the same shape as the whole"
     variants = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(variants, list) and variants:
         parts = [summary(v, root, _depth + 1) for v in variants]
@@ -477,12 +455,16 @@ def _refs_in(schema: Any) -> set[str]:
     stack = [schema]
     while stack:
         node = stack.pop()
-        kind = type(node)
-        if kind is dict:
+        if type(node) in _JSON_OBJECTS:
             ref = node.get("$ref")
             if type(ref) is str and ref.startswith("#/$defs/"):
                 found.add(ref[8:])
-            stack.extend(v for v in node.values() if type(v) is dict or type(v) is list)
-        elif kind is list:
-            stack.extend(v for v in node if type(v) is dict or type(v) is list)
+            stack.extend(v for v in node.values() if type(v) in _JSON_CONTAINERS)
+        else:
+            stack.extend(v for v in node if type(v) in _JSON_CONTAINERS)
     return found
+
+
+# By exact type: the fastest check, run on every value of every schema an export reads.
+_JSON_OBJECTS = frozenset({dict, FrozenDict})
+_JSON_CONTAINERS = frozenset({dict, list, FrozenDict, FrozenList})

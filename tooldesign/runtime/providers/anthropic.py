@@ -33,7 +33,8 @@ from tooldesign.runtime.providers._schema import (
     split_keywords,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.schema_values import (
+from tooldesign.runtime.validation.schema import (
+    JSON_ARRAYS,
     MAPS,
     ref_target,
     type_list,
@@ -123,9 +124,9 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
                 else:  # strict tools take primitive values only: say the others in words
                     dropped[key] = schema[key]
         variants = schema.get("anyOf", schema.get("oneOf"))
-        if type(variants) is list:
+        if type(variants) in JSON_ARRAYS:
             out["anyOf"] = [node(v, path) for v in variants if isinstance(v, MAPS)]
-        if type(schema.get("allOf")) is list:
+        if type(schema.get("allOf")) in JSON_ARRAYS:
             out["allOf"] = [node(v, path) for v in schema["allOf"] if isinstance(v, MAPS)]
         if not types and not ({"enum", "const", "anyOf", "allOf"} & out.keys()):
             problem(

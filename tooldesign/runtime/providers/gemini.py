@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
+from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
@@ -45,8 +46,6 @@ from tooldesign.runtime.providers._schema import (
     IGNORED,
     FieldPath,
     Schema,
-    copy_json,
-    def_name,
     enum_values,
     json_text,
     object_root,
@@ -57,9 +56,11 @@ from tooldesign.runtime.providers._schema import (
     value_types,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.schema_values import (
+from tooldesign.runtime.validation.schema import (
+    JSON_ARRAYS,
     MAPS,
     merge_single_all_of,
+    ref_name,
     ref_target,
     type_list,
 )
@@ -176,14 +177,14 @@ class _OpenAPIRewrite:
         self, schema: Mapping[str, Any], ref: str, path: str, refs: tuple[str, ...]
     ) -> Schema:
         if ref in refs:
-            chain = " → ".join(def_name(r) for r in (*refs[refs.index(ref) :], ref))
+            chain = " → ".join(ref_name(r) for r in (*refs[refs.index(ref) :], ref))
             self.problem(
                 self.entered[ref],  # where the type first appears: the field to change
                 f"the type is recursive ({chain}); Gemini's OpenAPI parameters cannot express "
                 f"recursion: {_JSON_SCHEMA_HINT}",
                 "recursive",
             )
-            return {"type": "OBJECT", "description": f"a {def_name(ref)} object"}
+            return {"type": "OBJECT", "description": f"a {ref_name(ref)} object"}
         target = ref_target(self.root, ref)
         if target is None:
             self.problem(path, f"$ref {ref!r} points nowhere", "bad_ref")
@@ -212,7 +213,7 @@ class _OpenAPIRewrite:
         types = [t for t in all_types if t != "null"]
         nullable = len(types) < len(all_types) or schema.get("nullable") is True
         variants = schema.get("anyOf", schema.get("oneOf"))
-        if type(variants) is list:
+        if type(variants) in JSON_ARRAYS:
             out, dropped = split_keywords(schema, _NOTHING, _HANDLED)
             nullable = self.union(out, variants, path, refs) or nullable
             _restate_values(schema, dropped)
@@ -242,7 +243,7 @@ class _OpenAPIRewrite:
         examples = schema.get("examples")
         if "example" in schema:
             out["example"] = copy_json(schema["example"])
-        elif type(examples) is list and examples:
+        elif type(examples) in JSON_ARRAYS and examples:
             out["example"] = copy_json(examples[0])
         description = schema.get("description", out.get("description"))
         if dropped:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.providers._common import (
     Provider,
     ProviderAdapter,
@@ -22,7 +23,7 @@ from tooldesign.runtime.providers._common import (
     field_of,
     result_value,
 )
-from tooldesign.runtime.providers._schema import IGNORED, Schema, copy_json
+from tooldesign.runtime.providers._schema import IGNORED, Schema
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.specs import ToolAnnotations
 
@@ -38,9 +39,13 @@ _HINTS = (
 
 
 def output_schema(result: Mapping[str, Any]) -> tuple[Schema, bool]:
-    """The ``outputSchema`` for a result schema, and whether it had to be wrapped in an object."""
-    body = {k: v for k, v in result.items() if k not in IGNORED}
-    if body.get("type") == "object":
+    """The ``outputSchema`` for a result schema (new objects), and whether it had to be wrapped
+    in an object."""
+    # The whole schema is copied, then trimmed: a spec's schema is copied from its image.
+    body: Schema = copy_json(result)
+    for key in IGNORED:
+        body.pop(key, None)
+    if not _wraps(result):
         return body, False
     defs = body.pop("$defs", None)
     wrapped: Schema = {
@@ -52,6 +57,11 @@ def output_schema(result: Mapping[str, Any]) -> tuple[Schema, bool]:
     if defs is not None:
         wrapped["$defs"] = defs
     return wrapped, True
+
+
+def _wraps(result: Mapping[str, Any]) -> bool:
+    """Whether a result schema needs wrapping: MCP's ``outputSchema`` must be an object."""
+    return result.get("type") != "object"
 
 
 def annotation_hints(annotations: ToolAnnotations) -> dict[str, bool]:
@@ -68,7 +78,7 @@ class MCPAdapter(ProviderAdapter):
 
     def __init__(self, index: ToolIndex) -> None:
         super().__init__(index)
-        self._wrapped = frozenset(tool.id for tool in index if output_schema(tool.result)[1])
+        self._wrapped = frozenset(tool.id for tool in index if _wraps(tool.result))
         self._convert_all()
 
     def tools(self) -> list[dict[str, Any]]:
@@ -79,7 +89,7 @@ class MCPAdapter(ProviderAdapter):
                 entry["title"] = tool.title
             entry["description"] = tool.description
             entry["inputSchema"] = self.parameters(tool)
-            entry["outputSchema"] = copy_json(output_schema(tool.result)[0])
+            entry["outputSchema"] = output_schema(tool.result)[0]
             hints = annotation_hints(tool.annotations)
             if hints:
                 entry["annotations"] = hints

@@ -41,7 +41,7 @@ from tooldesign.runtime.providers._schema import (
     value_types,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.schema_values import (
+from tooldesign.runtime.validation.schema import (
     MAPS,
     merge_single_all_of,
     ref_target,

@@ -12,13 +12,14 @@ from typing import Any
 
 from tooldesign.runtime.providers._common import ToolIndex, ToolSource
 from tooldesign.runtime.providers._schema import (
-    def_name,
     json_text,
     object_root,
     phrases,
 )
-from tooldesign.runtime.schema_values import (
+from tooldesign.runtime.validation.schema import (
+    JSON_ARRAYS,
     merge_single_all_of,
+    ref_name,
     ref_target,
     type_list,
 )
@@ -73,7 +74,7 @@ def _tool_text(tool: Any) -> str:
         target = ref_target(root, ref)
         if target is None:
             continue
-        text = f"Type {def_name(ref)}"
+        text = f"Type {ref_name(ref)}"
         if target.get("description"):
             text += f": {target['description']}"
         lines.append(text)
@@ -117,9 +118,9 @@ def _type_words(schema: Any, depth: int) -> str:
     schema = merge_single_all_of(schema)
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        return def_name(ref) if ref != "#" else "the same shape as the arguments"
+        return ref_name(ref) if ref != "#" else "the same shape as the arguments"
     variants = schema.get("anyOf", schema.get("oneOf"))
-    if type(variants) is list and variants:
+    if type(variants) in JSON_ARRAYS and variants:
         return " or ".join(dict.fromkeys(_type_words(v, depth + 1) for v in variants))
     words = []
     for kind in type_list(schema) or ["any"]:
@@ -158,7 +159,7 @@ def _constraint_words(schema: Mapping[str, Any], root: Mapping[str, Any]) -> lis
         stated["additionalProperties"] = schema["additionalProperties"]
     extra = phrases(stated, root)
     enum = schema.get("enum")
-    if type(enum) is list and enum:
+    if type(enum) in JSON_ARRAYS and enum:
         extra.insert(0, f"one of {', '.join(json_text(v) for v in enum)}")
     return extra
 

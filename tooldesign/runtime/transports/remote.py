@@ -21,7 +21,6 @@ from typing import Any
 
 import pydantic_core
 from tooldesign.runtime.catalog import toolset_version
-from tooldesign.runtime.codec import PayloadCodec, ResultCodec
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.registration import (
@@ -45,6 +44,7 @@ from tooldesign.runtime.transports.base import (
     TransportError,
 )
 from tooldesign.runtime.transports.wire import CallMessage, WireError
+from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
 
 log = logging.getLogger("tooldesign.transports")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from typing import Protocol, Required, TypedDict, cast, overload
 
-from tooldesign import runtime as rt
+from tooldesign.runtime import support as rt
 
 import examples.netops.services as app_services
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from tooldesign import runtime as rt
+from tooldesign.runtime import support as rt
 
 from . import specs
 from . import types as t

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from typing import Protocol, TypedDict
 
-from tooldesign import runtime as rt
+from tooldesign.runtime import support as rt
 
 from . import codecs, specs
 from . import types as t

@@ -1,9 +1,11 @@
 """JSON values read through the JSON Schema that describes them.
 
-The base the codecs, the MCP client and the provider exports share: following local ``$ref``s,
-asking whether a schema takes ``null``, finding the object schema a value is an instance of
-(in a union too), and rewriting a value's objects key by key as its schema says. None of it
-mutates what it reads: schemas are the generated specs' shared module-level constants.
+The one place local ``$ref``s are followed (:func:`ref_target`, :func:`resolve`): the codecs,
+their error messages, the examples, the MCP client and the provider exports all read schemas
+through it. Here too: asking whether a schema takes ``null``, finding the object schema a value
+is an instance of (in a union too), rewriting a value's objects key by key as its schema says,
+and :class:`SchemaNavigator`, which walks a schema field by field and names its types. None of
+it mutates what it reads: schemas are the specs' shared, read-only values.
 """
 
 from __future__ import annotations
@@ -11,8 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tooldesign.runtime.frozen import FrozenList
+from tooldesign.runtime.text import shown
+
 MAPS = (dict, Mapping)
 """For ``isinstance``: a JSON object. ``dict`` first, the fast check for what JSON parses to."""
+
+JSON_ARRAYS = frozenset({list, FrozenList})
+"""For ``type(x) in JSON_ARRAYS``: a JSON array, plain or frozen. Faster than ``isinstance``
+when ``x`` is most often not one (``None``), as on the keywords exports look for."""
 
 _MAX_DEPTH = 64
 
@@ -45,8 +54,19 @@ def ref_target(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
     return node if isinstance(node, MAPS) else None
 
 
-def resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``schema`` with a local ``$ref`` followed (through chains of refs); unresolvable → itself."""
+def ref_name(ref: str) -> str:
+    """The name a ``$ref`` gives its target, its last pointer token: ``#/$defs/Device`` → ``Device``."""
+    return ref.rsplit("/", 1)[-1]
+
+
+def resolve(
+    schema: Mapping[str, Any], root: Mapping[str, Any], *, keep_siblings: bool = False
+) -> Mapping[str, Any]:
+    """``schema`` with a local ``$ref`` followed (through chains of refs); unresolvable → itself.
+
+    With ``keep_siblings``, keywords written beside a ``$ref`` (a field's description) are kept
+    over the target's: they describe the field, the target its type.
+    """
     seen: set[str] = set()
     while True:
         ref = schema.get("$ref")
@@ -56,6 +76,8 @@ def resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, 
         target = ref_target(root, ref)
         if target is None:
             return schema
+        if keep_siblings and len(schema) > 1:
+            target = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
         schema = target
 
 
@@ -66,7 +88,7 @@ def merge_single_all_of(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     ``$ref``; dialects without ``allOf`` take the merged form.
     """
     all_of = schema.get("allOf")
-    if type(all_of) is list and len(all_of) == 1 and isinstance(all_of[0], MAPS):
+    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], MAPS):
         return {**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}
     return schema
 
@@ -98,14 +120,19 @@ def accepts_null(schema: Any, root: Mapping[str, Any], _seen: frozenset[str] = f
     return not isinstance(all_of, list) or all(accepts_null(v, root, _seen) for v in all_of)
 
 
-def variants(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The ``anyOf``/``oneOf`` alternatives of ``schema``, refs followed."""
+def alternatives(schema: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The ``anyOf`` and ``oneOf`` alternatives of ``schema``, as written (``$ref``s kept)."""
     return [
-        resolve(merge_single_all_of(variant), root)
+        variant
         for key in ("anyOf", "oneOf")
         for variant in schema.get(key) or ()
         if isinstance(variant, MAPS)
     ]
+
+
+def variants(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The ``anyOf``/``oneOf`` alternatives of ``schema``, refs followed."""
+    return [resolve(merge_single_all_of(variant), root) for variant in alternatives(schema)]
 
 
 def object_schema(
@@ -144,6 +171,114 @@ def _fits(
         if fixed and len(fixed) == 1 and given and value.get(name) != fixed[0]:
             return False
     return True
+
+
+class SchemaNavigator:
+    """Walks one JSON Schema field by field, ``$ref``s followed, and names its types.
+
+    ``extra_properties`` are top-level fields the schema leaves out (injected fields, hidden
+    from the model): their types name what is missing, but they are never listed as fields the
+    caller may send.
+    """
+
+    def __init__(
+        self,
+        schema: Mapping[str, Any],
+        *,
+        extra_properties: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        self.schema = schema
+        self._extra = extra_properties or {}
+        self.root = self.resolve(schema)
+
+    def resolve(self, node: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """``node`` with its ``$ref`` followed, the keywords beside it kept (see :func:`resolve`)."""
+        if node is None or "$ref" not in node:
+            return node
+        return resolve(node, self.schema, keep_siblings=True)
+
+    def variants(self, node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        """A union's variants as written (``$ref``s kept, for their names), ``null`` left out."""
+        return [v for v in alternatives(node) if (self.resolve(v) or {}).get("type") != "null"]
+
+    def child(self, node: Mapping[str, Any], part: int | str) -> Mapping[str, Any] | None:
+        """The schema of ``node``'s item (an index) or field (a key), as written."""
+        if isinstance(part, int) or node.get("type") == "array":
+            items = node.get("items")
+            return items if isinstance(items, MAPS) else None
+        properties = node.get("properties")
+        if isinstance(properties, MAPS) and part in properties:
+            child = properties[part]
+            return child if isinstance(child, MAPS) else None
+        if node is self.root and part in self._extra:
+            return self._extra[part]
+        extra = node.get("additionalProperties")
+        return extra if isinstance(extra, MAPS) else None
+
+    def tagged_variant(self, node: Mapping[str, Any], tag: int | str) -> Mapping[str, Any] | None:
+        """The variant of a discriminated union whose tag field takes ``tag``, resolved."""
+        discriminator = node.get("discriminator")
+        if not isinstance(discriminator, MAPS):
+            return None
+        prop = discriminator.get("propertyName")
+        for raw in self.variants(node):
+            variant = self.resolve(raw)
+            if variant is None:
+                continue
+            tag_schema = self.resolve((variant.get("properties") or {}).get(prop))
+            if tag_schema is None:
+                continue
+            values = tag_schema.get("enum") or (
+                [tag_schema["const"]] if "const" in tag_schema else []
+            )
+            if tag in values:
+                return variant
+        return None
+
+    def describe_type(self, node: Mapping[str, Any] | None) -> str:
+        """What a value of ``node`` is, in a few words: ``array of object (Device)``."""
+        name = type_name(node)
+        node = self.resolve(node)
+        if not node:
+            return "any value"
+        union = alternatives(node)
+        if union:
+            return " or ".join(self.describe_type(v) for v in union)
+        kind = node.get("type")
+        if isinstance(kind, list):
+            return " or ".join(str(k) for k in kind)
+        if kind == "array":
+            return f"array of {self.describe_type(node.get('items'))}"
+        if kind == "object" and (node.get("title") or name):
+            return f"object ({node.get('title') or name})"
+        if kind is None and "enum" in node:
+            return "one of " + ", ".join(shown(v) for v in node["enum"])
+        return str(kind) if kind else "any value"
+
+
+def type_name(node: Mapping[str, Any] | None) -> str | None:
+    """The design's name of a type: its title, or the ``$defs`` entry a ``$ref`` points to."""
+    if not node:
+        return None
+    title = node.get("title")
+    if isinstance(title, str):
+        return title
+    ref = node.get("$ref")
+    return ref_name(ref) if isinstance(ref, str) else None
+
+
+def description(node: Mapping[str, Any] | None) -> str | None:
+    """The design's description of a field, if its schema has one."""
+    if not node:
+        return None
+    text = node.get("description")
+    return text if isinstance(text, str) else None
+
+
+def field_examples(node: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
+    """The field's own examples from the design (``examples``), if it has any."""
+    examples = node.get("examples") if node else None
+    return tuple(examples) if isinstance(examples, list) and examples else None
 
 
 KeepKey = Callable[[str, Any, Mapping[str, Any], Mapping[str, Any]], bool]

@@ -1,0 +1,440 @@
+"""Translate pydantic validation errors into :class:`FieldIssue`s a model can act on.
+
+Pydantic knows *that* a value is wrong; the design knows what the field is for, which values
+are allowed and what its bounds are. Each error's location is followed through the tool's
+model-facing JSON Schema to find that field, so every issue carries the design's own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import ErrorDetails
+from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
+from tooldesign.runtime.formats import RFC3339_ERROR
+from tooldesign.runtime.text import got, join_path, json_type, shown, shown_path
+from tooldesign.runtime.validation.schema import (
+    SchemaNavigator,
+    description,
+    field_examples,
+    type_name,
+)
+
+_RANGE_ERRORS = frozenset(
+    {
+        "greater_than",
+        "greater_than_equal",
+        "less_than",
+        "less_than_equal",
+        "multiple_of",
+        "finite_number",
+    }
+)
+_LENGTH_ERRORS = frozenset({"string_too_short", "string_too_long", "too_short", "too_long"})
+_ENUM_ERRORS = frozenset({"literal_error", "enum"})
+_FORMAT_PREFIXES = (
+    "datetime_",
+    "date_",
+    "time_",
+    "timedelta_",
+    "timezone_",
+    "uuid_",
+    "ip_",
+    "url_",
+    "email",
+)
+_BOUND_KEYWORDS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Start:
+    """Where following a location begins: the payload's root, or a union's chosen variant."""
+
+    node: Mapping[str, Any] | None
+    parent: Mapping[str, Any] | None
+    path: str
+    described: str | None
+    input_path: tuple[int | str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Located:
+    """Where an error's location led in the schema."""
+
+    path: str
+    schema: Mapping[str, Any] | None
+    parent: Mapping[str, Any] | None
+    in_union: bool
+    """The location enters a union without a discriminator; ``depth`` is its variant's label."""
+    depth: int
+    """How many parts of the location lead to ``schema``."""
+    described: str | None
+    """The nearest design description on the way: the field's own, or its closest holder's."""
+    input_path: tuple[int | str, ...]
+    """The parts of the location that index the caller's input (union labels and tags left out)."""
+
+
+def _locate(
+    nav: SchemaNavigator, loc: Sequence[int | str], start: _Start | None = None, offset: int = 0
+) -> _Located:
+    """Follow ``loc[offset:]`` from ``start`` (the root by default)."""
+    if start is None:
+        node, parent, path, described, input_path = nav.root, None, "", None, []
+    else:
+        node, parent, path = start.node, start.parent, start.path
+        described, input_path = start.described, list(start.input_path)
+    node, described = _unwrap_optional(nav, node, described)
+    for index in range(offset, len(loc)):
+        part = loc[index]
+        if node is None:
+            path = join_path(path, part)
+            input_path.append(part)
+            continue
+        if nav.variants(node):
+            chosen = nav.tagged_variant(node, part)
+            if chosen is None:
+                # A plain union: pydantic reports one error per variant, labelled; they are
+                # sorted out together (see field_issues).
+                return _Located(path, node, parent, True, index, described, tuple(input_path))
+            # Picked by its discriminator's value, which is not an input key.
+            node, described = _unwrap_optional(nav, chosen, description(chosen) or described)
+            continue
+        parent = node
+        node = nav.resolve(nav.child(node, part))
+        path = join_path(path, part)
+        input_path.append(part)
+        node, described = _unwrap_optional(nav, node, description(node) or described)
+    return _Located(path, node, parent, False, len(loc), described, tuple(input_path))
+
+
+def _unwrap_optional(
+    nav: SchemaNavigator, node: Mapping[str, Any] | None, described: str | None
+) -> tuple[Mapping[str, Any] | None, str | None]:
+    """A value or null is not a union to pydantic (its errors carry no variant label)."""
+    while node is not None and len(variants := nav.variants(node)) == 1:
+        inner = nav.resolve(variants[0])
+        if inner is None:
+            break
+        node, described = inner, description(inner) or described
+    return node, described
+
+
+def schema_bounds(node: Mapping[str, Any] | None) -> dict[str, int | float]:
+    if not node:
+        return {}
+    return {k: node[k] for k in _BOUND_KEYWORDS if isinstance(node.get(k), int | float)}
+
+
+def _constraint(error_type: str, value: Any, node: Mapping[str, Any] | None) -> Constraint:
+    if error_type == "missing":
+        return Constraint.MISSING_FIELD
+    if error_type == "extra_forbidden":
+        return Constraint.UNKNOWN_FIELD
+    if error_type in _ENUM_ERRORS or error_type == "union_tag_invalid":
+        return Constraint.INVALID_ENUM_VALUE
+    if error_type == "union_tag_not_found":
+        return Constraint.MISSING_FIELD
+    if error_type in _RANGE_ERRORS:
+        return Constraint.INVALID_RANGE
+    if error_type in _LENGTH_ERRORS:
+        return Constraint.INVALID_LENGTH
+    if error_type == "string_pattern_mismatch":
+        # A format the model enforces with a pattern is still a format problem to the caller.
+        if node is not None and "format" in node and "pattern" not in node:
+            return Constraint.INVALID_FORMAT
+        return Constraint.INVALID_PATTERN
+    if error_type == RFC3339_ERROR:
+        return Constraint.INVALID_FORMAT
+    if (error_type.startswith(_FORMAT_PREFIXES) or error_type == "value_error") and isinstance(
+        value, str
+    ):
+        return Constraint.INVALID_FORMAT
+    return Constraint.INVALID_FIELD_TYPE
+
+
+def _message(
+    constraint: Constraint,
+    error: ErrorDetails,
+    node: Mapping[str, Any] | None,
+    parent: Mapping[str, Any] | None,
+    expected: str,
+) -> str:
+    value = error.get("input")
+    sent = f" (got {shown(value)})"
+    if constraint is Constraint.MISSING_FIELD:
+        if error["type"] == "union_tag_not_found":
+            ctx = error.get("ctx") or {}
+            return f"required field {ctx.get('discriminator', 'discriminator')!s} is missing"
+        return f"required field is missing (expected {expected})"
+    if constraint is Constraint.UNKNOWN_FIELD:
+        allowed = sorted((parent or {}).get("properties", {}))
+        listed = ", ".join(allowed) if allowed else "none"
+        return f"unknown field; allowed fields are: {listed}"
+    if constraint is Constraint.INVALID_ENUM_VALUE:
+        if error["type"] == "union_tag_invalid":
+            ctx = error.get("ctx") or {}
+            return f"unknown {ctx.get('discriminator', 'variant')}; expected one of {ctx.get('expected_tags', '')}{sent}"
+        values = (node or {}).get("enum") or []
+        return "must be one of " + ", ".join(shown(v) for v in values) + sent
+    if constraint is Constraint.INVALID_RANGE:
+        parts = []
+        bounds = schema_bounds(node)
+        for key, op in (
+            ("minimum", ">="),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "<="),
+            ("exclusiveMaximum", "<"),
+        ):
+            if key in bounds:
+                parts.append(f"{op} {bounds[key]}")
+        if "multipleOf" in bounds:
+            parts.append(f"a multiple of {bounds['multipleOf']}")
+        if error["type"] == "finite_number":
+            parts.append("a finite number")
+        return "must be " + (" and ".join(parts) or "within range") + sent
+    if constraint is Constraint.INVALID_LENGTH:
+        bounds = schema_bounds(node)
+        if isinstance(value, str):
+            lo, hi, unit, size = (
+                bounds.get("minLength"),
+                bounds.get("maxLength"),
+                "characters",
+                len(value),
+            )
+        else:
+            lo, hi, unit = bounds.get("minItems"), bounds.get("maxItems"), "items"
+            size = len(value) if isinstance(value, Sequence) else 0
+        if lo is not None and lo == hi:
+            rule = f"exactly {lo}"
+        elif lo is not None and hi is not None:
+            rule = f"between {lo} and {hi}"
+        elif lo is not None:
+            rule = f"at least {lo}"
+        else:
+            rule = f"at most {hi}"
+        return f"must have {rule} {unit} (got {size})"
+    if constraint is Constraint.INVALID_PATTERN:
+        return f"must match the pattern {(node or {}).get('pattern', '')}{sent}"
+    if constraint is Constraint.INVALID_FORMAT:
+        fmt = (node or {}).get("format")
+        if error["type"] == RFC3339_ERROR:
+            return f"{error['msg']}{sent}"
+        if error["type"].startswith("timezone_"):
+            # A valid-looking time without an offset: say what is missing, not just "invalid".
+            return f"must be a {fmt or 'date-time'} with a timezone offset, such as 2026-01-31T09:30:00Z{sent}"
+        if fmt:
+            return f"must be a valid {fmt}{sent}"
+        return f"{error.get('msg', 'invalid format')}{sent}"
+    return f"expected {expected}, got {got(value)}"
+
+
+def field_issues(
+    errors: Sequence[ErrorDetails],
+    nav: SchemaNavigator,
+    root_input: Any,
+    *,
+    limit: int = MAX_ISSUES,
+) -> tuple[list[FieldIssue], int]:
+    """One issue per bad field, in the order pydantic found them, and how many more there are.
+
+    At most ``limit`` issues are built: the errors past them are counted, not read, so a call
+    with a million bad items costs little more than one with a few.
+
+    A union without a discriminator gets one error per variant from pydantic. When the value
+    clearly meant one variant (the only one of its JSON type, or the one whose fields it uses
+    most, then the one with fewest errors), the issues are that variant's, field by field;
+    otherwise one issue at the union names every variant.
+    """
+    issues, more = _IssueBuilder(nav, root_input).build(errors, limit=limit)
+    return issues[:limit], more + max(0, len(issues) - limit)
+
+
+@dataclass(slots=True)
+class _UnionErrors:
+    located: _Located
+    errors: list[ErrorDetails]
+
+
+class _IssueBuilder:
+    __slots__ = ("nav", "root_input")
+
+    def __init__(self, nav: SchemaNavigator, root_input: Any) -> None:
+        self.nav = nav
+        self.root_input = root_input
+
+    def build(
+        self,
+        errors: Sequence[ErrorDetails],
+        start: _Start | None = None,
+        offset: int = 0,
+        *,
+        limit: int,
+    ) -> tuple[list[FieldIssue], int]:
+        """The issues of ``errors`` (at most about ``limit``) and the count of errors left unread."""
+        slots: list[FieldIssue | _UnionErrors] = []
+        unions: dict[tuple[int | str, ...], _UnionErrors] = {}
+        seen: set[str] = set()
+        unread = 0
+        last_union: tuple[tuple[int | str, ...], _UnionErrors] | None = None
+        for index, error in enumerate(errors):
+            loc = error["loc"]
+            # A union's errors come together: the next ones of the same union need no lookup.
+            if (
+                last_union is not None
+                and tuple(loc[: last_union[1].located.depth]) == last_union[0]
+            ):
+                last_union[1].errors.append(error)
+                continue
+            if len(slots) >= limit:
+                unread = len(errors) - index
+                break
+            located = _locate(self.nav, loc, start, offset)
+            if located.in_union:
+                key = tuple(loc[: located.depth])
+                group = unions.get(key)
+                if group is None:
+                    group = unions[key] = _UnionErrors(located, [])
+                    slots.append(group)
+                group.errors.append(error)
+                last_union = (key, group)
+                continue
+            issue = self._issue(error, located)
+            dedup = f"{issue.field}\0{issue.constraint}"
+            if dedup not in seen:
+                seen.add(dedup)
+                slots.append(issue)
+        issues: list[FieldIssue] = []
+        for slot in slots:
+            if isinstance(slot, FieldIssue):
+                issues.append(slot)
+            else:
+                found, more = self._union(slot, limit)
+                issues.extend(found)
+                unread += more
+        return issues, unread
+
+    def _issue(self, error: ErrorDetails, located: _Located) -> FieldIssue:
+        node = located.schema
+        value = error.get("input")
+        constraint = _constraint(error["type"], value, node)
+        expected = self.nav.describe_type(node)
+        has_value = constraint not in (Constraint.MISSING_FIELD, Constraint.UNKNOWN_FIELD)
+        unknown = constraint is Constraint.UNKNOWN_FIELD
+        return FieldIssue(
+            field=shown_path(located.path),
+            constraint=constraint,
+            message=_message(constraint, error, node, located.parent, expected),
+            # An unknown field means nothing in the design: no description is its own.
+            description=None if unknown else description(node) or located.described,
+            expected=None if unknown else expected,
+            actual=json_type(value) if has_value else None,
+            allowed=tuple(node["enum"]) if node and isinstance(node.get("enum"), list) else None,
+            bounds=schema_bounds(node) or None,
+            pattern=node.get("pattern") if node else None,
+            format=node.get("format") if node else None,
+            examples=field_examples(node),
+        )
+
+    def _union(self, group: _UnionErrors, limit: int) -> tuple[list[FieldIssue], int]:
+        located = group.located
+        union = located.schema or {}
+        variants = self.nav.variants(union)
+        # Errors by variant label (a class name, ``str``, ``list[int]``…), in the union's order.
+        by_label: dict[int | str, list[ErrorDetails]] = {}
+        for error in group.errors:
+            by_label.setdefault(error["loc"][located.depth], []).append(error)
+        value = _value_at(self.root_input, located.input_path)
+        if len(by_label) == len(variants):
+            pairs = list(zip(variants, by_label.values(), strict=True))
+            closest = self._closest(value, pairs, located.depth)
+            if closest is not None:
+                raw, errors = closest
+                variant = self.nav.resolve(raw)
+                start = _Start(
+                    variant,
+                    located.parent,
+                    located.path,
+                    description(variant) or located.described,
+                    located.input_path,
+                )
+                return self.build(errors, start, located.depth + 1, limit=limit)
+        expected = self.nav.describe_type(union)
+        message = f"expected {expected}, got {got(value)}"
+        fields = self._variant_fields(variants) if isinstance(value, Mapping) else None
+        if fields:
+            message += "; " + "; ".join(fields)
+        return [
+            FieldIssue(
+                field=shown_path(located.path),
+                constraint=Constraint.INVALID_FIELD_TYPE,
+                message=message,
+                description=description(union) or located.described,
+                expected=expected,
+                actual=json_type(value),
+                examples=field_examples(union),
+            )
+        ], 0
+
+    def _closest(
+        self,
+        value: Any,
+        variants: list[tuple[Mapping[str, Any], list[ErrorDetails]]],
+        depth: int,
+    ) -> tuple[Mapping[str, Any], list[ErrorDetails]] | None:
+        """The variant ``value`` clearly meant, or ``None`` when it is not clear.
+
+        ``depth`` is where the variant's label sits in each error's location.
+        """
+        # A variant whose errors all lie inside the value accepts its JSON type (an object for
+        # an object); an error at the variant itself means a type the value cannot be.
+        fitting = [
+            (raw, errors)
+            for raw, errors in variants
+            if all(len(e["loc"]) > depth + 1 for e in errors)
+        ]
+        if len(fitting) <= 1:
+            return fitting[0] if fitting else None
+        keys = set(value) if isinstance(value, Mapping) else set()
+
+        def distance(candidate: tuple[Mapping[str, Any], list[ErrorDetails]]) -> tuple[int, int]:
+            properties = (self.nav.resolve(candidate[0]) or {}).get("properties") or {}
+            return (-len(keys & set(properties)), len(candidate[1]))
+
+        ranked = sorted(fitting, key=distance)
+        return ranked[0] if distance(ranked[0]) < distance(ranked[1]) else None
+
+    def _variant_fields(self, variants: list[Mapping[str, Any]]) -> list[str]:
+        """``Email has fields address`` for each object variant with a name and fields."""
+        out: list[str] = []
+        for raw in variants:
+            node = self.nav.resolve(raw) or {}
+            properties = node.get("properties")
+            name = type_name(raw) or type_name(node)
+            if name and isinstance(properties, Mapping) and properties:
+                out.append(f"{name} has fields {', '.join(properties)}")
+        return out
+
+
+def _value_at(root: Any, loc: Sequence[int | str]) -> Any:
+    """The value the caller sent at ``loc`` (pydantic reports a variant's inner value instead)."""
+    value = root
+    for part in loc:
+        if isinstance(value, Mapping):
+            value = value.get(part)
+        elif isinstance(value, list) and isinstance(part, int) and -len(value) <= part < len(value):
+            value = value[part]
+        else:
+            return None
+    return value

@@ -1,0 +1,156 @@
+"""What a ``jsonschema`` validator finds wrong, as :class:`FieldIssue`s.
+
+For the parts of a schema kept verbatim (``Any(schema=...)``), which the generated model types
+cannot check: the paths, constraints and messages read like the codecs' other issues.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
+from tooldesign.runtime.text import got, json_type, path_of, shown, shown_key
+from tooldesign.runtime.validation.schema import description
+
+_JSONSCHEMA_CONSTRAINTS: Mapping[str, Constraint] = {
+    "required": Constraint.MISSING_FIELD,
+    "type": Constraint.INVALID_FIELD_TYPE,
+    "enum": Constraint.INVALID_ENUM_VALUE,
+    "const": Constraint.INVALID_ENUM_VALUE,
+    "minimum": Constraint.INVALID_RANGE,
+    "maximum": Constraint.INVALID_RANGE,
+    "exclusiveMinimum": Constraint.INVALID_RANGE,
+    "exclusiveMaximum": Constraint.INVALID_RANGE,
+    "multipleOf": Constraint.INVALID_RANGE,
+    "minLength": Constraint.INVALID_LENGTH,
+    "maxLength": Constraint.INVALID_LENGTH,
+    "minItems": Constraint.INVALID_LENGTH,
+    "maxItems": Constraint.INVALID_LENGTH,
+    "minProperties": Constraint.INVALID_LENGTH,
+    "maxProperties": Constraint.INVALID_LENGTH,
+    "pattern": Constraint.INVALID_PATTERN,
+    "format": Constraint.INVALID_FORMAT,
+    "additionalProperties": Constraint.UNKNOWN_FIELD,
+    "unevaluatedProperties": Constraint.UNKNOWN_FIELD,
+}
+
+
+def schema_issues(
+    validator: Any, value: Any, *, limit: int = MAX_ISSUES
+) -> tuple[list[FieldIssue], int]:
+    """What a ``jsonschema`` validator finds wrong with ``value``: issues by place, and how many more.
+
+    For the parts of a schema kept verbatim (``Any(schema=...)``), which the model types
+    cannot check: the paths, constraints and messages read like the codecs' other issues (the
+    validator's own messages would echo whole values).
+    """
+    errors = sorted(
+        validator.iter_errors(value),
+        key=lambda e: [(isinstance(part, int), part) for part in e.absolute_path],
+    )
+    issues: list[FieldIssue] = []
+    seen: set[str] = set()
+    for index, error in enumerate(errors):
+        if len(issues) >= limit:
+            return issues, len(errors) - index
+        parts = list(error.absolute_path)
+        keyword = str(error.validator)
+        node = error.schema if isinstance(error.schema, Mapping) else None
+        constraint = _JSONSCHEMA_CONSTRAINTS.get(keyword, Constraint.INVALID_FORMAT)
+        instance = error.instance
+        if constraint is Constraint.MISSING_FIELD and isinstance(error.validator_value, list):
+            missing = [
+                name
+                for name in error.validator_value
+                if isinstance(instance, Mapping) and name not in instance
+            ]
+            parts += missing[:1]
+        elif constraint is Constraint.UNKNOWN_FIELD and isinstance(instance, Mapping) and node:
+            extra = [key for key in instance if not _declares(node, key)]
+            parts += extra[:1]
+        path = path_of(parts)
+        if path in seen:
+            continue
+        seen.add(path)
+        issues.append(
+            FieldIssue(
+                field=path,
+                constraint=constraint,
+                message=_schema_message(keyword, error.validator_value, instance, node),
+                description=description(node),
+                actual=json_type(instance) if constraint is not Constraint.MISSING_FIELD else None,
+                allowed=tuple(node["enum"])
+                if node and isinstance(node.get("enum"), list)
+                else None,
+            )
+        )
+    return issues, 0
+
+
+def _declares(node: Mapping[str, Any], key: str) -> bool:
+    """Whether an object schema declares ``key``: by name, or by one of its key patterns."""
+    declared = node.get("properties")
+    if isinstance(declared, Mapping) and key in declared:
+        return True
+    patterns = node.get("patternProperties")
+    if not isinstance(patterns, Mapping):
+        return False
+    for pattern in patterns:
+        try:
+            if re.search(pattern, key):
+                return True
+        except re.error:  # a pattern Python cannot read: the validator judged it already
+            continue
+    return False
+
+
+_SCHEMA_OPERATORS = {
+    "minimum": ">=",
+    "exclusiveMinimum": ">",
+    "maximum": "<=",
+    "exclusiveMaximum": "<",
+}
+_SCHEMA_SIZES = {
+    "minLength": ("at least", "characters"),
+    "maxLength": ("at most", "characters"),
+    "minItems": ("at least", "items"),
+    "maxItems": ("at most", "items"),
+    "minProperties": ("at least", "fields"),
+    "maxProperties": ("at most", "fields"),
+}
+
+
+def _schema_message(keyword: str, rule: Any, instance: Any, node: Mapping[str, Any] | None) -> str:
+    sent = f" (got {shown(instance)})"
+    if keyword == "required":
+        return "required field is missing"
+    if keyword in ("additionalProperties", "unevaluatedProperties"):
+        declared = (node or {}).get("properties")
+        allowed = (
+            ", ".join(sorted(declared)) if isinstance(declared, Mapping) and declared else "none"
+        )
+        return f"unknown field; allowed fields are: {allowed}"
+    if keyword == "type":
+        expected = " or ".join(rule) if isinstance(rule, list) else str(rule)
+        return f"expected {expected}, got {got(instance)}"
+    if keyword == "enum" and isinstance(rule, list):
+        return "must be one of " + ", ".join(shown(v) for v in rule) + sent
+    if keyword == "const":
+        return f"must be {shown(rule)}{sent}"
+    if keyword in _SCHEMA_OPERATORS:
+        return f"must be {_SCHEMA_OPERATORS[keyword]} {shown(rule)}{sent}"
+    if keyword == "multipleOf":
+        return f"must be a multiple of {shown(rule)}{sent}"
+    if keyword in _SCHEMA_SIZES:
+        bound, unit = _SCHEMA_SIZES[keyword]
+        size = len(instance) if isinstance(instance, str | list | Mapping) else 0
+        return f"must have {bound} {shown(rule)} {unit} (got {size})"
+    if keyword == "pattern":
+        return f"must match the pattern {rule}{sent}"
+    if keyword == "format":
+        return f"must be a valid {shown_key(str(rule))}{sent}"
+    if keyword in ("anyOf", "oneOf"):
+        return f"matches none of the allowed forms{sent}"
+    return f"breaks the schema's {shown_key(keyword)} rule{sent}"
