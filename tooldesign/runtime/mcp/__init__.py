@@ -1,8 +1,9 @@
 """MCP for tooldesign: serve a runtime's tools (``server``) and call an MCP server's tools
 (``client``, what ``MCPToolset`` executors use).
 
-The server's names are importable from here (``from tooldesign.runtime.mcp import ToolServer``);
-they need the ``mcp`` extra and are loaded on first use, so the client's module can be imported
+The server's names are importable from here (``from tooldesign.runtime.mcp import ToolServer``),
+with those of its HTTP app's security (``BearerTokens``, ``SessionLimits``, ``HttpPolicy``); they
+need the ``mcp`` extra and are loaded on first use, so the client's module can be imported
 without it.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tooldesign.runtime.mcp.http import BearerTokens, HttpPolicy, SessionLimits
     from tooldesign.runtime.mcp.server import (
         McpCallContext,
         MetaFor,
@@ -23,9 +25,12 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "BearerTokens",
+    "HttpPolicy",
     "McpCallContext",
     "MetaFor",
     "OnResult",
+    "SessionLimits",
     "ToolServer",
     "default_server_name",
     "mcp_server",
@@ -36,7 +41,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from tooldesign.runtime.mcp import server
+        from tooldesign.runtime.mcp import http, server
 
-        return getattr(server, name)
+        return getattr(server if name in server.__all__ else http, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,24 +32,30 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 from mcp import types
+from mcp.server.auth.provider import AccessToken, TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http import EventStore
 from mcp.server.subscriptions import ListenHandler
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ServerEvent, ToolsListChanged
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from tooldesign.runtime.hints import RetryReason
+from tooldesign.runtime.mcp import http, stdio
+from tooldesign.runtime.mcp.http import SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, export_tools
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
@@ -58,7 +64,7 @@ from tooldesign.runtime.text import clipped, shown
 
 log = logging.getLogger("tooldesign.runtime.mcp")
 
-SESSION_HEADER = "mcp-session-id"
+SESSION_HEADER = http.SESSION_HEADER
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +74,9 @@ class McpCallContext:
     ``meta`` is the default :class:`ToolCallMeta` (``tool_call_id`` = the JSON-RPC request id,
     ``session_id`` as described in the module docstring); ``request_meta`` is the request's
     ``_meta`` (set by the client application, never by the model); ``http_request`` and
-    ``headers`` are there on HTTP transports; ``request_context`` is the SDK's own context.
+    ``headers`` are there on HTTP transports; ``access_token`` is the verified bearer token of
+    an HTTP app with authentication (``.client_id``, ``.subject``, ``.scopes``, ``.claims``:
+    who is calling, for an injected user id); ``request_context`` is the SDK's own context.
     """
 
     tool: str
@@ -80,6 +88,7 @@ class McpCallContext:
     request_meta: Mapping[str, Any] = field(default_factory=dict)
     headers: Mapping[str, str] | None = None
     http_request: Request | None = None
+    access_token: AccessToken | None = None
     request_context: ServerRequestContext[Any, Any] | None = None
 
 
@@ -254,7 +263,7 @@ class ToolServer:
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         # Inside the SDK's own middleware (tracing), so it sees these calls as any other.
-        self.server.middleware.append(self._tool_call_shape)
+        self.server.middleware += [_internal_errors_untold, self._tool_call_shape]
         self._unsubscribe = runtime.on_change(self._registrations_changed)
 
     # ── catalog ───────────────────────────────────────────────────────────────────────────
@@ -453,12 +462,14 @@ class ToolServer:
 
     # ── transports ────────────────────────────────────────────────────────────────────────
 
-    async def serve_stdio(self) -> None:
-        """Serve one client on standard input and output until it disconnects."""
-        async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(
-                read_stream, write_stream, self.server.create_initialization_options()
-            )
+    async def serve_stdio(self, *, drain_timeout: float | None = stdio.DRAIN_TIMEOUT) -> None:
+        """Serve one client on standard input and output until its input ends.
+
+        The calls it sent before are finished and answered first (for ``drain_timeout``
+        seconds at most; ``None``: however long they take). While serving, what the
+        application prints goes to standard error: standard output carries only the protocol.
+        """
+        await stdio.serve_stdio(self.server, drain_timeout=drain_timeout)
 
     def streamable_http_app(
         self,
@@ -467,24 +478,56 @@ class ToolServer:
         host: str = "127.0.0.1",
         stateless: bool = False,
         json_response: bool = False,
-        **options: Any,
+        token_verifier: TokenVerifier | None = None,
+        auth: AuthSettings | None = None,
+        allowed_hosts: Collection[str] | None = None,
+        allowed_origins: Collection[str] | None = None,
+        sessions: SessionLimits | None = None,
+        event_store: EventStore | None = None,
+        retry_interval: int | None = None,
+        max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+        authentication: str | None = None,
     ) -> Starlette:
         """An ASGI app serving streamable HTTP at ``path`` (run it with uvicorn, once).
 
-        ``host`` is where it listens: on localhost the SDK turns on DNS-rebinding protection.
         A stateful app (the default) keeps an ``Mcp-Session-Id`` session per client, which
         injected ``session_id`` fields are filled from; clients that negotiate the protocol are
         offered the handshake wire, where sessions exist. ``stateless`` serves each request on
         its own and offers the 2026-07-28 wire (no sessions, so no ``session_id`` by default).
-        Other ``options`` go to the SDK's ``Server.streamable_http_app``.
+
+        Security (``tooldesign.runtime.mcp.http`` has the details):
+
+        - ``token_verifier``: every request needs a bearer token it accepts, else 401
+          (``BearerTokens({token: name})`` for fixed tokens, or the SDK's ``TokenVerifier``
+          protocol); with ``auth=AuthSettings(issuer_url=..., resource_server_url=...)`` the
+          app is an OAuth resource server (protected-resource metadata, ``required_scopes``,
+          ``validate_token_resource``). The verified token reaches ``meta_for`` as
+          ``context.access_token``.
+        - ``host`` is where the app listens; ``Host`` must name it (or ``allowed_hosts``) and
+          a browser's ``Origin`` must be a loopback one (or in ``allowed_origins``), whatever
+          the host, else 421 and 403.
+        - ``sessions``: :class:`SessionLimits` (1,000 sessions, 100 per authenticated client,
+          idle ones end after 10 minutes by default).
+
+        ``event_store``, ``retry_interval`` and ``max_request_body_size`` are the SDK's session
+        manager options; ``authentication`` describes the verifier in ``app.state.mcp_policy``.
         """
         self._http_sessions = not stateless
-        return self.server.streamable_http_app(
-            streamable_http_path=path,
+        return http.streamable_http_app(
+            self.server,
+            path=path,
             host=host,
-            stateless_http=stateless,
+            stateless=stateless,
             json_response=json_response,
-            **options,
+            token_verifier=token_verifier,
+            auth=auth,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            sessions=sessions,
+            event_store=event_store,
+            retry_interval=retry_interval,
+            max_request_body_size=max_request_body_size,
+            authentication=authentication,
         )
 
 
@@ -495,6 +538,7 @@ def _call_context(
 ) -> McpCallContext:
     request = ctx.request if isinstance(ctx.request, Request) else None
     headers: Mapping[str, str] | None = dict(request.headers) if request is not None else None
+    access_token = http.access_token_of(request.scope) if request is not None else None
     if request is not None:
         session_id = request.headers.get(SESSION_HEADER) or None
     else:
@@ -513,8 +557,24 @@ def _call_context(
         request_meta=dict(ctx.meta or {}),
         headers=headers,
         http_request=request,
+        access_token=access_token,
         request_context=ctx,
     )
+
+
+async def _internal_errors_untold(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """A handler's unexpected exception answers a short, stable error: the SDK would send its
+    text, which may hold internals. Refusals (``MCPError``) and invalid parameters (the SDK's
+    own "Invalid request parameters") pass as they are."""
+    try:
+        return await call_next(ctx)
+    except (MCPError, ValidationError):
+        raise
+    except Exception as exc:
+        log.exception("the MCP server failed answering %s", ctx.method)
+        raise MCPError(types.INTERNAL_ERROR, "Internal error") from exc
 
 
 def _unknown_tool(name: Any, catalog: _Catalog) -> MCPError:
@@ -583,30 +643,33 @@ def mcp_server(
     )
 
 
-async def serve_stdio(runtime: Runtime | ToolServer, **options: Any) -> None:
-    """Serve ``runtime``'s tools to one client on standard input/output until it disconnects.
-
-    ``options`` are :class:`ToolServer`'s (``name``, ``meta_for``, …), for a ``Runtime``.
-    """
-    await _tool_server(runtime, options).serve_stdio()
-
-
-def streamable_http_app(
+async def serve_stdio(
     runtime: Runtime | ToolServer,
     *,
-    path: str = "/mcp",
-    host: str = "127.0.0.1",
-    stateless: bool = False,
-    json_response: bool = False,
+    drain_timeout: float | None = stdio.DRAIN_TIMEOUT,
     **options: Any,
-) -> Starlette:
-    """An ASGI app serving ``runtime``'s tools over streamable HTTP at ``path``.
+) -> None:
+    """Serve ``runtime``'s tools to one client on standard input/output until it disconnects
+    (see :meth:`ToolServer.serve_stdio`).
 
     ``options`` are :class:`ToolServer`'s (``name``, ``meta_for``, …), for a ``Runtime``.
     """
-    return _tool_server(runtime, options).streamable_http_app(
-        path=path, host=host, stateless=stateless, json_response=json_response
-    )
+    await _tool_server(runtime, options).serve_stdio(drain_timeout=drain_timeout)
+
+
+def streamable_http_app(runtime: Runtime | ToolServer, **options: Any) -> Starlette:
+    """An ASGI app serving ``runtime``'s tools over streamable HTTP.
+
+    ``options`` are :meth:`ToolServer.streamable_http_app`'s (``path``, ``host``,
+    ``token_verifier``, ``allowed_origins``, ``sessions``, …) and, for a ``Runtime``,
+    :class:`ToolServer`'s (``name``, ``meta_for``, …).
+    """
+    server_options = {k: v for k, v in options.items() if k in _SERVER_OPTIONS}
+    app_options = {k: v for k, v in options.items() if k not in _SERVER_OPTIONS}
+    return _tool_server(runtime, server_options).streamable_http_app(**app_options)
+
+
+_SERVER_OPTIONS = frozenset(inspect.signature(ToolServer).parameters) - {"runtime"}
 
 
 def _tool_server(runtime: Runtime | ToolServer, options: Mapping[str, Any]) -> ToolServer:
@@ -624,6 +687,7 @@ __all__ = [
     "McpCallContext",
     "MetaFor",
     "OnResult",
+    "SessionLimits",
     "ToolServer",
     "default_server_name",
     "mcp_server",
