@@ -1,5 +1,7 @@
 """``tooldesign serve-mcp MODULE:ATTR [--transport stdio|http] [--host] [--port] [--name]
-[--meta-for MODULE:FUNC] [--on-result MODULE:FUNC]``.
+[--meta-for MODULE:FUNC] [--on-result MODULE:FUNC]`` and, over HTTP, ``[--auth-token-env NAME]
+[--allowed-host HOST] [--allowed-origin ORIGIN] [--max-sessions N] [--max-sessions-per-client N]
+[--session-idle-timeout SECONDS] [--no-auth]``.
 
 ``MODULE:ATTR`` names a ``Runtime``, a ``tooldesign.runtime.mcp.ToolServer`` (configured in
 code), or a function returning either, sync or async. ``--meta-for`` and ``--on-result`` name
@@ -12,12 +14,20 @@ On stdio, standard output is the protocol's channel: the application is imported
 standard output sent to standard error, and while serving the SDK sends it there too. Log
 records go to standard error (warnings and up, unless the application configured logging),
 which MCP hosts show to their users.
+
+Over HTTP, ``--auth-token-env NAME`` requires the bearer token held by the environment variable
+``NAME`` (never one on the command line, which other users of the machine can read); each of
+several names is a client of its own. A server listening beyond loopback needs a token, or
+``--no-auth`` to say that anyone who reaches it may call every tool. ``Host`` and ``Origin`` are
+checked for every host (``--allowed-host``, ``--allowed-origin``), and the first lines say what
+is allowed.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +61,70 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MODULE:FUNC",
         help="observes each result: on_result(result, context), sync or async",
     )
+    http = serve.add_argument_group("over HTTP")
+    http.add_argument(
+        "--auth-token-env",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="require the bearer token held by environment variable NAME (repeatable: one "
+        "client per variable)",
+    )
+    http.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="serve without authentication on a host other than loopback (anyone who reaches "
+        "it can call every tool)",
+    )
+    http.add_argument(
+        "--allowed-host",
+        metavar="HOST",
+        action="append",
+        default=[],
+        help="a Host name clients use besides the loopback ones and --host: name, name:port "
+        "or * (repeatable)",
+    )
+    http.add_argument(
+        "--allowed-origin",
+        metavar="ORIGIN",
+        action="append",
+        default=[],
+        help="a browser origin allowed besides loopback ones: scheme://name[:port|:*] or * "
+        "(repeatable)",
+    )
+    limits = SESSION_DEFAULTS
+    http.add_argument(
+        "--max-sessions",
+        type=int,
+        default=limits["max_sessions"],
+        help=f"sessions open at once (default {limits['max_sessions']})",
+    )
+    http.add_argument(
+        "--max-sessions-per-client",
+        type=int,
+        default=limits["per_client"],
+        help=f"sessions one authenticated client may hold (default {limits['per_client']})",
+    )
+    http.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        metavar="SECONDS",
+        default=limits["idle_timeout"],
+        help=f"end sessions idle this long (default {limits['idle_timeout']:g})",
+    )
     serve.set_defaults(run=run)
+
+
+SESSION_DEFAULTS: dict[str, Any] = {"max_sessions": 1000, "per_client": 100, "idle_timeout": 600.0}
+"""``SessionLimits``' defaults, repeated here: this module is imported by every command, the
+MCP SDK only when serving (a test checks they agree)."""
+
+_HTTP_FLAGS = {
+    "auth_token_env": "--auth-token-env",
+    "no_auth": "--no-auth",
+    "allowed_host": "--allowed-host",
+    "allowed_origin": "--allowed-origin",
+}
 
 
 USAGE = "serve-mcp takes MODULE:ATTR (for example examples.netops.mcp_server:runtime)"
@@ -63,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     _require_mcp()
+    security = _http_security(args)
     with _protocol_channel_kept(args):
         target = load(*split_target(args.target, usage=USAGE))
         callbacks = _callbacks(args)
@@ -72,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         if args.transport == "stdio":
             asyncio.run(_serve_stdio(target, callbacks, args))
         else:
-            asyncio.run(_serve_http(target, callbacks, args, listener))
+            asyncio.run(_serve_http(target, callbacks, args, listener, security))
     except KeyboardInterrupt:
         pass
     return EXIT_OK
@@ -92,6 +166,66 @@ def _callbacks(args: argparse.Namespace) -> dict[str, Any]:
                 *split_target(ref, usage=f"{flag} takes MODULE:FUNC (for example app.mcp:{option})")
             )
     return found
+
+
+def _http_security(args: argparse.Namespace) -> dict[str, Any]:
+    """The HTTP app's security options from the command line (nothing for stdio, where they
+    are refused): the tokens' verifier, the allowed names and origins, the session limits."""
+    given = [flag for option, flag in _HTTP_FLAGS.items() if getattr(args, option, None)]
+    if args.transport != "http":
+        if given:
+            raise UserError(f"{' and '.join(given)} apply to --transport http only")
+        return {}
+    from tooldesign.runtime.mcp import BearerTokens, SessionLimits
+    from tooldesign.runtime.mcp.access import is_loopback
+
+    tokens: dict[str, str] = {}
+    for name in getattr(args, "auth_token_env", []):
+        token = os.environ.get(name, "")
+        if not token:
+            raise UserError(
+                f"--auth-token-env {name}: the environment variable {name} is not set or empty"
+            )
+        if token in tokens:
+            raise UserError(f"--auth-token-env {name}: the same token as {tokens[token]}")
+        tokens[token] = name
+    if tokens and getattr(args, "no_auth", False):
+        raise UserError("--no-auth and --auth-token-env contradict each other: choose one")
+    if not tokens and not is_loopback(args.host) and not getattr(args, "no_auth", False):
+        raise UserError(
+            f"--host {args.host} serves beyond this machine without authentication, so anyone "
+            "who reaches the port could call every tool: pass --auth-token-env NAME (a token in "
+            "the environment variable NAME), or --no-auth to serve openly anyway"
+        )
+    try:
+        verifier = BearerTokens(tokens) if tokens else None
+        sessions = SessionLimits(
+            max_sessions=getattr(args, "max_sessions", SESSION_DEFAULTS["max_sessions"]),
+            per_client=getattr(args, "max_sessions_per_client", SESSION_DEFAULTS["per_client"]),
+            idle_timeout=getattr(args, "session_idle_timeout", SESSION_DEFAULTS["idle_timeout"]),
+        )
+    except ValueError as exc:
+        raise UserError(_flag_words(str(exc))) from None
+    names = ", ".join(f"${name}" for name in tokens.values())
+    return {
+        "token_verifier": verifier,
+        "authentication": f"bearer token from {names}" if tokens else None,
+        "allowed_hosts": getattr(args, "allowed_host", []),
+        "allowed_origins": getattr(args, "allowed_origin", []),
+        "sessions": sessions,
+    }
+
+
+def _flag_words(message: str) -> str:
+    """A SessionLimits or BearerTokens complaint in the command line's words."""
+    for option, flag in (
+        ("max_sessions", "--max-sessions"),
+        ("per_client", "--max-sessions-per-client"),
+        ("idle_timeout", "--session-idle-timeout"),
+        ("the bearer token of", "--auth-token-env:"),
+    ):
+        message = message.replace(option, flag)
+    return message
 
 
 def _protocol_channel_kept(args: argparse.Namespace) -> contextlib.AbstractContextManager[Any]:
@@ -155,25 +289,37 @@ async def _serve_stdio(target: Any, callbacks: dict[str, Any], args: argparse.Na
     _log_to_stderr()
     # Standard output is the protocol's channel: anything for people goes to standard error.
     print(f"tooldesign: serving {tools} tool(s) over MCP on stdio", file=sys.stderr)
-    await server.serve_stdio()
+    try:
+        await server.serve_stdio()
+    finally:
+        # The conversation is over: what a thread still running prints, or what is flushed
+        # at exit, must not reach the client, which may still be reading.
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+            os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
 
 async def _serve_http(
-    target: Any, callbacks: dict[str, Any], args: argparse.Namespace, listener: socket.socket
+    target: Any,
+    callbacks: dict[str, Any],
+    args: argparse.Namespace,
+    listener: socket.socket,
+    security: dict[str, Any],
 ) -> None:
     import uvicorn
 
     server = await _resolve(target, callbacks, args)
     _log_to_stderr()
-    app = server.streamable_http_app(host=args.host)
+    try:
+        app = server.streamable_http_app(host=args.host, **security)
+    except ValueError as exc:  # an allowed host or origin that is not one
+        raise UserError(str(exc)) from None
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(
-        f"tooldesign: serving {len(server.tools())} tool(s) over MCP at http://{shown}:{port}/mcp",
-        file=sys.stderr,
-        flush=True,
-    )
+    lines = [f"serving {len(server.tools())} tool(s) over MCP at http://{shown}:{port}/mcp"]
+    lines += app.state.mcp_policy.describe()
+    print("\n".join(f"tooldesign: {line}" for line in lines), file=sys.stderr, flush=True)
     await uvicorn.Server(config).serve(sockets=[listener])
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tooldesign.runtime.mcp.http import BearerTokens, HttpPolicy, SessionLimits
+    from tooldesign.runtime.mcp.access import BearerTokens
+    from tooldesign.runtime.mcp.http import HttpPolicy
     from tooldesign.runtime.mcp.server import (
         McpCallContext,
         MetaFor,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
         serve_stdio,
         streamable_http_app,
     )
+    from tooldesign.runtime.mcp.sessions import SessionLimits
 
 __all__ = [
     "BearerTokens",
@@ -39,9 +41,14 @@ __all__ = [
 ]
 
 
+_ELSEWHERE = {"BearerTokens": "access", "HttpPolicy": "http", "SessionLimits": "sessions"}
+"""Names that live beside the server's module (the rest come from ``server``)."""
+
+
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from tooldesign.runtime.mcp import http, server
+        import importlib
 
-        return getattr(server if name in server.__all__ else http, name)
+        module = importlib.import_module(f"{__name__}.{_ELSEWHERE.get(name, 'server')}")
+        return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

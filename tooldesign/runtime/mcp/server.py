@@ -55,7 +55,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from tooldesign.runtime.hints import RetryReason
 from tooldesign.runtime.mcp import http, stdio
-from tooldesign.runtime.mcp.http import SessionLimits
+from tooldesign.runtime.mcp.access import access_token_of
+from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, export_tools
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
@@ -63,8 +64,6 @@ from tooldesign.runtime.specs import ToolSpec
 from tooldesign.runtime.text import clipped, shown
 
 log = logging.getLogger("tooldesign.runtime.mcp")
-
-SESSION_HEADER = http.SESSION_HEADER
 
 
 @dataclass(frozen=True, slots=True)
@@ -538,7 +537,7 @@ def _call_context(
 ) -> McpCallContext:
     request = ctx.request if isinstance(ctx.request, Request) else None
     headers: Mapping[str, str] | None = dict(request.headers) if request is not None else None
-    access_token = http.access_token_of(request.scope) if request is not None else None
+    access_token = access_token_of(request.scope) if request is not None else None
     if request is not None:
         session_id = request.headers.get(SESSION_HEADER) or None
     else:
@@ -687,7 +686,6 @@ __all__ = [
     "McpCallContext",
     "MetaFor",
     "OnResult",
-    "SessionLimits",
     "ToolServer",
     "default_server_name",
     "mcp_server",
