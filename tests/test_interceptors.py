@@ -271,6 +271,54 @@ def test_rate_limit_per_tool_settings() -> None:
         assert call(runtime, "get_device", {"device_id": "dev-00000000"}).ok
 
 
+def call_as(runtime: Runtime, name: str, payload: Any, meta: ToolCallMeta) -> ToolResult:
+    return runtime.execute_sync(ToolRequest(name, payload, meta))
+
+
+def test_rate_limit_per_caller_one_client_cannot_use_up_a_tool_for_all() -> None:
+    clock = Clock()
+    runtime = runtime_with(interceptors=[RateLimit(rate=1, burst=2, key="session_id", clock=clock)])
+    alice, bob = META, replace(META, session_id="sess-bob")
+    site = {"site_id": "hq"}
+    assert call_as(runtime, "get_site", site, alice).ok
+    assert call_as(runtime, "get_site", site, alice).ok
+    drained = call_as(runtime, "get_site", site, alice)
+    assert drained.retry_hint is not None
+    assert drained.retry_hint.reason is RetryReason.RATE_LIMITED
+    # Bob's calls take from his own bucket: alice's flood does not limit him.
+    assert call_as(runtime, "get_site", site, bob).ok
+    assert call_as(runtime, "get_site", site, bob).ok
+    assert not call_as(runtime, "get_site", site, bob).ok
+    # Calls without a session share one bucket.
+    nobody = replace(META, session_id=None)
+    assert call_as(runtime, "get_site", site, nobody).ok
+    assert call_as(runtime, "get_site", site, nobody).ok
+    assert not call_as(runtime, "get_site", site, replace(nobody, session_id="")).ok
+
+
+def test_rate_limit_keyed_by_a_label_or_a_function_of_the_metadata() -> None:
+    clock = Clock()
+    by_user = RateLimit(rate=1, burst=1, key="user_id", clock=clock)
+    runtime = runtime_with(interceptors=[by_user])
+    as_user = {u: replace(META, labels={"user_id": u}) for u in ("u-1", "u-2")}
+    assert call_as(runtime, "get_site", {"site_id": "hq"}, as_user["u-1"]).ok
+    assert not call_as(runtime, "get_site", {"site_id": "hq"}, as_user["u-1"]).ok
+    assert call_as(runtime, "get_site", {"site_id": "hq"}, as_user["u-2"]).ok
+
+    def tenant(request: ToolRequest, meta: ToolCallMeta) -> str:
+        return str(meta.labels.get("tenant", "shared"))
+
+    by_tenant = RateLimit(rate=1, burst=1, key=tenant, clock=clock)
+    runtime = runtime_with(interceptors=[by_tenant])
+    acme = replace(META, labels={"tenant": "acme"})
+    assert call_as(runtime, "get_site", {"site_id": "hq"}, acme).ok
+    assert not call_as(runtime, "get_site", {"site_id": "hq"}, acme).ok
+    assert call_as(runtime, "get_site", {"site_id": "hq"}, META).ok
+    assert by_tenant.caller(ToolRequest("get_site", "{}", acme), acme) == "acme"
+    with pytest.raises(TypeError, match="key must be a metadata value's name or a function"):
+        RateLimit(rate=1, key=42)  # type: ignore[arg-type]
+
+
 # ── LogCalls ─────────────────────────────────────────────────────────────────────────────
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from tooldesign.runtime.errors import ToolError
@@ -96,15 +96,26 @@ class _Bucket:
         return (1 - self.tokens) / self.rate
 
 
+CallerKey = Callable[[ToolRequest, ToolCallMeta], Hashable]
+"""``key(request, meta)``: who is calling, for a :class:`RateLimit` with a bucket per caller."""
+
+
 class RateLimit:
     """A token bucket per tool: ``rate`` calls per second on average, bursts of ``burst``.
 
     ``per_tool`` maps a tool's id or name to its own ``(rate, burst)``. Over the limit, the call
     is not run: the model gets a ``rate_limited`` hint with ``retry_after`` seconds.
 
+    ``key`` gives each caller buckets of their own, so one client cannot use up a tool for all:
+    the name of a metadata value (``"session_id"``, ``"run_id"``, or a label such as
+    ``"user_id"`` that ``meta_for`` set from the authenticated user), or a function
+    ``key(request, meta)`` returning any hashable value. Calls without a value share one bucket
+    per tool. Without ``key``, every caller shares the tool's bucket.
+
     Memory stays bounded whatever names reach it: buckets that have refilled are dropped (a new
     one would be identical) whenever their number doubles, so there are never more than 1,024
-    or twice the number of tools called within the last ``burst / rate`` seconds.
+    or twice the number of tools (or tool-and-caller pairs) called within the last
+    ``burst / rate`` seconds.
     """
 
     def __init__(
@@ -113,26 +124,42 @@ class RateLimit:
         burst: int = 1,
         *,
         per_tool: Mapping[str, tuple[float, int]] | None = None,
+        key: str | CallerKey | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if rate <= 0 or burst < 1:
             raise ValueError("rate must be positive and burst at least 1")
+        if not (key is None or isinstance(key, str) or callable(key)):
+            raise TypeError(
+                f"key must be a metadata value's name or a function key(request, meta), not {key!r}"
+            )
         self.rate = rate
         self.burst = burst
         self.per_tool = dict(per_tool or {})
+        self.key = key
         self.clock = clock
-        self._buckets: dict[str, _Bucket] = {}
+        self._buckets: dict[tuple[str, Hashable], _Bucket] = {}
         self._prune_at = _MIN_PRUNE_AT
 
-    def _bucket(self, request: ToolRequest, now: float) -> _Bucket:
-        bucket = self._buckets.get(request.name)
+    def caller(self, request: ToolRequest, meta: ToolCallMeta) -> Hashable:
+        """Whose bucket a call takes from (``None``: the one every caller without a key shares)."""
+        if self.key is None:
+            return None
+        if isinstance(self.key, str):
+            value = meta.value_for(self.key)  # labels may hold any value: keyed as text
+            return None if value is None else str(value)
+        return self.key(request, meta)
+
+    def _bucket(self, request: ToolRequest, meta: ToolCallMeta, now: float) -> _Bucket:
+        name = (request.name, self.caller(request, meta))
+        bucket = self._buckets.get(name)
         if bucket is None:
             if len(self._buckets) >= self._prune_at:
                 self._prune(now)
             rate, burst = self.per_tool.get(
                 request.name, self.per_tool.get(_tool_name(request), (self.rate, self.burst))
             )
-            bucket = self._buckets[request.name] = _Bucket(rate, burst, burst, now)
+            bucket = self._buckets[name] = _Bucket(rate, burst, burst, now)
         return bucket
 
     def _prune(self, now: float) -> None:
@@ -146,7 +173,7 @@ class RateLimit:
         self, request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
     ) -> ToolResult:
         now = self.clock()
-        wait = self._bucket(request, now).take(now)
+        wait = self._bucket(request, meta, now).take(now)
         if wait == 0:
             return await call_next(request, meta)
         name = _tool_name(request)
