@@ -491,10 +491,18 @@ async def test_a_registration_from_another_thread_reaches_the_client() -> None:
 @asynccontextmanager
 async def http_server(server: ToolServer, **options: Any) -> AsyncIterator[str]:
     """Serve ``server`` with uvicorn on a free port in a thread; yields the MCP URL."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+    async with serving(streamable_http_app(server, **options)) as url:
+        yield url
+
+
+@asynccontextmanager
+async def serving(app: Any, listener: socket.socket | None = None) -> AsyncIterator[str]:
+    """Serve the ASGI ``app`` with uvicorn in a thread, on ``listener`` or a free port of
+    127.0.0.1; yields the MCP URL."""
+    if listener is None:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    app = streamable_http_app(server, **options)
     uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=uv.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()

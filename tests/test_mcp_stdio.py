@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -222,3 +223,103 @@ async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
         for line in lines
     ), stderr
     assert "details nobody asked for" not in stderr
+
+
+PRINTING_SERVER = """
+    '''A runtime whose tool and observer print without flushing, as application code does.'''
+
+    import asyncio
+
+    from examples.netops import mcp_server
+    from examples.netops.services import DeviceService, Inventory
+    from gen.assistant.toolsets.devices import executor as devices
+
+
+    async def restart_device(args, meta):
+        await asyncio.sleep(float(__import__("os").environ.get("TOOL_SECONDS", "0")))
+        print("restarting", args.device_id)  # left in the buffer of standard output
+        return await mcp_server.restart_device(args, meta)
+
+
+    def observe(result, context):
+        print("observed", context.tool)
+
+
+    def runtime():
+        served = mcp_server.runtime()
+        served.unregister("assistant", "devices")
+        served.register(
+            devices.new_registration(
+                service=DeviceService(Inventory()), handlers={"restart_device": restart_device}
+            )
+        )
+        return served
+"""
+
+RESTART = {"device_id": "dev-00000000", "reason": "stuck after update"}
+
+
+async def test_prints_never_reach_stdout_even_when_the_process_exits_right_after(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "printing_server.py").write_text(textwrap.dedent(PRINTING_SERVER))
+    received: list[IncomingMessage] = []
+
+    async def on_message(message: IncomingMessage) -> None:
+        received.append(message)
+
+    params = serve_mcp("printing_server:runtime", PYTHONPATH=str(tmp_path))
+    params.args += ["--on-result", "printing_server:observe"]
+    with (tmp_path / "stderr.txt").open("w+") as errlog:
+        with anyio.fail_after(TIMEOUT):
+            async with Client(stdio_client(params, errlog=errlog), message_handler=on_message) as c:
+                result = await c.call_tool("restart_device", RESTART)
+            # The client has closed the server's input; the server exits with what it printed.
+        errlog.seek(0)
+        stderr = errlog.read()
+    assert result.is_error is False
+    assert [m for m in received if isinstance(m, Exception)] == []
+    assert "Failed to parse JSONRPC message" not in caplog.text
+    assert "restarting dev-00000000" in stderr.splitlines()
+    assert "observed restart_device" in stderr.splitlines()
+
+
+async def test_a_call_sent_just_before_input_ends_is_answered(tmp_path: Path) -> None:
+    (tmp_path / "printing_server.py").write_text(textwrap.dedent(PRINTING_SERVER))
+    params = serve_mcp("printing_server:runtime", PYTHONPATH=str(tmp_path), TOOL_SECONDS="0.5")
+    sent = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "pipe", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "restart_device", "arguments": RESTART},
+        },
+    ]
+    with anyio.fail_after(TIMEOUT):
+        # Everything is written and standard input closed at once, while the call runs.
+        done = await anyio.run_process(
+            [params.command, *params.args],
+            input="".join(json.dumps(m) + "\n" for m in sent).encode(),
+            cwd=params.cwd,
+            env={**params.env, "PATH": os.environ["PATH"]} if params.env else None,
+            check=False,
+        )
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.decode().splitlines())}
+    assert done.returncode == 0
+    assert "error" not in answers[2], answers[2]
+    assert answers[2]["result"]["structuredContent"] == {
+        "accepted": True,
+        "job_id": "restart-dev-00000000",
+    }
+    assert "restarting dev-00000000" in done.stderr.decode()

@@ -144,7 +144,8 @@ class HostsAndOrigins:
             return False  # "null" (sandboxed pages, files) and anything that is not an origin
         name, port = _split_port(rest)
         return any(
-            pattern.startswith(scheme + "://") and _matches(name, port, pattern[len(scheme) + 3 :])
+            pattern.startswith(scheme + "://")
+            and _matches(name, port, pattern[len(scheme) + 3 :], any_port_unless_given=False)
             for pattern in self.origins
         )
 
@@ -191,12 +192,17 @@ def _split_port(value: str) -> tuple[str, str | None]:
     return (name, port) if sep else (value, None)
 
 
-def _matches(name: str, port: str | None, pattern: str) -> bool:
-    """A name (and port) against ``name``, ``name:*`` (any port) or ``name:port``."""
+def _matches(
+    name: str, port: str | None, pattern: str, *, any_port_unless_given: bool = True
+) -> bool:
+    """A name (and port) against ``name:*`` (any port), ``name:port``, or ``name``: any port
+    for a host, none but the scheme's default for an origin (which then names no port)."""
     pattern_name, pattern_port = _split_port(pattern)
     if pattern_name != name:
         return False
-    return pattern_port in (None, "*") or pattern_port == port
+    if pattern_port is None:
+        return any_port_unless_given or port is None
+    return pattern_port == "*" or pattern_port == port
 
 
 def _merged(

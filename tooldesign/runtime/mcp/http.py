@@ -82,7 +82,9 @@ def streamable_http_app(
 ) -> Starlette:
     """The ASGI app serving ``server`` at ``path`` (see the module docstring for the layers).
 
-    ``authentication`` describes the verifier for people (``HttpPolicy.describe``).
+    ``authentication`` describes the verifier for people (``HttpPolicy.describe``). The app
+    keeps its :class:`HttpPolicy` as ``app.state.mcp_policy`` and its open sessions as
+    ``app.state.mcp_sessions`` (``len()`` of it; ``None`` when stateless).
     """
     if auth is not None and token_verifier is None:
         raise ValueError(
@@ -113,9 +115,9 @@ def streamable_http_app(
         session_idle_timeout=limits.idle_timeout if limits else None,
         max_sessions=limits.max_sessions if limits else None,
     )
+    table = SessionTable(limits) if limits else None
     endpoint: ASGIApp = RequestBodyLimitMiddleware(
-        MessagesAndSessions(manager.handle_request, path, SessionTable(limits) if limits else None),
-        max_request_body_size,
+        MessagesAndSessions(manager.handle_request, path, table), max_request_body_size
     )
     middleware = [Middleware(CheckHostsAndOrigins, allowed=allowed)]
     routes: list[BaseRoute] = []
@@ -145,6 +147,7 @@ def streamable_http_app(
     routes.insert(0, Route(path, endpoint=endpoint))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lambda _: manager.run())
     app.state.mcp_policy = policy
+    app.state.mcp_sessions = table
     return app
 
 

@@ -89,6 +89,9 @@ class SessionTable:
     by_client: dict[Hashable | None, dict[str, _Session]] = field(default_factory=dict)
     opening: dict[Hashable | None, int] = field(default_factory=dict)
 
+    def __len__(self) -> int:
+        return len(self.sessions)
+
     def admit(self, client: Hashable | None) -> tuple[str | None, list[_Session]]:
         """Room for a new session of ``client``: (refusal or ``None``, sessions to end).
 
