@@ -223,8 +223,8 @@ async def test_an_oauth_resource_server_as_the_sdk_supports_it() -> None:
     listener.bind(("127.0.0.1", 0))
     resource = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
     auth = AuthSettings(
-        issuer_url="https://auth.example.com",  # type: ignore[arg-type]
-        resource_server_url=resource,  # type: ignore[arg-type]
+        issuer_url="https://auth.example.com",
+        resource_server_url=resource,
         required_scopes=["tools"],
         validate_token_resource=True,
     )
@@ -433,9 +433,9 @@ async def test_one_client_cannot_take_every_session() -> None:
             # Mallory's sessions all busy (a call in flight each): the next one is refused,
             # nothing of hers is ended, and alice still gets in.
             restarts.hold.clear()
-            live = [answer.headers["mcp-session-id"] for answer in flood[-3:]]
+            held = [answer.headers["mcp-session-id"] for answer in flood[-3:]]
             async with anyio.create_task_group() as calls:
-                for number, session_id in enumerate(live):
+                for number, session_id in enumerate(held):
                     calls.start_soon(busy_call, http, url, session_id, mallory, number)
                 await wait_until(lambda: busy(table, "mallory") == 3)
                 refused = await open_session(http, url, **mallory)
@@ -493,7 +493,7 @@ async def test_idle_sessions_end() -> None:
 def test_session_limits_are_checked() -> None:
     for bad in ({"max_sessions": 0}, {"per_client": 0}, {"idle_timeout": 0}):
         with pytest.raises(ValueError):
-            SessionLimits(**bad)  # type: ignore[arg-type]
+            SessionLimits(**bad)
     assert SessionLimits().describe() == (
         "at most 1000 (100 per authenticated client); idle ones end after 600 s"
     )

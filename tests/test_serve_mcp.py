@@ -249,3 +249,124 @@ def test_callbacks_that_cannot_serve_are_clear_errors(targets: str) -> None:
         f"{targets}:configured is a ToolServer, which is configured already: drop --meta-for "
         "(set it in code, where the ToolServer is built)"
     )
+
+
+# ── security over HTTP ────────────────────────────────────────────────────────────────────
+
+TOKEN = "serve-mcp-test-token-0123456789"
+HTTP = ["serve-mcp", "examples.netops.mcp_server:runtime", "--transport", "http"]
+
+
+def test_http_security_options_and_their_errors(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("NO_SUCH_TOKEN_VAR", raising=False)
+    monkeypatch.setenv("SHORT_TOKEN", "abc")
+    stdio = ["serve-mcp", "examples.netops.mcp_server:runtime"]
+    assert error_of([*stdio, "--auth-token-env", "X", "--max-sessions", "5"], capsys) == (
+        "tooldesign: error: --auth-token-env and --max-sessions apply to --transport http only"
+    )
+    assert error_of([*HTTP, "--auth-token-env", "NO_SUCH_TOKEN_VAR"], capsys) == (
+        "tooldesign: error: --auth-token-env NO_SUCH_TOKEN_VAR: the environment variable "
+        "NO_SUCH_TOKEN_VAR is not set or empty"
+    )
+    assert error_of([*HTTP, "--auth-token-env", "SHORT_TOKEN"], capsys).startswith(
+        "tooldesign: error: --auth-token-env SHORT_TOKEN: the token is shorter than 16 characters"
+    )
+    assert error_of([*HTTP, "--host", "0.0.0.0"], capsys) == (
+        "tooldesign: error: --host 0.0.0.0 serves beyond this machine without authentication, "
+        "so anyone who reaches the port could call every tool: pass --auth-token-env NAME (a "
+        "token in the environment variable NAME), or --no-auth to serve openly anyway"
+    )
+    assert error_of([*HTTP, "--allowed-origin", "app.example.com"], capsys).startswith(
+        "tooldesign: error: --allowed-origin is scheme://name, scheme://name:port or "
+    )
+    assert error_of([*HTTP, "--max-sessions", "0"], capsys) == (
+        "tooldesign: error: --max-sessions must be at least 1, got 0"
+    )
+    assert error_of([*HTTP, "--session-idle-timeout", "-1"], capsys) == (
+        "tooldesign: error: --session-idle-timeout must be positive seconds, got -1.0"
+    )
+    # Beyond loopback, openly when asked to, or with a token; the limits as given.
+    options = serve_mcp._http_security(
+        http_args(host="0.0.0.0", no_auth=True, max_sessions_per_client=7)
+    )
+    assert options["token_verifier"] is None
+    assert (options["sessions"].max_sessions, options["sessions"].per_client) == (1000, 7)
+    monkeypatch.setenv("MCP_TOKEN", TOKEN)
+    options = serve_mcp._http_security(http_args(host="0.0.0.0", auth_token_env=["MCP_TOKEN"]))
+    assert options["token_verifier"].identities == ("MCP_TOKEN",)
+    assert options["authentication"] == "bearer token from $MCP_TOKEN"
+
+
+def test_session_defaults_in_help_are_session_limits_own() -> None:
+    from tooldesign.runtime.mcp import SessionLimits
+
+    limits = SessionLimits()
+    assert serve_mcp.SESSION_DEFAULTS == {
+        "max_sessions": limits.max_sessions,
+        "per_client": limits.per_client,
+        "idle_timeout": limits.idle_timeout,
+    }
+
+
+def http_args(**options: object) -> argparse.Namespace:
+    return argparse.Namespace(**{"transport": "http", "host": "127.0.0.1", **options})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_serves_over_http_with_a_token_from_the_environment(anyio_backend: str) -> None:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
+    assert script is not None
+    command = [script, *HTTP[:2], *HTTP[2:], "--port", "0", "--auth-token-env", "MCP_TOKEN"]
+    process = await anyio.open_process(
+        [*command, "--allowed-origin", "https://app.example.com", "--max-sessions", "50"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "MCP_TOKEN": TOKEN},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        assert process.stderr is not None
+        with anyio.fail_after(30):  # five lines: where, and what is allowed
+            said = b""
+            async for chunk in process.stderr:
+                said += chunk
+                if said.count(b"\n") >= 5:
+                    break
+        lines = said.decode().splitlines()
+        found = re.fullmatch(r"tooldesign: serving 14 tool\(s\) over MCP at (http://\S+)", lines[0])
+        assert found, said.decode()
+        url = found.group(1)
+        assert lines[1:5] == [
+            "tooldesign: authentication: bearer token from $MCP_TOKEN",
+            "tooldesign: Host names allowed: localhost, 127.0.0.1, [::1]",
+            (
+                "tooldesign: browser origins allowed: http://localhost:*, http://127.0.0.1:*, "
+                "http://[::1]:*, https://localhost:*, https://127.0.0.1:*, https://[::1]:*, "
+                "https://app.example.com (requests without an Origin pass)"
+            ),
+            (
+                "tooldesign: sessions: at most 50 (100 per authenticated client); idle ones end "
+                "after 600 s"
+            ),
+        ]
+        assert TOKEN not in said.decode()
+        with anyio.fail_after(30):
+            async with httpx2.AsyncClient() as http:
+                anonymous = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert anonymous.status_code == 401
+            http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+            async with Client(streamable_http_client(url, http_client=http_client)) as client:
+                result = await client.call_tool("list_sites", {"region": "apac"})
+    finally:
+        process.terminate()
+        with anyio.fail_after(10):
+            await process.wait()
+        await process.aclose()
+    assert result.is_error is False

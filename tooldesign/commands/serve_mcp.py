@@ -96,35 +96,41 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     http.add_argument(
         "--max-sessions",
         type=int,
-        default=limits["max_sessions"],
         help=f"sessions open at once (default {limits['max_sessions']})",
     )
     http.add_argument(
         "--max-sessions-per-client",
         type=int,
-        default=limits["per_client"],
         help=f"sessions one authenticated client may hold (default {limits['per_client']})",
     )
     http.add_argument(
         "--session-idle-timeout",
         type=float,
         metavar="SECONDS",
-        default=limits["idle_timeout"],
         help=f"end sessions idle this long (default {limits['idle_timeout']:g})",
     )
     serve.set_defaults(run=run)
 
 
 SESSION_DEFAULTS: dict[str, Any] = {"max_sessions": 1000, "per_client": 100, "idle_timeout": 600.0}
-"""``SessionLimits``' defaults, repeated here: this module is imported by every command, the
-MCP SDK only when serving (a test checks they agree)."""
+"""``SessionLimits``' defaults, for ``--help`` only: this module is imported by every command,
+the MCP SDK only when serving (a test checks they agree)."""
+
+_SESSION_FLAGS = {
+    "max_sessions": "max_sessions",
+    "max_sessions_per_client": "per_client",
+    "session_idle_timeout": "idle_timeout",
+}
+"""Each session option, with the ``SessionLimits`` field it sets."""
 
 _HTTP_FLAGS = {
     "auth_token_env": "--auth-token-env",
     "no_auth": "--no-auth",
     "allowed_host": "--allowed-host",
     "allowed_origin": "--allowed-origin",
+    **{option: "--" + option.replace("_", "-") for option in _SESSION_FLAGS},
 }
+"""The options of the HTTP transport only, with their spelling."""
 
 
 USAGE = "serve-mcp takes MODULE:ATTR (for example examples.netops.mcp_server:runtime)"
@@ -176,15 +182,21 @@ def _http_security(args: argparse.Namespace) -> dict[str, Any]:
         if given:
             raise UserError(f"{' and '.join(given)} apply to --transport http only")
         return {}
-    from tooldesign.runtime.mcp import BearerTokens, SessionLimits
-    from tooldesign.runtime.mcp.access import is_loopback
+    from tooldesign.runtime.mcp import BearerTokens
+    from tooldesign.runtime.mcp.access import MIN_TOKEN_LENGTH, HostsAndOrigins, is_loopback
 
     tokens: dict[str, str] = {}
-    for name in getattr(args, "auth_token_env", []):
+    for name in getattr(args, "auth_token_env", None) or []:
         token = os.environ.get(name, "")
         if not token:
             raise UserError(
                 f"--auth-token-env {name}: the environment variable {name} is not set or empty"
+            )
+        if len(token) < MIN_TOKEN_LENGTH:
+            raise UserError(
+                f"--auth-token-env {name}: the token is shorter than {MIN_TOKEN_LENGTH} "
+                "characters; generate one with: "
+                "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
             )
         if token in tokens:
             raise UserError(f"--auth-token-env {name}: the same token as {tokens[token]}")
@@ -197,35 +209,39 @@ def _http_security(args: argparse.Namespace) -> dict[str, Any]:
             "who reaches the port could call every tool: pass --auth-token-env NAME (a token in "
             "the environment variable NAME), or --no-auth to serve openly anyway"
         )
+    allowed = {
+        "allowed_hosts": getattr(args, "allowed_host", None) or [],
+        "allowed_origins": getattr(args, "allowed_origin", None) or [],
+    }
     try:
-        verifier = BearerTokens(tokens) if tokens else None
-        sessions = SessionLimits(
-            max_sessions=getattr(args, "max_sessions", SESSION_DEFAULTS["max_sessions"]),
-            per_client=getattr(args, "max_sessions_per_client", SESSION_DEFAULTS["per_client"]),
-            idle_timeout=getattr(args, "session_idle_timeout", SESSION_DEFAULTS["idle_timeout"]),
-        )
+        HostsAndOrigins.for_host(args.host, **allowed)  # refuses a pattern that is not one
     except ValueError as exc:
-        raise UserError(_flag_words(str(exc))) from None
+        raise UserError(str(exc).replace("an allowed ", "--allowed-", 1)) from None
     names = ", ".join(f"${name}" for name in tokens.values())
     return {
-        "token_verifier": verifier,
+        "token_verifier": BearerTokens(tokens) if tokens else None,
         "authentication": f"bearer token from {names}" if tokens else None,
-        "allowed_hosts": getattr(args, "allowed_host", []),
-        "allowed_origins": getattr(args, "allowed_origin", []),
-        "sessions": sessions,
+        "sessions": _session_limits(args),
+        **allowed,
     }
 
 
-def _flag_words(message: str) -> str:
-    """A SessionLimits or BearerTokens complaint in the command line's words."""
-    for option, flag in (
-        ("max_sessions", "--max-sessions"),
-        ("per_client", "--max-sessions-per-client"),
-        ("idle_timeout", "--session-idle-timeout"),
-        ("the bearer token of", "--auth-token-env:"),
-    ):
-        message = message.replace(option, flag)
-    return message
+def _session_limits(args: argparse.Namespace) -> Any:
+    """The ``SessionLimits`` the options set (its own defaults for the others)."""
+    from tooldesign.runtime.mcp import SessionLimits
+
+    given = {
+        field: value
+        for option, field in _SESSION_FLAGS.items()
+        if (value := getattr(args, option, None)) is not None
+    }
+    try:
+        return SessionLimits(**given)
+    except ValueError as exc:
+        message = str(exc)
+        for option, field in _SESSION_FLAGS.items():
+            message = message.replace(field, "--" + option.replace("_", "-"))
+        raise UserError(message) from None
 
 
 def _protocol_channel_kept(args: argparse.Namespace) -> contextlib.AbstractContextManager[Any]:
