@@ -1,0 +1,122 @@
+"""Many clients at once over HTTP: every call is answered, and answered right.
+
+``tooldesign serve-mcp --transport http`` in a subprocess on 127.0.0.1, and 200 of the SDK's
+clients in this process, each with its own session, calling tools concurrently. The figures
+(calls, seconds, latencies) are printed; ``-s`` shows them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, types
+
+from examples.netops.services import Inventory
+from tests.support import REPO
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+CLIENTS = 200
+CALLS_PER_CLIENT = 8
+INVENTORY = Inventory()
+SITES = {site.id: site.name for site in INVENTORY.sites}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def serve_mcp_http() -> AsyncIterator[str]:
+    """``tooldesign serve-mcp`` over HTTP on a free port; yields its URL."""
+    script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
+    assert script is not None
+    process = await anyio.open_process(
+        [script, "serve-mcp", "examples.netops.mcp_server:runtime", "--transport", "http"]
+        + ["--port", "0"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        assert process.stderr is not None
+        with anyio.fail_after(30):
+            said = b""
+            async for chunk in process.stderr:
+                said += chunk
+                if b"\n" in said:
+                    break
+        found = re.search(r"at (http://\S+)", said.decode())
+        assert found, said.decode()
+        yield found.group(1)
+    finally:
+        process.terminate()
+        with anyio.fail_after(10):
+            await process.wait()
+        await process.aclose()
+
+
+async def one_client(url: str, number: int, latencies: list[float], wrong: list[str]) -> None:
+    """Open a session, call tools whose answers are known, and check every answer."""
+    site_ids = list(SITES)
+    async with Client(url) as client:
+        for call in range(CALLS_PER_CLIENT):
+            site = site_ids[(number + call) % len(site_ids)]
+            started = time.perf_counter()
+            match call % 4:
+                case 0:
+                    answer = await client.call_tool("get_site", {"site_id": site})
+                    expected: object = SITES[site]
+                    got = (answer.structured_content or {}).get("name")
+                case 1:
+                    answer = await client.call_tool("list_devices", {"site_id": site, "limit": 3})
+                    expected = [site] * 3
+                    devices = (answer.structured_content or {}).get("devices", [])
+                    got = [device["site_id"] for device in devices]
+                case 2:
+                    device = f"dev-{number:08x}"
+                    arguments = {"device_id": device, "reason": f"load test {number}"}
+                    answer = await client.call_tool("restart_device", arguments)
+                    expected = f"restart-{device}"
+                    got = (answer.structured_content or {}).get("job_id")
+                case _:
+                    # The session is this client's own, and it has no profile.
+                    answer = await client.call_tool("get_profile", {})
+                    expected = ["Error: no profile for this session"]
+                    got = [b.text for b in answer.content if isinstance(b, types.TextContent)]
+            latencies.append(time.perf_counter() - started)
+            if got != expected:
+                wrong.append(f"client {number}, call {call}: expected {expected!r}, got {got!r}")
+
+
+async def test_two_hundred_clients_lose_nothing() -> None:
+    latencies: list[float] = []
+    wrong: list[str] = []
+    async with serve_mcp_http() as url:
+        started = time.perf_counter()
+        with anyio.fail_after(240):
+            async with anyio.create_task_group() as clients:
+                for number in range(CLIENTS):
+                    clients.start_soon(one_client, url, number, latencies, wrong)
+        elapsed = time.perf_counter() - started
+    assert wrong == []
+    assert len(latencies) == CLIENTS * CALLS_PER_CLIENT
+    cuts = statistics.quantiles(latencies, n=100)
+    print(
+        f"\n{CLIENTS} clients, {len(latencies)} calls in {elapsed:.1f} s "
+        f"({len(latencies) / elapsed:.0f} calls/s); latency p50 {cuts[49] * 1000:.0f} ms, "
+        f"p95 {cuts[94] * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms"
+    )
