@@ -61,7 +61,7 @@ class SessionLimits:
         )
 
 
-# ── messages and sessions ─────────────────────────────────────────────────────────────────
+# ── the open sessions ─────────────────────────────────────────────────────────────────────
 
 
 @dataclass(slots=True, eq=False)
@@ -177,6 +177,9 @@ class SessionTable:
             if victim is not None:
                 return victim
         return None
+
+
+# ── the app in front of the SDK's session manager ─────────────────────────────────────────
 
 
 class MessagesAndSessions:
@@ -341,7 +344,7 @@ def _parsed(body: bytes) -> tuple[types.JSONRPCMessage | None, Response | None]:
     few stable words, never the parser's report (it names pydantic's internals)."""
     try:
         raw = pydantic_core.from_json(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None, refusal(400, types.PARSE_ERROR, "Parse error: the body is not JSON")
     try:
         return types.jsonrpc_message_adapter.validate_python(raw, by_name=False), None

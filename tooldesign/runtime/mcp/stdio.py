@@ -37,8 +37,9 @@ class _InFlight:
             return
         message = item.message
         if isinstance(message, types.JSONRPCRequest):
+            if not self._ids:
+                self._drained = anyio.Event()
             self._ids.add(message.id)
-            self._drained = anyio.Event()
         elif (
             isinstance(message, types.JSONRPCNotification)
             and message.method == "notifications/cancelled"
@@ -53,7 +54,8 @@ class _InFlight:
             self._settle(message.id)
 
     def _settle(self, request_id: Any) -> None:
-        self._ids.discard(request_id)
+        if isinstance(request_id, str | int):  # what a client sends may be anything
+            self._ids.discard(request_id)
         if not self._ids:
             self._drained.set()
 
