@@ -7,23 +7,15 @@ clients in this process, each with its own session, calling tools concurrently. 
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client, types
 
 from examples.netops.services import Inventory
-from tests.support import REPO
+from tests.test_serve_mcp import serving_over_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -36,37 +28,6 @@ SITES = {site.id: site.name for site in INVENTORY.sites}
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def serve_mcp_http() -> AsyncIterator[str]:
-    """``tooldesign serve-mcp`` over HTTP on a free port; yields its URL."""
-    script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
-    assert script is not None
-    process = await anyio.open_process(
-        [script, "serve-mcp", "examples.netops.mcp_server:runtime", "--transport", "http"]
-        + ["--port", "0"],
-        cwd=REPO,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        assert process.stderr is not None
-        with anyio.fail_after(30):
-            said = b""
-            async for chunk in process.stderr:
-                said += chunk
-                if b"\n" in said:
-                    break
-        found = re.search(r"at (http://\S+)", said.decode())
-        assert found, said.decode()
-        yield found.group(1)
-    finally:
-        process.terminate()
-        with anyio.fail_after(10):
-            await process.wait()
-        await process.aclose()
 
 
 async def one_client(url: str, number: int, latencies: list[float], wrong: list[str]) -> None:
@@ -105,7 +66,7 @@ async def one_client(url: str, number: int, latencies: list[float], wrong: list[
 async def test_two_hundred_clients_lose_nothing() -> None:
     latencies: list[float] = []
     wrong: list[str] = []
-    async with serve_mcp_http() as url:
+    async with serving_over_http() as (url, _):
         started = time.perf_counter()
         with anyio.fail_after(240):
             async with anyio.create_task_group() as clients:

@@ -10,7 +10,8 @@ import socket
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -149,16 +150,20 @@ def test_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:
     )
 
 
-@pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
+@asynccontextmanager
+async def serving_over_http(
+    *options: str, lines: int = 1, env: Mapping[str, str] | None = None
+) -> AsyncIterator[tuple[str, list[str]]]:
+    """``tooldesign serve-mcp`` with the worked example over HTTP on a free port, in a
+    subprocess; yields its URL and the first ``lines`` lines it wrote on standard error."""
     script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
     assert script is not None
     command = [script, "serve-mcp", "examples.netops.mcp_server:runtime", "--transport", "http"]
     process = await anyio.open_process(
-        [*command, "--port", "0", "--name", "netops"],
+        [*command, "--port", "0", *options],
         cwd=REPO,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # keep gen/ as generated
+        # Without bytecode, gen/ stays as generated.
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
     )
@@ -168,23 +173,31 @@ async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
             said = b""
             async for chunk in process.stderr:
                 said += chunk
-                if b"\n" in said:
+                if said.count(b"\n") >= lines:
                     break
-        line = said.decode().splitlines()[0] if said else "(nothing)"
+        told = said.decode().splitlines()
+        line = told[0] if told else "(nothing)"
         found = re.fullmatch(r"tooldesign: serving 14 tool\(s\) over MCP at (http://\S+)", line)
         assert found, said.decode()
-        with anyio.fail_after(30):
-            # The SDK's default client, as a user would connect: it gets a session.
-            async with Client(found.group(1)) as client:
-                assert client.server_info is not None
-                assert client.server_info.name == "netops"
-                result = await client.call_tool("list_sites", {"region": "apac"})
-                profile = await client.call_tool("get_profile", {})
+        yield found.group(1), told[:lines]
     finally:
         process.terminate()
         with anyio.fail_after(10):
             await process.wait()
         await process.aclose()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
+    async with serving_over_http("--name", "netops") as (url, _):
+        with anyio.fail_after(30):
+            # The SDK's default client, as a user would connect: it gets a session.
+            async with Client(url) as client:
+                assert client.server_info is not None
+                assert client.server_info.name == "netops"
+                result = await client.call_tool("list_sites", {"region": "apac"})
+                profile = await client.call_tool("get_profile", {})
     assert result.is_error is False
     assert result.structured_content is not None
     assert [s["id"] for s in result.structured_content["sites"]] == ["sgp"]
@@ -321,28 +334,10 @@ async def test_serves_over_http_with_a_token_from_the_environment(anyio_backend:
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
-    assert script is not None
-    command = [script, *HTTP[:2], *HTTP[2:], "--port", "0", "--auth-token-env", "MCP_TOKEN"]
-    process = await anyio.open_process(
-        [*command, "--allowed-origin", "https://app.example.com", "--max-sessions", "50"],
-        cwd=REPO,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "MCP_TOKEN": TOKEN},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        assert process.stderr is not None
-        with anyio.fail_after(30):  # five lines: where, and what is allowed
-            said = b""
-            async for chunk in process.stderr:
-                said += chunk
-                if said.count(b"\n") >= 5:
-                    break
-        lines = said.decode().splitlines()
-        found = re.fullmatch(r"tooldesign: serving 14 tool\(s\) over MCP at (http://\S+)", lines[0])
-        assert found, said.decode()
-        url = found.group(1)
+    options = ["--auth-token-env", "MCP_TOKEN", "--allowed-origin", "https://app.example.com"]
+    async with serving_over_http(
+        *options, "--max-sessions", "50", lines=5, env={"MCP_TOKEN": TOKEN}
+    ) as (url, lines):
         assert lines[1:5] == [
             "tooldesign: authentication: bearer token from $MCP_TOKEN",
             "tooldesign: Host names allowed: localhost, 127.0.0.1, [::1]",
@@ -356,7 +351,7 @@ async def test_serves_over_http_with_a_token_from_the_environment(anyio_backend:
                 "after 600 s"
             ),
         ]
-        assert TOKEN not in said.decode()
+        assert all(TOKEN not in line for line in lines)
         with anyio.fail_after(30):
             async with httpx2.AsyncClient() as http:
                 anonymous = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
@@ -364,9 +359,4 @@ async def test_serves_over_http_with_a_token_from_the_environment(anyio_backend:
             http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
             async with Client(streamable_http_client(url, http_client=http_client)) as client:
                 result = await client.call_tool("list_sites", {"region": "apac"})
-    finally:
-        process.terminate()
-        with anyio.fail_after(10):
-            await process.wait()
-        await process.aclose()
     assert result.is_error is False

@@ -64,13 +64,34 @@ class _InFlight:
             await self._drained.wait()
 
 
-class _DrainingReader:
+class _Wrapped:
+    """A stream around the SDK's own: closing it closes theirs."""
+
+    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
+        self._inner = inner
+        self._in_flight = in_flight
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class _DrainingReader(_Wrapped):
     """The server's read stream: at the end of input, waits for the in-flight calls first
     (the server stops once its read stream ends, cancelling what still runs)."""
 
     def __init__(self, inner: Any, in_flight: _InFlight, drain_timeout: float | None) -> None:
-        self._inner = inner
-        self._in_flight = in_flight
+        super().__init__(inner, in_flight)
         self._drain_timeout = drain_timeout
 
     @property
@@ -95,45 +116,13 @@ class _DrainingReader:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class _AnswerWatcher:
+class _AnswerWatcher(_Wrapped):
     """The server's write stream: notes each answer on its way out."""
-
-    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
-        self._inner = inner
-        self._in_flight = in_flight
 
     async def send(self, item: SessionMessage, /) -> None:
         await self._inner.send(item)
         self._in_flight.sent(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 async def serve_stdio(server: Server[Any], *, drain_timeout: float | None = DRAIN_TIMEOUT) -> None:
