@@ -30,7 +30,7 @@ import pytest
 from tooldesign.cli import main
 from tooldesign.codegen.pipeline import generate
 from tooldesign.commands import import_python as import_python_command
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.importers.draft import (
     ANY,
     FLOAT,

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from mcp import types as mcp
 from pydantic import TypeAdapter
-from tooldesign.runtime.ident import ToolIdent
+from tooldesign.contract.ident import ToolIdent
 from tooldesign.runtime.providers import (
     ExportError,
     ToolDescription,

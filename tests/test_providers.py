@@ -1192,8 +1192,9 @@ def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     Built as ``tooldesign gen`` builds the service's ``tool_schemas.json``, without rendering
     the Python packages (which exports never read, and which take most of a generation).
     """
-    from tooldesign.codegen.catalog import build_catalog, catalog_text, tool_entry
+    from tooldesign.codegen.files import catalog_entries
     from tooldesign.codegen.views import toolset_view
+    from tooldesign.contract.catalog import build_catalog, catalog_text
     from tooldesign.eval.evaluate import evaluate
     from tooldesign.runtime.catalog import parse_catalog
 
@@ -1204,7 +1205,7 @@ def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     entries = []
     for toolset in service.toolsets:
         view = toolset_view(design, service, toolset)
-        entries.extend(tool_entry(tool, view.service, view.name) for tool in view.tools)
+        entries.extend(catalog_entries(view))
     return list(parse_catalog(catalog_text(build_catalog(entries))).tools)
 
 

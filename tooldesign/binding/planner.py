@@ -70,7 +70,7 @@ from tooldesign.binding.pytypes import (
     ref_of,
     without_none,
 )
-from tooldesign.dsl.records import Location
+from tooldesign.contract.location import Location
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
     NO_CONSTRAINTS,

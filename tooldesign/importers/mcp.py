@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.importers.draft import (
     ANY,
     BOOLEAN,

@@ -21,6 +21,7 @@ Split by who reads it:
   read-only by ``frozen``), ``ident``, ``formats`` and ``text`` (how messages show values).
 """
 
+from tooldesign.contract.ident import ToolIdent
 from tooldesign.runtime.errors import (
     Constraint,
     FieldIssue,
@@ -30,7 +31,6 @@ from tooldesign.runtime.errors import (
 )
 from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
-from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
@@ -49,13 +49,7 @@ from tooldesign.runtime.result import (
     ToolTelemetry,
 )
 from tooldesign.runtime.runtime import Runtime, ToolsetInfo
-from tooldesign.runtime.specs import (
-    BoundsSpec,
-    ServerDataSpec,
-    ToolAnnotations,
-    ToolSpec,
-    TypeSpec,
-)
+from tooldesign.runtime.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
 
 __all__ = [
     "BoundedResultModel",

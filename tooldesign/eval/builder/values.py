@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tooldesign.dsl.records import AttributeRecord, Location, Record
+from tooldesign.contract.location import Location
+from tooldesign.dsl.records import AttributeRecord, Record
 from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.model import NO_CONSTRAINTS, NO_VALUE, Constraints, ExampleValue
 

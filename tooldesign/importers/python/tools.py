@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.importers.docstrings import Docstring, parse_docstring
 from tooldesign.importers.draft import (
     ANY,
