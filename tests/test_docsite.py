@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from tooldesign.cli import main
 from tooldesign.contract.catalog import build_catalog, catalog_text
-from tooldesign.docsite import MANIFEST, build_site
 from tooldesign.contract.errors import UserError
+from tooldesign.docsite import MANIFEST, build_site
 from tooldesign.govern import tool_fingerprint
 from tooldesign.runtime.providers import export_tools
 

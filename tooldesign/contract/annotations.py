@@ -33,7 +33,7 @@ class ToolAnnotations:
         "openWorldHint", "The tool reaches beyond a closed set of systems (the web, say)."
     )
 
-    def stated(self) -> dict[str, bool]:
+    def given(self) -> dict[str, bool]:
         """The hints stated, by name, in table order (what a catalog entry lists)."""
         return {
             row.name: value for row in ANNOTATIONS if (value := getattr(self, row.name)) is not None
@@ -65,5 +65,21 @@ ANNOTATIONS: tuple[Annotation, ...] = tuple(
 
 ANNOTATION_NAMES: frozenset[str] = frozenset(row.name for row in ANNOTATIONS)
 
-BY_MCP_HINT: Mapping[str, Annotation] = {row.mcp_hint: row for row in ANNOTATIONS}
-"""Each annotation by its MCP hint name (what importers read from MCP servers)."""
+_BY_HINT_NAME: Mapping[str, str] = {
+    **{row.mcp_hint: row.name for row in ANNOTATIONS},
+    **{f"{row.name}_hint": row.name for row in ANNOTATIONS},
+}
+
+
+def from_hints(values: Mapping[str, Any]) -> ToolAnnotations:
+    """The annotations ``values`` states under MCP's hint names (``readOnlyHint``), or their
+    snake-case spelling (``read_only_hint``, as Python frameworks write them): what importers
+    read from MCP servers and tool decorators. Other keys, and values that are not booleans,
+    are left out."""
+    return ToolAnnotations(
+        **{
+            _BY_HINT_NAME[key]: value
+            for key, value in values.items()
+            if key in _BY_HINT_NAME and isinstance(value, bool)
+        }
+    )

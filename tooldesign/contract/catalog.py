@@ -169,7 +169,7 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
         "result": _type_entry(tool.result),
         "bounded": tool.bounded,
     }
-    annotations = tool.annotations.stated()
+    annotations = tool.annotations.given()
     if annotations:
         entry["annotations"] = annotations
     entry["server_data"] = [

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, ParamSpec
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.constraints import OPTIONS
 from tooldesign.contract.location import Location
 from tooldesign.dsl.recorder import Block, caller_location, current, shape_of
 from tooldesign.dsl.records import (
@@ -31,21 +32,7 @@ from tooldesign.dsl.records import (
 )
 from tooldesign.dsl.types import ArrayExpr, MapExpr, MCPServerExpr, ObjectExpr, UnionExpr
 
-_CONSTRAINT_OPTIONS = (
-    "enum",
-    "default",
-    "minimum",
-    "maximum",
-    "exclusive_minimum",
-    "exclusive_maximum",
-    "min_length",
-    "max_length",
-    "pattern",
-    "format",
-    "min_items",
-    "max_items",
-    "example",
-)
+_CONSTRAINT_OPTIONS = (*OPTIONS, "default", "example")
 
 _UNSET: Any = object()
 

@@ -126,7 +126,8 @@ def describe(t: TypeExpr) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Constraints:
-    """Value constraints of an attribute (JSON Schema keywords in snake case)."""
+    """Value constraints of an attribute: one attribute per row of
+    :data:`tooldesign.contract.constraints.CONSTRAINTS`, named by its DSL option."""
 
     enum: tuple[Any, ...] | None = None
     minimum: int | float | None = None

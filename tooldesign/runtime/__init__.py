@@ -21,6 +21,7 @@ Split by who reads it:
   read-only by ``frozen``), ``ident``, ``formats`` and ``text`` (how messages show values).
 """
 
+from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.runtime.errors import (
     Constraint,

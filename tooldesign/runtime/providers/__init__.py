@@ -29,11 +29,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from tooldesign.contract.collector import cycle_collector_paused
-from tooldesign.contract.providers import APIS, PROVIDERS, STRICT_PROVIDERS
+from tooldesign.contract.providers import APIS, PROVIDERS, STRICT_PROVIDERS, Provider
 from tooldesign.runtime.providers._common import (
     ExportError,
     ExportProblem,
-    Provider,
     ProviderAdapter,
     ToolDescription,
     ToolIndex,

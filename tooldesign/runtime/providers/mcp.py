@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from tooldesign.contract.providers import Provider
 from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.providers._common import (
-    Provider,
     ProviderAdapter,
     ToolIndex,
     as_list,
