@@ -25,8 +25,8 @@ from tooldesign.govern import ABSENT, diff_entries, tool_fingerprint
 from tooldesign.govern.changes import Change
 from tooldesign.govern.schemas import compare_schemas
 
-from tests.strategies import from_schema
 from tests.support import REPO
+from tests.support.strategies import from_schema
 
 CATALOG = REPO / "gen" / "assistant" / "tool_schemas.json"
 Entries = dict[str, dict[str, Any]]

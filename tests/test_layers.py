@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "tooldesign"
+from tests.support import REPO
+
+PACKAGE = REPO / "tooldesign"
 
 
 def _imports(path: Path) -> set[str]:
