@@ -182,3 +182,49 @@ def test_a_format_and_an_annotation_added_in_the_contract_reach_every_stage(
     assert seen["catalog"] == [{"read_only": False, "cacheable": True}, shade]
     assert seen["mcp"] == [{"readOnlyHint": False, "cacheableHint": True}, shade]
     assert seen["anthropic"]["format"] == "color"
+
+
+# ── what the catalog's new keys are for ───────────────────────────────────────────────────
+
+_INJECTING = """\
+from tooldesign.dsl import *
+
+with Service("crm", "Customers"):
+    with Toolset("people", "People"):
+        with Tool("find", "Find a person"):
+            with Args():
+                Attribute("name", String, "Who")
+                Attribute("session_id", String, "The session")
+                Attribute("tenant", String, "The tenant")
+                Required("name", "session_id", "tenant")
+            Return(String, "What was found")
+            Inject({injected})
+"""
+
+
+def _entries(tmp_path: Path, injected: str) -> dict[str, dict[str, object]]:
+    from tooldesign.codegen.files import catalog_entries
+    from tooldesign.codegen.views import toolset_views
+    from tooldesign.eval.evaluate import evaluate
+
+    path = tmp_path / f"design_{len(injected)}.py"
+    path.write_text(_INJECTING.format(injected=injected), encoding="utf-8")
+    design = evaluate([str(path)])
+    entries = [entry for _, view in toolset_views(design) for entry in catalog_entries(view)]
+    return {str(entry["id"]): entry for entry in entries}
+
+
+def test_an_injected_field_added_is_breaking_for_applications(tmp_path: Path) -> None:
+    from tooldesign.govern import diff_entries, tool_fingerprint
+
+    old = _entries(tmp_path, '"session_id"')
+    new = _entries(tmp_path, '"session_id", "tenant"')
+    [entry] = new.values()
+    assert entry["injected"] == ["session_id", "tenant"]
+    assert entry["fingerprint"] == tool_fingerprint(entry)
+    assert "tenant" not in json.dumps(entry["payload"])  # a model never sees it
+    [tool], _ = diff_entries(old, new)
+    # The model no longer sees the field (one argument fewer); the application must supply it.
+    assert ("injected_added", "applications", "tenant") in [
+        (c.kind, c.impact, c.field) for c in tool.changes
+    ]

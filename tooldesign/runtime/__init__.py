@@ -18,7 +18,12 @@ Split by who reads it:
   model; ``tooldesign.runtime.catalog`` loads ``tool_schemas.json``;
 - the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
   (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
-  read-only by ``frozen``), ``ident``, ``formats`` and ``text`` (how messages show values).
+  read-only by ``frozen``), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
+  values).
+
+What the runtime shares with the stages that generate code for it — the catalog format,
+annotations (:class:`ToolAnnotations`), formats, constraints, tool ids (:class:`ToolIdent`) —
+is defined once in ``tooldesign.contract``; the runtime never imports those stages.
 """
 
 from tooldesign.contract.annotations import ToolAnnotations
