@@ -252,7 +252,7 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-# --- reading --------------------------------------------------------------------------------
+# --- a catalog, read back -----------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,6 +350,9 @@ class CatalogError(UserError, ValueError):
             listed.append(f"… and {len(self.problems) - _MAX_LISTED} more")
         lines = "\n".join(f"  - {problem}" for problem in listed)
         super().__init__(f"{source}: not a valid tool catalog:\n{lines}")
+
+
+# --- reading and checking -----------------------------------------------------------------
 
 
 def parse_catalog(
