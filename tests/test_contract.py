@@ -228,3 +228,17 @@ def test_an_injected_field_added_is_breaking_for_applications(tmp_path: Path) ->
     assert ("injected_added", "applications", "tenant") in [
         (c.kind, c.impact, c.field) for c in tool.changes
     ]
+
+
+def test_a_catalog_is_checked_against_the_fingerprints_its_entries_carry() -> None:
+    import pytest
+    from tooldesign.contract.catalog import CatalogError, catalog_hash, parse_catalog
+
+    document = json.loads((REPO / "gen" / "assistant" / "tool_schemas.json").read_text())
+    document["tools"][0]["fingerprint"] = "0" * 64
+    document["hash"] = catalog_hash(document["tools"])
+    document["version"] = document["hash"][:12]
+    with pytest.raises(CatalogError, match=r"tools\[0\] .*'fingerprint' is not the fingerprint"):
+        parse_catalog(json.dumps(document))
+    # One entry on its own is read for what it says.
+    assert CatalogTool.from_entry(document["tools"][0]).name == document["tools"][0]["name"]

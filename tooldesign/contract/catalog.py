@@ -417,7 +417,7 @@ def _parse_document(document: Any, problems: list[str], path: Path | None) -> Ca
         where = f"tools[{index}]"
         if isinstance(entry, Mapping) and isinstance(entry.get("id"), str):
             where = f"tools[{index}] ({entry['id']})"
-        tool = _parse_tool(entry, where, problems)
+        tool = _parse_tool(entry, where, problems, check_fingerprint=True)
         if tool is None:
             continue
         if tool.id in by_id:
@@ -440,7 +440,15 @@ def _parse_document(document: Any, problems: list[str], path: Path | None) -> Ca
     )
 
 
-def _parse_tool(entry: Any, where: str, problems: list[str]) -> CatalogTool | None:
+def _parse_tool(
+    entry: Any, where: str, problems: list[str], *, check_fingerprint: bool = False
+) -> CatalogTool | None:
+    """The tool ``entry`` describes, its problems added to ``problems``.
+
+    A catalog's entries are checked against the fingerprints they carry, as the document is
+    against its hash; an entry handed over alone (:meth:`CatalogTool.from_entry`) is read for
+    what it says, whatever fingerprint it was copied with.
+    """
     if not isinstance(entry, Mapping):
         problems.append(f"{where}: not a JSON object")
         return None
@@ -477,8 +485,10 @@ def _parse_tool(entry: Any, where: str, problems: list[str]) -> CatalogTool | No
     injected = entry.get("injected", [])
     if not isinstance(injected, list) or not all(isinstance(n, str) and n for n in injected):
         problems.append(f"{where}: 'injected' must be a list of field names")
-    carried = entry.get(FINGERPRINT_KEY)
-    if carried is not None and carried != tool_fingerprint(entry):
+    if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
+        None,
+        tool_fingerprint(entry),
+    ):
         problems.append(
             f"{where}: 'fingerprint' is not the fingerprint of the entry (the entry was edited "
             "by hand: generate the catalog again)"
