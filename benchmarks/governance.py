@@ -31,8 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import write_design
-from tooldesign.codegen.catalog import build_catalog, catalog_text
 from tooldesign.codegen.pipeline import generate
+from tooldesign.contract.catalog import build_catalog, catalog_text
 from tooldesign.docsite import build_site
 from tooldesign.govern import diff_catalogs, read_source
 from tooldesign.runtime.providers.tokens import token_counter

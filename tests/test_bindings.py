@@ -22,7 +22,8 @@ from tooldesign.binding.pytypes import PyClass, Registry
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
 
-from tests.conftest import Generated, bind_issue, bound_tool_design
+from tests.support.bindings import bind_issue, bound_tool_design
+from tests.support.generated import Generated
 
 AppWriter = Callable[[str, str], ModuleType]
 

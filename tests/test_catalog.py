@@ -95,7 +95,7 @@ def test_swapping_two_fields_is_a_new_version(tmp_path: Path, first: str, second
 
 
 def test_the_hash_follows_key_order_in_the_generator_and_the_loader_alike() -> None:
-    from tooldesign.codegen.catalog import catalog_hash as generated_hash
+    from tooldesign.contract.catalog import catalog_hash as generated_hash
 
     one = [{"payload": {"properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}}]
     two = [{"payload": {"properties": {"b": {"type": "integer"}, "a": {"type": "string"}}}}]

@@ -27,8 +27,8 @@ from tooldesign.runtime import (
 from tooldesign.runtime.errors import MAX_ISSUES
 from tooldesign.runtime.validation.codecs import PayloadCodec
 
-from tests.strategies import from_schema, json_values
 from tests.support import REPO
+from tests.support.strategies import from_schema, json_values
 
 TOOLSETS = sorted(
     p.name

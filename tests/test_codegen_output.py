@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -17,8 +16,8 @@ from tooldesign.codegen import formatting, output
 from tooldesign.codegen.pipeline import generate
 from tooldesign.runtime import Constraint, ToolValidationError
 
-from tests.conftest import Generated
 from tests.support import tree_bytes
+from tests.support.generated import Generated, lint
 
 HOSTILE = 'Tricky """ \\ \\n {{ x }} {% raw %} ${y}\n  second line é中😀 \'q\' "dq" \t\x00end'
 
@@ -179,31 +178,8 @@ def test_python_names_are_not_accepted_as_wire_names(hostile: Generated) -> None
 
 
 def test_hostile_output_passes_ruff_and_mypy_strict(hostile: Generated) -> None:
-    # Checked from the folder that holds the package, as in a user's project: run from this
-    # repository, ruff would take tooldesign for a first-party package.
-    ruff = subprocess.run(
-        [formatting.ruff_binary(), "check", "--isolated", hostile.package],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=hostile.root,
-    )
+    ruff, mypy = lint(hostile)
     assert ruff.returncode == 0, ruff.stdout
-    mypy = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--explicit-package-bases",
-            hostile.package,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=hostile.root,
-    )
     assert mypy.returncode == 0, mypy.stdout
 
 

@@ -16,6 +16,8 @@ from tooldesign.eval.load import UsageError
 from tooldesign.ir.errors import DesignError, DesignIssue
 from tooldesign.ir.model import ObjectType
 
+from tests.support.design import ERROR, assert_at, design_issues, line_of, single_issue
+
 IMPORTS = (
     "from tooldesign.dsl import (\n"
     "    Annotations, Any, ArrayOf, Args, Attribute, BindTo, Boolean, BoundedResult, Example,\n"
@@ -24,7 +26,6 @@ IMPORTS = (
     ")\n"
 )
 
-ERROR = "# <-- error"
 FIRST = "# <-- first"
 
 SERVICE = 'service "assistant"'
@@ -57,34 +58,6 @@ def args_design(attributes: str) -> str:
     """A design with one tool whose Args block declares ``attributes`` (DSL lines)."""
     body = textwrap.indent(textwrap.dedent(attributes).strip("\n"), " " * 16)
     return _ARGS_TEMPLATE.format(attributes=body)
-
-
-def line_of(path: Path, marker: str) -> int:
-    """The 1-based line of ``path`` holding ``marker`` (which must occur exactly once)."""
-    hits = [n for n, text in enumerate(path.read_text().splitlines(), 1) if marker in text]
-    assert len(hits) == 1, f"marker {marker!r} found on lines {hits}"
-    return hits[0]
-
-
-def design_issues(path: Path) -> tuple[DesignIssue, ...]:
-    """Evaluate the design at ``path``, which must fail, and return every issue reported."""
-    with pytest.raises(DesignError) as excinfo:
-        evaluate([str(path)])
-    return excinfo.value.issues
-
-
-def single_issue(path: Path) -> DesignIssue:
-    """The one issue the design at ``path`` reports (a second one would be a cascade)."""
-    issues = design_issues(path)
-    assert len(issues) == 1, "expected exactly one issue, got:\n" + "\n".join(map(str, issues))
-    return issues[0]
-
-
-def assert_at(issue: DesignIssue, path: Path, marker: str = ERROR) -> None:
-    """``issue`` is located in the design file at ``path``, on the line holding ``marker``."""
-    assert issue.location is not None, f"issue has no location: {issue}"
-    assert Path(issue.location.file).resolve() == path.resolve()
-    assert issue.location.line == line_of(path, marker), str(issue)
 
 
 def assert_mentions(issue: DesignIssue, *fragments: str) -> None:

@@ -25,8 +25,8 @@ from tooldesign.govern import ABSENT, diff_entries, tool_fingerprint
 from tooldesign.govern.changes import Change
 from tooldesign.govern.schemas import compare_schemas
 
-from tests.strategies import from_schema
 from tests.support import REPO
+from tests.support.strategies import from_schema
 
 CATALOG = REPO / "gen" / "assistant" / "tool_schemas.json"
 Entries = dict[str, dict[str, Any]]
@@ -380,7 +380,7 @@ def test_a_fingerprint_changes_with_anything_observable(edit: Callable[[Entries]
 
 
 def write_catalog(path: Path, tools: Entries) -> Path:
-    from tooldesign.codegen.catalog import build_catalog, catalog_text
+    from tooldesign.contract.catalog import build_catalog, catalog_text
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(catalog_text(build_catalog(list(tools.values()))), encoding="utf-8")

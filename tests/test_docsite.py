@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from tooldesign.cli import main
-from tooldesign.codegen.catalog import build_catalog, catalog_text
+from tooldesign.contract.catalog import build_catalog, catalog_text
+from tooldesign.contract.errors import UserError
 from tooldesign.docsite import MANIFEST, build_site
-from tooldesign.errors import UserError
 from tooldesign.govern import tool_fingerprint
 from tooldesign.runtime.providers import export_tools
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tooldesign.codegen.catalog import build_catalog, catalog_text
+from tooldesign.contract.catalog import build_catalog, catalog_text
 from tooldesign.docsite import build_site
 
 from tests.support import REPO

@@ -20,7 +20,7 @@ from tooldesign.codegen.pipeline import generate
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import Constraint, ToolValidationError
 
-from tests.conftest import Generated
+from tests.support.generated import Generated
 
 FEATURES = """
 from tooldesign.dsl import *

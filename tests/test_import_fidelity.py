@@ -29,7 +29,7 @@ from tooldesign.importers.draft import (
 from tooldesign.importers.python import import_python
 from tooldesign.importers.writer import render
 
-from tests.test_import_python import CASES, FIXTURES, write
+from tests.support.python_import import CASES, FIXTURES, write
 
 
 def tools_of(result: ImportResult) -> dict[str, DraftTool]:

@@ -26,7 +26,7 @@ from tooldesign.importers.mcp import tool_draft, tools_design
 from tooldesign.importers.writer import render
 from tooldesign.runtime import ToolValidationError
 
-from tests.conftest import Generated
+from tests.support.generated import Generated
 
 
 def draft(

@@ -30,7 +30,7 @@ import pytest
 from tooldesign.cli import main
 from tooldesign.codegen.pipeline import generate
 from tooldesign.commands import import_python as import_python_command
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.importers.draft import (
     ANY,
     FLOAT,
@@ -47,22 +47,7 @@ from tooldesign.importers.python import import_python
 from tooldesign.importers.writer import render
 from tooldesign.runtime.providers import export_tools, load_tools
 
-from tests.support import REPO
-
-FIXTURES = REPO / "tests" / "fixtures" / "import_python"
-CASES = {
-    "mcp_weather": [],
-    "langchain_style": [],
-    "rest_stubs": ["--all"],
-    "numpy_google": [],
-    "pydantic_ai_style": [],
-    "openai_agents_style": [],
-    "mcp_constants": [],
-    "mcp_annotated": [],
-    "langchain_classes": [],
-    "smolagents_classes": [],
-    "llamaindex_tools": ["--all"],
-}
+from tests.support.python_import import CASES, FIXTURES, write
 
 
 @pytest.fixture(scope="module")
@@ -339,12 +324,6 @@ def test_results_are_what_the_mcp_sdk_sends(
 
 
 # ── notices and failures ─────────────────────────────────────────────────────────────────
-
-
-def write(tmp_path: Path, source: str, name: str = "tools.py") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(source).strip("\n") + "\n")
-    return path
 
 
 def test_what_cannot_be_carried_over_is_reported_per_function_and_parameter(

@@ -45,8 +45,8 @@ from tooldesign.importers.python import import_python
 from tooldesign.importers.writer import render
 from tooldesign.runtime import ToolValidationError
 
-from tests.conftest import Generated
-from tests.strategies import json_values
+from tests.support.generated import Generated
+from tests.support.strategies import json_values
 
 
 def _never(value: Any) -> bool:

@@ -1,18 +1,26 @@
-"""The stages depend on each other in one direction: the IR on no later stage, evaluation on
-code generation only for the names it gives the IR."""
+"""The stages depend on each other in one direction (dsl → eval → ir → binding → codegen →
+runtime), on the contracts they share (``contract/``, the base), and never backwards."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "tooldesign"
+from tests.support import REPO
+
+PACKAGE = REPO / "tooldesign"
 
 
 def _imports(path: Path) -> set[str]:
     """Every tooldesign module ``path`` imports, at its top or inside a function."""
+    return {name for name in _all_imports(path) if name.startswith("tooldesign.")}
+
+
+def _all_imports(path: Path) -> set[str]:
+    """Every module ``path`` imports (and each name it imports from one), anywhere in it."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -20,17 +28,43 @@ def _imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return {name for name in found if name.startswith("tooldesign.")}
+    return found
 
 
 def _modules(folder: str) -> list[Path]:
     return sorted((PACKAGE / folder).rglob("*.py"))
 
 
+def _within(name: str, *packages: str) -> bool:
+    return any(name == p or name.startswith(f"{p}.") for p in packages)
+
+
+@pytest.mark.parametrize("path", _modules("runtime"), ids=lambda p: p.name)
+def test_the_runtime_depends_on_no_stage_that_uses_it(path: Path) -> None:
+    above = tuple(
+        f"tooldesign.{stage}"
+        for stage in ("codegen", "eval", "binding", "importers", "commands", "govern", "docsite")
+    )
+    assert not {name for name in _imports(path) if _within(name, *above)}
+
+
 @pytest.mark.parametrize("path", _modules("ir"), ids=lambda p: p.name)
-def test_the_ir_depends_on_no_later_stage(path: Path) -> None:
-    later = ("tooldesign.eval", "tooldesign.binding", "tooldesign.codegen")
-    assert not {name for name in _imports(path) if name.startswith(later)}
+def test_the_ir_depends_only_on_itself_and_the_contracts(path: Path) -> None:
+    # The package root holds only tooldesign's version, which the IR's fingerprints include.
+    allowed = ("tooldesign.ir", "tooldesign.contract", "pydantic")
+    outside = {
+        name
+        for name in _all_imports(path)
+        if name.split(".")[0] not in sys.stdlib_module_names
+        and name != "tooldesign"
+        and not _within(name, *allowed)
+    }
+    assert not outside
+
+
+@pytest.mark.parametrize("path", _modules("contract"), ids=lambda p: p.name)
+def test_the_contracts_depend_on_nothing_else_of_tooldesign(path: Path) -> None:
+    assert {name for name in _imports(path) if not _within(name, "tooldesign.contract")} == set()
 
 
 @pytest.mark.parametrize("path", _modules("eval"), ids=lambda p: p.name)

@@ -31,7 +31,6 @@ from examples.netops.services import (
     DeviceService,
     DocumentService,
     Inventory,
-    NotFoundError,
     Profile,
     ProfileService,
 )
@@ -39,6 +38,7 @@ from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
 from gen.assistant.toolsets.docs import executor as docs
 from gen.assistant.toolsets.profiles import executor as profiles
+from tests.support.netops import not_found
 
 pytestmark = pytest.mark.anyio
 
@@ -71,13 +71,6 @@ class RecordingProfiles(ProfileService):
     def get_profile(self, session_id: str) -> Profile:
         self.sessions.append(session_id)
         return super().get_profile(session_id)
-
-
-def not_found(device_id: str) -> str:
-    """The example's own words for a device it does not have (exposed to the model)."""
-    with pytest.raises(NotFoundError) as caught:
-        Inventory().device(device_id)
-    return str(caught.value)
 
 
 def with_profiles(service: ProfileService) -> Runtime:

@@ -11,8 +11,8 @@ import pytest
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import ToolValidationError
 
-from tests.conftest import Generated
-from tests.test_design_errors import assert_at, single_issue
+from tests.support.design import assert_at, single_issue
+from tests.support.generated import Generated
 
 
 def write_design(tmp_path: Path, source: str) -> Path:

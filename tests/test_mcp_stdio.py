@@ -21,7 +21,7 @@ from tooldesign.runtime.providers import export_tools
 
 from examples.netops.mcp_server import runtime as netops_runtime
 from tests.support import REPO
-from tests.test_mcp import not_found
+from tests.support.netops import not_found
 
 pytestmark = pytest.mark.anyio
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tooldesign.codegen import formatting
 from tooldesign.codegen.files import package_dir
 from tooldesign.codegen.naming import (
     ANNOTATION_NAMES,
@@ -27,7 +25,7 @@ from tooldesign.codegen.views import ToolsetView, toolset_views
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest
 
-from tests.conftest import Generated
+from tests.support.generated import Generated, lint
 
 RESERVED = {
     "types.py": TYPES_MODULE_NAMES,
@@ -298,29 +296,8 @@ def test_types_and_fields_named_like_imports_pass_ruff_and_mypy_strict(
     named_like_imports: Generated,
 ) -> None:
     generated = named_like_imports
-    ruff = subprocess.run(
-        [formatting.ruff_binary(), "check", "--isolated", generated.package],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=generated.root,
-    )
+    ruff, mypy = lint(generated)
     assert ruff.returncode == 0, ruff.stdout
-    mypy = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--explicit-package-bases",
-            generated.package,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=generated.root,
-    )
     assert mypy.returncode == 0, mypy.stdout
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from mcp import types as mcp
 from pydantic import TypeAdapter
-from tooldesign.runtime.ident import ToolIdent
+from tooldesign.contract.ident import ToolIdent
 from tooldesign.runtime.providers import (
     ExportError,
     ToolDescription,
@@ -32,8 +32,8 @@ from tooldesign.runtime.providers import (
 )
 from tooldesign.runtime.validation.schema import strip_optional_nulls, type_list
 
-from tests.strategies import from_schema
-from tests.test_providers import valid_gemini_declaration
+from tests.support.providers import valid_gemini_declaration
+from tests.support.strategies import from_schema
 
 META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 NAMES = st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon", "zeta"])

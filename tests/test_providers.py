@@ -49,7 +49,8 @@ from tooldesign.runtime.providers import (
 from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 from examples.netops.agent import build_runtime
-from tests.conftest import Generated
+from tests.support.generated import Generated
+from tests.support.providers import valid_gemini_declaration
 
 META_SCHEMA = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
@@ -120,46 +121,6 @@ def test_anthropic_exports_are_valid_tool_params(example_specs: list[ToolSpec[An
                 assert check_anthropic_strict(entry["input_schema"]) == []
             else:
                 assert entry["input_schema"] == dict(spec.payload.schema)
-
-
-def gemini_api_problems(schema: genai.Schema | None, path: str = "") -> list[str]:
-    """Rules the Gemini API enforces beyond what ``genai.Schema`` checks: an OBJECT declares its
-    properties (and requires only those), an ARRAY has items, enums are typed STRING or INTEGER
-    (with ``format: enum``), and the Gemini API takes no additionalProperties, $ref or $defs."""
-    if schema is None:
-        return []
-    where = path or "(root)"
-    problems = []
-    kind = schema.type.value if schema.type is not None else None
-    if kind == "OBJECT" and not schema.properties:
-        problems.append(f"{where}: an OBJECT without properties")
-    if schema.properties and kind != "OBJECT":
-        problems.append(f"{where}: properties on a {kind}")
-    if set(schema.required or ()) - set(schema.properties or {}):
-        problems.append(f"{where}: requires undeclared properties")
-    if kind == "ARRAY" and schema.items is None:
-        problems.append(f"{where}: an ARRAY without items")
-    if schema.enum is not None and (kind, schema.format) not in (
-        ("STRING", None),
-        ("INTEGER", "enum"),
-    ):
-        problems.append(f"{where}: an enum on {kind} (format {schema.format})")
-    for field in ("additional_properties", "ref", "defs", "title"):
-        if getattr(schema, field) is not None:
-            problems.append(f"{where}: {field}")
-    for name, body in (schema.properties or {}).items():
-        problems.extend(gemini_api_problems(body, f"{path}.{name}" if path else name))
-    problems.extend(gemini_api_problems(schema.items, f"{path}[]"))
-    for index, variant in enumerate(schema.any_of or ()):
-        problems.extend(gemini_api_problems(variant, f"{path}.anyOf[{index}]"))
-    return problems
-
-
-def valid_gemini_declaration(entry: Mapping[str, Any]) -> genai.FunctionDeclaration:
-    # Keywords genai.Schema lacks ($ref, const, oneOf…) are refused as extra keys.
-    declaration = genai.FunctionDeclaration.model_validate(entry)
-    assert gemini_api_problems(declaration.parameters) == []
-    return declaration
 
 
 def test_gemini_exports_are_valid_function_declarations(
@@ -1192,8 +1153,9 @@ def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     Built as ``tooldesign gen`` builds the service's ``tool_schemas.json``, without rendering
     the Python packages (which exports never read, and which take most of a generation).
     """
-    from tooldesign.codegen.catalog import build_catalog, catalog_text, tool_entry
+    from tooldesign.codegen.files import catalog_entries
     from tooldesign.codegen.views import toolset_view
+    from tooldesign.contract.catalog import build_catalog, catalog_text
     from tooldesign.eval.evaluate import evaluate
     from tooldesign.runtime.catalog import parse_catalog
 
@@ -1204,7 +1166,7 @@ def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     entries = []
     for toolset in service.toolsets:
         view = toolset_view(design, service, toolset)
-        entries.extend(tool_entry(tool, view.service, view.name) for tool in view.tools)
+        entries.extend(catalog_entries(view))
     return list(parse_catalog(catalog_text(build_catalog(entries))).tools)
 
 

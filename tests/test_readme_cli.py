@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from tooldesign.cli import build_parser
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+from tests.support import REPO
+
+README = REPO / "README.md"
 
 
 def _synopsis() -> list[str]:

@@ -26,7 +26,7 @@ from tooldesign.runtime import (
     ToolValidationError,
 )
 
-from tests.conftest import Generated
+from tests.support.generated import Generated
 
 DESIGN = """
 from tooldesign.dsl import *

@@ -20,7 +20,7 @@ from mcp import Client, types
 from tooldesign.cli import main
 from tooldesign.commands import serve_mcp
 from tooldesign.commands._targets import load, split_target
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.runtime.mcp import ToolServer
 
 from tests.support import REPO

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from tooldesign.cli import main
 from tooldesign.codegen.pipeline import generate
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.govern.design_targets import target_check
 from tooldesign.govern.targets import TARGETS, by_tool, check_targets, parse_targets
 from tooldesign.ir.errors import DesignError

@@ -16,7 +16,8 @@ from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignError
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest
 
-from tests.conftest import Generated, bind_issue, bound_tool_design
+from tests.support.bindings import bind_issue, bound_tool_design
+from tests.support.generated import Generated
 
 APP = """\
 from __future__ import annotations

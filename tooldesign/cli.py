@@ -1,7 +1,7 @@
 """``tooldesign`` command line: the commands of ``tooldesign.commands``, each declaring its own
 arguments next to its ``run``.
 
-Exit codes (``tooldesign.errors``): 0 success; 1 ``gen --check`` found files that would change;
+Exit codes (``tooldesign.contract.errors``): 0 success; 1 ``gen --check`` found files that would change;
 2 a design or usage error (a clear message on stderr, no traceback).
 """
 
@@ -21,7 +21,7 @@ from tooldesign.commands import (
     serve_mcp,
     worker,
 )
-from tooldesign.errors import EXIT_ERROR, UserError
+from tooldesign.contract.errors import EXIT_ERROR, UserError
 
 
 class _Parser(argparse.ArgumentParser):

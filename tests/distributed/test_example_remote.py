@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.distributed.conftest import ROOT, RedisServer
+from tests.support import REPO
+from tests.support.redis import RedisServer
 
 
 def test_the_example_agent_calls_devices_on_a_worker_process(
@@ -16,12 +17,12 @@ def test_the_example_agent_calls_devices_on_a_worker_process(
 ) -> None:
     url = redis_server.url
     log = tmp_path / "worker.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     with log.open("wb") as sink:
         worker = subprocess.Popen(
             [sys.executable, "-m", "tooldesign.cli", "worker", "examples.netops.worker:runtime",
              "--redis", url, "--prefix", prefix],
-            cwd=ROOT, env=env, stderr=sink,
+            cwd=REPO, env=env, stderr=sink,
         )  # fmt: skip
     try:
         deadline = time.monotonic() + 30
@@ -30,7 +31,7 @@ def test_the_example_agent_calls_devices_on_a_worker_process(
             time.sleep(0.05)
         done = subprocess.run(
             [sys.executable, "-m", "examples.netops.remote_agent", "--redis", url, "--prefix", prefix],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=True,
         )  # fmt: skip
     finally:
         worker.terminate()

@@ -15,7 +15,7 @@ from tooldesign.runtime.transports.redis import RedisTransport
 
 from gen.assistant.toolsets import devices
 from tests.distributed.app import effects_key
-from tests.distributed.conftest import RedisServer, wait_live, worker_process
+from tests.support.redis import RedisServer, wait_live, worker_process
 
 CALLS = 10_000
 CLAIM_TIMEOUT = 2.0

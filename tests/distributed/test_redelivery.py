@@ -24,8 +24,8 @@ from tooldesign.runtime.transports.redis import GROUP, RedisKeys, RedisTransport
 
 from gen.assistant.toolsets import devices
 from tests.distributed import app
-from tests.distributed.conftest import RedisServer, running_worker, worker_process
-from tests.distributed.test_remote_calls import DEVICES, VERSION, effects, restart
+from tests.support.redis import RedisServer, running_worker, worker_process
+from tests.support.remote import DEVICES, VERSION, effects, restart
 
 
 def pretend_live(server: RedisServer, prefix: str, seconds: float = 120) -> None:

@@ -22,23 +22,8 @@ from tooldesign.runtime.transports.redis import RedisKeys, RedisTransport
 from examples.netops.agent import build_runtime
 from gen.assistant.toolsets import devices, metrics
 from tests.distributed import app
-from tests.distributed.conftest import RedisServer, running_worker
-
-DEVICES = "assistant.devices"
-VERSION = toolset_version(devices.specs.SPECS)
-SESSION = ToolCallMeta(session_id="sess-1")
-
-
-def restart(meta: ToolCallMeta = SESSION, **labels: Any) -> ToolRequest:
-    if labels:
-        meta = ToolCallMeta(**{**meta.to_dict(), "labels": labels})
-    return ToolRequest("restart_device", {"device_id": "dev-00000000", "reason": "testing"}, meta)
-
-
-def effects(server: RedisServer, prefix: str, tool: str = "restart_device") -> dict[str, int]:
-    with server.client() as client:
-        counts = client.hgetall(app.effects_key(prefix, tool))
-    return {call: int(count) for call, count in counts.items()}
+from tests.support.redis import RedisServer, running_worker
+from tests.support.remote import DEVICES, SESSION, VERSION, effects, restart
 
 
 def run(

@@ -38,9 +38,8 @@ from tooldesign.runtime.transports.wire import CallMessage, ReplyMessage, WireEr
 
 from examples.netops.services import Inventory, MetricsService
 from gen.assistant.toolsets.metrics import executor as metrics
-from tests.strategies import json_values
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import REPO
+from tests.support.strategies import json_values
 
 texts = st.text(max_size=20)
 optional_texts = st.none() | texts
@@ -276,13 +275,13 @@ def test_a_call_id_is_stable_per_run_and_tool_call() -> None:
     "catalog",
     sorted(
         [
-            *ROOT.glob("gen/*/toolsets/*/tool_schemas.json"),
-            *ROOT.glob("tooldesign/builtin/gen/*/toolsets/*/tool_schemas.json"),
+            *REPO.glob("gen/*/toolsets/*/tool_schemas.json"),
+            *REPO.glob("tooldesign/builtin/gen/*/toolsets/*/tool_schemas.json"),
         ]
     ),
 )
 def test_the_fence_of_a_generated_toolset_is_its_catalog_version(catalog: Path) -> None:
-    package = ".".join(catalog.parent.relative_to(ROOT).parts)
+    package = ".".join(catalog.parent.relative_to(REPO).parts)
     specs = __import__(f"{package}.specs", fromlist=["SPECS"]).SPECS
     assert toolset_version(specs) == load_catalog(catalog).version
 
@@ -301,4 +300,4 @@ def test_importing_the_runtime_does_not_import_redis() -> None:
         "import sys, tooldesign.runtime, tooldesign.runtime.transports; "
         "assert 'redis' not in sys.modules, 'redis was imported'"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)

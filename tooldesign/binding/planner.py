@@ -52,6 +52,7 @@ from tooldesign.binding.plan import (
 from tooldesign.binding.pytypes import (
     ANY,
     NONE,
+    SCALAR_NAMES,
     PyClass,
     PyDict,
     PyEnum,
@@ -70,7 +71,8 @@ from tooldesign.binding.pytypes import (
     ref_of,
     without_none,
 )
-from tooldesign.dsl.records import Location
+from tooldesign.contract.formats import FORMATS
+from tooldesign.contract.location import Location
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
     NO_CONSTRAINTS,
@@ -99,15 +101,13 @@ from tooldesign.ir.walk import used_user_types
 
 Direction = Literal["in", "out"]
 
-# The Python class a generated model uses for a string of each format.
+# The Python class a generated model uses for a string of each format, where it is one the
+# transforms describe (a format held as another class, AnyUrl, binds as its string).
 _FORMAT_CLASSES = {
-    "date-time": "datetime",
-    "date": "date",
-    "time": "time",
-    "duration": "timedelta",
-    "uuid": "UUID",
-    "ipv4": "IPv4Address",
-    "ipv6": "IPv6Address",
+    fmt.name: class_name
+    for fmt in FORMATS
+    if fmt.python_type is not None
+    and (class_name := fmt.python_type.rpartition(".")[2]) in SCALAR_NAMES
 }
 
 

@@ -122,6 +122,8 @@ _SCALARS: dict[Any, str] = {
     ipaddress.IPv4Address: "IPv4Address",
     ipaddress.IPv6Address: "IPv6Address",
 }
+SCALAR_NAMES = frozenset(_SCALARS.values())
+"""The names of the scalar classes the transforms describe (``datetime``, ``UUID``…)."""
 
 
 @dataclass(frozen=True, slots=True)

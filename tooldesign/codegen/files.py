@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldesign.codegen.catalog import tool_entry
 from tooldesign.codegen.output import HEADER
+from tooldesign.contract.catalog import CATALOG_NAME, catalog_entry
 
 if TYPE_CHECKING:
     from tooldesign.codegen.views import ToolsetView
@@ -27,7 +27,6 @@ CATALOG = "<catalog>"
 SERVICE_INIT = "<service package>"
 """The renderer of a service package's ``__init__.py`` files: a header and a docstring."""
 
-CATALOG_NAME = "tool_schemas.json"
 MODELS_NAME = "types.py"
 
 CatalogPart = Sequence[dict[str, Any]] | Path
@@ -56,7 +55,7 @@ def package_dir(service_ident: str, toolset_ident: str) -> str:
 
 def catalog_entries(view: ToolsetView) -> list[dict[str, Any]]:
     """The toolset's tools as catalogs list them."""
-    return [tool_entry(tool, view.service, view.name) for tool in view.tools]
+    return [catalog_entry(tool) for tool in view.tools]
 
 
 def toolset_files(view: ToolsetView, catalog: Sequence[dict[str, Any]]) -> list[GeneratedFile]:

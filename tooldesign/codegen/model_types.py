@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from tooldesign.contract.formats import NON_STRING_FORMATS, RUNTIME_TYPES
 from tooldesign.ir.model import (
     ArrayType,
     Constraints,
@@ -24,14 +25,6 @@ from tooldesign.ir.model import (
     TypeExpr,
     UnionType,
 )
-from tooldesign.ir.schema import NON_STRING_FORMATS
-
-RFC3339_TYPES = {
-    "date-time": "tooldesign.runtime.Rfc3339DateTime",
-    "date": "tooldesign.runtime.Rfc3339Date",
-    "time": "tooldesign.runtime.Rfc3339Time",
-}
-"""The runtime types generated models hold these formats as (RFC 3339, as JSON Schema reads them)."""
 
 PYTHON_TYPE_KEYWORD = "x-python-type"
 """The model generator's keyword for the Python type of a value."""
@@ -65,8 +58,9 @@ def model_constraints(c: Constraints) -> tuple[Constraints, Mapping[str, Any]]:
     if c.enum is not None and any(isinstance(value, float) for value in c.enum):
         dropped["enum"] = None
     stated = dataclasses.replace(c, **dropped) if dropped else c
-    if stated.format in RFC3339_TYPES and stated.enum is None:
-        return stated, {PYTHON_TYPE_KEYWORD: RFC3339_TYPES[stated.format]}
+    runtime_type = RUNTIME_TYPES.get(stated.format or "")
+    if runtime_type is not None and stated.enum is None:
+        return stated, {PYTHON_TYPE_KEYWORD: runtime_type}
     return stated, {}
 
 

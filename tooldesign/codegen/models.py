@@ -23,7 +23,8 @@ from tooldesign.codegen.imports import sort_imports
 from tooldesign.codegen.output import HEADER
 from tooldesign.codegen.views import ToolsetView
 from tooldesign.contract import BOUNDED_BASE_CLASS, BOUNDS_CONFIG_KEY
-from tooldesign.ir.schema import NON_STRING_FORMATS, model_format_types, value_schema
+from tooldesign.contract.formats import NON_STRING_FORMATS
+from tooldesign.ir.schema import value_schema
 
 MODEL_TEMPLATES = Path(__file__).parent / "model_templates"
 """Overrides of datamodel-code-generator's templates (its own, with tooldesign's settings)."""
@@ -101,7 +102,9 @@ def _typed_defaults(source: str, schema: Mapping[str, Any], aliases: Mapping[str
     wanted = _fields_with_typed_defaults(schema, aliases)
     if not wanted:
         return source
-    types = model_format_types()
+    from tooldesign.runtime.formats import model_types
+
+    types = model_types()
     tree = ast.parse(source)
     lines = source.encode("utf-8").splitlines(keepends=True)
     starts = [0]

@@ -11,7 +11,6 @@ independent.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import shutil
@@ -28,7 +27,6 @@ from typing import TYPE_CHECKING
 import tooldesign
 from tooldesign.codegen.files import (
     CATALOG,
-    CATALOG_NAME,
     MODELS,
     MODELS_NAME,
     CatalogPart,
@@ -47,7 +45,9 @@ from tooldesign.codegen.output import (
     on_disk_matches,
     plan,
 )
-from tooldesign.dsl.records import Location
+from tooldesign.contract.catalog import CATALOG_NAME
+from tooldesign.contract.collector import cycle_collector_paused
+from tooldesign.contract.location import Location
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignNotice
 from tooldesign.ir.fingerprint import toolset_key
@@ -111,7 +111,7 @@ def generator_fingerprint() -> str:
             *(PACKAGE_ROOT / "codegen").rglob("*.py"),
             *(PACKAGE_ROOT / "codegen" / "templates").glob("*.j2"),
             *(PACKAGE_ROOT / "codegen" / "model_templates").rglob("*.jinja2"),
-            PACKAGE_ROOT / "contract.py",
+            *(PACKAGE_ROOT / "contract").rglob("*.py"),
             PACKAGE_ROOT / "ir" / "schema.py",
         ]
     )
@@ -188,24 +188,12 @@ def generate(
     report = Report()
     old = Manifest.load(out)
     validated = {entry.design for entry in old.toolsets.values()}
-    with _gc_paused():
+    with cycle_collector_paused():
         with report.phase("evaluate"):
             design = evaluate(sources, known_valid=validated.__contains__)
         for design_check in checks:
             report.notices.extend(design_check(design))
         return write_design(design, out, check=check, started=started, report=report, old=old)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Generation builds a large, short-lived object graph: cyclic GC pauses cost more than they free."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def write_design(

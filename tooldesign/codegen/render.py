@@ -77,7 +77,7 @@ def render_files(files: Iterable[GeneratedFile]) -> Rendered:
 def _catalog(parts: Iterable[Any]) -> str:
     import json
 
-    from tooldesign.codegen.catalog import build_catalog, catalog_text
+    from tooldesign.contract.catalog import build_catalog, catalog_text
 
     tools = [
         tool

@@ -27,6 +27,7 @@ from tooldesign.codegen.naming import (
     constant_name,
 )
 from tooldesign.contract import BOUNDS_CONFIG_KEY
+from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.ir.model import (
     ArrayType,
     Design,
@@ -59,6 +60,11 @@ class TypeView:
     """The model alone is looser than ``schema`` (see ``needs_schema_check``): the codecs also
     check values against the schema."""
 
+    @property
+    def name(self) -> str:
+        """The class name, as catalogs list it."""
+        return self.class_name
+
 
 @dataclass(frozen=True)
 class ServerDataView:
@@ -67,11 +73,20 @@ class ServerDataView:
     description: str | None
     default: str
 
+    @property
+    def schema(self) -> dict[str, Any]:
+        return self.type.schema
+
 
 @dataclass(frozen=True)
 class ToolView:
+    """One tool as specs.py, codecs.py and executor.py write it; a catalog entry is built from
+    it as from a runtime spec (it is a ``ToolDefinition``)."""
+
     name: str
     id: str
+    service: str
+    toolset: str
     ident: str
     title: str | None
     description: str
@@ -83,7 +98,7 @@ class ToolView:
     next_cursor_field: str | None
     injected: tuple[str, ...]
     server_data: tuple[ServerDataView, ...]
-    annotations: dict[str, bool]
+    annotations: ToolAnnotations
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
     # Module-level names in specs.py and codecs.py (unique across both).
@@ -268,14 +283,11 @@ class _ToolsetViewBuilder:
             shape = _object_shape(tool.payload, self.design)
             f = shape.field(bounds.cursor) if shape else None
             cursor = f.ident if f else None
-        annotations = {
-            key: value
-            for key in ("read_only", "destructive", "idempotent", "open_world")
-            if (value := getattr(tool.annotations, key)) is not None
-        }
         return ToolView(
             name=tool.name,
             id=tool.id,
+            service=tool.service,
+            toolset=tool.toolset,
             ident=tool.ident,
             title=tool.title,
             description=tool.description,
@@ -290,7 +302,7 @@ class _ToolsetViewBuilder:
                 ServerDataView(sd.kind, self._type_view(sd.message), sd.description, sd.default)
                 for sd in tool.server_data
             ),
-            annotations=annotations,
+            annotations=tool.annotations,
             remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),

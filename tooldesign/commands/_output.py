@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 
 if TYPE_CHECKING:
     from tooldesign.importers.draft import ImportResult

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 
 
 def split_target(target: str, *, usage: str) -> tuple[str, str]:

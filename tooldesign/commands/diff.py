@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from tooldesign.errors import EXIT_OK, UserError
+from tooldesign.contract.errors import EXIT_OK, UserError
 
 EXIT_BREAKING = 1
 

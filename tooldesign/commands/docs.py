@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tooldesign.errors import EXIT_OK
+from tooldesign.contract.errors import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

@@ -7,13 +7,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from tooldesign.errors import EXIT_OK, UserError
+from tooldesign.contract.errors import EXIT_OK, UserError
+from tooldesign.contract.providers import APIS, PROVIDERS
 
 if TYPE_CHECKING:
     from tooldesign.runtime.providers import ProviderAdapter
-
-PROVIDERS = ("openai", "anthropic", "gemini", "mcp")
-"""The runtime's ``PROVIDERS``, written out so that ``--help`` does not import the runtime."""
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +30,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--strict", action="store_true", help="strict schemas (OpenAI, Anthropic)")
     export.add_argument(
         "--api",
-        choices=("chat", "responses", "parameters", "json_schema"),
+        choices=[api for apis in APIS.values() for api in apis],
         help="the shape within a provider: OpenAI chat (default) or responses; "
         "Gemini parameters (default, the OpenAPI subset) or json_schema",
     )
@@ -123,6 +121,6 @@ def _check_options(args: argparse.Namespace) -> None:
             )
     elif not args.provider:
         raise UserError(
-            "--format json needs --provider (openai, anthropic, gemini or mcp); "
+            f"--format json needs --provider ({', '.join(PROVIDERS[:-1])} or {PROVIDERS[-1]}); "
             "--format prompt writes a listing for any model"
         )

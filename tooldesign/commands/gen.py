@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from tooldesign.errors import EXIT_DRIFT, EXIT_OK, UserError
+from tooldesign.contract.errors import EXIT_DRIFT, EXIT_OK, UserError
 
 if TYPE_CHECKING:
     from tooldesign.govern.design_targets import DesignCheck

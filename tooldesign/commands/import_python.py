@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tooldesign.errors import EXIT_OK
+from tooldesign.contract.errors import EXIT_OK
 
 
 def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -32,7 +32,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from tooldesign.commands._targets import built, load, split_target
-from tooldesign.errors import EXIT_OK, UserError
+from tooldesign.contract.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
     import socket

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from tooldesign.commands._targets import built, load, split_target
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 
 EXIT_OK = 0
 EXIT_LOOP_FAILED = 1

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tooldesign.runtime.catalog import CatalogTool
+from tooldesign.contract.catalog import CatalogTool
 from tooldesign.runtime.providers import ExportError, Provider, adapter
 from tooldesign.runtime.providers.tokens import token_counter
 

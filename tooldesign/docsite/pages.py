@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooldesign.contract.catalog import CatalogTool
+from tooldesign.contract.fingerprint import fingerprint_of
 from tooldesign.docsite.definitions import Definition
 from tooldesign.docsite.fields import Shape, shape
-from tooldesign.govern.fingerprint import fingerprint_of
-from tooldesign.runtime.catalog import CatalogTool
 
 _SAFE_FILE = re.compile(r"[A-Za-z0-9_.-]{1,180}")
 

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from tooldesign.contract.collector import cycle_collector_paused
+from tooldesign.contract.errors import UserError
 from tooldesign.docsite.definitions import FORMS, definitions, total_sizes
 from tooldesign.docsite.pages import Site, group, tool_page
-from tooldesign.errors import UserError
 from tooldesign.govern.changes import ABSENT, IMPACT_TITLES, IMPACTS, CatalogDiff
 from tooldesign.govern.report import unproven
 from tooldesign.govern.sources import CatalogTools, read_source
-from tooldesign.runtime.providers import _cycle_collector_paused
 from tooldesign.runtime.providers.tokens import token_counter
 
 MANIFEST = ".tooldesign-site"
@@ -47,7 +47,7 @@ class SiteReport:
 def build_site(sources: Sequence[str], out: Path, *, against: str | None = None) -> SiteReport:
     """Read ``sources`` (and ``against``, for a page of changes) and write the site to ``out``."""
     # Many small, short-lived objects and no cycles: the cycle collector only costs time here.
-    with _cycle_collector_paused():
+    with cycle_collector_paused():
         catalogs = [read_source(source) for source in sources]
         merged = _merged(catalogs)
         diff = None

@@ -7,15 +7,19 @@ has run) and returns a detached record, so evaluation goes on without cascading 
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from collections.abc import Callable
+from typing import Any, ParamSpec
 
+from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.constraints import OPTIONS
+from tooldesign.contract.location import Location
 from tooldesign.dsl.recorder import Block, caller_location, current, shape_of
 from tooldesign.dsl.records import (
     AnnotationsRecord,
     AttributeRecord,
     BindRecord,
     BoundedRecord,
-    Location,
     MessageRecord,
     Record,
     ServerDataRecord,
@@ -28,23 +32,11 @@ from tooldesign.dsl.records import (
 )
 from tooldesign.dsl.types import ArrayExpr, MapExpr, MCPServerExpr, ObjectExpr, UnionExpr
 
-_CONSTRAINT_OPTIONS = (
-    "enum",
-    "default",
-    "minimum",
-    "maximum",
-    "exclusive_minimum",
-    "exclusive_maximum",
-    "min_length",
-    "max_length",
-    "pattern",
-    "format",
-    "min_items",
-    "max_items",
-    "example",
-)
+_CONSTRAINT_OPTIONS = (*OPTIONS, "default", "example")
 
 _UNSET: Any = object()
+
+P = ParamSpec("P")
 
 
 def _quoted(name: object) -> str:
@@ -367,14 +359,28 @@ def BindTo(target: Any) -> None:
     tool.bind = BindRecord(where, rec.child_path("bind"), target=target)
 
 
-def Annotations(
-    *,
-    read_only: bool | None = None,
-    destructive: bool | None = None,
-    idempotent: bool | None = None,
-    open_world: bool | None = None,
-) -> None:
-    """Behaviour hints for clients (carried into MCP annotations)."""
+def _keywords_of(model: Callable[P, object]) -> Callable[[Callable[..., None]], Callable[P, None]]:
+    """Give the decorated call ``model``'s keyword arguments, for type checkers and ``help()``.
+
+    ``Annotations`` takes exactly the fields of :class:`ToolAnnotations`, the table of
+    annotations, so adding one there is all it takes for designs to state it.
+    """
+
+    def typed(call: Callable[..., None]) -> Callable[P, None]:
+        signature = inspect.signature(model)
+        call.__signature__ = signature.replace(return_annotation=None)  # type: ignore[attr-defined]
+        return call
+
+    return typed
+
+
+@_keywords_of(ToolAnnotations)
+def Annotations(**hints: Any) -> None:
+    """Behaviour hints for clients, carried into MCP annotations: ``Annotations(read_only=True)``.
+
+    Takes the fields of :class:`~tooldesign.contract.annotations.ToolAnnotations`, each
+    ``True``, ``False`` or ``None`` (not stated).
+    """
     rec, where = current(), caller_location()
     tool = _tool_top("Annotations", where)
     if tool is None:
@@ -382,14 +388,7 @@ def Annotations(
     if tool.annotations is not None:
         tool.duplicates.append(("Annotations", where))
         return
-    tool.annotations = AnnotationsRecord(
-        where,
-        rec.child_path("annotations"),
-        read_only=read_only,
-        destructive=destructive,
-        idempotent=idempotent,
-        open_world=open_world,
-    )
+    tool.annotations = AnnotationsRecord(where, rec.child_path("annotations"), hints=hints)
 
 
 def block_record(value: Any) -> Record | Any:

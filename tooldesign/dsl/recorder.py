@@ -10,10 +10,10 @@ from pathlib import Path
 from types import CodeType, FrameType, TracebackType
 from typing import Any
 
+from tooldesign.contract.location import Location
 from tooldesign.dsl.records import (
     AttributeRecord,
     DesignRecord,
-    Location,
     MessageRecord,
     Record,
     RecordingIssue,

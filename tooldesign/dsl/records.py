@@ -6,33 +6,14 @@ records; :mod:`tooldesign.ir` resolves and validates the records into the frozen
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
+
+from tooldesign.contract.location import Location
 
 # The type a DSL call may receive for a type argument: a DSL type expression, a user Type,
 # a Type name (string, for recursion) or a Python builtin (str, int, float, bool).
 TypeLike = Any
-
-
-@dataclass(frozen=True, slots=True)
-class Location:
-    """Where in a design file a DSL call was made."""
-
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{display_path(self.file)}:{self.line}"
-
-
-def display_path(file: str) -> str:
-    """A design file as messages name it: relative to the current directory when below it."""
-    try:
-        relative = os.path.relpath(file)
-    except ValueError:  # another drive, on Windows
-        return file
-    return file if relative.startswith("..") else relative
 
 
 @dataclass(eq=False)
@@ -103,10 +84,8 @@ class BindRecord(Record):
 
 @dataclass(eq=False)
 class AnnotationsRecord(Record):
-    read_only: Any = None
-    destructive: Any = None
-    idempotent: Any = None
-    open_world: Any = None
+    hints: dict[str, Any] = field(default_factory=dict)
+    """The hints given, by name, as given (evaluation checks them against the table)."""
 
 
 @dataclass(eq=False)

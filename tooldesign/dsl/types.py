@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any as _Any
 
+from tooldesign.contract.location import Location
 from tooldesign.dsl.recorder import caller_location
-from tooldesign.dsl.records import Location, TypeLike
+from tooldesign.dsl.records import TypeLike
 
 
 class TypeExpr:

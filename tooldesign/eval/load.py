@@ -16,9 +16,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from tooldesign.contract.errors import UserError
+from tooldesign.contract.location import Location
 from tooldesign.dsl.recorder import current
-from tooldesign.dsl.records import Location
-from tooldesign.errors import UserError
 from tooldesign.ir.errors import Issues
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonschema
+from tooldesign.contract.constraints import constraint_options
+from tooldesign.contract.formats import FORMAT_NAMES, NON_STRING_FORMATS
 from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import (
@@ -30,20 +32,12 @@ from tooldesign.ir.model import (
     UnionType,
     describe,
 )
-from tooldesign.ir.schema import (
-    NON_STRING_FORMATS,
-    SchemaBuilder,
-    model_format_types,
-    value_schema,
-)
+from tooldesign.ir.schema import SchemaBuilder, value_schema
 from tooldesign.ir.walk import inline_shapes, messages, used_user_types
 
-FORMATS = frozenset(
-    {"date-time", "date", "time", "duration", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
-)
-
-_STRING_ONLY = ("min_length", "max_length", "pattern", "format")
-_NUMBER_ONLY = ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum")
+_STRING_ONLY = constraint_options(applies_to="string")
+_NUMBER_ONLY = constraint_options(applies_to="number")
+_ARRAY_ONLY = constraint_options(applies_to="array")
 _ORDERED_PAIRS = (
     ("minimum", "maximum"),
     ("exclusive_minimum", "exclusive_maximum"),
@@ -131,7 +125,7 @@ class _Validator:
         if c.enum is not None and kind in (None, Primitive.ANY):
             wrong.append("enum")
         if not isinstance(f.type, ArrayType):
-            wrong += [k for k in ("min_items", "max_items") if getattr(c, k) is not None]
+            wrong += [k for k in _ARRAY_ONLY if getattr(c, k) is not None]
         if wrong:
             self.issues.add(
                 f"{', '.join(wrong)} cannot apply to {describe(f.type)}", f.location, f.path
@@ -166,9 +160,9 @@ class _Validator:
             self._enum_within_constraints(f)
         if c.pattern is not None and kind is Primitive.STRING:
             self._pattern(f, c.pattern)
-        if c.format is not None and c.format not in FORMATS:
+        if c.format is not None and c.format not in FORMAT_NAMES:
             self.issues.add(
-                f"unknown format {c.format!r}; supported: {', '.join(sorted(FORMATS))}",
+                f"unknown format {c.format!r}; supported: {', '.join(sorted(FORMAT_NAMES))}",
                 f.location,
                 f.path,
             )
@@ -374,9 +368,10 @@ def _reads_as(fmt: str) -> Callable[[object], bool]:
         if not isinstance(value, str):
             return True  # a format says nothing about other types
         from pydantic import TypeAdapter, ValidationError
+        from tooldesign.runtime.formats import model_types
 
         if not adapters:
-            adapters.append(TypeAdapter(model_format_types()[fmt]))
+            adapters.append(TypeAdapter(model_types()[fmt]))
         try:
             adapters[0].validate_json(json.dumps(value), strict=True)
         except ValidationError:

@@ -6,9 +6,9 @@ rules each client (provider or MCP host) holds tools to.
 - :func:`check_targets` — what a named target (``openai-strict``, ``claude-code``…) cannot take.
 """
 
+from tooldesign.contract.fingerprint import FINGERPRINT_KEY, fingerprint_of, tool_fingerprint
 from tooldesign.govern.changes import ABSENT, CatalogDiff, Change, ToolChange
 from tooldesign.govern.diff import diff_catalogs, diff_entries, diff_tool
-from tooldesign.govern.fingerprint import FINGERPRINT_KEY, fingerprint_of, tool_fingerprint
 from tooldesign.govern.sources import CatalogTools, read_source
 
 __all__ = [

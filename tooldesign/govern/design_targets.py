@@ -70,7 +70,7 @@ def _catalog_entries(
     design: Design, service: Service
 ) -> tuple[dict[str, Tool], list[dict[str, Any]]]:
     """The IR tools of ``service`` by id, and their catalog entries (what models see)."""
-    from tooldesign.codegen.catalog import tool_entry
+    from tooldesign.codegen.files import catalog_entries
     from tooldesign.codegen.views import toolset_view
 
     tools: dict[str, Tool] = {}
@@ -78,7 +78,7 @@ def _catalog_entries(
     for toolset in service.toolsets:
         tools.update((tool.id, tool) for tool in toolset.tools)
         view = toolset_view(design, service, toolset)
-        entries.extend(tool_entry(tool_view, view.service, view.name) for tool_view in view.tools)
+        entries.extend(catalog_entries(view))
     return tools, entries
 
 

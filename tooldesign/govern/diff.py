@@ -33,6 +33,12 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tooldesign.contract.fingerprint import (
+    FINGERPRINT_KEY,
+    canonical_schema,
+    fingerprint_of,
+    tool_fingerprint,
+)
 from tooldesign.govern.changes import (
     ABSENT,
     CatalogDiff,
@@ -42,7 +48,6 @@ from tooldesign.govern.changes import (
     described,
     pointer_token,
 )
-from tooldesign.govern.fingerprint import FINGERPRINT_KEY, canonical_schema, fingerprint_of
 from tooldesign.govern.schemas import compare_schemas
 from tooldesign.govern.sources import CatalogTools
 from tooldesign.runtime.text import shown
@@ -110,7 +115,9 @@ def diff_entries(
             if status == "changed" and old[before] == entry:  # the common case, and the cheapest
                 unchanged += 1
                 continue
-            old_print, new_print = fingerprint_of(old[before]), fingerprint_of(entry)
+            # Computed, not carried: entries that differ are worth the digest, and whoever
+            # changed one may not have fingerprinted it again.
+            old_print, new_print = tool_fingerprint(old[before]), tool_fingerprint(entry)
             if old_print == new_print and status == "changed":
                 unchanged += 1
                 continue

@@ -6,7 +6,7 @@ A source is named as people type it: a path that exists is read from disk; other
 ``git show REV:PATH`` (``REV:./PATH`` for the current folder). A folder is searched below for
 catalogs; a service's catalog and its toolsets' catalogs list the same tools, so each tool is
 taken once, from the catalog nearest the top. Every catalog is checked by the runtime's loader
-(:func:`tooldesign.runtime.catalog.parse_catalog`), so a corrupt one is an error naming it.
+(:func:`tooldesign.contract.catalog.parse_catalog`), so a corrupt one is an error naming it.
 """
 
 from __future__ import annotations
@@ -18,10 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from tooldesign.errors import UserError
-from tooldesign.runtime.catalog import CatalogTool, parse_catalog
-
-CATALOG_NAME = "tool_schemas.json"
+from tooldesign.contract.catalog import CATALOG_NAME, CatalogTool, parse_catalog
+from tooldesign.contract.errors import UserError
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tooldesign.errors import UserError
-from tooldesign.runtime.catalog import CatalogTool
+from tooldesign.contract.catalog import CatalogTool
+from tooldesign.contract.errors import UserError
 from tooldesign.runtime.providers import (
     ExportError,
     ExportProblem,

@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from tooldesign.contract.formats import FORMATS
 
 # An instance step: into a property, an array item, or a map value.
 Step = tuple[str, str] | tuple[str]
@@ -32,18 +33,7 @@ Leaf = Callable[[Any], Any]
 """Turns the sample at the changed place into a candidate (raises :class:`NoSample` if it
 cannot)."""
 
-_FORMAT_SAMPLES: Mapping[str, tuple[str, ...]] = {
-    "date-time": ("2026-01-31T09:30:00Z", "2026-02-01T10:00:00Z"),
-    "date": ("2026-01-31", "2026-02-01"),
-    "time": ("09:30:00Z", "10:00:00Z"),
-    "duration": ("PT1H", "PT2H"),
-    "email": ("user@example.com", "other@example.com"),
-    "hostname": ("example.com", "example.org"),
-    "ipv4": ("192.0.2.1", "192.0.2.2"),
-    "ipv6": ("2001:db8::1", "2001:db8::2"),
-    "uuid": ("123e4567-e89b-12d3-a456-426614174000", "123e4567-e89b-12d3-a456-426614174001"),
-    "uri": ("https://example.com/", "https://example.org/"),
-}
+_FORMAT_SAMPLES: Mapping[str, tuple[str, ...]] = {f.name: f.examples for f in FORMATS}
 _STRING_GUESSES = (
     *("a", "b", "0", "1", "A", "z", "-", "_", " ", "."),
     *("aa", "ab", "00", "01", "a0", "a-a", "a.b", "x y"),

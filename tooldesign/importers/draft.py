@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tooldesign.contract.annotations import ToolAnnotations
+
 PrimitiveName = Literal["String", "Int", "Float", "Boolean", "Any"]
 
 
@@ -114,21 +116,6 @@ class DraftResult:
 
 
 @dataclass(frozen=True, slots=True)
-class DraftAnnotations:
-    read_only: bool | None = None
-    destructive: bool | None = None
-    idempotent: bool | None = None
-    open_world: bool | None = None
-
-    def given(self) -> dict[str, bool]:
-        return {
-            name: value
-            for name in ("read_only", "destructive", "idempotent", "open_world")
-            if (value := getattr(self, name)) is not None
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class DraftTool:
     name: str
     description: str
@@ -139,7 +126,7 @@ class DraftTool:
     title: str | None = None
     examples: tuple[dict[str, Any], ...] = ()
     tags: tuple[str, ...] = ()
-    annotations: DraftAnnotations = field(default_factory=DraftAnnotations)
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     source: str | None = None
     """Where the tool came from (``weather.py:12``, ``server weather``), written as a comment."""
     remote_name: str | None = None

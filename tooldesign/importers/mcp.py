@@ -37,7 +37,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
-from tooldesign.errors import UserError
+from tooldesign.contract.annotations import ToolAnnotations, from_hints
+from tooldesign.contract.constraints import CONSTRAINTS
+from tooldesign.contract.errors import UserError
+from tooldesign.contract.formats import FORMAT_NAMES
 from tooldesign.importers.draft import (
     ANY,
     BOOLEAN,
@@ -45,7 +48,6 @@ from tooldesign.importers.draft import (
     INT,
     STRING,
     ArrayOf,
-    DraftAnnotations,
     DraftAttribute,
     DraftDesign,
     DraftNamedType,
@@ -76,30 +78,17 @@ _PRIMITIVES: dict[str, Primitive] = {
     "number": FLOAT,
     "boolean": BOOLEAN,
 }
-# Formats the DSL checks; another format is left out (with a notice): the value stays a string.
-_FORMATS = frozenset(
-    {"date-time", "date", "time", "duration", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
-)
+# The design's bounds and pattern by keyword (enum, format and item counts are read apart).
 _OPTIONS = {
-    "minimum": "minimum",
-    "maximum": "maximum",
-    "exclusiveMinimum": "exclusive_minimum",
-    "exclusiveMaximum": "exclusive_maximum",
-    "minLength": "min_length",
-    "maxLength": "max_length",
-    "pattern": "pattern",
+    c.keyword: c.option
+    for c in CONSTRAINTS
+    if c.on_values and c.takes != "values" and c.option != "format"
 }
 # Keywords that say nothing a design needs (annotations for humans, or the dialect).
 _IGNORED = frozenset(
     {"title", "$schema", "$id", "$comment", "description", "readOnly", "writeOnly", "deprecated"}
 )
 _OBJECT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "$defs"})
-_HINTS = {
-    "readOnlyHint": "read_only",
-    "destructiveHint": "destructive",
-    "idempotentHint": "idempotent",
-    "openWorldHint": "open_world",
-}
 
 
 @dataclass
@@ -262,7 +251,8 @@ class _Translator:
                 options[option] = schema[keyword]
         fmt = schema.get("format")
         if isinstance(fmt, str):
-            if kind is STRING and fmt in _FORMATS:
+            # Another format is left out (with a notice): the value stays a string.
+            if kind is STRING and fmt in FORMAT_NAMES:
                 options["format"] = fmt
             else:
                 self.notice(where, f"format {fmt!r} is not one the design checks; left out")
@@ -601,11 +591,8 @@ def _annotation_values(raw: Any) -> Mapping[str, Any]:
     return raw if isinstance(raw, Mapping) else raw.model_dump(by_alias=True, exclude_none=True)
 
 
-def _annotations(raw: Any) -> DraftAnnotations:
-    values = _annotation_values(raw)
-    return DraftAnnotations(
-        **{_HINTS[k]: v for k, v in values.items() if k in _HINTS and isinstance(v, bool)}
-    )
+def _annotations(raw: Any) -> ToolAnnotations:
+    return from_hints(_annotation_values(raw))
 
 
 def _title_of(title: Any, raw_annotations: Any, translator: _Translator) -> str | None:

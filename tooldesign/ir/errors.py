@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tooldesign.dsl.records import Location
+from tooldesign.contract.location import Location
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,13 +39,18 @@ def toolset_fingerprints(design: Design, *, bound: bool) -> dict[str, str]:
 
 @cache
 def rules_fingerprint() -> str:
-    """Changes with tooldesign's version or any rule that builds, checks, binds or names the IR.
+    """Changes with tooldesign's version or any rule that builds, checks, binds or names the IR
+    (the contracts' tables among them).
 
     The sources are read, not imported: the IR depends on none of the stages that use it.
     """
     root = Path(tooldesign.__file__).parent
     sources = [
-        *(path for folder in ("ir", "eval", "binding") for path in (root / folder).rglob("*.py")),
+        *(
+            path
+            for folder in ("contract", "ir", "eval", "binding")
+            for path in (root / folder).rglob("*.py")
+        ),
         root / "codegen" / "naming.py",  # the identifiers the IR holds
     ]
     h = hashlib.sha256(tooldesign.__version__.encode())

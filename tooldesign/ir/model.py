@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from tooldesign.dsl.records import Location
+from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.location import Location
 
 
 class _NoValue:
@@ -125,7 +126,8 @@ def describe(t: TypeExpr) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Constraints:
-    """Value constraints of an attribute (JSON Schema keywords in snake case)."""
+    """Value constraints of an attribute: one attribute per row of
+    :data:`tooldesign.contract.constraints.CONSTRAINTS`, named by its DSL option."""
 
     enum: tuple[Any, ...] | None = None
     minimum: int | float | None = None
@@ -253,14 +255,6 @@ class Binding:
 
 
 @dataclass(frozen=True, slots=True)
-class Annotations:
-    read_only: bool | None = None
-    destructive: bool | None = None
-    idempotent: bool | None = None
-    open_world: bool | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class MCPServerSpec:
     """``MCPToolset(server=...)``: where a toolset's tools live.
 
@@ -294,7 +288,7 @@ class Tool:
     injected: tuple[str, ...] = ()
     server_data: tuple[ServerDataKind, ...] = ()
     binding: Binding | None = None
-    annotations: Annotations = field(default_factory=Annotations)
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     remote_name: str | None = None
     """For a tool of an ``MCPToolset``: its name on the server (``None``: the same name)."""
 

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tooldesign.contract.constraints import CONSTRAINTS
 from tooldesign.ir.model import (
     NO_VALUE,
     ArrayType,
@@ -28,57 +29,12 @@ from tooldesign.ir.model import (
     UserType,
 )
 
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
-
 Schema = dict[str, Any]
 
 # Constraints that describe a value rather than a container: on an array of primitives they
 # apply to its items (``ArrayOf(String)`` with ``max_length=64`` limits each string).
-_VALUE_KEYWORDS = (
-    ("enum", "enum"),
-    ("minimum", "minimum"),
-    ("maximum", "maximum"),
-    ("exclusive_minimum", "exclusiveMinimum"),
-    ("exclusive_maximum", "exclusiveMaximum"),
-    ("min_length", "minLength"),
-    ("max_length", "maxLength"),
-    ("pattern", "pattern"),
-    ("format", "format"),
-)
-
-
-NON_STRING_FORMATS = frozenset(
-    {"date-time", "date", "time", "duration", "uri", "uuid", "ipv4", "ipv6"}
-)
-"""Formats whose values generated models hold as another Python type than ``str`` (a datetime,
-an ``AnyUrl``, a ``UUID``, …): such a type takes no string constraints."""
-
-
-def model_format_types() -> dict[str, Any]:
-    """The type generated models hold a string of each format as, where it is not a plain ``str``.
-
-    Design values (defaults, examples) are checked, and defaults written, as these types read
-    them. Imported on demand: the runtime is not needed to evaluate a design that uses none.
-    """
-    from datetime import timedelta
-    from ipaddress import IPv4Address, IPv6Address
-    from uuid import UUID
-
-    from pydantic import AnyUrl
-    from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
-
-    types: dict[str, Any] = {
-        "date-time": Rfc3339DateTime,
-        "date": Rfc3339Date,
-        "time": Rfc3339Time,
-        "duration": timedelta,
-        "uri": AnyUrl,
-        "uuid": UUID,
-        "ipv4": IPv4Address,
-        "ipv6": IPv6Address,
-    }
-    assert types.keys() == NON_STRING_FORMATS
-    return types
+_VALUE_KEYWORDS = tuple((c.option, c.keyword) for c in CONSTRAINTS if c.on_values)
+_ARRAY_KEYWORDS = tuple((c.option, c.keyword) for c in CONSTRAINTS if not c.on_values)
 
 
 StatedConstraints = Callable[[Constraints], tuple[Constraints, Mapping[str, Any]]]
@@ -224,10 +180,10 @@ def value_schema(schema: Schema) -> Schema:
 
 def apply_constraints(schema: Schema, constraints: Constraints) -> None:
     """Put ``constraints`` on ``schema`` (value constraints on the items of an array)."""
-    if constraints.min_items is not None:
-        schema["minItems"] = constraints.min_items
-    if constraints.max_items is not None:
-        schema["maxItems"] = constraints.max_items
+    for attr, keyword in _ARRAY_KEYWORDS:
+        value = getattr(constraints, attr)
+        if value is not None:
+            schema[keyword] = value
     target = value_schema(schema)
     for attr, keyword in _VALUE_KEYWORDS:
         value = getattr(constraints, attr)

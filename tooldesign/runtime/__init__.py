@@ -18,9 +18,16 @@ Split by who reads it:
   model; ``tooldesign.runtime.catalog`` loads ``tool_schemas.json``;
 - the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
   (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
-  read-only by ``frozen``), ``ident``, ``formats`` and ``text`` (how messages show values).
+  read-only by ``frozen``), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
+  values).
+
+What the runtime shares with the stages that generate code for it — the catalog format,
+annotations (:class:`ToolAnnotations`), formats, constraints, tool ids (:class:`ToolIdent`) —
+is defined once in ``tooldesign.contract``; the runtime never imports those stages.
 """
 
+from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.ident import ToolIdent
 from tooldesign.runtime.errors import (
     Constraint,
     FieldIssue,
@@ -30,7 +37,6 @@ from tooldesign.runtime.errors import (
 )
 from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
-from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
@@ -49,13 +55,7 @@ from tooldesign.runtime.result import (
     ToolTelemetry,
 )
 from tooldesign.runtime.runtime import Runtime, ToolsetInfo
-from tooldesign.runtime.specs import (
-    BoundsSpec,
-    ServerDataSpec,
-    ToolAnnotations,
-    ToolSpec,
-    TypeSpec,
-)
+from tooldesign.runtime.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
 
 __all__ = [
     "BoundedResultModel",

@@ -7,17 +7,22 @@ Schema defines the format); these types hold it to that. Python values (a ``date
 service returns) pass untouched; only strings are checked (and parsed).
 
 Generated ``types.py`` modules use them wherever the schema says ``date-time``, ``date`` or
-``time``; for type checkers they are plain ``datetime``, ``date`` and ``time``.
+``time`` (the ``runtime_type`` of those rows of :mod:`tooldesign.contract.formats`); for type
+checkers they are plain ``datetime``, ``date`` and ``time``. :func:`model_types` gives the type
+generated models hold each format as, read from that table.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import re
+from functools import cache
 from typing import Annotated, Any
 
 from pydantic import AwareDatetime, BeforeValidator
 from pydantic_core import PydanticCustomError
+from tooldesign.contract.formats import BY_NAME, FORMATS
 
 _HOUR, _MINUTE = r"(?:[01]\d|2[0-3])", r"[0-5]\d"
 _FULL_DATE = r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
@@ -31,7 +36,7 @@ _PATTERNS = {
     "time": re.compile(_FULL_TIME, re.ASCII),
 }
 
-EXAMPLES = {"date-time": "2026-01-31T09:30:00Z", "date": "2026-01-31", "time": "09:30:00Z"}
+EXAMPLES = {name: BY_NAME[name].examples[0] for name in _PATTERNS}
 """A valid value of each format, for messages."""
 
 RFC3339_ERROR = "rfc3339_format"
@@ -75,4 +80,29 @@ Rfc3339Date = Annotated[dt.date, BeforeValidator(_reader("date", dt.date.fromiso
 Rfc3339Time = Annotated[dt.time, BeforeValidator(_reader("time", dt.time.fromisoformat))]
 """A full time with a timezone offset: ``09:30:00Z``, ``10:30:00+01:00``."""
 
-__all__ = ["EXAMPLES", "RFC3339_ERROR", "Rfc3339Date", "Rfc3339DateTime", "Rfc3339Time"]
+
+@cache
+def model_types() -> dict[str, Any]:
+    """The type generated models hold a string of each format as, where it is not a plain ``str``.
+
+    Design values (defaults, examples) are checked, and defaults written, as these types read
+    them.
+    """
+    types: dict[str, Any] = {}
+    for fmt in FORMATS:
+        if fmt.runtime_type is not None:
+            types[fmt.name] = globals()[fmt.runtime_type]
+        elif fmt.python_type is not None:
+            module, _, name = fmt.python_type.rpartition(".")
+            types[fmt.name] = getattr(importlib.import_module(module), name)
+    return types
+
+
+__all__ = [
+    "EXAMPLES",
+    "RFC3339_ERROR",
+    "Rfc3339Date",
+    "Rfc3339DateTime",
+    "Rfc3339Time",
+    "model_types",
+]

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.specs import ToolSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Self, TypeVar
 
 from pydantic import BaseModel
+from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.ident import ToolIdent
 from tooldesign.runtime.frozen import freeze
-from tooldesign.runtime.ident import ToolIdent
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 PayloadT = TypeVar("PayloadT", bound=BaseModel)
@@ -75,18 +76,9 @@ class BoundsSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolAnnotations:
-    """Behaviour hints for clients (MCP annotations). ``None`` means not stated."""
-
-    read_only: bool | None = None
-    destructive: bool | None = None
-    idempotent: bool | None = None
-    open_world: bool | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class ToolSpec(Generic[PayloadT, ResultT]):
-    """Everything the design says about one tool."""
+    """Everything the design says about one tool (a catalog ``ToolDefinition``: its catalog
+    entry is ``tooldesign.contract.catalog.catalog_entry(spec)``)."""
 
     id: ToolIdent
     name: str

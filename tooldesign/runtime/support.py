@@ -13,7 +13,8 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from tooldesign.runtime.ident import ToolIdent
+from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.ident import ToolIdent
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams
 from tooldesign.runtime.registration import (
     Interceptor,
@@ -24,7 +25,7 @@ from tooldesign.runtime.registration import (
     ToolsetRegistration,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
-from tooldesign.runtime.specs import BoundsSpec, ServerDataSpec, ToolAnnotations, ToolSpec, TypeSpec
+from tooldesign.runtime.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
 from tooldesign.runtime.workers import WorkerThreadInvoke, in_worker_thread
 

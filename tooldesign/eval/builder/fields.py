@@ -6,8 +6,9 @@ import difflib
 from typing import Any
 
 from tooldesign.codegen.naming import pascal_case, python_identifier
+from tooldesign.contract.location import Location
 from tooldesign.dsl.calls import block_record
-from tooldesign.dsl.records import AttributeRecord, Location, ShapeRecord, TypeRecord
+from tooldesign.dsl.records import AttributeRecord, ShapeRecord, TypeRecord
 from tooldesign.dsl.types import (
     BUILTIN_ALIASES,
     ArrayExpr,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tooldesign.codegen.naming import python_identifier
-from tooldesign.dsl.records import Location
+from tooldesign.contract.location import Location
 from tooldesign.ir.errors import Issues
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

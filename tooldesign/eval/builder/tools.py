@@ -13,10 +13,11 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from tooldesign.codegen.naming import pascal_case
+from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
+from tooldesign.contract.location import Location
 from tooldesign.dsl.records import (
     BindRecord,
     DesignRecord,
-    Location,
     Record,
     ServiceRecord,
     ToolRecord,
@@ -29,7 +30,6 @@ from tooldesign.eval.builder.mcp import mcp_server_spec, remote_name
 from tooldesign.eval.builder.names import GROUP_NAME, TOOL_NAME, UniqueNames, ident
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
-    Annotations,
     Binding,
     Design,
     Service,
@@ -202,22 +202,26 @@ class _TreeBuilder:
                 out.append(tag)
         return tuple(out)
 
-    def _annotations(self, rec: ToolRecord) -> Annotations:
+    def _annotations(self, rec: ToolRecord) -> ToolAnnotations:
         ann = rec.annotations
         if ann is None:
-            return Annotations()
-        values: dict[str, bool | None] = {}
-        for key in ("read_only", "destructive", "idempotent", "open_world"):
-            value = getattr(ann, key)
-            if value is not None and not isinstance(value, bool):
+            return ToolAnnotations()
+        values: dict[str, bool] = {}
+        for key, value in ann.hints.items():
+            if key not in ANNOTATION_NAMES:
+                allowed = ", ".join(row.name for row in ANNOTATIONS)
+                self.issues.add(
+                    f"unknown annotation {key}=; allowed: {allowed}", ann.location, ann.path
+                )
+            elif value is not None and not isinstance(value, bool):
                 self.issues.add(
                     f"Annotations {key}= must be True, False or None, got {value!r}",
                     ann.location,
                     ann.path,
                 )
-                value = None
-            values[key] = value
-        return Annotations(**values)
+            elif value is not None:
+                values[key] = value
+        return ToolAnnotations(**values)
 
     def _binding(self, rec: BindRecord) -> Binding | None:
         target = rec.target

@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tooldesign.dsl.records import AttributeRecord, Location, Record
+from tooldesign.contract.constraints import constraint_options
+from tooldesign.contract.location import Location
+from tooldesign.dsl.records import AttributeRecord, Record
 from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.model import NO_CONSTRAINTS, NO_VALUE, Constraints, ExampleValue
 
-_NUMBER_OPTIONS = ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum")
-_COUNT_OPTIONS = ("min_length", "max_length", "min_items", "max_items")
+_NUMBER_OPTIONS = constraint_options(takes="number")
+_COUNT_OPTIONS = constraint_options(takes="count")
+_TEXT_OPTIONS = constraint_options(takes="text")
 
 
 def is_text(value: object) -> bool:
@@ -113,7 +116,7 @@ def constraints(options: dict[str, Any], attr: AttributeRecord, issues: Issues) 
             )
             continue
         values[key] = value
-    for key in ("pattern", "format"):
+    for key in _TEXT_OPTIONS:
         value = options.get(key)
         if value is None:
             continue

@@ -11,6 +11,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tooldesign.contract.constraints import CONSTRAINTS
+from tooldesign.contract.formats import FORMATS
 from tooldesign.importers.draft import (
     ANY,
     BOOLEAN,
@@ -38,35 +40,24 @@ from tooldesign.importers.values import accepts, is_json
 
 _PRIMITIVES: dict[str, DraftType] = {"str": STRING, "int": INT, "float": FLOAT, "bool": BOOLEAN}
 _PATH_NOTE = "A file system path."
-_FORMATTED = {
-    "datetime": "date-time",
-    "date": "date",
-    "time": "time",
-    "timedelta": "duration",
-    "UUID": "uuid",
-    "EmailStr": "email",
-    "AnyUrl": "uri",
-    "HttpUrl": "uri",
-    "AnyHttpUrl": "uri",
-    "IPv4Address": "ipv4",
-    "IPv6Address": "ipv6",
-}
+_FORMATTED = {name: fmt.name for fmt in FORMATS for name in fmt.python_names}
 _ARRAYS = frozenset(
     {"list", "List", "Sequence", "MutableSequence", "Iterable", "Collection", "set", "Set",
      "frozenset", "FrozenSet", "AbstractSet", "tuple", "Tuple", "Deque", "deque"}
 )  # fmt: skip
 _MAPS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict"})
 _ANYS = frozenset({"Any", "object", "JsonValue"})
+# pydantic's bounds and pattern (``regex``: pydantic 1's name for it), as design options.
 _FIELD_CONSTRAINTS = {
-    "ge": "minimum",
-    "le": "maximum",
-    "gt": "exclusive_minimum",
-    "lt": "exclusive_maximum",
-    "pattern": "pattern",
+    **{
+        c.pydantic: c.option
+        for c in CONSTRAINTS
+        if c.pydantic is not None and c.applies_to in ("number", "string") and c.takes != "count"
+    },
     "regex": "pattern",
 }
 # A length bound means items for an array, characters otherwise.
-_LENGTHS = {"min_length": "min_items", "max_length": "max_items"}
+_LENGTHS = {c.pydantic: c.option for c in CONSTRAINTS if c.applies_to == "array" and c.pydantic}
 # ``Field(...)`` options that change what a model is shown: one whose value cannot be read
 # statically is reported, never dropped in silence.
 _SHOWN_FIELD_OPTIONS = frozenset(

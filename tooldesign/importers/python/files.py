@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.importers.draft import (
     DraftDesign,
     DraftNamedType,

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooldesign.errors import UserError
+from tooldesign.contract.annotations import ToolAnnotations, from_hints
+from tooldesign.contract.errors import UserError
 from tooldesign.importers.docstrings import Docstring, parse_docstring
 from tooldesign.importers.draft import (
     ANY,
-    DraftAnnotations,
     DraftAttribute,
     DraftNamedType,
     DraftTool,
@@ -45,16 +45,6 @@ _DESCRIPTION_OPTIONS = ("description", "description_override")
 _SCHEMA_OPTIONS = ("args_schema", "fn_schema")
 # Decorator options a model sees: one that cannot be read statically is reported.
 _SHOWN_OPTIONS = frozenset({*_NAME_OPTIONS, *_DESCRIPTION_OPTIONS, "title", "annotations.title"})
-_HINTS = {
-    "readOnlyHint": "read_only",
-    "read_only_hint": "read_only",
-    "destructiveHint": "destructive",
-    "destructive_hint": "destructive",
-    "idempotentHint": "idempotent",
-    "idempotent_hint": "idempotent",
-    "openWorldHint": "open_world",
-    "open_world_hint": "open_world",
-}
 
 
 @dataclass
@@ -321,13 +311,8 @@ def _tags(value: Any) -> tuple[str, ...]:
     return ()
 
 
-def _annotations(value: Any) -> DraftAnnotations:
-    if not isinstance(value, dict):
-        return DraftAnnotations()
-    hints = {
-        _HINTS[key]: flag for key, flag in value.items() if key in _HINTS and isinstance(flag, bool)
-    }
-    return DraftAnnotations(**hints)
+def _annotations(value: Any) -> ToolAnnotations:
+    return from_hints(value) if isinstance(value, dict) else ToolAnnotations()
 
 
 def _humanize(name: str) -> str:

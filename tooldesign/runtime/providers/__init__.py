@@ -25,15 +25,14 @@ of one export with the same name are an :class:`ExportError`.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any
 
+from tooldesign.contract.collector import cycle_collector_paused
+from tooldesign.contract.providers import APIS, PROVIDERS, STRICT_PROVIDERS, Provider
 from tooldesign.runtime.providers._common import (
     ExportError,
     ExportProblem,
-    Provider,
     ProviderAdapter,
     ToolDescription,
     ToolIndex,
@@ -55,13 +54,6 @@ from tooldesign.runtime.providers.openai import (
 from tooldesign.runtime.providers.prompt import prompt_listing
 from tooldesign.runtime.providers.sources import load_tools
 
-PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic", "gemini", "mcp")
-
-_APIS: dict[str, tuple[str, ...]] = {
-    "openai": ("chat", "responses"),
-    "gemini": ("parameters", "json_schema"),
-}
-
 
 def adapter(
     provider: Provider,
@@ -80,12 +72,14 @@ def adapter(
     Raises :class:`ExportError` listing every tool that cannot be exported as asked.
     """
     index = tools if isinstance(tools, ToolIndex) else ToolIndex(tools)
-    shapes = _APIS.get(provider, ())
+    shapes = APIS.get(provider, ())
     if api is not None and api not in shapes:
         choices = ", ".join(repr(s) for s in shapes) or "none"
         raise ValueError(f"api={api!r} does not apply to {provider} (choices: {choices})")
-    if strict and provider not in ("openai", "anthropic"):
-        raise ValueError(f"{provider} has no strict mode; strict applies to openai and anthropic")
+    if strict and provider not in STRICT_PROVIDERS:
+        raise ValueError(
+            f"{provider} has no strict mode; strict applies to {' and '.join(STRICT_PROVIDERS)}"
+        )
     if fallback and not (strict or (provider == "gemini" and api != "json_schema")):
         raise ValueError(
             "fallback applies to strict exports (openai, anthropic) and to Gemini's parameters, "
@@ -122,26 +116,8 @@ def export_tools(
     fallback: bool = False,
 ) -> list[dict[str, Any]]:
     """``provider``'s tool definitions for ``tools``, one per tool, in order (see :func:`adapter`)."""
-    with _cycle_collector_paused():
+    with cycle_collector_paused():
         return adapter(provider, tools, strict=strict, api=api, fallback=fallback).tools()
-
-
-@contextmanager
-def _cycle_collector_paused() -> Iterator[None]:
-    """Pause Python's cycle collector while an export builds its many small dicts.
-
-    An export of a large catalog allocates enough containers to set off full collections that
-    walk every live object (half the time of an export, and most of its variance). What it
-    builds holds no cycles, so reference counting frees it all the same.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 __all__ = [

@@ -13,23 +13,23 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
-from tooldesign.errors import UserError
-from tooldesign.runtime.catalog import CatalogTool
+from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.catalog import CatalogTool, ToolDefinition
+from tooldesign.contract.errors import UserError
+from tooldesign.contract.ident import ToolIdent
+from tooldesign.contract.providers import Provider
 from tooldesign.runtime.frozen import copy_json
-from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.providers._schema import (
     IGNORED,
     Schema,
     object_root,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
-from tooldesign.runtime.specs import ToolAnnotations, ToolSpec
 from tooldesign.runtime.text import shown
 from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 log = logging.getLogger("tooldesign.runtime.providers")
 
-Provider = Literal["openai", "anthropic", "gemini", "mcp"]
 ProblemKind = Literal[
     "duplicate_name",
     "invalid_name",
@@ -70,29 +70,18 @@ class ToolDescription:
         return self.id.toolset
 
 
-ToolSource = ToolDescription | ToolSpec[Any, Any] | CatalogTool | Mapping[str, Any]
-"""Anything :func:`describe` accepts."""
+ToolSource = ToolDescription | ToolDefinition | Mapping[str, Any]
+"""Anything :func:`describe` accepts: a generated ``ToolSpec`` or a :class:`CatalogTool` (each a
+``ToolDefinition``), a raw catalog entry, or a description already made."""
 
 
 def describe(source: ToolSource) -> ToolDescription:
-    """Normalise a generated :class:`ToolSpec`, a :class:`CatalogTool` or a raw catalog entry."""
+    """Normalise a generated ``ToolSpec``, a :class:`CatalogTool` or a raw catalog entry."""
     if isinstance(source, ToolDescription):
         return source
-    if isinstance(source, ToolSpec):
-        return ToolDescription(
-            id=ToolIdent(source.id),
-            name=source.name,
-            description=source.description,
-            parameters=source.payload.schema,
-            result=source.result.schema,
-            title=source.title,
-            example=source.payload.example,
-            annotations=source.annotations,
-            tags=tuple(source.tags),
-        )
-    tool = source if isinstance(source, CatalogTool) else CatalogTool.from_entry(source)
+    tool = CatalogTool.from_entry(source) if isinstance(source, Mapping) else source
     return ToolDescription(
-        id=tool.id,
+        id=tool.id if isinstance(tool.id, ToolIdent) else ToolIdent(tool.id),
         name=tool.name,
         description=tool.description,
         parameters=tool.payload.schema,
@@ -100,7 +89,7 @@ def describe(source: ToolSource) -> ToolDescription:
         title=tool.title,
         example=tool.payload.example,
         annotations=tool.annotations,
-        tags=tool.tags,
+        tags=tuple(tool.tags),
     )
 
 

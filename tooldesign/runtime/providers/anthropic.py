@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from tooldesign.contract.formats import FORMATS
+from tooldesign.contract.providers import Provider
 from tooldesign.runtime.providers._common import (
     ExportProblem,
-    Provider,
     ProviderAdapter,
     ToolDescription,
     ToolIndex,
@@ -40,9 +41,7 @@ from tooldesign.runtime.validation.schema import (
     type_list,
 )
 
-STRICT_FORMATS = frozenset(
-    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
-)
+STRICT_FORMATS = frozenset(f.name for f in FORMATS if f.anthropic_strict)
 _KEPT = frozenset(
     {
         "type",

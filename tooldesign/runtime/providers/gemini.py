@@ -30,11 +30,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
+from tooldesign.contract.formats import FORMATS
+from tooldesign.contract.providers import Provider
 from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
-    Provider,
     ProviderAdapter,
     ToolDescription,
     ToolIndex,
@@ -129,9 +130,10 @@ _TYPE_KEYWORDS: Mapping[str, frozenset[str]] = {
 }
 # A value of several types restates only what applies to none of them.
 _HANDLED_OR_TYPED = _HANDLED.union(*_TYPE_KEYWORDS.values())
-# Formats Gemini documents per type; others are restated.
+# Formats Gemini documents per type; others are restated. Besides the design's formats it takes,
+# a string may say "enum" (how Gemini reads one), "byte" or "password" (kept schemas can).
 _FORMATS: Mapping[str, frozenset[str]] = {
-    "string": frozenset({"enum", "date-time", "date", "email", "byte", "password"}),
+    "string": frozenset({"enum", "byte", "password", *(f.name for f in FORMATS if f.gemini)}),
     "number": frozenset({"float", "double"}),
     "integer": frozenset({"int32", "int64"}),
 }

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from tooldesign.contract.providers import Provider
 from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.providers._common import (
-    Provider,
     ProviderAdapter,
     ToolIndex,
     as_list,
@@ -25,17 +25,9 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import IGNORED, Schema
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.specs import ToolAnnotations
 
 WRAPPED_RESULT_KEY = "result"
 """The property a non-object result is carried in (the convention MCP servers share)."""
-
-_HINTS = (
-    ("read_only", "readOnlyHint"),
-    ("destructive", "destructiveHint"),
-    ("idempotent", "idempotentHint"),
-    ("open_world", "openWorldHint"),
-)
 
 
 def output_schema(result: Mapping[str, Any]) -> tuple[Schema, bool]:
@@ -64,13 +56,6 @@ def _wraps(result: Mapping[str, Any]) -> bool:
     return result.get("type") != "object"
 
 
-def annotation_hints(annotations: ToolAnnotations) -> dict[str, bool]:
-    """The hints a design states, under MCP's names; hints left unstated are left out."""
-    return {
-        name: value for attr, name in _HINTS if (value := getattr(annotations, attr)) is not None
-    }
-
-
 class MCPAdapter(ProviderAdapter):
     """MCP ``Tool`` definitions, ``tools/call`` parsing and ``CallToolResult``s."""
 
@@ -90,7 +75,7 @@ class MCPAdapter(ProviderAdapter):
             entry["description"] = tool.description
             entry["inputSchema"] = self.parameters(tool)
             entry["outputSchema"] = output_schema(tool.result)[0]
-            hints = annotation_hints(tool.annotations)
+            hints = tool.annotations.mcp_hints()
             if hints:
                 entry["annotations"] = hints
             out.append(entry)

@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
+from tooldesign.contract.formats import FORMATS
+from tooldesign.contract.providers import Provider
 from tooldesign.runtime.providers._common import (
     ExportProblem,
-    Provider,
     ProviderAdapter,
     ToolDescription,
     ToolIndex,
@@ -49,9 +50,7 @@ from tooldesign.runtime.validation.schema import (
 )
 
 # What strict mode supports, per the OpenAI function-calling guide.
-STRICT_FORMATS = frozenset(
-    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
-)
+STRICT_FORMATS = frozenset(f.name for f in FORMATS if f.openai_strict)
 _STRICT_COMMON = frozenset({"type", "description", "title", "enum", "const", "anyOf", "$ref"})
 _STRICT_BY_TYPE: Mapping[str, frozenset[str]] = {
     "string": frozenset({"pattern", "format"}),

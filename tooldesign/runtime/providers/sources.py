@@ -6,10 +6,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from tooldesign.errors import UserError
-from tooldesign.runtime.catalog import CatalogTool, load_catalog
-
-CATALOG_NAME = "tool_schemas.json"
+from tooldesign.contract.catalog import CATALOG_NAME, CatalogTool
+from tooldesign.contract.errors import UserError
+from tooldesign.runtime.catalog import load_catalog
 
 
 def load_tools(paths: Iterable[str | os.PathLike[str]]) -> list[CatalogTool]:

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
-from tooldesign.errors import UserError
+from tooldesign.contract.errors import UserError
 from tooldesign.runtime.transports.wire import CallMessage
 
 

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 import pydantic_core
-from tooldesign.runtime.catalog import toolset_version
+from tooldesign.contract.catalog import toolset_version
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.registration import (

@@ -1,7 +1,7 @@
 """Serving calls that came from a queue, whatever the engine: what a worker checks and runs.
 
 A worker serves the local toolsets of a :class:`Runtime`, each under its catalog version
-(:func:`~tooldesign.runtime.catalog.toolset_version`). A call is refused, without running,
+(:func:`~tooldesign.contract.catalog.toolset_version`). A call is refused, without running,
 when it names another toolset or version or a tool the toolset lacks, and answered ``timeout``
 when its deadline passed before it started. Otherwise the runtime runs it (decode, injection,
 interceptors, the tool, bounds, server data, encoding), bounded by the time left.
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tooldesign.runtime.catalog import toolset_version
+from tooldesign.contract.catalog import toolset_version
 from tooldesign.runtime.result import ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.specs import ToolSpec

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import ErrorDetails
+from tooldesign.contract.constraints import pydantic_errors
+from tooldesign.contract.formats import PYDANTIC_ERROR_PREFIXES
 from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
 from tooldesign.runtime.formats import RFC3339_ERROR
 from tooldesign.runtime.text import got, join_path, json_type, shown, shown_path
@@ -22,29 +24,10 @@ from tooldesign.runtime.validation.schema import (
     type_name,
 )
 
-_RANGE_ERRORS = frozenset(
-    {
-        "greater_than",
-        "greater_than_equal",
-        "less_than",
-        "less_than_equal",
-        "multiple_of",
-        "finite_number",
-    }
-)
-_LENGTH_ERRORS = frozenset({"string_too_short", "string_too_long", "too_short", "too_long"})
-_ENUM_ERRORS = frozenset({"literal_error", "enum"})
-_FORMAT_PREFIXES = (
-    "datetime_",
-    "date_",
-    "time_",
-    "timedelta_",
-    "timezone_",
-    "uuid_",
-    "ip_",
-    "url_",
-    "email",
-)
+# The design's constraints (and, for schemas kept verbatim, multipleOf and finite numbers).
+_RANGE_ERRORS = pydantic_errors("invalid_range") | {"multiple_of", "finite_number"}
+_LENGTH_ERRORS = pydantic_errors("invalid_length")
+_ENUM_ERRORS = pydantic_errors("invalid_enum_value")
 _BOUND_KEYWORDS = (
     "minimum",
     "maximum",
@@ -157,9 +140,9 @@ def _constraint(error_type: str, value: Any, node: Mapping[str, Any] | None) -> 
         return Constraint.INVALID_PATTERN
     if error_type == RFC3339_ERROR:
         return Constraint.INVALID_FORMAT
-    if (error_type.startswith(_FORMAT_PREFIXES) or error_type == "value_error") and isinstance(
-        value, str
-    ):
+    if (
+        error_type.startswith(PYDANTIC_ERROR_PREFIXES) or error_type == "value_error"
+    ) and isinstance(value, str):
         return Constraint.INVALID_FORMAT
     return Constraint.INVALID_FIELD_TYPE
 

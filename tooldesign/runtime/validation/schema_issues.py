@@ -10,28 +10,20 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from tooldesign.contract.constraints import CONSTRAINTS
 from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
 from tooldesign.runtime.text import got, json_type, path_of, shown, shown_key
 from tooldesign.runtime.validation.schema import description
 
+# The design's constraints, and the other keywords a schema kept verbatim may use.
 _JSONSCHEMA_CONSTRAINTS: Mapping[str, Constraint] = {
     "required": Constraint.MISSING_FIELD,
     "type": Constraint.INVALID_FIELD_TYPE,
-    "enum": Constraint.INVALID_ENUM_VALUE,
+    **{c.keyword: Constraint(c.issue) for c in CONSTRAINTS},
     "const": Constraint.INVALID_ENUM_VALUE,
-    "minimum": Constraint.INVALID_RANGE,
-    "maximum": Constraint.INVALID_RANGE,
-    "exclusiveMinimum": Constraint.INVALID_RANGE,
-    "exclusiveMaximum": Constraint.INVALID_RANGE,
     "multipleOf": Constraint.INVALID_RANGE,
-    "minLength": Constraint.INVALID_LENGTH,
-    "maxLength": Constraint.INVALID_LENGTH,
-    "minItems": Constraint.INVALID_LENGTH,
-    "maxItems": Constraint.INVALID_LENGTH,
     "minProperties": Constraint.INVALID_LENGTH,
     "maxProperties": Constraint.INVALID_LENGTH,
-    "pattern": Constraint.INVALID_PATTERN,
-    "format": Constraint.INVALID_FORMAT,
     "additionalProperties": Constraint.UNKNOWN_FIELD,
     "unevaluatedProperties": Constraint.UNKNOWN_FIELD,
 }

@@ -1,15 +1,19 @@
 """A tool's fingerprint: one digest of everything a model or an application can observe of it.
 
-The catalog's ``hash`` covers every tool's JSON byte for byte, in written order; a tool's
+Each catalog entry carries its own, as ``"fingerprint": "<64 hex digits>"`` (its last key):
+the sha256 of the entry's canonical form, the ``fingerprint`` key itself left out. The
+catalog's ``hash`` covers every tool's JSON byte for byte, in written order; a tool's
 fingerprint covers that tool alone and ignores how its JSON is written — key order, spacing,
 the order of a schema's ``required`` list, and keys left out for their default value
-(``annotations: {}``, ``server_data: []``, ``tags: []``, ``bounded: false``) — so a client can
-keep the fingerprint of each tool it relies on and tell, tool by tool, whether it changed.
-Everything else counts: the name and id, title, description, tags, every schema keyword
-(descriptions and examples too: the model reads them), the generated class names (application
-code imports them), annotations, server data and any key a future catalog adds.
+(``annotations: {}``, ``server_data: []``, ``tags: []``, ``bounded: false``, ``injected: []``)
+— so a client can keep the fingerprint of each tool it relies on and tell, tool by tool,
+whether it changed. Everything else counts: the name and id, title, description, tags, every
+schema keyword (descriptions and examples too: the model reads them), the generated class
+names (application code imports them), annotations, server data, the injected fields'
+names (an application supplies them) and any key a future catalog adds.
 
-This module imports nothing from tooldesign: the catalog writer and every reader can share it.
+The catalog writer (:func:`tooldesign.contract.catalog.catalog_entry`) stores it; the reader
+checks it; ``tooldesign diff`` and ``tooldesign docs`` use it.
 """
 
 from __future__ import annotations
@@ -22,7 +26,13 @@ from typing import Any
 FINGERPRINT_KEY = "fingerprint"
 """The catalog entry key that carries the fingerprint (left out of what it digests)."""
 
-_DEFAULTS: Mapping[str, Any] = {"tags": [], "bounded": False, "annotations": {}, "server_data": []}
+_DEFAULTS: Mapping[str, Any] = {
+    "tags": [],
+    "bounded": False,
+    "annotations": {},
+    "server_data": [],
+    "injected": [],
+}
 """Entry keys the catalog may leave out, with the value a reader takes for them."""
 
 # Schema keywords whose values are schemas, or maps or lists of schemas: the walk follows them

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
+"""The repository root."""
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
