@@ -6,9 +6,10 @@ records; :mod:`tooldesign.ir` resolves and validates the records into the frozen
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
+
+from tooldesign.tracebacks import display_path
 
 # The type a DSL call may receive for a type argument: a DSL type expression, a user Type,
 # a Type name (string, for recursion) or a Python builtin (str, int, float, bool).
@@ -24,15 +25,6 @@ class Location:
 
     def __str__(self) -> str:
         return f"{display_path(self.file)}:{self.line}"
-
-
-def display_path(file: str) -> str:
-    """A design file as messages name it: relative to the current directory when below it."""
-    try:
-        relative = os.path.relpath(file)
-    except ValueError:  # another drive, on Windows
-        return file
-    return file if relative.startswith("..") else relative
 
 
 @dataclass(eq=False)
