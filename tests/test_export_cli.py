@@ -158,7 +158,7 @@ def test_options_that_mean_nothing_together_are_usage_errors(
         (["--provider", "gemini", "--strict", GEN], "gemini has no strict mode"),
         (
             ["--provider", "openai", "--api", "json_schema", GEN],
-            "api='json_schema' does not apply to openai",
+            "--api json_schema does not apply to openai (choices: chat, responses)",
         ),
     ],
 )

@@ -91,7 +91,7 @@ def _run(args: argparse.Namespace) -> int:
 def _tell_causes(error: Exception, *, full: bool) -> None:
     """The tracebacks of the exceptions the design's own code raised, with ``--traceback``;
     otherwise one line saying how to see them."""
-    import traceback
+    from tooldesign.tracebacks import traceback_text
 
     causes = [issue.cause for issue in getattr(error, "issues", ()) if issue.cause is not None]
     if not causes:
@@ -100,7 +100,7 @@ def _tell_causes(error: Exception, *, full: bool) -> None:
         print("tooldesign: gen --traceback shows the full traceback", file=sys.stderr)
         return
     for cause in causes:
-        print(*traceback.format_exception(cause), sep="", end="", file=sys.stderr)
+        print(traceback_text(cause), end="", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,15 @@ def user_frame(exc: BaseException) -> UserFrame | None:
     return None
 
 
+def traceback_text(exc: BaseException) -> str:
+    """``exc``'s traceback, from the first frame of the user's own code on (what tooldesign
+    did to get there is left out)."""
+    tb = exc.__traceback__
+    while tb is not None and not is_user_file(tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__))
+
+
 def is_user_file(file: str) -> bool:
     """Whether ``file`` is the user's: not tooldesign's, the standard library's, an installed
     package's, or code without a file (``<frozen …>``, ``<string>``)."""

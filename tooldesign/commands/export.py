@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -56,10 +57,12 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
+    from tooldesign.commands._catalogs import refuse_designs
     from tooldesign.commands._output import write_out_file
     from tooldesign.runtime.providers import adapter, load_tools, prompt_listing
 
     _check_options(args)
+    refuse_designs(args.sources)
     tools = load_tools(args.sources)
     if not tools:
         raise UserError("the catalogs list no tools")
@@ -74,10 +77,8 @@ def run(args: argparse.Namespace) -> int:
                 api=args.api,
                 fallback=getattr(args, "fallback", False),
             )
-        except ValueError as exc:  # an option that does not apply to the provider
-            if isinstance(exc, UserError):
-                raise
-            raise UserError(str(exc)) from None
+        except ValueError as exc:  # an option that does not apply, or tools that cannot go
+            raise UserError(in_cli_words(str(exc)) + _fallback_hint(exc, args)) from None
         text = json.dumps(provider.tools(), indent=2, ensure_ascii=False) + "\n"
         _note_fallbacks(provider)
     if args.out:
@@ -85,6 +86,43 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+_CLI_WORDS = (
+    # The runtime speaks Python (``export_tools(..., api="json_schema")``); the command line's
+    # messages name its flags instead.
+    (re.compile(r"api=(['\"])(\w+)\1 \(`--api \w+`\)"), r"--api \2"),
+    (re.compile(r"api=(['\"])(\w+)\1"), r"--api \2"),
+    (re.compile(r"\bwith strict=False"), "without --strict"),
+    (re.compile(r"\bstrict=False"), "no --strict"),
+    (re.compile(r"\bstrict=True"), "--strict"),
+    (re.compile(r"\bfallback=True"), "--fallback"),
+    (re.compile(r"^fallback applies"), "--fallback applies"),
+    (re.compile(r"; strict applies"), "; --strict applies"),
+    (re.compile(r"\bwithout strict\b"), "without --strict"),
+    (
+        re.compile(r"\(choices: ([^)]*)\)"),
+        lambda m: f"(choices: {m.group(1).replace(chr(39), '')})",
+    ),
+)
+
+
+def in_cli_words(message: str) -> str:
+    """An export error as the command line says it: flags, not keyword arguments."""
+    for pattern, replacement in _CLI_WORDS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def _fallback_hint(error: ValueError, args: argparse.Namespace) -> str:
+    """Where strict mode (or Gemini's parameters) cannot take some tools' schemas: how to
+    export them anyway. Names are no schema problem: the plain form would not take them either."""
+    problems = getattr(error, "problems", ())
+    schemas = [p for p in problems if p.kind not in ("duplicate_name", "invalid_name")]
+    can_fall_back = args.strict or (args.provider == "gemini" and args.api != "json_schema")
+    if not schemas or not can_fall_back or getattr(args, "fallback", False):
+        return ""
+    return "\n(--fallback exports those tools in the plain form, and the others as asked)"
 
 
 def _note_fallbacks(provider: ProviderAdapter) -> None:
