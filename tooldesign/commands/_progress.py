@@ -57,6 +57,6 @@ class ProgressLine:
             self._draw("")
 
     def _draw(self, text: str) -> None:
+        self._shown = text  # first: a Ctrl-C during the write still has the line erased
         self.stream.write(f"\r\x1b[K{text}")
         self.stream.flush()
-        self._shown = text
