@@ -1,4 +1,4 @@
-"""The README's CLI synopsis lists every command, flag and choice ``tooldesign --help`` has."""
+"""The CLI page's synopsis lists every command, flag and choice ``tooldesign --help`` has."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from tooldesign.cli import build_parser
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+CLI_PAGE = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 
 
 def _synopsis() -> list[str]:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## CLI\n", 1)[1]
-    block = re.search(r"```\n(.*?)```", section, re.DOTALL)
+    text = CLI_PAGE.read_text(encoding="utf-8")
+    section = text.split("\n## Synopsis\n", 1)[1]
+    block = re.search(r"```text\n(.*?)```", section, re.DOTALL)
     assert block is not None, "the CLI section has no synopsis block"
     return block.group(1).splitlines()
 
@@ -49,7 +49,7 @@ def test_every_flag_and_choice_is_in_the_synopsis(
         flags = [o for o in action.option_strings if o.startswith("--")]
         if flags:
             assert any(re.search(rf"{re.escape(f)}\b", text) for f in flags), (
-                f"{head.strip()}: {flags[0]} is missing from the README synopsis"
+                f"{head.strip()}: {flags[0]} is missing from the synopsis in docs/cli.md"
             )
         for choice in action.choices or ():
             assert re.search(rf"\b{re.escape(str(choice))}\b", text), (

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from typing import TYPE_CHECKING
 
+from tooldesign.commands._wording import in_cli_words
 from tooldesign.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -88,32 +88,6 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_CLI_WORDS = (
-    # The runtime speaks Python (``export_tools(..., api="json_schema")``); the command line's
-    # messages name its flags instead.
-    (re.compile(r"api=(['\"])(\w+)\1 \(`--api \w+`\)"), r"--api \2"),
-    (re.compile(r"api=(['\"])(\w+)\1"), r"--api \2"),
-    (re.compile(r"\bwith strict=False"), "without --strict"),
-    (re.compile(r"\bstrict=False"), "no --strict"),
-    (re.compile(r"\bstrict=True"), "--strict"),
-    (re.compile(r"\bfallback=True"), "--fallback"),
-    (re.compile(r"^fallback applies"), "--fallback applies"),
-    (re.compile(r"; strict applies"), "; --strict applies"),
-    (re.compile(r"\bwithout strict\b"), "without --strict"),
-    (
-        re.compile(r"\(choices: ([^)]*)\)"),
-        lambda m: f"(choices: {m.group(1).replace(chr(39), '')})",
-    ),
-)
-
-
-def in_cli_words(message: str) -> str:
-    """An export error as the command line says it: flags, not keyword arguments."""
-    for pattern, replacement in _CLI_WORDS:
-        message = pattern.sub(replacement, message)
-    return message
-
-
 def _fallback_hint(error: ValueError, args: argparse.Namespace) -> str:
     """Where strict mode (or Gemini's parameters) cannot take some tools' schemas: how to
     export them anyway. Names are no schema problem: the plain form would not take them either."""
@@ -131,7 +105,11 @@ def _note_fallbacks(provider: ProviderAdapter) -> None:
     if not fallbacks:
         return
     count = f"{len(fallbacks)} tool" if len(fallbacks) == 1 else f"{len(fallbacks)} tools"
-    lines = [f"  - {problem}" for problems in fallbacks.values() for problem in problems]
+    lines = [
+        f"  - {in_cli_words(str(problem))}"
+        for problems in fallbacks.values()
+        for problem in problems
+    ]
     print(
         f"tooldesign: note: {count} exported {provider.fallback_form}, because of:",
         *lines,

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from tooldesign.commands._wording import in_cli_words
 from tooldesign.errors import EXIT_DRIFT, EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     for notice in report.notices:
-        print(f"tooldesign: notice: {notice}", file=sys.stderr)
+        print(f"tooldesign: notice: {in_cli_words(str(notice))}", file=sys.stderr)
     if args.timings:
         for phase, seconds in report.phases.items():
             print(f"  {phase:<20} {seconds:7.3f}s", file=sys.stderr)
