@@ -2,12 +2,14 @@
 arguments next to its ``run``.
 
 Exit codes (``tooldesign.errors``): 0 success; 1 ``gen --check`` found files that would change;
-2 a design or usage error (a clear message on stderr, no traceback); 130 interrupted (Ctrl-C).
+2 a design or usage error (a clear message on stderr, no traceback); 130 interrupted (Ctrl-C);
+141 the reader of standard output went away (a pipe into ``head``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -25,7 +27,7 @@ from tooldesign.commands import (
     serve_mcp,
     worker,
 )
-from tooldesign.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UserError
+from tooldesign.errors import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UserError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,6 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Whatever was being written is put back as it was (gen, export --out).
         print("tooldesign: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of standard output went away (`tooldesign export … | head`): stop quietly,
+        # and keep Python from complaining when it flushes standard output at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 def _run(args: argparse.Namespace) -> int:
