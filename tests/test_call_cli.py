@@ -50,3 +50,13 @@ def test_unknown_tools_and_bad_metadata(capsys: pytest.CaptureFixture[str]) -> N
     assert capsys.readouterr().err == (
         "tooldesign: error: --meta takes KEY=VALUE (for example session_id=s-1), got 'session'\n"
     )
+
+
+def test_the_meta_keys_are_the_ids_of_tool_call_meta() -> None:
+    import dataclasses
+
+    from tooldesign.commands.call import _ID_KEYS
+    from tooldesign.runtime import ToolCallMeta
+
+    ids = [f.name for f in dataclasses.fields(ToolCallMeta) if f.default is None]
+    assert sorted(_ID_KEYS) == sorted(ids)

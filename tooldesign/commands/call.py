@@ -29,7 +29,8 @@ EXIT_TOOL_ERROR = 1
 USAGE = "call takes MODULE:ATTR (for example app.runtime:build_runtime)"
 
 _ID_KEYS = ("session_id", "run_id", "turn_id", "tool_call_id", "parent_tool_call_id", "call_id")
-"""The ``--meta`` keys that are ``ToolCallMeta`` ids; any other key is a label."""
+"""The ``--meta`` keys that are ``ToolCallMeta`` ids; any other key is a label. Written out, as
+``--help`` does not import the runtime."""
 
 DEFAULT_SESSION = "cli"
 
@@ -104,15 +105,7 @@ def call_meta(pairs: list[str]) -> ToolCallMeta:
         if not sep or not key:
             raise UserError(f"--meta takes KEY=VALUE (for example session_id=s-1), got {pair!r}")
         (ids if key in _ID_KEYS else labels)[key] = value
-    return ToolCallMeta(
-        run_id=ids.get("run_id"),
-        session_id=ids.get("session_id"),
-        turn_id=ids.get("turn_id"),
-        tool_call_id=ids.get("tool_call_id"),
-        parent_tool_call_id=ids.get("parent_tool_call_id"),
-        call_id=ids.get("call_id"),
-        labels=labels,
-    )
+    return ToolCallMeta.from_dict({**ids, "labels": labels})
 
 
 def shown(result: ToolResult) -> dict[str, Any]:
