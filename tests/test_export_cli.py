@@ -158,7 +158,7 @@ def test_options_that_mean_nothing_together_are_usage_errors(
         (["--provider", "gemini", "--strict", GEN], "gemini has no strict mode"),
         (
             ["--provider", "openai", "--api", "json_schema", GEN],
-            "api='json_schema' does not apply to openai",
+            "--api json_schema does not apply to openai (choices: chat, responses)",
         ),
     ],
 )
@@ -228,3 +228,33 @@ def test_an_out_file_gets_the_usual_mode_and_a_replaced_one_keeps_its_own(
     finally:
         os.umask(umask)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.json", "link.json", "shared.json"]
+
+
+def test_a_design_given_for_a_catalog_is_told_to_generate_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    design = str(REPO / "design" / "assistant.py")
+    code, out, err = export(capsys, "--provider", "openai", design)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"tooldesign: error: {design}: is a design file, not a tool catalog; generate the design "
+        f"first (tooldesign gen {design} --out gen), then give the generated folder (gen) or a "
+        "tool_schemas.json in it\n"
+    )
+    _, _, err = export(capsys, "--provider", "openai", str(REPO / "design"))
+    assert "design: holds design files, not tool catalogs; generate the design first" in err
+
+
+def test_export_errors_speak_in_flags_and_suggest_fallback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = export(capsys, "--provider", "openai", "--strict", GEN)
+    assert code == 2
+    assert "(declare its fields, or export without --strict)" in err
+    assert "strict=" not in err
+    assert err.endswith(
+        "(--fallback exports those tools in the plain form, and the others as asked)\n"
+    )
+    _, _, err = export(capsys, "--provider", "gemini", GEN)
+    assert "export with --api json_schema, which writes parametersJsonSchema" in err
+    assert "api=" not in err

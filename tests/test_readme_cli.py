@@ -1,4 +1,4 @@
-"""The README's CLI synopsis lists every command, flag and choice ``tooldesign --help`` has."""
+"""The CLI page's synopsis lists every command, flag and choice ``tooldesign --help`` has."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from tooldesign.cli import build_parser
 
 from tests.support import REPO
 
-README = REPO / "README.md"
+CLI_PAGE = REPO / "docs" / "cli.md"
 
 
 def _synopsis() -> list[str]:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## CLI\n", 1)[1]
-    block = re.search(r"```\n(.*?)```", section, re.DOTALL)
+    text = CLI_PAGE.read_text(encoding="utf-8")
+    section = text.split("\n## Synopsis\n", 1)[1]
+    block = re.search(r"```text\n(.*?)```", section, re.DOTALL)
     assert block is not None, "the CLI section has no synopsis block"
     return block.group(1).splitlines()
 
@@ -50,7 +50,7 @@ def test_every_flag_and_choice_is_in_the_synopsis(
         flags = [o for o in action.option_strings if o.startswith("--")]
         if flags:
             assert any(re.search(rf"{re.escape(f)}\b", text) for f in flags), (
-                f"{head.strip()}: {flags[0]} is missing from the README synopsis"
+                f"{head.strip()}: {flags[0]} is missing from the synopsis in docs/cli.md"
             )
         for choice in action.choices or ():
             assert re.search(rf"\b{re.escape(str(choice))}\b", text), (

@@ -59,13 +59,14 @@ def test_the_user_api_is_what_users_write() -> None:
         "DEFAULT_WORKER_THREADS",
     }
     assert not plumbing & set(runtime.__all__)
-    # What the README and the example application import from it is there.
-    sources = [REPO / "README.md", *(REPO / "examples").rglob("*.py")]
+    # What the README, the docs and the example application import from it is there.
+    pages = [REPO / "README.md", *(REPO / "docs").glob("*.md")]
+    sources = [*pages, *(REPO / "examples").rglob("*.py")]
     imported: set[str] = set()
     for path in sources:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".md":
-            blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+            blocks = re.findall(r"```python[^\n]*\n(.*?)```", text, re.DOTALL)
             text = "\n".join(b for b in blocks if "tooldesign.runtime import" in b)
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.ImportFrom) and node.module == "tooldesign.runtime":

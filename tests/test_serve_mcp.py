@@ -277,7 +277,8 @@ def test_http_security_options_and_their_errors(
     monkeypatch.setenv("SHORT_TOKEN", "abc")
     stdio = ["serve-mcp", "examples.netops.mcp_server:runtime"]
     assert error_of([*stdio, "--auth-token-env", "X", "--max-sessions", "5"], capsys) == (
-        "tooldesign: error: --auth-token-env and --max-sessions apply to --transport http only"
+        "tooldesign: error: --auth-token-env and --max-sessions apply to --transport http only; "
+        "add --transport http to serve over HTTP (stdio, the default, takes none of them)"
     )
     assert error_of([*HTTP, "--auth-token-env", "NO_SUCH_TOKEN_VAR"], capsys) == (
         "tooldesign: error: --auth-token-env NO_SUCH_TOKEN_VAR: the environment variable "

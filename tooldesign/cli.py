@@ -2,26 +2,38 @@
 arguments next to its ``run``.
 
 Exit codes (``tooldesign.contract.errors``): 0 success; 1 ``gen --check`` found files that would change;
-2 a design or usage error (a clear message on stderr, no traceback).
+2 a design or usage error (a clear message on stderr, no traceback); 130 interrupted (Ctrl-C);
+141 the reader of standard output went away (a pipe into ``head``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
+import tooldesign
 from tooldesign.commands import (
+    call,
     diff,
     docs,
     export,
     gen,
     import_mcp,
     import_python,
+    init,
+    mcp_config,
     serve_mcp,
     worker,
 )
-from tooldesign.contract.errors import EXIT_ERROR, UserError
+from tooldesign.contract.errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UserError,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,9 +44,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tooldesign", description="Design-first tools for LLM agents.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for command in (gen, export, serve_mcp, worker):
+    parser = _Parser(
+        prog="tooldesign",
+        description="Design-first tools for LLM agents.",
+        epilog="Start a project with: tooldesign init DIR. "
+        "Each command takes -h for its own options.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"tooldesign {tooldesign.__version__}"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for command in (init, gen, call, export, serve_mcp, mcp_config, worker):
         command.add_parser(commands)
     importing = commands.add_parser(
         "import", help="write a design from existing tools (Python code or an MCP server)"
@@ -48,18 +68,52 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)  # --help and usage errors end here, quickly
+    parser = build_parser()
+    args = parser.parse_args(argv)  # --help and usage errors end here, quickly
+    if args.command is None:  # a bare `tooldesign`: what it can do
+        parser.print_help()
+        return EXIT_OK
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        # Whatever was being written is put back as it was (gen, export --out).
+        print("tooldesign: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of standard output went away (`tooldesign export … | head`): stop quietly,
+        # and keep Python from complaining when it flushes standard output at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _run(args: argparse.Namespace) -> int:
     from tooldesign.ir.errors import DesignError
 
     try:
         code: int = args.run(args)
     except DesignError as exc:
         print(f"tooldesign: {exc}", file=sys.stderr)
+        _tell_causes(exc, full=getattr(args, "traceback", False))
         return EXIT_ERROR
     except UserError as exc:
         print(f"tooldesign: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     return code
+
+
+def _tell_causes(error: Exception, *, full: bool) -> None:
+    """The tracebacks of the exceptions the design's own code raised, with ``--traceback``;
+    otherwise one line saying how to see them."""
+    from tooldesign.tracebacks import traceback_text
+
+    causes = [issue.cause for issue in getattr(error, "issues", ()) if issue.cause is not None]
+    if not causes:
+        return
+    if not full:
+        print("tooldesign: gen --traceback shows the full traceback", file=sys.stderr)
+        return
+    for cause in causes:
+        print(traceback_text(cause), end="", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,11 @@ if TYPE_CHECKING:
 PACKAGE_ROOT = Path(tooldesign.__file__).parent
 
 
+Progress = Callable[[str, int, int], None]
+"""Told what generation is doing: ``(phase, done, total)``; ``done``/``total`` count the toolsets
+of the ``render`` phase, and are 0 for the other phases."""
+
+
 @dataclass
 class Report:
     services: int = 0
@@ -74,14 +79,21 @@ class Report:
     generated_models: int = 0
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)
+    progress: Progress | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
+        self.step(name)
         started = time.perf_counter()
         try:
             yield
         finally:
             self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - started
+
+    def step(self, phase: str, done: int = 0, total: int = 0) -> None:
+        """Tell the progress display (if any) where generation is."""
+        if self.progress is not None:
+            self.progress(phase, done, total)
 
     @property
     def changed(self) -> list[str]:
@@ -143,13 +155,18 @@ class RenderJob:
         return any(file.template == MODELS for file in self.files)
 
 
-def _render_all(jobs: list[RenderJob]) -> list[Rendered]:
+def _render_all(jobs: list[RenderJob], done: Callable[[int], None]) -> list[Rendered]:
+    """Every job rendered, in order; ``done(count)`` after each one."""
     heavy = sum(1 for job in jobs if job.with_models)
     workers = min(heavy, os.cpu_count() or 1)
     if workers < 2 or sys.platform == "win32":
-        return [_render_job(job) for job in jobs]
+        results = []
+        for job in jobs:
+            results.append(_render_job(job))
+            done(len(results))
+        return results
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     # Fork after importing the model generator, so every worker starts with it loaded.
     import tooldesign.codegen.models
@@ -158,9 +175,27 @@ def _render_all(jobs: list[RenderJob]) -> list[Rendered]:
     context = multiprocessing.get_context("fork")
     # Slowest first, so the last job to start is a quick one.
     order = sorted(range(len(jobs)), key=lambda i: (not jobs[i].with_models, -jobs[i].tools))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        rendered = dict(zip(order, pool.map(_render_job, [jobs[i] for i in order]), strict=True))
+    rendered: dict[int, Rendered] = {}
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_leave_interrupts_to_the_parent
+    ) as pool:
+        futures = {pool.submit(_render_job, jobs[i]): i for i in order}
+        try:
+            for future in as_completed(futures):
+                rendered[futures[future]] = future.result()
+                done(len(rendered))
+        except BaseException:  # Ctrl-C, or a job that failed: start no other job
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return [rendered[i] for i in range(len(jobs))]
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """Ctrl-C reaches every process of the terminal's group: a worker ignores it (no traceback
+    of its own), and the parent stops the run and puts the output folder back as it was."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _render_job(job: RenderJob) -> Rendered:
@@ -176,16 +211,18 @@ def generate(
     *,
     check: bool = False,
     checks: Sequence[Callable[[Design], Sequence[DesignNotice]]] = (),
+    progress: Progress | None = None,
 ) -> Report:
     """Generate the packages of ``sources`` into ``out``. With ``check``, write nothing.
 
     ``checks`` run on the evaluated design before anything is written: each returns notices,
     or raises ``DesignError`` to stop generation (``tooldesign gen --targets`` passes one).
+    ``progress`` is told each phase as it starts, and each toolset rendered.
     """
     started = time.perf_counter()
     out = Path(out)
     _check_output_path(out)
-    report = Report()
+    report = Report(progress=progress)
     old = Manifest.load(out)
     validated = {entry.design for entry in old.toolsets.values()}
     with cycle_collector_paused():
@@ -327,7 +364,13 @@ def _render(
     go to ``report``, each at its toolset."""
     rendered_toolsets = [item.toolset for _, work in services for item in work if item.view]
     out: list[tuple[GeneratedFile, str]] = []
-    for toolset, job, result in zip(rendered_toolsets, jobs, _render_all(jobs), strict=True):
+
+    def done(count: int) -> None:
+        report.step("render", count, len(jobs))
+
+    done(0)
+    results = _render_all(jobs, done)
+    for toolset, job, result in zip(rendered_toolsets, jobs, results, strict=True):
         out.extend((file, result.files[file.path]) for file in job.files)
         report.notices.extend(
             DesignNotice(text, toolset.location, toolset.path) for text in result.notices

@@ -52,11 +52,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldesign.commands._catalogs import refuse_designs
     from tooldesign.govern.diff import diff_catalogs
     from tooldesign.govern.report import render_text
     from tooldesign.govern.sources import read_source
 
     old_source, new_source = old_and_new(args.sources, args.against)
+    refuse_designs([old_source, new_source])
     diff = diff_catalogs(read_source(old_source), read_source(new_source))
     if args.format == "json":
         sys.stdout.write(json.dumps(diff.to_json(), indent=2, ensure_ascii=False) + "\n")

@@ -36,8 +36,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldesign.commands._catalogs import refuse_designs
     from tooldesign.docsite import build_site
 
+    refuse_designs([*args.sources, args.against])
     started = time.perf_counter()
     report = build_site(args.sources, Path(args.out), against=args.against)
     extras = " and a page of changes" if report.changes else ""

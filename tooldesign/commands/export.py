@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from tooldesign.commands._wording import in_cli_words
 from tooldesign.contract.errors import EXIT_OK, UserError
 from tooldesign.contract.providers import APIS, PROVIDERS
 
@@ -54,10 +55,12 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
+    from tooldesign.commands._catalogs import refuse_designs
     from tooldesign.commands._output import write_out_file
     from tooldesign.runtime.providers import adapter, load_tools, prompt_listing
 
     _check_options(args)
+    refuse_designs(args.sources)
     tools = load_tools(args.sources)
     if not tools:
         raise UserError("the catalogs list no tools")
@@ -72,10 +75,8 @@ def run(args: argparse.Namespace) -> int:
                 api=args.api,
                 fallback=getattr(args, "fallback", False),
             )
-        except ValueError as exc:  # an option that does not apply to the provider
-            if isinstance(exc, UserError):
-                raise
-            raise UserError(str(exc)) from None
+        except ValueError as exc:  # an option that does not apply, or tools that cannot go
+            raise UserError(in_cli_words(str(exc)) + _fallback_hint(exc, args)) from None
         text = json.dumps(provider.tools(), indent=2, ensure_ascii=False) + "\n"
         _note_fallbacks(provider)
     if args.out:
@@ -85,13 +86,28 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _fallback_hint(error: ValueError, args: argparse.Namespace) -> str:
+    """Where strict mode (or Gemini's parameters) cannot take some tools' schemas: how to
+    export them anyway. Names are no schema problem: the plain form would not take them either."""
+    problems = getattr(error, "problems", ())
+    schemas = [p for p in problems if p.kind not in ("duplicate_name", "invalid_name")]
+    can_fall_back = args.strict or (args.provider == "gemini" and args.api != "json_schema")
+    if not schemas or not can_fall_back or getattr(args, "fallback", False):
+        return ""
+    return "\n(--fallback exports those tools in the plain form, and the others as asked)"
+
+
 def _note_fallbacks(provider: ProviderAdapter) -> None:
     """Name, on standard error, the tools exported in the plain form, and why."""
     fallbacks = provider.fallbacks
     if not fallbacks:
         return
     count = f"{len(fallbacks)} tool" if len(fallbacks) == 1 else f"{len(fallbacks)} tools"
-    lines = [f"  - {problem}" for problems in fallbacks.values() for problem in problems]
+    lines = [
+        f"  - {in_cli_words(str(problem))}"
+        for problems in fallbacks.values()
+        for problem in problems
+    ]
     print(
         f"tooldesign: note: {count} exported {provider.fallback_form}, because of:",
         *lines,

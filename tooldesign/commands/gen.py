@@ -1,4 +1,4 @@
-"""``tooldesign gen DESIGN... --out DIR [--check]``."""
+"""``tooldesign gen DESIGN... --out DIR [--check] [--quiet] [--traceback]``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from tooldesign.commands._wording import in_cli_words
 from tooldesign.contract.errors import EXIT_DRIFT, EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -30,6 +31,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--timings", action="store_true", help="also print how long each phase took (to stderr)"
     )
     gen.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print no progress and no summary line (notices and errors still)",
+    )
+    gen.add_argument(
+        "--traceback",
+        action="store_true",
+        help="when the design's code raises, print the whole traceback",
+    )
+    gen.add_argument(
         "--targets",
         metavar="LIST",
         help="clients to check the tools against, comma-separated (openai-strict, gemini, "
@@ -46,10 +58,23 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from tooldesign.codegen.pipeline import generate
+    from tooldesign.commands._progress import ProgressLine
 
-    report = generate(args.designs, args.out, check=args.check, checks=_target_checks(args))
+    quiet = getattr(args, "quiet", False)  # a Namespace built in code may leave it out
+    progress = ProgressLine.for_terminal(quiet=quiet)
+    try:
+        report = generate(
+            args.designs,
+            args.out,
+            check=args.check,
+            checks=_target_checks(args),
+            progress=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.close()
     for notice in report.notices:
-        print(f"tooldesign: notice: {notice}", file=sys.stderr)
+        print(f"tooldesign: notice: {in_cli_words(str(notice))}", file=sys.stderr)
     if args.timings:
         for phase, seconds in report.phases.items():
             print(f"  {phase:<20} {seconds:7.3f}s", file=sys.stderr)
@@ -60,11 +85,14 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  would write  {path}", file=sys.stderr)
             for path in report.removed:
                 print(f"  would remove {path}", file=sys.stderr)
-            print(report.summary(check=True))
+            if not quiet:
+                print(report.summary(check=True))
             return EXIT_DRIFT
-        print(report.summary(check=True))
+        if not quiet:
+            print(report.summary(check=True))
         return EXIT_OK
-    print(report.summary())
+    if not quiet:
+        print(report.summary())
     return EXIT_OK
 
 

@@ -1,14 +1,15 @@
-"""``tooldesign serve-mcp MODULE:ATTR [--transport stdio|http] [--host] [--port] [--name]
-[--meta-for MODULE:FUNC] [--on-result MODULE:FUNC]`` and, over HTTP, ``[--auth-token-env NAME]
-[--allowed-host HOST] [--allowed-origin ORIGIN] [--max-sessions N] [--max-sessions-per-client N]
-[--session-idle-timeout SECONDS] [--no-auth]``.
+"""``tooldesign serve-mcp MODULE:ATTR [--app-dir DIR] [--transport stdio|http] [--host] [--port]
+[--name] [--meta-for MODULE:FUNC] [--on-result MODULE:FUNC]`` and, over HTTP, ``[--auth-token-env
+NAME] [--allowed-host HOST] [--allowed-origin ORIGIN] [--max-sessions N]
+[--max-sessions-per-client N] [--session-idle-timeout SECONDS] [--no-auth]``.
 
-``MODULE:ATTR`` names a ``Runtime``, a ``tooldesign.runtime.mcp.ToolServer`` (configured in
-code), or a function returning either, sync or async. ``--meta-for`` and ``--on-result`` name
-the ``ToolServer`` callbacks for a runtime: ``meta_for(context)`` builds each call's
-``ToolCallMeta`` (injected values other than the session and the call id come from there),
-``on_result(result, context)`` observes each result. The current directory is importable, as it
-is for ``python -m``.
+``MODULE:ATTR`` (or ``path/to/file.py:ATTR``) names a ``Runtime``, a
+``tooldesign.runtime.mcp.ToolServer`` (configured in code), or a function returning either, sync
+or async. ``--meta-for`` and ``--on-result`` name the ``ToolServer`` callbacks for a runtime:
+``meta_for(context)`` builds each call's ``ToolCallMeta`` (injected values other than the session
+and the call id come from there), ``on_result(result, context)`` observes each result. The
+application is imported from ``--app-dir`` (default: the current directory), so an MCP host can
+start the server from any working directory.
 
 On stdio, standard output is the protocol's channel: the application is imported with its
 standard output sent to standard error, and while serving the SDK sends it there too. Log
@@ -31,7 +32,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tooldesign.commands._targets import built, load, split_target
+from tooldesign.commands._targets import built, load_target, parse_target
 from tooldesign.contract.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -45,11 +46,18 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument(
         "target",
         metavar="MODULE:ATTR",
-        help="a Runtime, or a function returning one (sync or async), by import path",
+        help="a Runtime, or a function returning one (sync or async), by import path "
+        "(or path/to/file.py:ATTR)",
+    )
+    serve.add_argument(
+        "--app-dir",
+        metavar="DIR",
+        help="import the application from DIR (default: the current directory)",
     )
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    serve.add_argument("--host", default="127.0.0.1", help="http only (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="http only (default 8000)")
+    # Left None when not given, so that --host or --port without --transport http is refused.
+    serve.add_argument("--host", help=f"http only (default {DEFAULT_HOST})")
+    serve.add_argument("--port", type=int, help=f"http only (default {DEFAULT_PORT})")
     serve.add_argument("--name", help="the server name clients see (default: the services')")
     serve.add_argument(
         "--meta-for",
@@ -134,6 +142,8 @@ _HTTP_FLAGS = {
 
 
 USAGE = "serve-mcp takes MODULE:ATTR (for example examples.netops.mcp_server:runtime)"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
 
 
 def run(args: argparse.Namespace) -> int:
@@ -141,10 +151,11 @@ def run(args: argparse.Namespace) -> int:
     # functions below, not at the top: every `tooldesign` command imports this module.
     import asyncio
 
+    _check_transport_options(args)
     _require_mcp()
     security = _http_security(args)
     with _protocol_channel_kept(args):
-        target = load(*split_target(args.target, usage=USAGE))
+        target = load_target(parse_target(args.target, usage=USAGE, app_dir=_app_dir(args)))
         callbacks = _callbacks(args)
     if args.transport == "http":
         listener = _listen(args.host, args.port)
@@ -162,25 +173,45 @@ _CALLBACK_FLAGS = {"meta_for": "--meta-for", "on_result": "--on-result"}
 """The ToolServer callbacks the command line names, each with its option."""
 
 
+def _check_transport_options(args: argparse.Namespace) -> None:
+    """The HTTP server's options (--host, --port, authentication, origins, sessions): given for
+    stdio, they are a mistake, not something to ignore (a host would wait for an HTTP server that
+    never starts, or believe a token protects a stdio server)."""
+    host, port = getattr(args, "host", None), getattr(args, "port", None)
+    if args.transport == "http":
+        args.host = DEFAULT_HOST if host is None else host
+        args.port = DEFAULT_PORT if port is None else port
+        return
+    given = [flag for flag, value in (("--host", host), ("--port", port)) if value is not None]
+    given += [flag for option, flag in _HTTP_FLAGS.items() if getattr(args, option, None)]
+    if given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise UserError(
+            f"{' and '.join(given)} {verb} to --transport http only; add --transport http "
+            "to serve over HTTP (stdio, the default, takes none of them)"
+        )
+
+
+def _app_dir(args: argparse.Namespace) -> str | None:
+    return getattr(args, "app_dir", None)  # a Namespace built in code may leave it out
+
+
 def _callbacks(args: argparse.Namespace) -> dict[str, Any]:
     """``meta_for`` and ``on_result`` as ``--meta-for`` and ``--on-result`` name them."""
     found: dict[str, Any] = {}
     for option, flag in _CALLBACK_FLAGS.items():
         ref = getattr(args, option, None)  # a Namespace built in code may leave them out
         if ref is not None:
-            found[option] = load(
-                *split_target(ref, usage=f"{flag} takes MODULE:FUNC (for example app.mcp:{option})")
-            )
+            usage = f"{flag} takes MODULE:FUNC (for example app.mcp:{option})"
+            found[option] = load_target(parse_target(ref, usage=usage, app_dir=_app_dir(args)))
     return found
 
 
 def _http_security(args: argparse.Namespace) -> dict[str, Any]:
-    """The HTTP app's security options from the command line (nothing for stdio, where they
-    are refused): the tokens' verifier, the allowed names and origins, the session limits."""
-    given = [flag for option, flag in _HTTP_FLAGS.items() if getattr(args, option, None)]
+    """The HTTP app's security options from the command line (nothing for stdio, where
+    :func:`_check_transport_options` refuses them): the tokens' verifier, the allowed names and
+    origins, the session limits."""
     if args.transport != "http":
-        if given:
-            raise UserError(f"{' and '.join(given)} apply to --transport http only")
         return {}
     from tooldesign.runtime.mcp import BearerTokens
     from tooldesign.runtime.mcp.access import MIN_TOKEN_LENGTH, HostsAndOrigins, is_loopback

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-from tooldesign.commands._targets import built, load, split_target
+from tooldesign.commands._targets import built, load_target, parse_target
 from tooldesign.contract.errors import UserError
 
 EXIT_OK = 0
@@ -101,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
         logging.basicConfig(
             level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s"
         )
-    target = load(
-        *split_target(
+    target = load_target(
+        parse_target(
             args.target,
             usage="worker takes MODULE:ATTR (for example examples.netops.worker:runtime)",
         )

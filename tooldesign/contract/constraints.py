@@ -13,9 +13,11 @@ the catalog's hash covers).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias, TypedDict
+
+from tooldesign.contract.formats import FormatName
 
 AppliesTo = Literal["any", "string", "number", "array"]
 Takes = Literal["values", "number", "count", "text"]
@@ -119,6 +121,32 @@ CONSTRAINTS: tuple[ConstraintKeyword, ...] = (
 """Every constraint a design may give an attribute."""
 
 OPTIONS: tuple[str, ...] = tuple(c.option for c in CONSTRAINTS)
+
+JsonValue: TypeAlias = (
+    str | int | float | bool | None | Sequence["JsonValue"] | Mapping[str, "JsonValue"]
+)
+"""A design value: written both into JSON (schemas, catalogs) and into Python (specs)."""
+
+
+class AttributeOptions(TypedDict, total=False):
+    """The options of the DSL's ``Attribute``: each constraint of the table (by its option
+    name), a default and an example. For type checkers and editors, which flag a misspelt option
+    before ``gen`` runs: a new constraint's option goes here too (a test keeps them equal)."""
+
+    enum: Sequence[JsonValue]
+    default: JsonValue
+    minimum: float
+    maximum: float
+    exclusive_minimum: float
+    exclusive_maximum: float
+    min_length: int
+    max_length: int
+    pattern: str
+    format: FormatName
+    min_items: int
+    max_items: int
+    example: JsonValue
+
 
 BY_OPTION: Mapping[str, ConstraintKeyword] = {c.option: c for c in CONSTRAINTS}
 

@@ -10,6 +10,10 @@ EXIT_DRIFT = 1
 """``gen --check`` found generated files that would change."""
 EXIT_ERROR = 2
 """A design or usage error, told in a clear message on standard error."""
+EXIT_INTERRUPTED = 130
+"""Interrupted (Ctrl-C), as shells report a process ended by SIGINT."""
+EXIT_BROKEN_PIPE = 141
+"""The reader of standard output went away, as shells report a process ended by SIGPIPE."""
 
 
 class UserError(Exception):

@@ -8,11 +8,11 @@ has run) and returns a detached record, so evaluation goes on without cascading 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Any, ParamSpec
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, ParamSpec, TypeAlias, Unpack
 
 from tooldesign.contract.annotations import ToolAnnotations
-from tooldesign.contract.constraints import OPTIONS
+from tooldesign.contract.constraints import AttributeOptions
 from tooldesign.contract.location import Location
 from tooldesign.dsl.recorder import Block, caller_location, current, shape_of
 from tooldesign.dsl.records import (
@@ -30,9 +30,28 @@ from tooldesign.dsl.records import (
     TypeLike,
     TypeRecord,
 )
-from tooldesign.dsl.types import ArrayExpr, MapExpr, MCPServerExpr, ObjectExpr, UnionExpr
+from tooldesign.dsl.types import (
+    ArrayExpr,
+    MapExpr,
+    MCPServerExpr,
+    ObjectExpr,
+    TypeExpr,
+    UnionExpr,
+)
 
-_CONSTRAINT_OPTIONS = (*OPTIONS, "default", "example")
+# ── the types of the DSL's arguments, for type checkers and editors ──────────────────────────
+# Evaluation checks every value again (``gen`` reports what a checker cannot see, such as a
+# pattern that does not compile); these types let mypy and editors flag a misspelt option or
+# format while the design is written.
+
+DslType: TypeAlias = (
+    TypeExpr | Block | Record | str | type[str] | type[int] | type[float] | type[bool]
+)
+"""What a type argument takes: ``String``, ``ArrayOf(...)``…, a ``Type`` (or its name, for
+recursion), or one of ``str``, ``int``, ``float``, ``bool``."""
+
+
+_CONSTRAINT_OPTIONS = tuple(AttributeOptions.__annotations__)
 
 _UNSET: Any = object()
 
@@ -121,7 +140,9 @@ def Tool(
     return Block(record, rec)
 
 
-def MCPToolset(name: str, description: str | None = None, *, server: Any) -> Block:
+def MCPToolset(
+    name: str, description: str | None = None, *, server: str | Sequence[str] | MCPServerExpr
+) -> Block:
     """Declare a toolset whose tools live on an MCP server: ``with MCPToolset("weather", "…",
     server="https://weather.example/mcp"):``.
 
@@ -200,35 +221,43 @@ def _message(kind: str, type: TypeLike, description: str | None) -> Block:
     return Block(record, rec)
 
 
-def Args(type: TypeLike = None, description: str | None = None) -> Block:
+def Args(type: DslType | None = None, description: str | None = None) -> Block:
     """The tool's arguments: a ``with Args():`` block of attributes, a user type, or a primitive."""
     return _message("args", type, description)
 
 
-def Return(type: TypeLike = None, description: str | None = None) -> Block:
+def Return(type: DslType | None = None, description: str | None = None) -> Block:
     """The tool's result: a ``with Return():`` block of attributes, a user type, or a primitive."""
     return _message("result", type, description)
 
 
-def Attribute(name: str, type: TypeLike, description: str | None = None, **options: Any) -> Block:
+def Attribute(
+    name: str,
+    type: DslType,
+    description: str | None = None,
+    **options: Unpack[AttributeOptions],
+) -> Block:
     """Declare an attribute of the enclosing object.
 
-    Options: ``enum, default, minimum, maximum, exclusive_minimum, exclusive_maximum,
-    min_length, max_length, pattern, format, min_items, max_items, example``.
+    Options (:class:`AttributeOptions`): ``enum, default, minimum, maximum, exclusive_minimum,
+    exclusive_maximum, min_length, max_length, pattern, format, min_items, max_items,
+    example``.
     ``with Attribute("filter", Object, "…"):`` declares the attributes of an inline object
     (also ``ArrayOf(Object)`` and ``MapOf(String, Object)``).
     """
     rec, where = current(), caller_location()
     shape = shape_of(rec.top)
+    given: dict[str, Any] = dict(options)
     record = AttributeRecord(
         where,
         rec.child_path(_quoted(name)),
         name=name,
         type=type,
         description=description,
-        options=options,
+        options=given,
     )
-    unknown = sorted(set(options) - set(_CONSTRAINT_OPTIONS))
+    # Checked here too: a design that no type checker has read may still misspell an option.
+    unknown = sorted(set(given) - set(_CONSTRAINT_OPTIONS))
     if unknown:
         rec.issue(
             f"unknown Attribute option(s) {', '.join(unknown)}; allowed: {', '.join(_CONSTRAINT_OPTIONS)}",
@@ -236,7 +265,7 @@ def Attribute(name: str, type: TypeLike, description: str | None = None, **optio
             record.path,
         )
         for key in unknown:
-            del options[key]
+            del given[key]
     if shape is not None:
         shape.attributes.append(record)
     else:
@@ -280,18 +309,18 @@ def Tags(*tags: str) -> None:
 
 
 def ArrayOf(
-    items: TypeLike, *, min_items: int | None = None, max_items: int | None = None
+    items: DslType, *, min_items: int | None = None, max_items: int | None = None
 ) -> ArrayExpr:
     """An array of ``items``."""
     return ArrayExpr(items, min_items, max_items, caller_location())
 
 
-def MapOf(key: TypeLike, values: TypeLike) -> MapExpr:
+def MapOf(key: DslType, values: DslType) -> MapExpr:
     """An object used as a map from string keys to ``values``."""
     return MapExpr(key, values, caller_location())
 
 
-def OneOf(*types: TypeLike, discriminator: str | None = None) -> UnionExpr:
+def OneOf(*types: DslType, discriminator: str | None = None) -> UnionExpr:
     """A value of one of ``types``; with ``discriminator``, a union tagged by that field."""
     return UnionExpr(tuple(types), discriminator, caller_location())
 
@@ -324,10 +353,10 @@ def Inject(*names: str) -> None:
 
 def ServerData(
     kind: str,
-    type: TypeLike = None,
+    type: DslType | None = None,
     description: str | None = None,
     *,
-    default: str = "on",
+    default: Literal["on", "off"] = "on",
     from_field: str | None = None,
 ) -> Block:
     """Typed data for observers, never for the model: a type, or a ``with`` block of attributes.
@@ -347,7 +376,7 @@ def ServerData(
     return Block(record, rec)
 
 
-def BindTo(target: Any) -> None:
+def BindTo(target: Callable[..., Any] | str) -> None:
     """Bind the tool to an existing function or method (or a ``"module:qualname"`` string)."""
     rec, where = current(), caller_location()
     tool = _tool_top("BindTo", where)

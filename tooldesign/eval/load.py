@@ -20,8 +20,7 @@ from tooldesign.contract.errors import UserError
 from tooldesign.contract.location import Location
 from tooldesign.dsl.recorder import current
 from tooldesign.ir.errors import Issues
-
-_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
+from tooldesign.tracebacks import user_frame
 
 
 class UsageError(UserError):
@@ -165,7 +164,12 @@ def _run_file(file: Path) -> None:
 
 
 def _report(exc: BaseException, issues: Issues, design_paths: set[str]) -> None:
-    """Report an exception raised by design code at the design's own line, without a traceback."""
+    """Report an exception raised by design code at the design's own line, without a traceback.
+
+    When it was raised deeper, in the application code the design imports, the innermost line
+    of the user's own code is named too, with its source; the exception is kept as the issue's
+    cause (``gen --traceback`` shows it whole).
+    """
     if isinstance(exc, SyntaxError) and exc.filename:
         issues.add(f"SyntaxError: {exc.msg}", Location(exc.filename, exc.lineno or 0), "")
         return
@@ -174,9 +178,10 @@ def _report(exc: BaseException, issues: Issues, design_paths: set[str]) -> None:
         if frame.filename in design_paths:
             location = Location(frame.filename, frame.lineno or 0)
             break
-    if location is None:
-        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-            if not frame.filename.startswith((_PACKAGE_DIR, "<")):
-                location = Location(frame.filename, frame.lineno or 0)
-                break
-    issues.add(f"{type(exc).__name__}: {exc}", location, "")
+    raised = user_frame(exc)
+    if location is None and raised is not None:
+        location = Location(raised.file, raised.line)
+    message = f"{type(exc).__name__}: {exc}"
+    if raised is not None and location != Location(raised.file, raised.line):
+        message += f"\n      raised at {raised}"
+    issues.add(message, location, "", cause=exc)

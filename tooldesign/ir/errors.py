@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tooldesign.contract.location import Location
@@ -15,11 +15,14 @@ class DesignIssue:
 
     ``path`` names the element (``service "assistant" › toolset "devices" › tool "list_devices"
     › args › "limit"``); ``location`` is the design-file line of the DSL call that caused it.
+    ``cause`` is the exception the design's own code raised, when that is the problem (its
+    traceback is shown on request, ``gen --traceback``).
     """
 
     message: str
     location: Location | None = None
     path: str = ""
+    cause: BaseException | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         where = ""
@@ -50,8 +53,15 @@ class Issues:
     def __init__(self) -> None:
         self.items: list[DesignIssue] = []
 
-    def add(self, message: str, location: Location | None, path: str) -> None:
-        self.items.append(DesignIssue(message, location, path))
+    def add(
+        self,
+        message: str,
+        location: Location | None,
+        path: str,
+        *,
+        cause: BaseException | None = None,
+    ) -> None:
+        self.items.append(DesignIssue(message, location, path, cause))
 
     def __bool__(self) -> bool:
         return bool(self.items)

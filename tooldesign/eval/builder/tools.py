@@ -36,6 +36,7 @@ from tooldesign.ir.model import (
     Tool,
     Toolset,
 )
+from tooldesign.tracebacks import described
 
 GroupT = TypeVar("GroupT", ServiceRecord, ToolsetRecord)
 
@@ -247,9 +248,10 @@ class _TreeBuilder:
                 obj = getattr(obj, part)
         except Exception as exc:  # noqa: BLE001 - the application's module may fail to import in any way
             self.issues.add(
-                f"BindTo target {module}:{qualname} is not importable: {type(exc).__name__}: {exc}",
+                f"BindTo target {module}:{qualname} is not importable: {described(exc)}",
                 rec.location,
                 rec.path,
+                cause=exc,
             )
             return None
         if not callable(obj):
