@@ -1,0 +1,257 @@
+"""Generated toolsets as LangChain tools, for LangGraph's ``ToolNode`` and LangChain agents
+(the ``langchain`` extra)::
+
+    tools = tooldesign_langchain_tools(runtime)
+    graph.add_node("tools", ToolNode(tools))
+
+Each tool is a ``BaseTool`` whose ``args_schema`` is the generated JSON schema (injected fields
+are never in it). A call runs through :meth:`Runtime.execute` — ``invoke`` on the sync path (the
+runtime's own event loop per thread), ``ainvoke`` on the async one — with metadata built by
+``meta=`` from a :class:`LangChainCall`: the call's ``RunnableConfig``, its tool call id, and
+LangGraph's ``ToolRuntime`` (state, context, store) when a ``ToolNode`` runs it. What comes back
+(``response_format="content_and_artifact"``):
+
+- a result: a ``ToolMessage`` whose content is the runtime's text for the model and whose
+  ``artifact`` is the :class:`ToolResult` (typed result, bounds, server data), which the model
+  never sees;
+- a failure: :class:`ToolCallFailed`, a ``ToolException`` carrying the result; with
+  ``handle_tool_error=True`` (the default) LangChain answers with its text — the retry hint for
+  arguments the model can repair — in a ``ToolMessage`` with ``status="error"``.
+
+``needs_approval`` marks calls that wait for a person: the tool stops the graph with
+LangGraph's ``interrupt`` (an :class:`ApprovalRequest` as its value), and carries on when the
+graph is resumed with ``Command(resume=True)`` (anything else declines the call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tooldesign.runtime.integrations._common import (
+    ApprovalPredicate,
+    ExportedTool,
+    Toolsets,
+    export,
+    select_specs,
+    with_call_ids,
+)
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.runtime import Runtime
+from tooldesign.runtime.specs import ToolSpec
+
+try:
+    from langchain_core.callbacks import (
+        AsyncCallbackManagerForToolRun,
+        CallbackManagerForToolRun,
+    )
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool, ToolException
+    from langgraph.prebuilt import ToolRuntime
+    from langgraph.types import interrupt
+    from pydantic import PrivateAttr
+except ImportError as missing:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "tooldesign's LangChain tools need langchain-core and langgraph: "
+        "pip install 'tooldesign[langchain]'"
+    ) from missing
+
+
+@dataclass(frozen=True, slots=True)
+class LangChainCall:
+    """What a LangChain call knows of its context, for building its :class:`ToolCallMeta`.
+
+    ``config`` is the call's ``RunnableConfig`` (``configurable`` holds LangGraph's
+    ``thread_id`` and the application's own keys); ``runtime`` is LangGraph's ``ToolRuntime``
+    when a ``ToolNode`` runs the tool (``runtime.context``, ``runtime.state``), else ``None``.
+    """
+
+    config: RunnableConfig
+    tool_call_id: str | None
+    runtime: ToolRuntime[Any, Any] | None
+
+
+MetaFromCall = Callable[[LangChainCall], ToolCallMeta]
+"""The call's metadata from its LangChain context: where injected fields come from."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """What a graph interrupted for approval hands the application: the tool and the
+    arguments the model sent."""
+
+    tool: str
+    tool_id: str
+    arguments: Mapping[str, Any]
+
+
+class ToolCallFailed(ToolException):
+    """A call the runtime answered with an error; its text is what the model reads."""
+
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__(result.for_model())
+        self.result = result
+
+
+class TooldesignTool(BaseTool):
+    """One tool of a :class:`Runtime` as a LangChain tool (see the module doc)."""
+
+    response_format: str = "content_and_artifact"  # type: ignore[assignment]
+    handle_tool_error: Any = True
+
+    _runtime: Runtime = PrivateAttr()
+    _tool: ExportedTool = PrivateAttr()
+    _meta: MetaFromCall | None = PrivateAttr(default=None)
+    _needs_approval: ApprovalPredicate | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(
+        cls,
+        runtime: Runtime,
+        tool: ExportedTool,
+        *,
+        meta: MetaFromCall | None = None,
+        needs_approval: ApprovalPredicate | None = None,
+        handle_tool_error: bool | str | Callable[[ToolException], str] = True,
+    ) -> TooldesignTool:
+        made = cls(
+            name=tool.name,
+            description=tool.description,
+            args_schema=tool.parameters,
+            handle_tool_error=handle_tool_error,
+            # A ToolNode passes its ToolRuntime to tools whose function asks for one, as
+            # this one does — unless the model's own arguments have a field of that name.
+            func=None if "runtime" in tool.parameters.get("properties", {}) else _asks_runtime,
+        )
+        made._runtime = runtime
+        made._tool = tool
+        made._meta = meta
+        made._needs_approval = needs_approval
+        return made
+
+    func: Callable[..., Any] | None = None
+    """What LangGraph's ``ToolNode`` reads to know which values to inject (a ``runtime``)."""
+
+    @property
+    def spec(self) -> ToolSpec[Any, Any]:
+        return self._tool.spec
+
+    def _to_args_and_kwargs(
+        self, tool_input: str | dict[str, Any], tool_call_id: str | None
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        # The model's arguments travel whole, as one value, so none of their names can meet
+        # LangChain's own keyword arguments (config, run_manager, callbacks).
+        arguments: Any = tool_input
+        runtime = None
+        if isinstance(tool_input, dict) and isinstance(tool_input.get("runtime"), ToolRuntime):
+            arguments = {k: v for k, v in tool_input.items() if k != "runtime"}
+            runtime = tool_input["runtime"]
+        return (arguments, tool_call_id, runtime), {}
+
+    def _request(
+        self, arguments: Any, tool_call_id: str | None, runtime: Any, config: RunnableConfig
+    ) -> ToolRequest:
+        call = LangChainCall(config, tool_call_id or _runtime_call_id(runtime), runtime)
+        base = self._meta(call) if self._meta is not None else ToolCallMeta()
+        meta = with_call_ids(base, run_id=None, tool_call_id=call.tool_call_id)
+        request = self._tool.request(arguments, meta)
+        _require_approval(self._needs_approval, self._tool, request.payload)
+        return request
+
+    def _run(
+        self,
+        arguments: Any,
+        tool_call_id: str | None,
+        runtime: Any,
+        *,
+        config: RunnableConfig,
+        run_manager: CallbackManagerForToolRun | None = None,
+    ) -> tuple[str, ToolResult]:
+        request = self._request(arguments, tool_call_id, runtime, config)
+        return _answer(self._runtime.execute_sync(request))
+
+    async def _arun(
+        self,
+        arguments: Any,
+        tool_call_id: str | None,
+        runtime: Any,
+        *,
+        config: RunnableConfig,
+        run_manager: AsyncCallbackManagerForToolRun | None = None,
+    ) -> tuple[str, ToolResult]:
+        request = self._request(arguments, tool_call_id, runtime, config)
+        return _answer(await self._runtime.execute(request))
+
+
+def _asks_runtime(runtime: ToolRuntime[Any, Any]) -> None:
+    """Never called: its signature is what a ``ToolNode`` reads."""
+
+
+def _runtime_call_id(runtime: Any) -> str | None:
+    return runtime.tool_call_id if isinstance(runtime, ToolRuntime) else None
+
+
+def tooldesign_langchain_tools(
+    runtime: Runtime,
+    toolsets: Toolsets = None,
+    *,
+    meta: MetaFromCall | None = None,
+    needs_approval: ApprovalPredicate | None = None,
+    handle_tool_error: bool | str | Callable[[ToolException], str] = True,
+) -> list[TooldesignTool]:
+    """LangChain tools for ``runtime``'s tools (of ``toolsets``, or all).
+
+    ``meta`` builds each call's :class:`ToolCallMeta` from a :class:`LangChainCall` (the
+    ``RunnableConfig``, or LangGraph's ``ToolRuntime`` under a ``ToolNode``); the tool call id
+    is the call's unless it sets one. ``handle_tool_error`` is LangChain's: ``True`` answers a
+    failed call with the runtime's text (a :class:`ToolCallFailed` carries the result to a
+    callable). ``needs_approval`` says which calls interrupt the graph for a person's approval.
+    """
+    return [
+        TooldesignTool.of(
+            runtime,
+            tool,
+            meta=meta,
+            needs_approval=needs_approval,
+            handle_tool_error=handle_tool_error,
+        )
+        for tool in export(select_specs(runtime, toolsets), strict=False)
+    ]
+
+
+def _require_approval(
+    needs_approval: ApprovalPredicate | None, tool: ExportedTool, payload: object
+) -> None:
+    """Where a call that needs approval becomes LangGraph's interrupt: the graph stops with an
+    :class:`ApprovalRequest` and, resumed, carries on here with the person's answer."""
+    arguments = payload if isinstance(payload, Mapping) else {}
+    if needs_approval is None or not needs_approval(tool.spec, arguments):
+        return
+    answer = interrupt(ApprovalRequest(tool.name, str(tool.spec.id), dict(arguments)))
+    if answer is not True:
+        raise ToolException(
+            f"The call to {tool.name!r} was not approved; do not repeat it without asking."
+        )
+
+
+def _answer(result: ToolResult) -> tuple[str, ToolResult]:
+    """LangChain's answer for ``result``: the model's text and the result as the artifact, or
+    a :class:`ToolCallFailed` for LangChain's ``handle_tool_error`` to answer with.
+
+    LangChain has no retry of its own for a tool: whatever :func:`recovery_for` the result
+    says — correct the call, or plan around it — the model reads it in the error's text.
+    """
+    if result.ok:
+        return result.for_model(), result
+    raise ToolCallFailed(result)
+
+
+__all__ = [
+    "ApprovalRequest",
+    "LangChainCall",
+    "MetaFromCall",
+    "ToolCallFailed",
+    "TooldesignTool",
+    "tooldesign_langchain_tools",
+]
