@@ -37,7 +37,7 @@ from tooldesign.runtime.result import ToolCallMeta, ToolResult
 from tooldesign.runtime.runtime import Runtime
 
 try:
-    from agents import FunctionTool, RunContextWrapper
+    from agents import FunctionTool, RunContextWrapper, Tool
     from agents.tool_context import ToolContext
 except ImportError as missing:  # pragma: no cover - depends on the environment
     raise ImportError(
@@ -75,8 +75,9 @@ def tooldesign_tools(
     meta: MetaFromContext | None = None,
     strict: bool = True,
     needs_approval: ApprovalPredicate | None = None,
-) -> list[FunctionTool]:
-    """``FunctionTool``s for ``runtime``'s tools (of ``toolsets``, or all).
+) -> list[Tool]:
+    """``FunctionTool``s for ``runtime``'s tools (of ``toolsets``, or all), as the list an
+    ``Agent``'s ``tools`` takes.
 
     ``meta`` builds each call's :class:`ToolCallMeta` from the ``ToolContext`` (its ``context``
     is the run's context object, which usually holds the session or user the injected fields

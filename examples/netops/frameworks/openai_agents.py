@@ -1,0 +1,60 @@
+"""The example agent on the OpenAI Agents SDK: the generated toolsets as ``FunctionTool``s.
+
+The model is the SDK's ``ScriptedModel`` playing the script; the run's ``context`` is the
+user's session, which the tools' ``meta`` turns into each call's metadata.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agents import Agent, RunConfig, Runner, ToolCallItem, ToolCallOutputItem
+from agents.testing import ScriptedModel, assistant_message, function_call
+from tooldesign.runtime import Runtime
+from tooldesign.runtime.integrations.openai_agents import ResultText, tooldesign_tools
+
+from examples.netops.frameworks.script import (
+    ANSWER,
+    SESSION,
+    TURNS,
+    session_meta,
+    show_answer,
+    show_calls,
+)
+
+
+def scripted_model() -> ScriptedModel:
+    """Plays the script: the calls of each turn, then the answer."""
+    steps = [
+        [function_call(c.name, c.arguments, call_id=c.call_id) for c in turn] for turn in TURNS
+    ]
+    return ScriptedModel([*steps, [assistant_message(ANSWER)]])
+
+
+def build_agent(runtime: Runtime) -> Agent[str]:
+    tools = tooldesign_tools(runtime, meta=lambda ctx: session_meta(ctx.context))
+    return Agent(name="netops", model=scripted_model(), tools=tools)
+
+
+def run(runtime: Runtime) -> None:
+    result = Runner.run_sync(
+        build_agent(runtime),
+        "Which devices are offline at hq?",
+        context=SESSION,
+        run_config=RunConfig(tracing_disabled=True),
+    )
+    turn, calls = 0, []
+    for item in result.new_items:
+        if isinstance(item, ToolCallItem):
+            raw = item.raw_item
+            calls.append((getattr(raw, "name", ""), json.loads(getattr(raw, "arguments", "{}"))))
+            continue
+        if calls:
+            turn += 1
+            show_calls(turn, calls)
+            calls = []
+        if isinstance(item, ToolCallOutputItem):
+            output = item.output
+            tool_result = output.result if isinstance(output, ResultText) else None
+            show_answer(str(item.call_id), str(output), tool_result)
+    print(f"\n── the model answers: {result.final_output}")
