@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.support import REPO
 
 
@@ -32,4 +34,32 @@ def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> No
     chart = out.split("get_time_series with the chart data switched on")[1]
     model_text = chart.split("server data for observers")[0]
     assert '"points":12' in model_text and '"value"' not in model_text
+    assert done.stderr == ""
+
+
+@pytest.mark.parametrize("framework", ["pydantic-ai", "openai-agents", "langchain"])
+def test_the_example_agent_runs_in_each_framework_offline(framework: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "examples.netops.agent", "--framework", framework],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    out = done.stdout
+    turns = out.split("── turn ")
+    # Turn 1: the model reads the retry hint.
+    assert "site_id: required field is missing (expected string)" in turns[1]
+    # Turn 2: three calls; bounds, server data and the discarded session id reach the
+    # application only.
+    assert "get_profile" in turns[2] and "get_time_series" in turns[2]
+    assert "the application: bounds returned=5 total=8 truncated=True" in turns[2]
+    assert '"user_id":"u-alice"' in turns[2]
+    assert "the application: discarded the model's session_id" in turns[2]
+    assert "the application: server data atlas.time_series, atlas.thresholds" in turns[2]
+    assert out.rstrip().endswith(
+        "── the model answers: 5 of the 8 offline devices at hq are listed; "
+        "raise the limit to 8 to see them all."
+    )
     assert done.stderr == ""

@@ -14,3 +14,7 @@ when it is imported itself — ``import tooldesign.runtime`` never imports a fra
 What they share — which tools, which schema each shows the model, the call's metadata, how a
 failed call reads — is in ``_common``.
 """
+
+from tooldesign.runtime.integrations._common import ApprovalPredicate, Recovery, Toolsets
+
+__all__ = ["ApprovalPredicate", "Recovery", "Toolsets"]
