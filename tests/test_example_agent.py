@@ -10,15 +10,19 @@ import pytest
 from tests.support import REPO
 
 
-def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "examples.netops.agent"],
+def run_example(*options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "examples.netops.agent", *options],
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
+
+
+def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> None:
+    done = run_example()
     out = done.stdout
     turns = out.split("── turn ")
     # Turn 1: the model forgets site_id and is told exactly that, with an example.
@@ -39,14 +43,7 @@ def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> No
 
 @pytest.mark.parametrize("framework", ["pydantic-ai", "openai-agents", "langchain"])
 def test_the_example_agent_runs_in_each_framework_offline(framework: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "examples.netops.agent", "--framework", framework],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    done = run_example("--framework", framework)
     out = done.stdout
     turns = out.split("── turn ")
     # Turn 1: the model reads the retry hint.

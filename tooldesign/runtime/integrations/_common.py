@@ -52,12 +52,15 @@ class ExportedTool:
     parameters: dict[str, Any]
     strict: bool
 
-    def request(self, arguments: Any, meta: ToolCallMeta) -> ToolRequest:
-        """The runtime request for one call with the model's ``arguments`` (JSON text or an
-        object). A strict tool's nulls for optional fields — strict mode makes the model send
-        them — are dropped first, so the fields take their defaults."""
-        strict_schema = self.spec.payload.schema if self.strict else None
-        return ToolRequest(self.spec.id, decode_arguments(arguments, strict_schema), meta)
+    def arguments(self, raw: Any) -> str | bytes | dict[str, Any]:
+        """The model's arguments (JSON text or an object) as the runtime takes them. A strict
+        tool's nulls for optional fields — strict mode makes the model send them — are dropped,
+        so the fields take their defaults."""
+        return decode_arguments(raw, self.spec.payload.schema if self.strict else None)
+
+    def request(self, raw: Any, meta: ToolCallMeta) -> ToolRequest:
+        """The runtime request for one call with the model's arguments ``raw``."""
+        return ToolRequest(self.spec.id, self.arguments(raw), meta)
 
 
 def select_specs(runtime: Runtime, toolsets: Toolsets = None) -> list[ToolSpec[Any, Any]]:
@@ -108,6 +111,16 @@ def with_call_ids(
     if run_id == meta.run_id and tool_call_id == meta.tool_call_id:
         return meta
     return dataclasses.replace(meta, run_id=run_id, tool_call_id=tool_call_id)
+
+
+def approval_needed(
+    needs_approval: ApprovalPredicate | None, tool: ExportedTool, arguments: object
+) -> bool:
+    """Whether a call to ``tool`` with ``arguments`` (as :meth:`ExportedTool.arguments` reads
+    them) waits for approval: the one test each integration maps onto its framework's flow."""
+    if needs_approval is None:
+        return False
+    return needs_approval(tool.spec, arguments if isinstance(arguments, Mapping) else {})
 
 
 def recovery_for(result: ToolResult) -> Recovery:

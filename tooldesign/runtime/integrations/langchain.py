@@ -33,6 +33,7 @@ from tooldesign.runtime.integrations._common import (
     ApprovalPredicate,
     ExportedTool,
     Toolsets,
+    approval_needed,
     export,
     select_specs,
     with_call_ids,
@@ -225,10 +226,10 @@ def _require_approval(
 ) -> None:
     """Where a call that needs approval becomes LangGraph's interrupt: the graph stops with an
     :class:`ApprovalRequest` and, resumed, carries on here with the person's answer."""
-    arguments = payload if isinstance(payload, Mapping) else {}
-    if needs_approval is None or not needs_approval(tool.spec, arguments):
+    if not approval_needed(needs_approval, tool, payload):
         return
-    answer = interrupt(ApprovalRequest(tool.name, str(tool.spec.id), dict(arguments)))
+    arguments = dict(payload) if isinstance(payload, Mapping) else {}
+    answer = interrupt(ApprovalRequest(tool.name, str(tool.spec.id), arguments))
     if answer is not True:
         raise ToolException(
             f"The call to {tool.name!r} was not approved; do not repeat it without asking."

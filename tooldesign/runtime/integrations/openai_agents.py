@@ -21,18 +21,18 @@ none of which reach the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, Self
 
 from tooldesign.runtime.integrations._common import (
     ApprovalPredicate,
     ExportedTool,
     Toolsets,
+    approval_needed,
     export,
     select_specs,
     with_call_ids,
 )
-from tooldesign.runtime.providers._common import decode_arguments
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
 from tooldesign.runtime.runtime import Runtime
 
@@ -48,7 +48,7 @@ except ImportError as missing:  # pragma: no cover - depends on the environment
 MetaFromContext = Callable[[ToolContext[Any]], ToolCallMeta]
 """The call's metadata from the SDK's tool context: where injected fields come from."""
 
-NeedsApproval = Callable[[RunContextWrapper[Any], dict[str, Any], str], Any]
+NeedsApproval = Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]
 
 
 class ResultText(str):
@@ -118,11 +118,9 @@ def _approval(tool: ExportedTool, needs_approval: ApprovalPredicate | None) -> b
     if needs_approval is None:
         return False
     predicate = needs_approval
-    strict_schema = tool.spec.payload.schema if tool.strict else None
 
     async def check(ctx: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str) -> bool:
-        payload = decode_arguments(arguments, strict_schema)
-        return predicate(tool.spec, payload if isinstance(payload, Mapping) else {})
+        return approval_needed(predicate, tool, tool.arguments(arguments))
 
     return check
 

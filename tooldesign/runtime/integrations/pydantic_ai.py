@@ -23,13 +23,14 @@ deferred tool requests, and run once approved (``DeferredToolResults``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tooldesign.runtime.integrations._common import (
     ApprovalPredicate,
     ExportedTool,
     Toolsets,
+    approval_needed,
     export,
     recovery_for,
     retry_text,
@@ -141,13 +142,12 @@ def tooldesign_toolset(
 
 
 def _require_approval(
-    needs_approval: ApprovalPredicate | None, tool: ExportedTool, payload: object
+    needs_approval: ApprovalPredicate | None, tool: ExportedTool, arguments: object
 ) -> None:
     """Where a call that needs approval becomes pydantic-ai's approval request (a deferred
     call): the run ends with it, and the call runs again, approved, when the application
     passes its approval back."""
-    arguments = payload if isinstance(payload, Mapping) else {}
-    if needs_approval is not None and needs_approval(tool.spec, arguments):
+    if approval_needed(needs_approval, tool, arguments):
         raise ApprovalRequired(metadata={"tooldesign_id": str(tool.spec.id)})
 
 
