@@ -4,6 +4,7 @@ graph with LangChain's ``GenericFakeChatModel`` (no network, no API key)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,7 @@ from tests.support.frameworks import (
     netops_runtime,
     session_meta,
 )
+from tests.support.generated import Generated
 
 
 @dataclass(frozen=True)
@@ -208,3 +210,37 @@ def test_calls_that_need_approval_interrupt_the_graph(approved: bool) -> None:
         assert answer.result is not None and answer.result.ok
     else:
         assert "was not approved" in answer.text and answer.result is None
+
+
+DESIGN_WITH_A_RUNTIME_FIELD = """
+from tooldesign.dsl import *
+
+with Service("ci", "Continuous integration"):
+    with Toolset("jobs", "Jobs"):
+        with Tool("run_job", "Run a job"):
+            with Args():
+                Attribute("runtime", String, "The language runtime to run the job on")
+                Required("runtime")
+            with Return():
+                Attribute("used", String, "The runtime the job ran on")
+                Required("used")
+"""
+
+
+def test_a_field_named_runtime_stays_the_models(gen_design: Callable[[str], Generated]) -> None:
+    executor = gen_design(DESIGN_WITH_A_RUNTIME_FIELD).module("ci.toolsets.jobs.executor")
+
+    async def run_job(args: Any, meta: ToolCallMeta) -> Any:
+        return {"used": args.runtime}
+
+    runtime = Runtime([executor.new_registration(handlers={"run_job": run_job})])
+    (tool,) = tooldesign_langchain_tools(runtime)
+    assert tool.args_schema == runtime.schema("run_job")
+    # A ToolNode passes no ToolRuntime to this tool: it would take the model's field's place.
+    graph = StateGraph(MessagesState)
+    graph.add_node("tools", ToolNode([tool]))
+    graph.add_edge(START, "tools")
+    call = AIMessage("", tool_calls=[{"name": "run_job", "args": {"runtime": "py3.11"}, "id": "c"}])
+    message = graph.compile().invoke({"messages": [call]})["messages"][-1]
+    assert isinstance(message, ToolMessage)
+    assert message.content == '{"used":"py3.11"}'
