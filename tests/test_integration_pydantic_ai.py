@@ -4,6 +4,7 @@ scripted ``FunctionModel`` (no network, no API key)."""
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from pydantic_ai import (
 )
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
 from pydantic_ai.tools import ToolDefinition
 from tooldesign.runtime import Bounds, CallNext, ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.integrations.pydantic_ai import tooldesign_toolset
@@ -122,6 +124,10 @@ def test_tool_definitions_carry_the_exported_schemas_and_strict_where_the_design
             assert definition.parameters_json_schema == tool["parameters"]
             assert definition.description == tool["description"]
             assert definition.strict is tool["strict"]
+            if definition.strict:
+                # What pydantic-ai sends OpenAI for a strict tool: it finds nothing to change.
+                schema = copy.deepcopy(definition.parameters_json_schema)
+                assert OpenAIJsonSchemaTransformer(schema, strict=True).walk() == tool["parameters"]
         by_name = {d.name: d for d in seen}
         # An open map cannot be strict: that tool alone goes without strict mode.
         assert by_name["update_preferences"].strict is False

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from tooldesign.runtime.integrations._common import (
     ApprovalPredicate,
@@ -98,8 +98,9 @@ class ToolCallFailed(ToolException):
 class TooldesignTool(BaseTool):
     """One tool of a :class:`Runtime` as a LangChain tool (see the module doc)."""
 
-    response_format: str = "content_and_artifact"  # type: ignore[assignment]
-    handle_tool_error: Any = True
+    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
+    func: Callable[..., Any] | None = None
+    """What LangGraph's ``ToolNode`` reads to know which values to inject (a ``runtime``)."""
 
     _runtime: Runtime = PrivateAttr()
     _tool: ExportedTool = PrivateAttr()
@@ -130,9 +131,6 @@ class TooldesignTool(BaseTool):
         made._meta = meta
         made._needs_approval = needs_approval
         return made
-
-    func: Callable[..., Any] | None = None
-    """What LangGraph's ``ToolNode`` reads to know which values to inject (a ``runtime``)."""
 
     @property
     def spec(self) -> ToolSpec[Any, Any]:
