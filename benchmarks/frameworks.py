@@ -14,15 +14,17 @@ in their tool:
 
 Both run through the framework's own tool-call path: an agent run whose scripted model makes
 --calls calls at once, then answers. A call's overhead is (that run − a run with no call) /
---calls; the figure is the median of --repeat rounds. Target: tooldesign/native <= 1.3.
+--calls; the figure is the median of --repeat rounds, in which the two agents take turns.
+Target: tooldesign/native <= 1.3.
 
 Run: python benchmarks/frameworks.py [--calls N] [--repeat N]
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: LangChain reads a tool's signature on every call,
+# and string annotations would cost the native tool an evaluation each time.
 import argparse
 import asyncio
+import gc
 import importlib
 import json
 import statistics
@@ -142,7 +144,7 @@ def langchain_runs(runtime: Any) -> dict[str, RunOnce]:
     replies: list[AIMessage] = []
 
     class Script:
-        def __iter__(self) -> Script:
+        def __iter__(self) -> "Script":
             return self
 
         def __next__(self) -> AIMessage:
@@ -195,24 +197,27 @@ FRAMEWORKS: dict[str, Callable[[Any], dict[str, RunOnce]]] = {
 }
 
 
-async def per_call_us(run: RunOnce, calls: int, rounds: int) -> float:
-    """The median over ``rounds`` of (a run with ``calls`` calls − a run with none) / calls."""
-    await run(calls)  # warm up
-    await run(0)
-    samples = []
-    for _ in range(rounds):
-        with_calls = await run(calls)
-        without = await run(0)
-        samples.append((with_calls - without) / calls * 1e6)
-    return statistics.median(samples)
+async def per_call_us(runs: dict[str, RunOnce], calls: int, rounds: int) -> dict[str, float]:
+    """Each kind's median over ``rounds`` of (a run with ``calls`` calls − a run with none) /
+    calls. The kinds take turns within each round, so a busy machine slows them alike."""
+    samples: dict[str, list[float]] = {kind: [] for kind in runs}
+    for round_ in range(rounds + 1):  # the first round warms up
+        for kind, run in runs.items():
+            gc.collect()
+            with_calls = await run(calls)
+            gc.collect()
+            without = await run(0)
+            if round_:
+                samples[kind].append((with_calls - without) / calls * 1e6)
+    return {kind: statistics.median(values) for kind, values in samples.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--calls", type=int, default=100, help="tool calls per agent run")
-    parser.add_argument("--repeat", type=int, default=15, help="rounds (the median is shown)")
+    parser.add_argument("--calls", type=int, default=200, help="tool calls per agent run")
+    parser.add_argument("--repeat", type=int, default=21, help="rounds (the median is shown)")
     parser.add_argument("--framework", choices=sorted(FRAMEWORKS), action="append")
     args = parser.parse_args()
 
@@ -233,10 +238,7 @@ def main() -> None:
     print(f"  {'framework':<15}{'native':>12}{'tooldesign':>14}{'ratio':>9}")
     for framework in args.framework or FRAMEWORKS:
         runs = FRAMEWORKS[framework](runtime)
-        figures = {
-            kind: asyncio.run(per_call_us(run, args.calls, args.repeat))
-            for kind, run in runs.items()
-        }
+        figures = asyncio.run(per_call_us(runs, args.calls, args.repeat))
         native, ours = figures["native"], figures["tooldesign"]
         print(
             f"  {framework:<15}{native:>9.1f} us{ours:>11.1f} us{ours / native:>8.2f}x"

@@ -23,8 +23,9 @@ LangGraph's ``interrupt`` (an :class:`ApprovalRequest` as its value), and carrie
 graph is resumed with ``Command(resume=True)`` (anything else declines the call).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: LangChain reads the tools' signatures (the
+# RunnableConfig parameter) on every call, and string annotations would be evaluated each time.
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -116,7 +117,7 @@ class TooldesignTool(BaseTool):
         meta: MetaFromCall | None = None,
         needs_approval: ApprovalPredicate | None = None,
         handle_tool_error: bool | str | Callable[[ToolException], str] = True,
-    ) -> TooldesignTool:
+    ) -> "TooldesignTool":
         made = cls(
             name=tool.name,
             description=tool.description,
@@ -131,6 +132,12 @@ class TooldesignTool(BaseTool):
         made._meta = meta
         made._needs_approval = needs_approval
         return made
+
+    @functools.cached_property
+    def _injected_args_keys(self) -> frozenset[str]:
+        # Kept out of what callbacks log as the call's input: the ToolRuntime (the whole graph
+        # state) would be rendered for every call.
+        return frozenset({"runtime"}) if self.func is not None else frozenset()
 
     @property
     def spec(self) -> ToolSpec[Any, Any]:
