@@ -28,6 +28,8 @@ from tooldesign.codegen.naming import (
 )
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.repairs import FieldRepair
 from tooldesign.ir.model import (
     ArrayType,
     Design,
@@ -99,6 +101,8 @@ class ToolView:
     injected: tuple[str, ...]
     server_data: tuple[ServerDataView, ...]
     annotations: ToolAnnotations
+    confirm: ConfirmSpec | None
+    repairs: tuple[FieldRepair, ...]
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
     # Module-level names in specs.py and codecs.py (unique across both).
@@ -303,6 +307,8 @@ class _ToolsetViewBuilder:
                 for sd in tool.server_data
             ),
             annotations=tool.annotations,
+            confirm=tool.confirm,
+            repairs=tool.repairs,
             remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),

@@ -14,7 +14,9 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.location import Location
+from tooldesign.contract.repairs import FieldRepair
 
 
 class _NoValue:
@@ -162,6 +164,9 @@ class Field:
     path: str = field(repr=False)
     default: Any = NO_VALUE
     example: Any = NO_VALUE
+    repair: tuple[str, ...] | None = None
+    """``repair=[...]``: the repairs this attribute accepts (``None``: not stated, so the
+    service's, toolset's or tool's ``Repairs`` apply)."""
 
     @property
     def has_default(self) -> bool:
@@ -291,6 +296,10 @@ class Tool:
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     remote_name: str | None = None
     """For a tool of an ``MCPToolset``: its name on the server (``None``: the same name)."""
+    confirm: ConfirmSpec | None = None
+    """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
+    repairs: tuple[FieldRepair, ...] = ()
+    """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
 
     @property
     def id(self) -> str:
