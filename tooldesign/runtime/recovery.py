@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from tooldesign.runtime.hints import RetryReason
+from tooldesign.runtime.text import quoted
 
 
 class Recovery(StrEnum):
@@ -47,12 +48,14 @@ def recovery_for(reason: RetryReason | None) -> Recovery:
 
 
 def recovery_line(recovery: Recovery, tool: str) -> str:
-    """The last line of ``for_model()`` for a failed call of ``tool``: the action, in words."""
+    """The last line of ``for_model()`` for a failed call of ``tool``: the action, in words
+    (the name shown quoted and on one line, whatever a model sent as a name)."""
+    name = quoted(tool)
     if recovery is Recovery.CORRECT_CALL:
-        return f"Recovery: correct_call — fix the arguments, then call {tool!r} again."
+        return f"Recovery: correct_call — fix the arguments, then call {name} again."
     if recovery is Recovery.REPLAN:
-        return f"Recovery: replan — do not repeat this call to {tool!r} now; take another step."
-    return f"Recovery: finish — stop and tell the user what happened; do not call {tool!r} again."
+        return f"Recovery: replan — do not repeat this call to {name} now; take another step."
+    return f"Recovery: finish — stop and tell the user what happened; do not call {name} again."
 
 
 __all__ = ["Recovery", "recovery_for", "recovery_line"]

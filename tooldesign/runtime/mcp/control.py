@@ -30,7 +30,6 @@ from typing import Any
 import anyio
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp.types.version import is_version_at_least
 from starlette.requests import Request
 from tooldesign.runtime import progress
@@ -155,12 +154,9 @@ def input_required(request: ApprovalRequest) -> types.InputRequiredResult:
 
 @asynccontextmanager
 async def forwarded_progress(ctx: ServerRequestContext[Any, Any]) -> AsyncIterator[None]:
-    """Within the block, what the call reports goes to the client as progress notifications,
-    when it sent a progress token (a tool never waits for the client: updates past a small
-    queue are dropped, the last one kept)."""
-    if progress_token_from_params(ctx.params) is None:
-        yield
-        return
+    """Within the block, what the call reports goes to the client as progress notifications
+    (the SDK sends them only to a client that asked, with a progress token; a tool never waits
+    for the client: updates past a small queue are dropped)."""
     loop = asyncio.get_running_loop()
     send, receive = anyio.create_memory_object_stream[ProgressUpdate](_MAX_QUEUED_PROGRESS)
 
