@@ -350,8 +350,10 @@ def test_tool_failure_and_exposed_exceptions_speak_to_the_model(runtime: Runtime
     )
     assert result.for_model() == (
         "Error: That device is in maintenance.\n"
-        "Before calling 'restart_device' again, ask the user: Restart anyway?"
+        "Before calling 'restart_device' again, ask the user: Restart anyway?\n"
+        'Recovery: correct_call — fix the arguments, then call "restart_device" again.'
     )
+    assert result.recovery is Recovery.CORRECT_CALL
     assert result.retry_hint is not None
     assert result.retry_hint.clarifying_question == "Restart anyway?"
     assert result.error is not None and result.error.message == "That device is in maintenance."
