@@ -239,7 +239,9 @@ class MetricsService:
         """
         host = value.strip().lower()
         for probe in range(1, _PROBES + 1):
-            report_progress(probe, f"probe {probe} of {_PROBES} sent to {host or 'nothing'}", total=_PROBES)
+            report_progress(
+                probe, f"probe {probe} of {_PROBES} sent to {host or 'nothing'}", total=_PROBES
+            )
         if not host or host.endswith(".invalid"):
             return Reachability(
                 reachable=False, loss=1.0, rtt_ms=None, raw={"host": host, "sent": 5, "received": 0}

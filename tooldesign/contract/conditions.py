@@ -199,7 +199,10 @@ def _node(node: ast.expr) -> Node:
             if name is None:
                 raise _refuse(node, f"the comparison {type(op).__name__}")
             ops.append(name)
-        rights = tuple(_operand(value, container=op in ("in", "not in")) for op, value in zip(ops, node.comparators, strict=True))
+        rights = tuple(
+            _operand(value, container=op in ("in", "not in"))
+            for op, value in zip(ops, node.comparators, strict=True)
+        )
         return Compare(_operand(node.left), tuple(ops), rights)
     return Truthy(_operand(node))
 
@@ -223,13 +226,22 @@ def _operand(node: ast.expr, *, container: bool = False) -> Operand:
         return Literal(tuple(values))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         inner = _operand(node.operand)
-        if isinstance(inner, Literal) and isinstance(inner.value, int | float) and not isinstance(inner.value, bool):
+        if (
+            isinstance(inner, Literal)
+            and isinstance(inner.value, int | float)
+            and not isinstance(inner.value, bool)
+        ):
             return Literal(-inner.value if isinstance(node.op, ast.USub) else inner.value)
         raise _refuse(node, "a sign before something that is not a number")
     if isinstance(node, ast.Name | ast.Attribute):
         return Field(_path(node))
     if isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords:
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "len"
+            and len(node.args) == 1
+            and not node.keywords
+        ):
             return Length(_operand(node.args[0]))
         raise _refuse(node, "a call other than len(argument)")
     raise _refuse(node, f"{type(node).__name__}")
@@ -278,7 +290,9 @@ def _compares(op: str, left: Value, right: Value) -> bool:
     if op == "!=":
         return not _equal(left, right)
     # Ordering: numbers with numbers, strings with strings; anything else is false.
-    if not ((_number(left) and _number(right)) or (isinstance(left, str) and isinstance(right, str))):
+    if not (
+        (_number(left) and _number(right)) or (isinstance(left, str) and isinstance(right, str))
+    ):
         return False
     if op == "<":
         return bool(left < right)
@@ -390,9 +404,15 @@ def _check(
         left_kind, right_kind = _kind(left, field_type), _kind(right, field_type)
         if op in ("in", "not in"):
             if right_kind is not None and right_kind not in ("array", "string"):
-                out.append(f"{_shown(right)} ({right_kind}) cannot hold anything: 'in' needs a list or a string")
+                out.append(
+                    f"{_shown(right)} ({right_kind}) cannot hold anything: 'in' needs a list or a string"
+                )
             continue
-        if left_kind is not None and right_kind is not None and not _comparable(left_kind, right_kind):
+        if (
+            left_kind is not None
+            and right_kind is not None
+            and not _comparable(left_kind, right_kind)
+        ):
             out.append(
                 f"{_shown(left)} ({left_kind}) is compared with {_shown(right)} ({right_kind}): "
                 "the comparison is always false"

@@ -73,7 +73,7 @@ class ConfirmSpec:
     def from_entry(cls, value: Any) -> ConfirmSpec:
         """The spec a catalog's ``confirm`` value describes; raises ``ValueError`` saying why not."""
         if not isinstance(value, Mapping):
-            raise ValueError("'confirm' must be a JSON object with a 'prompt'")
+            raise ValueError("'confirm' must be a JSON object with a 'prompt'")  # noqa: TRY004 - a format error
         prompt, when, denied = value.get("prompt"), value.get("when"), value.get("denied")
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("'confirm.prompt' must be a non-empty string")
@@ -105,7 +105,9 @@ def prompt_fields(template: str) -> tuple[tuple[str, ...], ...]:
     try:
         pieces = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise TemplateError(f"the prompt is not a valid template: {exc} (write {{{{ for a brace)") from None
+        raise TemplateError(
+            f"the prompt is not a valid template: {exc} (write {{{{ for a brace)"
+        ) from None
     found: dict[tuple[str, ...], None] = {}
     for _, name, spec, conversion in pieces:
         if name is None:

@@ -40,6 +40,13 @@ from tooldesign.runtime.approvals import (
     Approver,
     pending_approvals,
 )
+from tooldesign.runtime.errors import (
+    Constraint,
+    FieldIssue,
+    ToolError,
+    ToolFailure,
+    ToolValidationError,
+)
 from tooldesign.runtime.events import (
     ApprovalDecided,
     ApprovalRequested,
@@ -48,13 +55,6 @@ from tooldesign.runtime.events import (
     CallProgress,
     CallStarted,
     Subscription,
-)
-from tooldesign.runtime.errors import (
-    Constraint,
-    FieldIssue,
-    ToolError,
-    ToolFailure,
-    ToolValidationError,
 )
 from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
@@ -99,8 +99,8 @@ __all__ = [
     "CallStarted",
     "ConfirmSpec",
     "Constraint",
-    "FieldRepair",
     "FieldIssue",
+    "FieldRepair",
     "Interceptor",
     "LogCalls",
     "MCPClient",

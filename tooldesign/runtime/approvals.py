@@ -159,15 +159,15 @@ ApproverAnswer = ApprovalDecision | bool | None
 """What an approver answers: a decision, ``True``/``False`` (granted or denied, by no one in
 particular), or ``None`` for "not now" (the call then awaits a decision made out of band)."""
 
-Approver = Callable[
-    ["ApprovalRequest", "ToolCallMeta"], ApproverAnswer | Awaitable[ApproverAnswer]
-]
+Approver = Callable[["ApprovalRequest", "ToolCallMeta"], ApproverAnswer | Awaitable[ApproverAnswer]]
 """``approver(request, meta)``: decides on a call that needs approval (sync or async).
 
 A sync approver runs in one of the runtime's worker threads, so it may wait for a person."""
 
 
-def decision_for(request: ApprovalRequest, answer: object, by: str | None) -> ApprovalDecision | None:
+def decision_for(
+    request: ApprovalRequest, answer: object, by: str | None
+) -> ApprovalDecision | None:
     """An approver's answer as a decision on ``request`` (``None``: no decision)."""
     if isinstance(answer, ApprovalDecision):
         return answer if answer.id == request.id else None

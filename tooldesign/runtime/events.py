@@ -102,9 +102,7 @@ class Subscription:
         self._bus = bus
         self.dropped = 0
         self.delivered = 0
-        self._thread = threading.Thread(
-            target=self._deliver, name="tooldesign-events", daemon=True
-        )
+        self._thread = threading.Thread(target=self._deliver, name="tooldesign-events", daemon=True)
         self._thread.start()
 
     def put(self, event: CallEvent) -> None:
@@ -166,7 +164,9 @@ class EventBus:
     def next_call(self) -> int:
         return next(self._numbers)
 
-    def subscribe(self, callback: Subscriber, *, max_queued: int = DEFAULT_MAX_QUEUED) -> Subscription:
+    def subscribe(
+        self, callback: Subscriber, *, max_queued: int = DEFAULT_MAX_QUEUED
+    ) -> Subscription:
         subscription = Subscription(callback, max_queued, self)
         with self._lock:
             self._subscriptions = (*self._subscriptions, subscription)

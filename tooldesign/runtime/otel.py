@@ -83,7 +83,7 @@ class Tracing:
 class Tracer:
     """The runtime's tracer: ``None`` from :meth:`start` until a real provider exists."""
 
-    __slots__ = ("options", "_tracer")
+    __slots__ = ("_tracer", "options")
 
     def __init__(self, options: Tracing) -> None:
         self.options = options
@@ -166,7 +166,9 @@ class CallSpan:
             if result.approval is not None:
                 span.set_attribute("tooldesign.approval.id", result.approval.id)
                 decision = telemetry.approval
-                state = "awaiting" if decision is None else "granted" if decision.granted else "denied"
+                state = (
+                    "awaiting" if decision is None else "granted" if decision.granted else "denied"
+                )
                 span.set_attribute("tooldesign.approval.decision", state)
                 if decision is not None and decision.by is not None:
                     span.set_attribute("tooldesign.approval.by", decision.by)
@@ -184,7 +186,6 @@ class CallSpan:
         finally:
             span.end()
             otel.context.detach(self.token)
-
 
     def abort(self) -> None:
         """The call was cancelled before it was answered."""
@@ -205,7 +206,9 @@ def _arguments(payload: Any, injected: tuple[str, ...]) -> str:
         try:
             data = json.loads(payload)
         except ValueError:
-            return str(payload if isinstance(payload, str) else bytes(payload).decode("utf-8", "replace"))[:_MAX_RECORDED]
+            return str(
+                payload if isinstance(payload, str) else bytes(payload).decode("utf-8", "replace")
+            )[:_MAX_RECORDED]
     if isinstance(data, Mapping):
         data = {k: v for k, v in data.items() if k not in injected}
     return json.dumps(data, ensure_ascii=False, default=str)[:_MAX_RECORDED]

@@ -54,7 +54,9 @@ _sink: contextvars.ContextVar[ProgressSink | None] = contextvars.ContextVar(
 )
 
 
-def report_progress(progress: float, message: str | None = None, *, total: float | None = None) -> None:
+def report_progress(
+    progress: float, message: str | None = None, *, total: float | None = None
+) -> None:
     """Report how far the running call has come.
 
     Without ``total``, ``progress`` is a fraction from 0 to 1 (``report_progress(0.4)``); with

@@ -436,7 +436,11 @@ class ToolResult:
         if self.telemetry.repairs:
             text += "\n" + repairs_note(self.telemetry.repairs)
         if self.error is not None and self.recovery is not None:
-            tool = self.retry_hint.tool if self.retry_hint is not None else self.name.rsplit(".", 1)[-1]
+            tool = (
+                self.retry_hint.tool
+                if self.retry_hint is not None
+                else self.name.rsplit(".", 1)[-1]
+            )
             text += "\n" + recovery_line(self.recovery, tool)
         return text
 

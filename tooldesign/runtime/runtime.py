@@ -51,7 +51,10 @@ from tooldesign.runtime.errors import (
     ToolFailure,
     ToolValidationError,
 )
+from tooldesign.runtime.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
+from tooldesign.runtime.otel import Tracer, Tracing
+from tooldesign.runtime.recovery import Recovery, recovery_for
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -69,9 +72,6 @@ from tooldesign.runtime.result import (
     ToolResult,
     ToolTelemetry,
 )
-from tooldesign.runtime.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
-from tooldesign.runtime.otel import Tracer, Tracing
-from tooldesign.runtime.recovery import Recovery, recovery_for
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
 from tooldesign.runtime.text import clipped, compact_json, got, quoted, shown
 from tooldesign.runtime.validation.codecs import Decoded
@@ -122,6 +122,7 @@ class _Tool:
     """A registered tool with its precomposed call chain."""
 
     __slots__ = (
+        "_version",
         "binding",
         "chain",
         "cursor",
@@ -129,7 +130,6 @@ class _Tool:
         "injected",
         "registration",
         "spec",
-        "_version",
     )
 
     def __init__(

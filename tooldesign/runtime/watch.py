@@ -31,7 +31,11 @@ class CallWatch:
     __slots__ = ("bus", "call", "name", "span", "token", "tool", "tool_call_id")
 
     def __init__(
-        self, bus: EventBus | None, span: CallSpan | None, spec: ToolSpec[Any, Any], request: ToolRequest
+        self,
+        bus: EventBus | None,
+        span: CallSpan | None,
+        spec: ToolSpec[Any, Any],
+        request: ToolRequest,
     ) -> None:
         self.bus = bus
         self.span = span
@@ -51,14 +55,17 @@ class CallWatch:
             return None
         watch = cls(bus if listened else None, span, spec, request)
         if watch.bus is not None:
-            watch.bus.publish(
-                CallStarted(**watch._ids(), session_id=request.meta.session_id)
-            )
+            watch.bus.publish(CallStarted(**watch._ids(), session_id=request.meta.session_id))
         watch.token = progress.attach(watch._progress)
         return watch
 
     def _ids(self) -> dict[str, Any]:
-        return {"call": self.call, "tool": self.tool, "name": self.name, "tool_call_id": self.tool_call_id}
+        return {
+            "call": self.call,
+            "tool": self.tool,
+            "name": self.name,
+            "tool_call_id": self.tool_call_id,
+        }
 
     def _progress(self, update: ProgressUpdate) -> None:
         if self.bus is not None:

@@ -269,7 +269,9 @@ def confirm(
 
     prompt = rec.prompt
     if not values.is_text(prompt) or not prompt.strip():
-        issues.add(f"Confirm needs a prompt (a non-empty string), got {prompt!r}", rec.location, rec.path)
+        issues.add(
+            f"Confirm needs a prompt (a non-empty string), got {prompt!r}", rec.location, rec.path
+        )
         prompt = None
     else:
         try:
@@ -293,7 +295,11 @@ def confirm(
     when = rec.when
     if when is not None:
         if not values.is_text(when):
-            issues.add(f"Confirm when= must be a condition (a string), got {when!r}", rec.location, rec.path)
+            issues.add(
+                f"Confirm when= must be a condition (a string), got {when!r}",
+                rec.location,
+                rec.path,
+            )
             when = None
         else:
             try:

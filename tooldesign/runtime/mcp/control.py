@@ -25,7 +25,7 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from mcp import types
@@ -117,7 +117,9 @@ def elicitation_approver(ctx: ServerRequestContext[Any, Any], client: str | None
                 metadata=_related(ctx),
             )
         except Exception:  # the client could not answer: the call stays awaiting approval
-            log.warning("elicitation for call %s of %s failed", request.id, request.tool_id, exc_info=True)
+            log.warning(
+                "elicitation for call %s of %s failed", request.id, request.tool_id, exc_info=True
+            )
             return None
         return decision_of(answer, request, client)
 
@@ -198,7 +200,9 @@ async def _drained(loop: asyncio.AbstractEventLoop) -> None:
 # ── trace context ─────────────────────────────────────────────────────────────────────────
 
 
-async def trace_from_headers(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+async def trace_from_headers(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
     """Give a ``tools/call`` that carries W3C trace context only in its HTTP headers the same
     context in its ``_meta``, where the SDK's server span (and so the runtime's) takes it from.
     Runs before the SDK's tracing middleware."""
@@ -208,12 +212,14 @@ async def trace_from_headers(ctx: ServerRequestContext[Any, Any], call_next: Cal
     meta: Mapping[str, Any] = ctx.meta or {}
     if "traceparent" in meta or "traceparent" not in request.headers:
         return await call_next(ctx)
-    carried = {key: request.headers[key] for key in TRACE_KEYS if key in request.headers}
-    return await call_next(dataclasses.replace(ctx, meta={**meta, **carried}))  # type: ignore[typeddict-item]
+    carried = {**meta, **{key: request.headers[key] for key in TRACE_KEYS if key in request.headers}}
+    return await call_next(dataclasses.replace(ctx, meta=cast("types.RequestParamsMeta", carried)))
 
 
 def trace_of(request_meta: Mapping[str, Any]) -> dict[str, str]:
     """The W3C trace context a request's ``_meta`` carries."""
     return {
-        key: value for key in TRACE_KEYS if isinstance(value := request_meta.get(key), str) and value
+        key: value
+        for key in TRACE_KEYS
+        if isinstance(value := request_meta.get(key), str) and value
     }

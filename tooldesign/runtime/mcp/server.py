@@ -389,13 +389,16 @@ class ToolServer:
         if not control.asks_in_round_trips(ctx):
             approver = control.elicitation_approver(ctx, context.client_name)
             return await self.runtime.execute(request, approver=approver)
+
         # 2026-07-28: the question goes back to the client, which calls again with its answer.
         async def from_answer(approval: Any, meta: ToolCallMeta) -> Any:
             return control.answered_decision(params, approval, context.client_name)
 
         result = await self.runtime.execute(request, approver=from_answer)
-        if result.awaiting_approval and result.approval is not None and not _was_answered(
-            params, result.approval
+        if (
+            result.awaiting_approval
+            and result.approval is not None
+            and not _was_answered(params, result.approval)
         ):
             return control.input_required(result.approval)
         return result

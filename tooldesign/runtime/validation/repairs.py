@@ -161,7 +161,9 @@ def _repaired(kind: str, value: Any, repair: FieldRepair) -> Any:
     elif kind == RepairKind.ENUM_CASE and isinstance(value, str) and repair.enum:
         if value in repair.enum:
             return _UNCHANGED
-        matches = [v for v in repair.enum if isinstance(v, str) and v.casefold() == value.casefold()]
+        matches = [
+            v for v in repair.enum if isinstance(v, str) and v.casefold() == value.casefold()
+        ]
         if len(matches) == 1:
             return matches[0]
     return _UNCHANGED
@@ -169,7 +171,9 @@ def _repaired(kind: str, value: Any, repair: FieldRepair) -> Any:
 
 def _assumed(kind: str, before: Any, after: Any) -> str:
     if kind == RepairKind.JSON_STRING:
-        return f"sent as JSON text, read as {'an object' if isinstance(after, Mapping) else 'a list'}"
+        return (
+            f"sent as JSON text, read as {'an object' if isinstance(after, Mapping) else 'a list'}"
+        )
     if kind == RepairKind.SINGLE_VALUE:
         return f"{shown(before, _SHOWN)} read as the list {shown(after, _SHOWN)}"
     return f"{shown(before, _SHOWN)} read as {shown(after, _SHOWN)}"
