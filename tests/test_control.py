@@ -61,7 +61,7 @@ from tests.support import REPO
 ALICE = ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-1")
 RESTART = {"device_id": "dev-0a1b2c3d", "reason": "stuck after update"}
 LONG_WINDOW = {
-    "device_ids": ["dev-0a1b2c3d"],
+    "device_ids": ["dev-00000000"],
     "start": "2026-11-21T22:00:00Z",
     "duration_minutes": 180,
     "reason": "Firmware upgrade",
@@ -152,7 +152,7 @@ def test_an_approval_unlocks_exactly_that_call() -> None:
     result = call(runtime, "restart_device", RESTART, approvals=[granted])
     assert result.ok, result.for_model()
     assert restarts.ran == ["dev-0a1b2c3d"]
-    assert result.approval == pending.approval
+    assert result.approval is not None and result.approval.id == pending.approval.id
     assert result.telemetry.approval == granted and granted.by == "alice@example.com"
     # Key order, defaults and JSON text or dict: the same call, the same approval.
     reordered = json.dumps({"reason": "stuck after update", "device_id": "dev-0a1b2c3d"})
@@ -249,7 +249,7 @@ def test_a_condition_limits_approval_to_the_calls_it_selects() -> None:
     long = call(runtime, "schedule_maintenance", LONG_WINDOW)
     assert long.awaiting_approval and long.approval is not None
     assert long.approval.prompt == (
-        'Take ["dev-0a1b2c3d"] out of service for 180 minutes from 2026-11-21T22:00:00Z?'
+        'Take ["dev-00000000"] out of service for 180 minutes from 2026-11-21T22:00:00Z?'
     )
 
 
@@ -628,7 +628,7 @@ def test_a_repair_is_never_a_guess() -> None:
     for limit in ("2.5", "lots", ""):
         result = call(build_runtime(), "list_devices", {"site_id": "hq", "limit": limit})
         assert not result.ok and result.telemetry.repairs == ()
-        assert f'(got string "{limit}")' in result.for_model()
+        assert f'got string "{limit}"' in result.for_model()
 
 
 REPAIRS_DESIGN = """

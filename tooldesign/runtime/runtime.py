@@ -503,7 +503,11 @@ class Runtime:
         loop: _ThreadLoop | None = getattr(_thread_loops, "loop", None)
         if loop is None:
             loop = _thread_loops.loop = _ThreadLoop()
-        return loop.runner.run(self.execute(request, approvals=approvals, approver=approver))
+        # In the caller's context: its current span, its progress listeners.
+        return loop.runner.run(
+            self.execute(request, approvals=approvals, approver=approver),
+            context=contextvars.copy_context(),
+        )
 
     def _unavailable(self, name: object) -> ToolResult:
         names = sorted({t.spec.name for t in self._tools.values()})
