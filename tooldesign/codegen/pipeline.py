@@ -19,13 +19,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tooldesign
+from tooldesign.codegen.commit import OutputFolder, commit, interrupted
 from tooldesign.codegen.files import (
     CATALOG,
     CATALOG_NAME,
@@ -39,10 +40,10 @@ from tooldesign.codegen.files import (
     toolset_files,
 )
 from tooldesign.codegen.output import (
+    MANIFEST_NAME,
     Manifest,
     OutputError,
     ToolsetEntry,
-    commit,
     digest,
     on_disk_matches,
     plan,
@@ -186,14 +187,35 @@ def generate(
     out = Path(out)
     _check_output_path(out)
     report = Report()
-    old = Manifest.load(out)
-    validated = {entry.design for entry in old.toolsets.values()}
-    with _gc_paused():
-        with report.phase("evaluate"):
-            design = evaluate(sources, known_valid=validated.__contains__)
-        for design_check in checks:
-            report.notices.extend(design_check(design))
-        return write_design(design, out, check=check, started=started, report=report, old=old)
+    # A run that writes locks the folder, and undoes a killed run's half-done commit, before it
+    # reads the manifest.
+    with _output_folder(out, check=check) as folder:
+        report.notices.extend(_folder_notices(out, folder))
+        old = Manifest.load(out)
+        validated = {entry.design for entry in old.toolsets.values()}
+        with _gc_paused():
+            with report.phase("evaluate"):
+                design = evaluate(sources, known_valid=validated.__contains__)
+            for design_check in checks:
+                report.notices.extend(design_check(design))
+            return write_design(
+                design, out, check=check, started=started, report=report, old=old, folder=folder
+            )
+
+
+def _output_folder(out: Path, *, check: bool) -> OutputFolder | nullcontext[None]:
+    return nullcontext() if check else OutputFolder(out)
+
+
+def _folder_notices(out: Path, folder: OutputFolder | None) -> list[DesignNotice]:
+    """What the user should know about the output folder itself (no design line)."""
+    told = list(folder.notices) if folder is not None else []
+    if folder is None and out.is_dir() and interrupted(out):
+        told.append(
+            f"a tooldesign gen that was interrupted left {out} half-written; "
+            "the next tooldesign gen without --check puts it back first"
+        )
+    return [DesignNotice(text) for text in told]
 
 
 @contextmanager
@@ -216,28 +238,49 @@ def write_design(
     started: float | None = None,
     report: Report | None = None,
     old: Manifest | None = None,
+    folder: OutputFolder | None = None,
 ) -> Report:
     """Write ``design``'s packages into ``out``: decide what is reused, collect the files,
     render, format, commit."""
+    if folder is None and not check:
+        with OutputFolder(out) as locked:
+            report = report or Report()
+            report.notices.extend(_folder_notices(out, locked))
+            return write_design(
+                design, out, check=check, started=started, report=report, old=old, folder=locked
+            )
     started = time.perf_counter() if started is None else started
     report = report or Report()
     old = old if old is not None else Manifest.load(out)
+    report.notices.extend(
+        DesignNotice(
+            f"{out / MANIFEST_NAME} lists {relpath!r}, which is not inside {out}: it was not touched"
+        )
+        for relpath in old.refused
+    )
     manifest = Manifest(generator=generator_fingerprint())
     with report.phase("plan and catalogs"):
         services = _decide_reuse(design, out, old, manifest, report)
         jobs, service_level, kept = _collect_files(services, out, old)
     report.rendered_toolsets = len(jobs)
     report.generated_models = sum(1 for job in jobs if job.with_models)
-    staging = _staging_folder(out, check=check)
+    staging = folder.staging() if folder is not None else _check_staging()
     try:
         with report.phase("render"):
             rendered = _render(services, jobs, service_level, report)
         with report.phase("format"):
-            files = _format(rendered, staging / "_format")
+            files = _format(rendered, staging / "format")
         with report.phase("write"):
             _commit(out, staging, files, kept, old, manifest, report, check=check)
+    except OSError as exc:
+        # Staging failed (a full disk, say): the output folder was not touched.
+        detail = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+        raise OutputError(
+            f"cannot stage the generated files in {staging} ({detail}); {out} was left as it was"
+        ) from exc
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if folder is None:
+            shutil.rmtree(staging, ignore_errors=True)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -368,6 +411,13 @@ def _commit(
     report.written = changes.written
     report.unchanged = changes.unchanged
     report.removed = changes.remove
+    report.notices.extend(
+        DesignNotice(
+            f"{out / relpath} is no longer generated, but it was changed since tooldesign wrote "
+            "it: it was kept (delete it if it is not needed)"
+        )
+        for relpath in changes.edited
+    )
     if not check and (changes.write or changes.remove or changes.manifest is not None):
         commit(out, staging, changes)
 
@@ -469,22 +519,12 @@ def _check_output_path(out: Path) -> None:
             return
 
 
-def _staging_folder(out: Path, *, check: bool) -> Path:
-    """A fresh folder for staging and formatting the generated files.
-
-    A real run stages beside the output folder, in its nearest existing parent (the same file
-    system, so files move into place atomically; nothing is created that a failure would leave
-    behind). ``--check`` writes nothing near the output: it stages in the system's temporary
-    folder.
-    """
-    if check:
-        return Path(tempfile.mkdtemp(prefix="tooldesign-check-"))
-    parent = out.resolve().parent
-    while not parent.exists():
-        parent = parent.parent
+def _check_staging() -> Path:
+    """Where ``--check`` formats: the system's temporary folder, so it writes nothing near the
+    output."""
     try:
-        return Path(tempfile.mkdtemp(prefix=f".{out.name}.tooldesign-", dir=parent))
+        return Path(tempfile.mkdtemp(prefix="tooldesign-check-"))
     except OSError as exc:
         raise OutputError(
-            f"{out}: cannot create the output folder ({parent}: {exc.strerror or exc})"
+            f"cannot create a temporary folder to format the generated files in ({exc})"
         ) from None
