@@ -277,16 +277,17 @@ def _roll_back(out: Path, staging: Path, journal: _Journal) -> list[str]:
     stuck: list[str] = []
     for change in reversed(journal.changes):
         target = out / change.path
-        _moving(target).unlink(missing_ok=True)
+        backup = staging / "old" / change.path
         try:
+            _moving(target).unlink(missing_ok=True)
             if change.existed:
-                backup = staging / "old" / change.path
                 if backup.exists() and not _same_file(backup, target):
                     _move(backup, target)
             elif change.new is not None and _holds(target, change.new):
                 target.unlink()
         except OSError:
-            stuck.append(change.path)
+            if not _as_it_was(change, target, backup):
+                stuck.append(change.path)
     for folder in reversed(journal.folders):
         try:
             (out / folder).rmdir()
@@ -295,6 +296,19 @@ def _roll_back(out: Path, staging: Path, journal: _Journal) -> list[str]:
     if not stuck:
         (staging / JOURNAL).unlink(missing_ok=True)
     return sorted(stuck)
+
+
+def _as_it_was(change: _Change, target: Path, backup: Path) -> bool:
+    """After a step of undoing ``change`` failed: whether ``target`` is as before the commit
+    all the same (a failure to tidy up is no file left changed)."""
+    if not change.existed:
+        return change.new is None or not _holds(target, change.new)
+    if not backup.exists():
+        return True  # moved back already
+    try:
+        return backup.read_bytes() == target.read_bytes()
+    except OSError:
+        return False
 
 
 def _keep(target: Path, backup: Path) -> None:
@@ -322,7 +336,10 @@ def _move(source: Path, target: Path) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    source.unlink()
+    try:
+        source.unlink()
+    except OSError:
+        pass  # a copy left in the staging folder, which goes as a whole
 
 
 def _moving(target: Path) -> Path:

@@ -103,13 +103,15 @@ def inside(out: Path, relpath: object) -> bool:
     """Whether ``relpath`` (from a manifest or a journal) names a file inside ``out``.
 
     It must be a relative path in ``/`` form without ``.`` or ``..`` parts that, once symbolic
-    links are followed, still leads inside ``out``; names of tooldesign's own bookkeeping in the
-    output folder (``.tooldesign-…``) are not generated files.
+    links are followed, still leads inside ``out``; the folders tooldesign stages in
+    (``.tooldesign-…``) hold no generated file.
     """
     if not isinstance(relpath, str) or not relpath or "\\" in relpath or "\0" in relpath:
         return False
     parts = relpath.split("/")
-    if any(part in ("", ".", "..") for part in parts) or parts[0].startswith(".tooldesign-"):
+    if any(part in ("", ".", "..") for part in parts):
+        return False
+    if parts[0].startswith(".tooldesign-") and relpath != MANIFEST_NAME:
         return False
     if PurePosixPath(relpath).is_absolute() or Path(relpath).is_absolute():
         return False
