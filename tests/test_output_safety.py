@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from tooldesign.cli import main
-from tooldesign.codegen import commit
 from tooldesign.codegen.commit import STAGING_PREFIX
 from tooldesign.codegen.output import MANIFEST_NAME, OutputError
 from tooldesign.codegen.pipeline import generate
@@ -220,8 +219,8 @@ def _cross_device(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
         return operation
 
-    monkeypatch.setattr(commit.os, "replace", between_folders("replace", real_replace))
-    monkeypatch.setattr(commit.os, "link", between_folders("link", real_link))
+    monkeypatch.setattr(os, "replace", between_folders("replace", real_replace))
+    monkeypatch.setattr(os, "link", between_folders("link", real_link))
     return refused
 
 
@@ -254,7 +253,7 @@ def test_a_failure_on_another_device_says_the_folder_was_left_as_it_was(
             raise OSError(errno.EIO, os.strerror(errno.EIO), str(path))
         real_unlink(path, *args, **kwargs)
 
-    monkeypatch.setattr(commit.os, "unlink", full_disk_on_removal)
+    monkeypatch.setattr(os, "unlink", full_disk_on_removal)
     code, err = run(["gen", str(design), "--out", str(out)], capsys)
     assert code == 2
     assert "Input/output error" in err and "the folder was left as it was" in err
