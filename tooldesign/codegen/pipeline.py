@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import keyword
 import os
 import shutil
 import sys
@@ -451,11 +452,14 @@ def _layout_notices(service: Service) -> list[DesignNotice]:
 
 def _renamed(name: str, folder: str, location: Location, path: str) -> DesignNotice:
     python_name = folder.rsplit("/", 1)[-1]
-    return DesignNotice(
-        f"{name!r} cannot name a Python package: it is generated as {python_name!r}, in {folder}/",
-        location,
-        path,
-    )
+    if python_name == f"{name}_" and name.isidentifier() and not keyword.iskeyword(name):
+        why = (
+            f"{name!r} is also the name of a module (of Python's standard library, or one "
+            "generated code imports), which its package would shadow"
+        )
+    else:
+        why = f"{name!r} cannot name a Python package"
+    return DesignNotice(f"{why}: it is generated as {python_name!r}, in {folder}/", location, path)
 
 
 def _catalog_still_lists(
