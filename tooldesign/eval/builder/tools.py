@@ -44,6 +44,7 @@ def build(record: DesignRecord, issues: Issues, sources: Iterable[str] = ()) -> 
     """Phase 2 of evaluation: the design's records as the IR, every problem in ``issues``."""
     for issue in record.issues:
         issues.add(issue.message, issue.location, issue.path)
+    values.report_unencodable_text(record, issues)
     types = TypeBuilder(issues)
     types.user_types(record.types)
     services = _TreeBuilder(types).services(record.services)
