@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,23 +22,11 @@ from tooldesign.codegen.commit import STAGING_PREFIX, recover
 from tooldesign.codegen.pipeline import generate
 
 from tests.support import REPO, tree_bytes
+from tests.test_codegen_output import SMALL
 
 pytestmark = pytest.mark.slow
 
-OLD = """
-from tooldesign.dsl import *
-
-with Service("svc", "A service"):
-    with Toolset("alpha", "First"):
-        with Tool("ping", "Say hello"):
-            with Args():
-                Attribute("name", String, "Who")
-            Return(String, "The greeting")
-    with Toolset("beta", "Second"):
-        with Tool("pong", "Say goodbye"):
-            Return(Int, "A number")
-"""
-
+OLD = SMALL
 NEW = OLD.replace("Say hello", "Say hi").replace(
     """    with Toolset("beta", "Second"):
         with Tool("pong", "Say goodbye"):""",
@@ -79,98 +68,88 @@ def _no_staging(out: Path) -> bool:
     return not list(out.glob(f"{STAGING_PREFIX}*"))
 
 
+def _gen(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "tooldesign.cli", "gen", *args]
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
+
+
+@dataclass
+class Trees:
+    new_design: Path
+    old_out: Path
+    """The output of OLD, copied for each trial."""
+    old: dict[str, bytes]
+    new: dict[str, bytes]
+
+    def fresh(self, out: Path) -> Path:
+        """``out`` holding the output of OLD (whatever it held)."""
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(self.old_out, out)
+        return out
+
+    def half_written(self, out: Path) -> Path:
+        """``out`` as a run killed while its files were moving into place left it."""
+        total = _operations(_killed_run(0, "commit", self.new_design, self.fresh(out)))
+        killed = _killed_run(total - 12, "commit", self.new_design, self.fresh(out))
+        assert killed.returncode == -signal.SIGKILL
+        assert list(out.glob(f"{STAGING_PREFIX}*/journal.json")), "the kill left it mixed"
+        return out
+
+
 @pytest.fixture
-def trees(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, bytes], dict[str, bytes]]:
-    """The NEW design, the OLD output (to copy), and both trees' bytes."""
+def trees(tmp_path: Path) -> Trees:
     old_design = tmp_path / "old.py"
     old_design.write_text(OLD)
     new_design = tmp_path / "new.py"
     new_design.write_text(NEW)
-    old_out = tmp_path / "old_out"
-    generate([str(old_design)], old_out)
-    new_out = tmp_path / "new_out"
-    generate([str(new_design)], new_out)
-    return new_design, old_out, tmp_path, tree_bytes(old_out), tree_bytes(new_out)
+    generate([str(old_design)], tmp_path / "old_out")
+    generate([str(new_design)], tmp_path / "new_out")
+    old, new = tree_bytes(tmp_path / "old_out"), tree_bytes(tmp_path / "new_out")
+    return Trees(new_design, tmp_path / "old_out", old, new)
 
 
-def test_a_commit_killed_anywhere_is_undone_by_the_next_run(
-    trees: tuple[Path, Path, Path, dict[str, bytes], dict[str, bytes]],
-) -> None:
-    new_design, old_out, tmp_path, old, new = trees
-    out = tmp_path / "out"
-    shutil.copytree(old_out, out)
-    total = _operations(_killed_run(0, "commit", new_design, out))
-    assert tree_bytes(out) == new and _no_staging(out)
+def test_a_commit_killed_anywhere_is_undone_by_the_next_run(trees: Trees, tmp_path: Path) -> None:
+    out = trees.fresh(tmp_path / "out")
+    total = _operations(_killed_run(0, "commit", trees.new_design, out))
+    assert tree_bytes(out) == trees.new and _no_staging(out)
     assert total > 20, "the commit makes every kind of change"
     for point in _points(total):
-        shutil.rmtree(out)
-        shutil.copytree(old_out, out)
-        killed = _killed_run(point, "commit", new_design, out)
+        killed = _killed_run(point, "commit", trees.new_design, trees.fresh(out))
         assert killed.returncode == -signal.SIGKILL, (point, killed.stderr)
         # What the next run finds once it has undone what was left half-done: OLD, or NEW when
         # the kill came after the commit was complete.
         recover(out)
-        assert tree_bytes(out) in (old, new), f"mixed output after a kill at operation {point}"
+        assert tree_bytes(out) in (trees.old, trees.new), f"mixed after a kill at {point}"
         assert _no_staging(out), point
-        generate([str(new_design)], out)
-        assert tree_bytes(out) == new, point
+        generate([str(trees.new_design)], out)
+        assert tree_bytes(out) == trees.new, point
         assert _no_staging(out), point
 
 
-def test_the_next_run_undoes_a_killed_commit_itself(
-    trees: tuple[Path, Path, Path, dict[str, bytes], dict[str, bytes]],
-) -> None:
+def test_the_next_run_undoes_a_killed_commit_itself(trees: Trees, tmp_path: Path) -> None:
     """Through the command line, as a user runs it: the run after the kill says what it undid."""
-    new_design, old_out, tmp_path, _old, new = trees
-    out = tmp_path / "out"
-    shutil.copytree(old_out, out)
-    total = _operations(_killed_run(0, "commit", new_design, out))
-    shutil.rmtree(out)
-    shutil.copytree(old_out, out)
-    killed = _killed_run(total - 12, "commit", new_design, out)  # files are moving into place
-    assert killed.returncode == -signal.SIGKILL
-    assert list(out.glob(f"{STAGING_PREFIX}*/journal.json")), "the kill left the folder mixed"
-    check = subprocess.run(
-        [sys.executable, "-m", "tooldesign.cli", "gen", str(new_design), "--out", str(out)]
-        + ["--check"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    out = trees.half_written(tmp_path / "out")
+    check = _gen(str(trees.new_design), "--out", str(out), "--check")
     assert check.returncode == 1 and "was interrupted left" in check.stderr
-    again = subprocess.run(
-        [sys.executable, "-m", "tooldesign.cli", "gen", str(new_design), "--out", str(out)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    again = _gen(str(trees.new_design), "--out", str(out))
     assert again.returncode == 0, again.stderr
     assert "change(s) were undone" in again.stderr
-    assert tree_bytes(out) == new and _no_staging(out)
+    assert tree_bytes(out) == trees.new and _no_staging(out)
 
 
 def test_a_recovery_killed_anywhere_is_finished_by_the_next_run(
-    trees: tuple[Path, Path, Path, dict[str, bytes], dict[str, bytes]],
+    trees: Trees, tmp_path: Path
 ) -> None:
-    new_design, old_out, tmp_path, old, new = trees
-    half_done = tmp_path / "half_done"
-    shutil.copytree(old_out, half_done)
-    total = _operations(_killed_run(0, "commit", new_design, half_done))
-    shutil.rmtree(half_done)
-    shutil.copytree(old_out, half_done)
-    assert _killed_run(total - 12, "commit", new_design, half_done).returncode == -signal.SIGKILL
-    assert list(half_done.glob(f"{STAGING_PREFIX}*/journal.json"))
+    half_done = trees.half_written(tmp_path / "half_done")
     out = tmp_path / "out"
     shutil.copytree(half_done, out)
-    total = _operations(_killed_run(0, "recover", new_design, out))
-    assert tree_bytes(out) == new
+    total = _operations(_killed_run(0, "recover", trees.new_design, out))
+    assert tree_bytes(out) == trees.new
     for point in _points(total):
         shutil.rmtree(out)
         shutil.copytree(half_done, out)
-        killed = _killed_run(point, "recover", new_design, out)
+        killed = _killed_run(point, "recover", trees.new_design, out)
         assert killed.returncode == -signal.SIGKILL, (point, killed.stderr)
         recover(out)
-        assert tree_bytes(out) == old, f"not undone after a kill at operation {point}"
+        assert tree_bytes(out) == trees.old, f"not undone after a kill at operation {point}"
         assert _no_staging(out), point

@@ -7,38 +7,19 @@ from __future__ import annotations
 import errno
 import json
 import os
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tooldesign.cli import main
 from tooldesign.codegen.commit import STAGING_PREFIX
-from tooldesign.codegen.output import MANIFEST_NAME, OutputError
+from tooldesign.codegen.output import MANIFEST_NAME
 from tooldesign.codegen.pipeline import generate
 
 from tests.support import tree_bytes
+from tests.test_codegen_output import SMALL, write
 
-SMALL = """
-from tooldesign.dsl import *
-
-with Service("svc", "A service"):
-    with Toolset("alpha", "First"):
-        with Tool("ping", "Say hello"):
-            with Args():
-                Attribute("name", String, "Who")
-            Return(String, "The greeting")
-    with Toolset("beta", "Second"):
-        with Tool("pong", "Say goodbye"):
-            Return(Int, "A number")
-"""
 WITHOUT_BETA = SMALL.split('    with Toolset("beta"')[0]
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def generated(tmp_path: Path, text: str = SMALL) -> tuple[Path, Path]:
@@ -261,40 +242,27 @@ def test_a_failure_on_another_device_says_the_folder_was_left_as_it_was(
     assert tree_bytes(out) == before
 
 
-def test_a_full_disk_while_formatting_is_an_output_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    "writer",
+    ["write_text", "write_bytes"],
+    ids=["formatting", "staging the commit"],  # where each is used
+)
+def test_a_full_disk_while_staging_is_an_output_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], writer: str
 ) -> None:
     design, out = generated(tmp_path)
     before = tree_bytes(out)
     write(design, SMALL.replace("Say hello", "Say hi"))
-    real_write_text = Path.write_text
+    real = getattr(Path, writer)
 
     def full_disk(self: Path, *args: Any, **kwargs: Any) -> int:
         if STAGING_PREFIX in str(self):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
-        return real_write_text(self, *args, **kwargs)
+        return int(real(self, *args, **kwargs))
 
-    monkeypatch.setattr(Path, "write_text", full_disk)
+    monkeypatch.setattr(Path, writer, full_disk)
     code, err = run(["gen", str(design), "--out", str(out)], capsys)
     assert code == 2
     assert "No space left on device" in err and f"{out} was left as it was" in err
     assert tree_bytes(out) == before
-
-
-def test_a_full_disk_while_staging_a_commit_is_an_output_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    design, out = generated(tmp_path)
-    before = tree_bytes(out)
-    write(design, SMALL.replace("Say hello", "Say hi"))
-    real_write_bytes = Path.write_bytes
-
-    def full_disk(self: Path, data: Any) -> int:
-        if STAGING_PREFIX in str(self):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
-        return real_write_bytes(self, data)
-
-    monkeypatch.setattr(Path, "write_bytes", full_disk)
-    with pytest.raises(OutputError, match="No space left on device.*was left as it was"):
-        generate([str(design)], out)
-    assert tree_bytes(out) == before
+    assert not list(out.glob(f"{STAGING_PREFIX}*"))
