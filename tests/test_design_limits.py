@@ -13,11 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tooldesign.cli import main
 from tooldesign.codegen.pipeline import generate
 
 from tests.conftest import Generated
-from tests.support import REPO
+from tests.support import REPO, run_cli
 from tests.test_design_errors import (
     ERROR,
     FIRST,
@@ -30,14 +29,6 @@ from tests.test_design_errors import (
     single_issue,
     write_design,
 )
-
-
-def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(argv)
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return code, err
-
 
 # ── names matched whole ─────────────────────────────────────────────────────────────────────
 
@@ -182,7 +173,7 @@ def test_a_service_named_like_a_module_is_renamed_with_a_notice(
     design = tmp_path / "design.py"
     design.write_text(SHADOWING)
     out = tmp_path / "out"
-    code, err = cli(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 0
     names = ("typing", "os", "pydantic", "typing_extensions", "tooldesign", "cgi")
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == sorted(f"{n}_" for n in names)
@@ -231,7 +222,7 @@ def test_a_service_named_like_a_bound_application_package_is_renamed(
             """
         )
     )
-    code, err = cli(["gen", str(design), "--out", str(tmp_path / "out"), "--check"], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(tmp_path / "out"), "--check"], capsys)
     assert code == 1, err
     assert "'shop' is also the name of a module" in err and "in shop_/" in err
 
@@ -273,7 +264,7 @@ def test_lone_surrogates_in_a_description_and_a_default_are_design_errors(
         tmp_path,
         args_design(f'Attribute("name", String, "Who \\ud800", default="x\\udfff")  {ERROR}'),
     )
-    code, err = cli(["gen", str(path), "--out", str(tmp_path / "out")], capsys)
+    code, err = run_cli(["gen", str(path), "--out", str(tmp_path / "out")], capsys)
     assert code == 2
     line = f"design.py:{line_of(path, ERROR)}"
     assert (
@@ -360,7 +351,7 @@ def test_types_nested_too_deep_are_a_design_error(
 ) -> None:
     path = tmp_path / "design.py"
     path.write_text(source.replace("LEVELS", str(levels)))
-    code, err = cli(["gen", str(path), "--out", str(tmp_path / "out")], capsys)
+    code, err = run_cli(["gen", str(path), "--out", str(tmp_path / "out")], capsys)
     assert code == 2
     assert err.count("types nest more than 32 levels deep here") == 1, err
     assert f"design.py:{line_of(path, ERROR)}: " in err
@@ -373,7 +364,7 @@ def test_types_nested_32_levels_generate_and_decode(
     path = tmp_path / "design.py"
     path.write_text(source.replace("LEVELS", "32" if source is NESTED_OBJECTS else "31"))
     out = tmp_path / "out"
-    code, err = cli(["gen", str(path), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(path), "--out", str(out)], capsys)
     assert code == 0, err
     value: object = "leaf"
     if source is NESTED_OBJECTS:

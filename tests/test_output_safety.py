@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tooldesign.cli import main
 from tooldesign.codegen.commit import STAGING_PREFIX
 from tooldesign.codegen.output import MANIFEST_NAME
 from tooldesign.codegen.pipeline import generate
 
-from tests.support import tree_bytes
+from tests.support import run_cli, tree_bytes
 from tests.test_codegen_output import SMALL, write
 
 WITHOUT_BETA = SMALL.split('    with Toolset("beta"')[0]
@@ -36,13 +35,6 @@ def list_in_manifest(out: Path, entries: dict[str, str]) -> None:
     path.write_text(json.dumps(manifest))
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(argv)
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return code, err
-
-
 # ── a manifest is a file anyone may edit ────────────────────────────────────────────────────
 
 
@@ -59,7 +51,7 @@ def test_a_manifest_path_outside_the_output_folder_is_never_touched(
     from tooldesign.codegen.output import digest
 
     list_in_manifest(out, {listed: digest(victim.read_bytes())})  # even with the right digest
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 0
     assert victim.read_text() == "precious\n"
     assert f"lists {listed!r}, which is not inside {out}: it was not touched" in err
@@ -74,7 +66,7 @@ def test_a_manifest_path_through_a_symbolic_link_out_of_the_folder_is_never_touc
     victim = write(elsewhere / "victim.txt", "precious\n")
     (out / "link").symlink_to(elsewhere, target_is_directory=True)
     list_in_manifest(out, {"link/victim.txt": "0" * 64})
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 0
     assert victim.read_text() == "precious\n"
     assert "lists 'link/victim.txt', which is not inside" in err
@@ -89,7 +81,7 @@ def test_generated_files_are_never_written_through_a_link_out_of_the_folder(
     elsewhere.mkdir()
     out.mkdir()
     (out / "svc").symlink_to(elsewhere, target_is_directory=True)
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 2
     assert "leads outside" in err and "through a symbolic link" in err
     assert list(elsewhere.iterdir()) == []
@@ -104,14 +96,14 @@ def test_a_listed_file_that_was_changed_is_kept_and_told(
     notes = write(out / "notes.txt", "mine\n")
     list_in_manifest(out, {"notes.txt": "0" * 64})  # a file of the user's, listed by mistake
     write(design, WITHOUT_BETA)
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 0
     assert changed.read_text().endswith("# my own addition\n")
     assert notes.read_text() == "mine\n"
     assert f"{changed} is no longer generated, but it was changed since tooldesign wrote it" in err
     assert f"{notes} is no longer generated" in err
     assert not (out / "svc" / "toolsets" / "beta" / "types.py").exists(), "unchanged ones go"
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert (code, err) == (0, ""), "told once: the manifest no longer lists them"
 
 
@@ -129,7 +121,7 @@ def test_a_folder_another_run_is_writing_into_is_left_alone(
     fd = os.open(out, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # what a running generation holds
-        code, err = run(["gen", str(design), "--out", str(out)], capsys)
+        code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     finally:
         os.close(fd)
     assert code == 2
@@ -146,7 +138,7 @@ def test_stale_staging_folders_are_removed_and_nothing_else(
     theirs = write(out / ".tooldesign-notes" / "keep.txt", "mine\n")
     beside = tmp_path / ".out.tooldesign-abcd1234"  # never ours to judge: outside --out
     beside.mkdir()
-    code, _ = run(["gen", str(design), "--out", str(out)], capsys)
+    code, _ = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 0
     assert not stale.exists()
     assert theirs.read_text() == "mine\n" and beside.is_dir()
@@ -158,10 +150,10 @@ def test_check_tells_of_an_interrupted_run_and_changes_nothing(
     design, out = generated(tmp_path)
     write(out / f"{STAGING_PREFIX}12345-abcd" / "journal.json", '{"folders": [], "changes": []}')
     before = tree_bytes(out)
-    code, err = run(["gen", str(design), "--out", str(out), "--check"], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out), "--check"], capsys)
     assert code == 0 and "was interrupted left" in err
     assert tree_bytes(out) == before
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 0 and "its 0 change(s) were undone" in err
     assert not list(out.glob(f"{STAGING_PREFIX}*"))
 
@@ -177,7 +169,7 @@ def test_a_tampered_journal_cannot_remove_a_file(
         "changes": [["../victim.txt", False, None], ["notes.txt", False, "0" * 64]],
     }
     write(out / f"{STAGING_PREFIX}1-x" / "journal.json", json.dumps(journal))
-    code, _ = run(["gen", str(design), "--out", str(out)], capsys)
+    code, _ = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 0
     assert victim.read_text() == "precious\n" and notes.read_text() == "mine\n"
 
@@ -213,7 +205,7 @@ def test_an_output_folder_on_another_device_is_written_by_copying(
     fresh = tmp_path / "fresh"
     generate([str(design)], fresh)
     refused = _cross_device(monkeypatch)
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 0, err
     assert refused, "the moves did cross folders"
     assert tree_bytes(out) == tree_bytes(fresh)
@@ -235,7 +227,7 @@ def test_a_failure_on_another_device_says_the_folder_was_left_as_it_was(
         real_unlink(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "unlink", full_disk_on_removal)
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 2
     assert "Input/output error" in err and "the folder was left as it was" in err
     assert "could not be put back" not in err
@@ -261,7 +253,7 @@ def test_a_full_disk_while_staging_is_an_output_error(
         return int(real(self, *args, **kwargs))
 
     monkeypatch.setattr(Path, writer, full_disk)
-    code, err = run(["gen", str(design), "--out", str(out)], capsys)
+    code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 2
     assert "No space left on device" in err and f"{out} was left as it was" in err
     assert tree_bytes(out) == before
