@@ -7,11 +7,12 @@ from __future__ import annotations
 import errno
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tooldesign.codegen.commit import STAGING_PREFIX
+from tooldesign.codegen.commit import STAGING_PREFIX, OutputFolder
 from tooldesign.codegen.output import MANIFEST_NAME
 from tooldesign.codegen.pipeline import generate
 
@@ -128,6 +129,36 @@ def test_a_folder_another_run_is_writing_into_is_left_alone(
     assert "another tooldesign gen is writing into this folder" in err
     assert (other / "new" / "x.py").read_text() == "in use\n"
     assert tree_bytes(out) == {**before, f"{other.name}/new/x.py": b"in use\n"}
+
+
+def test_a_forked_worker_does_not_keep_the_folder_locked(tmp_path: Path) -> None:
+    """Rendering forks workers while the folder is locked: were the run killed, a worker that
+    lives on must not keep the next run out."""
+    fcntl = pytest.importorskip("fcntl")
+    import multiprocessing
+
+    out = tmp_path / "out"
+    out.mkdir()
+    context = multiprocessing.get_context("fork")
+    started = context.Event()
+    with OutputFolder(out):
+        worker = context.Process(target=_work, args=(started,))
+        worker.start()
+    assert started.wait(30)
+    try:
+        fd = os.open(out, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if the worker held it
+        finally:
+            os.close(fd)
+    finally:
+        worker.kill()
+        worker.join()
+
+
+def _work(started: Any) -> None:
+    started.set()
+    time.sleep(60)
 
 
 def test_stale_staging_folders_are_removed_and_nothing_else(

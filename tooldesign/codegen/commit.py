@@ -106,6 +106,7 @@ class OutputFolder:
                         break  # not empty: it holds what a failure could not put back
         finally:
             if self._lock is not None:
+                _HELD_LOCKS.discard(self._lock)
                 os.close(self._lock)  # releases the lock
                 self._lock = None
 
@@ -130,6 +131,26 @@ class OutputFolder:
             os.close(fd)
             return  # a file system without locks: writing is still all-or-nothing
         self._lock = fd
+        _HELD_LOCKS.add(fd)
+
+
+_HELD_LOCKS: set[int] = set()
+"""Descriptors of the output folders this process has locked."""
+
+
+def _drop_inherited_locks() -> None:
+    # A forked child (a worker that renders toolsets) shares the parent's lock: were the parent
+    # killed, a child still running would keep the folder locked. Children let go of it.
+    for fd in _HELD_LOCKS:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _HELD_LOCKS.clear()
+
+
+if sys.platform != "win32":
+    os.register_at_fork(after_in_child=_drop_inherited_locks)
 
 
 def recover(out: Path) -> list[str]:
