@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from tooldesign.codegen.commit import STAGING_PREFIX, recover
+from tooldesign.codegen.files import CATALOG_NAME
 from tooldesign.codegen.pipeline import generate
 
 from tests.support import REPO, tree_bytes
@@ -129,6 +130,10 @@ def test_a_commit_killed_anywhere_is_undone_by_the_next_run(trees: Trees, tmp_pa
 def test_the_next_run_undoes_a_killed_commit_itself(trees: Trees, tmp_path: Path) -> None:
     """Through the command line, as a user runs it: the run after the kill says what it undid."""
     out = trees.half_written(tmp_path / "out")
+    staged = [p.name for p in out.glob(f"{STAGING_PREFIX}*/**/*") if p.is_file()]
+    assert not [name for name in staged if name.endswith((".py", CATALOG_NAME))], (
+        "nothing that searches the folder (export, diff, mypy) takes a staged copy for a file"
+    )
     check = _gen(str(trees.new_design), "--out", str(out), "--check")
     assert check.returncode == 1 and "was interrupted left" in check.stderr
     again = _gen(str(trees.new_design), "--out", str(out))

@@ -266,12 +266,20 @@ def test_a_failure_on_another_device_says_the_folder_was_left_as_it_was(
 
 
 @pytest.mark.parametrize(
-    "writer",
-    ["write_text", "write_bytes"],
-    ids=["formatting", "staging the commit"],  # where each is used
+    ("writer", "where", "told"),
+    [
+        ("write_text", "tooldesign-format-", "cannot format the generated files"),
+        ("write_bytes", STAGING_PREFIX, "cannot stage the generated files"),
+    ],
+    ids=["formatting", "staging the commit"],
 )
-def test_a_full_disk_while_staging_is_an_output_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], writer: str
+def test_a_full_disk_while_preparing_files_is_an_output_error(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    writer: str,
+    where: str,
+    told: str,
 ) -> None:
     design, out = generated(tmp_path)
     before = tree_bytes(out)
@@ -279,13 +287,13 @@ def test_a_full_disk_while_staging_is_an_output_error(
     real = getattr(Path, writer)
 
     def full_disk(self: Path, *args: Any, **kwargs: Any) -> int:
-        if STAGING_PREFIX in str(self):
+        if where in str(self):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
         return int(real(self, *args, **kwargs))
 
     monkeypatch.setattr(Path, writer, full_disk)
     code, err = run_cli(["gen", str(design), "--out", str(out)], capsys)
     assert code == 2
-    assert "No space left on device" in err and f"{out} was left as it was" in err
+    assert told in err and "No space left on device" in err
+    assert f"{out} was left as it was" in err
     assert tree_bytes(out) == before
-    assert not list(out.glob(f"{STAGING_PREFIX}*"))

@@ -3,12 +3,12 @@ even when the process is killed part-way.
 
 A run that writes locks the output folder (``flock`` on the folder itself: the system releases it
 when the process ends, however it ends), puts back what an earlier run left half-done, and stages
-in a folder of its own *inside* the output folder: the same file system, so every file moves into
-place with a rename, even when the output folder is a mount point.
+the files it writes in a folder of its own *inside* the output folder: the same file system, so
+every file moves into place with a rename, even when the output folder is a mount point.
 
 A commit
 1. writes every new file into ``<staging>/new`` and keeps every file it replaces or removes in
-   ``<staging>/old`` (a hard link, or a copy);
+   ``<staging>/old`` (a hard link, or a copy), each under its number in the journal;
 2. writes a journal of the changes it is about to make;
 3. makes the missing folders, moves the new files into place and removes the files no longer
    generated, the manifest last;
@@ -67,7 +67,11 @@ class OutputFolder:
     def __enter__(self) -> Self:
         if self.out.is_dir():
             self._take_lock()
-            self.notices.extend(recover(self.out))
+            try:
+                self.notices.extend(recover(self.out))
+            except BaseException:
+                self._release()
+                raise
         return self
 
     def staging(self) -> Path:
@@ -105,10 +109,13 @@ class OutputFolder:
                     except OSError:
                         break  # not empty: it holds what a failure could not put back
         finally:
-            if self._lock is not None:
-                _HELD_LOCKS.discard(self._lock)
-                os.close(self._lock)  # releases the lock
-                self._lock = None
+            self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            _HELD_LOCKS.discard(self._lock)
+            os.close(self._lock)  # releases the lock
+            self._lock = None
 
     def _take_lock(self) -> None:
         if self._lock is not None or sys.platform == "win32":
@@ -170,7 +177,7 @@ def recover(out: Path) -> list[str]:
                 raise OutputError(
                     f"a tooldesign gen that was interrupted left {out} half-written, and these "
                     f"files cannot be put back: {', '.join(stuck)} (their earlier contents are "
-                    f"in {folder / 'old'})"
+                    f"kept in {folder}, numbered as its journal lists them)"
                 )
             told.append(
                 f"a tooldesign gen that was interrupted had left {out} half-written: its "
@@ -236,23 +243,19 @@ class _Journal:
 
 def commit(out: Path, staging: Path, changes: Plan) -> None:
     """Apply ``changes`` to ``out``: all of them, or (on a failure, or if killed) none."""
-    new, old = staging / "new", staging / "old"
     writes = dict(changes.write)
     if changes.manifest is not None:
         writes[MANIFEST_NAME] = changes.manifest  # last: it records the files before it
     try:
-        for relpath, content in writes.items():
-            path = new / relpath
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content)
         entries: list[_Change] = []
-        for relpath in [*writes, *changes.remove]:
-            target = out / relpath
-            existed = target.exists()
+        for number, relpath in enumerate([*writes, *changes.remove]):
+            content = writes.get(relpath)
+            if content is not None:
+                _staged(staging, "new", number).write_bytes(content)
+            existed = (out / relpath).exists()
             if existed:
-                _keep(target, old / relpath)
-            written = writes.get(relpath)
-            entries.append(_Change(relpath, existed, None if written is None else digest(written)))
+                _keep(out / relpath, _staged(staging, "old", number))
+            entries.append(_Change(relpath, existed, None if content is None else digest(content)))
         journal = _Journal(_missing_folders(out, writes), tuple(entries))
         journal.write(staging)
     except OSError as exc:
@@ -263,9 +266,9 @@ def commit(out: Path, staging: Path, changes: Plan) -> None:
     try:
         for folder in journal.folders:
             (out / folder).mkdir(exist_ok=True)
-        for change in journal.changes:
+        for number, change in enumerate(journal.changes):
             if change.new is not None:
-                _move(new / change.path, out / change.path)
+                _move(_staged(staging, "new", number), out / change.path)
             else:
                 (out / change.path).unlink()
         (staging / JOURNAL).unlink()  # done: from here on, nothing is undone
@@ -278,14 +281,23 @@ def commit(out: Path, staging: Path, changes: Plan) -> None:
             message += (
                 "; these files could not be put back as they were: "
                 + ", ".join(stuck)
-                + f" (their earlier contents are in {old}; the next tooldesign gen into {out} "
-                "puts them back)"
+                + f" (their earlier contents are kept in {staging}; the next tooldesign gen "
+                f"into {out} puts them back)"
             )
         else:
             message += "; the folder was left as it was"
         raise OutputError(message) from exc
     for relpath in changes.remove:
         _prune_empty_dirs((out / relpath).parent, out)
+
+
+def _staged(staging: Path, kind: str, number: int) -> Path:
+    """Where the ``number``-th change of a commit keeps its new (``kind`` "new") or earlier
+    ("old") content. Numbered, not named like the files: no tool that searches the output
+    folder (for ``tool_schemas.json``, for Python modules) takes a staged copy for the file."""
+    folder = staging / kind
+    folder.mkdir(exist_ok=True)
+    return folder / str(number)
 
 
 def _roll_back(out: Path, staging: Path, journal: _Journal) -> list[str]:
@@ -296,9 +308,9 @@ def _roll_back(out: Path, staging: Path, journal: _Journal) -> list[str]:
     journal is deleted once everything is as it was, and kept otherwise, to try again.
     """
     stuck: list[str] = []
-    for change in reversed(journal.changes):
+    for number, change in reversed(list(enumerate(journal.changes))):
         target = out / change.path
-        backup = staging / "old" / change.path
+        backup = staging / "old" / str(number)
         try:
             _moving(target).unlink(missing_ok=True)
             if change.existed:
@@ -334,7 +346,6 @@ def _as_it_was(change: _Change, target: Path, backup: Path) -> bool:
 
 def _keep(target: Path, backup: Path) -> None:
     """Keep ``target``'s current content at ``backup``: a hard link when the file system allows."""
-    backup.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.link(target, backup)
     except OSError:

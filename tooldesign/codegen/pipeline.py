@@ -15,7 +15,6 @@ import gc
 import hashlib
 import keyword
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -265,23 +264,19 @@ def write_design(
         jobs, service_level, kept = _collect_files(services, out, old)
     report.rendered_toolsets = len(jobs)
     report.generated_models = sum(1 for job in jobs if job.with_models)
-    staging = folder.staging() if folder is not None else _check_staging()
     try:
         with report.phase("render"):
             rendered = _render(services, jobs, service_level, report)
         with report.phase("format"):
-            files = _format(rendered, staging / "format")
-        with report.phase("write"):
-            _commit(out, staging, files, kept, old, manifest, report, check=check)
+            files = _format(rendered)
     except OSError as exc:
-        # Staging failed (a full disk, say): the output folder was not touched.
+        # Formatting happens in a temporary folder (a full disk, say): nothing was written.
         detail = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
         raise OutputError(
-            f"cannot stage the generated files in {staging} ({detail}); {out} was left as it was"
+            f"cannot format the generated files ({detail}); {out} was left as it was"
         ) from exc
-    finally:
-        if folder is None:
-            shutil.rmtree(staging, ignore_errors=True)
+    with report.phase("write"):
+        _commit(out, folder, files, kept, old, manifest, report)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -397,16 +392,15 @@ def _render(
 
 def _commit(
     out: Path,
-    staging: Path,
+    folder: OutputFolder | None,
     files: dict[str, bytes],
     kept: dict[str, str],
     old: Manifest,
     manifest: Manifest,
     report: Report,
-    *,
-    check: bool,
 ) -> None:
-    """Write what changed, all of it or nothing (``check``: nothing); the report says what."""
+    """Write what changed, all of it or nothing (no ``folder``, with ``--check``: nothing); the
+    report says what."""
     manifest.files = {**kept, **{p: digest(c) for p, c in files.items()}}
     changes = plan(out, files, kept, old, manifest)
     report.written = changes.written
@@ -419,8 +413,8 @@ def _commit(
         )
         for relpath in changes.edited
     )
-    if not check and (changes.write or changes.remove or changes.manifest is not None):
-        commit(out, staging, changes)
+    if folder is not None and (changes.write or changes.remove or changes.manifest is not None):
+        commit(out, folder.staging(), changes)
 
 
 def _layout_notices(service: Service) -> list[DesignNotice]:
@@ -493,22 +487,24 @@ def _tools_block(text: str) -> str:
     return rest[: -len("]}\n")].strip("\n")
 
 
-def _format(rendered: list[tuple[GeneratedFile, str]], root: Path) -> dict[str, bytes]:
-    """Each file's final content: Python modules formatted by one ruff run over them all."""
+def _format(rendered: list[tuple[GeneratedFile, str]]) -> dict[str, bytes]:
+    """Each file's final content: Python modules formatted by one ruff run over them all, in a
+    temporary folder (never in the output folder, where tools that search it would find them)."""
     files = {file.path: text.encode() for file, text in rendered if not file.formatted}
     sources = {file.path: text for file, text in rendered if file.formatted}
     if not sources:
         return files
     from tooldesign.codegen.formatting import format_tree
 
-    for relpath, text in sources.items():
-        path = root / relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    format_tree(root)
-    files.update(
-        {relpath: (root / relpath).read_text(encoding="utf-8").encode() for relpath in sources}
-    )
+    with tempfile.TemporaryDirectory(prefix="tooldesign-format-") as folder:
+        root = Path(folder)
+        for relpath, text in sources.items():
+            path = root / relpath
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        format_tree(root)
+        for relpath in sources:
+            files[relpath] = (root / relpath).read_text(encoding="utf-8").encode()
     return files
 
 
@@ -521,14 +517,3 @@ def _check_output_path(out: Path) -> None:
             if not parent.is_dir():
                 raise OutputError(f"{out}: {parent} is a file, not a folder")
             return
-
-
-def _check_staging() -> Path:
-    """Where ``--check`` formats: the system's temporary folder, so it writes nothing near the
-    output."""
-    try:
-        return Path(tempfile.mkdtemp(prefix="tooldesign-check-"))
-    except OSError as exc:
-        raise OutputError(
-            f"cannot create a temporary folder to format the generated files in ({exc})"
-        ) from None
