@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import keyword
 import os
 import sys
 import tempfile
@@ -39,6 +38,7 @@ from tooldesign.codegen.files import (
     service_files,
     toolset_files,
 )
+from tooldesign.codegen.naming import SHADOWED_MODULES, python_identifier
 from tooldesign.codegen.output import (
     MANIFEST_NAME,
     Manifest,
@@ -421,7 +421,13 @@ def _layout_notices(service: Service) -> list[DesignNotice]:
     """Where a name becomes another folder name than the design's, and an empty service."""
     notices: list[DesignNotice] = []
     if service.ident != service.name:
-        notices.append(_renamed(service.name, service.ident, service.location, service.path))
+        # A name Python takes as it is was changed for the module it would shadow.
+        shadows = (
+            service.name in SHADOWED_MODULES or python_identifier(service.name) == service.name
+        )
+        notices.append(
+            _renamed(service.name, service.ident, service.location, service.path, shadows=shadows)
+        )
     if not service.toolsets:
         notices.append(
             DesignNotice(
@@ -444,9 +450,11 @@ def _layout_notices(service: Service) -> list[DesignNotice]:
     return notices
 
 
-def _renamed(name: str, folder: str, location: Location, path: str) -> DesignNotice:
+def _renamed(
+    name: str, folder: str, location: Location, path: str, *, shadows: bool = False
+) -> DesignNotice:
     python_name = folder.rsplit("/", 1)[-1]
-    if python_name == f"{name}_" and name.isidentifier() and not keyword.iskeyword(name):
+    if shadows:
         why = (
             f"{name!r} is also the name of a module (of Python's standard library, or one "
             "generated code imports), which its package would shadow"
