@@ -1035,7 +1035,9 @@ def test_an_imported_design_binds_to_the_enums_it_came_from(
     assert 'enum=["basic", "gold"], default="gold"' in imported
     design = imported + '            BindTo("legacy_tiers:list_breaches")\n'
     generated = gen_design("from tooldesign.dsl import BindTo\n" + design)
-    executor = generated.module("legacy_tiers.toolsets.legacy_tiers.executor")
+    # The service is named like the module it binds to: its package takes another name, so
+    # it never shadows the module where the output folder is importable.
+    executor = generated.module("legacy_tiers_.toolsets.legacy_tiers.executor")
     runtime = Runtime([executor.new_registration()])
     result = runtime.execute_sync(ToolRequest("list_breaches", {"team": "l2", "priority": 2}))
     assert _model_view(result) == [{"ticket_id": "l2-1", "tier": "gold", "priority": 2}]

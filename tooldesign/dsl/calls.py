@@ -59,7 +59,9 @@ P = ParamSpec("P")
 
 
 def _quoted(name: object) -> str:
-    return f'"{name}"' if isinstance(name, str) else repr(name)
+    # A name with a newline or another unprintable character is shown escaped, so messages
+    # that name the element stay on one line and show what is wrong.
+    return f'"{name}"' if isinstance(name, str) and name.isprintable() else repr(name)
 
 
 def _misplaced(what: str, where: str, location: Location, path: str | None = None) -> None:
