@@ -211,14 +211,16 @@ def generate(
     out: str | Path,
     *,
     check: bool = False,
-    checks: Sequence[Callable[[Design], Sequence[DesignNotice]]] = (),
+    targets: Sequence[str] = (),
+    server_name: str | None = None,
     progress: Progress | None = None,
 ) -> Report:
     """Generate the packages of ``sources`` into ``out``. With ``check``, write nothing.
 
-    ``checks`` run on the evaluated design before anything is written: each returns notices,
-    or raises ``DesignError`` to stop generation (``tooldesign gen --targets`` passes one).
-    ``progress`` is told each phase as it starts, and each toolset rendered.
+    Before anything is written, every service's tools are checked against the targets its
+    ``Targets(...)`` declares (a design error) and against ``targets`` (notices; counted under
+    the MCP server name ``server_name``, default each service's). ``progress`` is told each
+    phase as it starts, and each toolset rendered.
     """
     started = time.perf_counter()
     out = Path(out)
@@ -233,11 +235,21 @@ def generate(
         with cycle_collector_paused():
             with report.phase("evaluate"):
                 design = evaluate(sources, known_valid=validated.__contains__)
-            for design_check in checks:
-                report.notices.extend(design_check(design))
+            report.notices.extend(_targets_checked(design, targets, server_name))
             return write_design(
                 design, out, check=check, started=started, report=report, old=old, folder=folder
             )
+
+
+def _targets_checked(
+    design: Design, targets: Sequence[str], server_name: str | None
+) -> list[DesignNotice]:
+    """What the targets the design declares, and ``targets``, say of its tools."""
+    if not targets and all(service.targets is None for service in design.services):
+        return []  # most designs: nothing to check, and no views to build for it
+    from tooldesign.codegen.targets import target_check
+
+    return target_check(targets, server=server_name)(design)
 
 
 def _output_folder(out: Path, *, check: bool) -> OutputFolder | nullcontext[None]:

@@ -25,6 +25,7 @@ from tooldesign.dsl.records import (
     ServerDataRecord,
     ServiceRecord,
     ShapeRecord,
+    TargetsRecord,
     ToolRecord,
     ToolsetRecord,
     TypeLike,
@@ -298,6 +299,29 @@ def Example(value: Any) -> None:
         _misplaced("Example", "Args, Return, Type, ServerData or an Object attribute block", where)
         return
     shape.examples.append((value, where))
+
+
+def Targets(*names: str, server: str | None = None) -> None:
+    """The clients the enclosing service's tools must suit (``"openai-strict"``,
+    ``"claude-code"``, ``"cursor"``…): ``gen`` refuses a tool that one of them cannot take.
+
+    ``server`` is the MCP server name the service is served under (default: its own name), which
+    hosts' name budgets count.
+    """
+    rec, where = current(), caller_location()
+    top = rec.top
+    if not isinstance(top, ServiceRecord):
+        _misplaced("Targets", "a Service block", where)
+        return
+    if top.targets is not None:
+        rec.issue(
+            f"Targets is already given for this service (line {top.targets.location.line}): "
+            "name every target in one call",
+            where,
+            rec.child_path("targets"),
+        )
+        return
+    top.targets = TargetsRecord(where, rec.child_path("targets"), names=names, server=server)
 
 
 def Tags(*tags: str) -> None:

@@ -123,6 +123,15 @@ class ServiceRecord(Record):
     name: Any
     description: Any
     toolsets: list[ToolsetRecord] = field(default_factory=list)
+    targets: TargetsRecord | None = None
+
+
+@dataclass(eq=False)
+class TargetsRecord(Record):
+    """``Targets(...)``: the clients a service's tools must suit, and the MCP server name."""
+
+    names: tuple[Any, ...]
+    server: Any = None
 
 
 @dataclass(frozen=True, slots=True)

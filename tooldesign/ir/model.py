@@ -318,6 +318,18 @@ class Service:
     toolsets: tuple[Toolset, ...]
     location: Location = field(repr=False)
     path: str = field(repr=False)
+    targets: ServiceTargets | None = None
+    """``Targets(...)``: the clients the service's tools must suit."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceTargets:
+    """The clients a service promises its tools suit, and the MCP server name they count."""
+
+    names: tuple[str, ...]
+    server: str | None
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)

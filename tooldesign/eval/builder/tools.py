@@ -20,6 +20,7 @@ from tooldesign.dsl.records import (
     DesignRecord,
     Record,
     ServiceRecord,
+    TargetsRecord,
     ToolRecord,
     ToolsetRecord,
 )
@@ -33,6 +34,7 @@ from tooldesign.ir.model import (
     Binding,
     Design,
     Service,
+    ServiceTargets,
     Tool,
     Toolset,
 )
@@ -89,9 +91,23 @@ class _TreeBuilder:
                     toolsets,
                     rec.location,
                     rec.path,
+                    self._targets(rec.targets),
                 )
             )
         return tuple(out)
+
+    def _targets(self, rec: TargetsRecord | None) -> ServiceTargets | None:
+        """``Targets(...)`` as the IR keeps it: names and server as text (which names exist is
+        checked at generation, where the targets' rules are)."""
+        if rec is None:
+            return None
+        names = tuple(
+            name
+            for name in (self._text(value, rec, "target") for value in rec.names)
+            if name is not None
+        )
+        server = self._text(rec.server, rec, "server") if rec.server is not None else None
+        return ServiceTargets(names, server, rec.location, rec.path)
 
     def _unique_tool(
         self,
