@@ -84,6 +84,8 @@ class ToolView:
     injected: tuple[str, ...]
     server_data: tuple[ServerDataView, ...]
     annotations: dict[str, bool]
+    limits: dict[str, int]
+    """The design's own limits for the tool (``Limits(...)``), by name; empty: the runtime's."""
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
     # Module-level names in specs.py and codecs.py (unique across both).
@@ -273,6 +275,11 @@ class _ToolsetViewBuilder:
             for key in ("read_only", "destructive", "idempotent", "open_world")
             if (value := getattr(tool.annotations, key)) is not None
         }
+        limits = {
+            key: value
+            for key in ("payload_bytes", "depth", "array_items", "result_bytes")
+            if (value := getattr(tool.limits, key)) is not None
+        }
         return ToolView(
             name=tool.name,
             id=tool.id,
@@ -291,6 +298,7 @@ class _ToolsetViewBuilder:
                 for sd in tool.server_data
             ),
             annotations=annotations,
+            limits=limits,
             remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),

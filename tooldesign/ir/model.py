@@ -261,6 +261,16 @@ class Annotations:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolLimits:
+    """``Limits(...)`` in a tool: its own limits on a call (``None``: the runtime's)."""
+
+    payload_bytes: int | None = None
+    depth: int | None = None
+    array_items: int | None = None
+    result_bytes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MCPServerSpec:
     """``MCPToolset(server=...)``: where a toolset's tools live.
 
@@ -297,6 +307,7 @@ class Tool:
     annotations: Annotations = field(default_factory=Annotations)
     remote_name: str | None = None
     """For a tool of an ``MCPToolset``: its name on the server (``None``: the same name)."""
+    limits: ToolLimits = field(default_factory=ToolLimits)
 
     @property
     def id(self) -> str:

@@ -18,7 +18,8 @@ Split by who reads it:
   model; ``tooldesign.runtime.catalog`` loads ``tool_schemas.json``;
 - the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
   (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
-  read-only by ``frozen``), ``ident``, ``formats`` and ``text`` (how messages show values).
+  read-only by ``frozen``), ``ident``, ``limits`` (what one call may carry), ``formats`` and ``text`` (how messages
+  show values).
 """
 
 from tooldesign.runtime.errors import (
@@ -32,6 +33,7 @@ from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.ident import ToolIdent
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.limits import Limits, ToolLimits
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
     CallNext,
@@ -65,6 +67,7 @@ __all__ = [
     "Constraint",
     "FieldIssue",
     "Interceptor",
+    "Limits",
     "LogCalls",
     "MCPClient",
     "MCPServerParams",
@@ -85,6 +88,7 @@ __all__ = [
     "ToolError",
     "ToolFailure",
     "ToolIdent",
+    "ToolLimits",
     "ToolRequest",
     "ToolResult",
     "ToolSpec",

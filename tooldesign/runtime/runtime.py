@@ -8,9 +8,10 @@ One call goes through, in this order:
    the request with its raw payload and may rewrite it (payload or metadata), answer without
    calling ``call_next``, or post-process what ``call_next`` returns;
 3. at the end of the chain, with the request and metadata the last interceptor passed on:
-   decoding with the generated codec (→ a retry hint naming every bad field) and injection of
-   hidden fields from the metadata, then the bound method or handler, the bounded-result
-   contract, server data, and encoding.
+   decoding with the generated codec, held to the tool's limits (→ a retry hint naming every
+   bad field; large arguments are decoded off the event loop) and injection of hidden fields
+   from the metadata, then the bound method or handler, the bounded-result contract, server
+   data, encoding, and the result budget (what the model reads is cut or refused past it).
 
 Nothing a model or a tool does makes ``execute`` raise. What still propagates is the
 application's own control flow: ``KeyboardInterrupt``, ``GeneratorExit``, and the cancellation
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import functools
 import logging
 import re
 import threading
@@ -40,6 +42,7 @@ from tooldesign.runtime.errors import (
     ToolValidationError,
 )
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
+from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -57,15 +60,21 @@ from tooldesign.runtime.result import (
     ToolResult,
     ToolTelemetry,
 )
+from tooldesign.runtime.result_budget import within_budget
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
 from tooldesign.runtime.text import clipped, got, quoted, shown
+from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.examples import example_from_schema
+from tooldesign.runtime.validation.sizes import is_large
 from tooldesign.runtime.workers import WorkerThreadInvoke
 
 log = logging.getLogger("tooldesign.runtime")
 
 DEFAULT_WORKER_THREADS = 64
 """Threads a runtime runs sync tools on, by default: tools mostly wait on I/O."""
+
+_DECODER_THREADS = 2
+"""Threads a runtime decodes large arguments on (the work is bounded by its limits)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +112,31 @@ def _chain(interceptors: Sequence[Interceptor], last: CallNext) -> CallNext:
 class _Tool:
     """A registered tool with its precomposed call chain."""
 
-    __slots__ = ("binding", "chain", "cursor", "example", "injected", "registration", "spec")
+    __slots__ = (
+        "binding",
+        "chain",
+        "cursor",
+        "example",
+        "injected",
+        "limits",
+        "registration",
+        "spec",
+    )
 
     def __init__(
-        self, binding: ToolBinding, registration: ToolsetRegistration, chain: CallNext
+        self,
+        binding: ToolBinding,
+        registration: ToolsetRegistration,
+        chain: CallNext,
+        limits: Limits,
     ) -> None:
         self.binding = binding
         self.spec = binding.spec
         self.registration = registration
         self.injected = binding.spec.injected
         self.chain = chain
+        # The runtime's limits, with those the tool's design sets over them.
+        self.limits = limits.for_tool(binding.spec.limits)
         payload = binding.spec.payload
         # The design's Example(), else one built from the fields' own examples.
         self.example = (
@@ -136,6 +160,8 @@ class Runtime:
 
     ``expose`` lists exception types whose messages are safe to show the model (a not-found
     error, say); other exceptions reach the model as a generic failure and the logs in full.
+    ``limits`` bound what one call may carry (arguments' size, nesting and arrays, the result a
+    model reads); a tool's design may set its own (``Limits(...)`` in its ``Tool`` block).
     """
 
     def __init__(
@@ -145,11 +171,15 @@ class Runtime:
         interceptors: Sequence[Interceptor] = (),
         expose: tuple[type[BaseException], ...] = (),
         worker_threads: int = DEFAULT_WORKER_THREADS,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         if worker_threads < 1:
             raise ValueError("worker_threads must be at least 1")
+        if not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
         self._interceptors = tuple(interceptors)
         self._expose = expose
+        self._limits = limits
         self._registrations: dict[str, ToolsetRegistration] = {}
         self._tools: dict[str, _Tool] = {}  # by id and by provider-facing name
         self._near_names: dict[str, list[str]] | None = None
@@ -158,6 +188,11 @@ class Runtime:
         # the runtime's threads only. Threads start when needed.
         self._workers = ThreadPoolExecutor(
             max_workers=worker_threads, thread_name_prefix="tooldesign-tool"
+        )
+        # Large arguments are decoded here, off the event loop, on threads of their own: tools
+        # that hang cannot keep a call from being answered.
+        self._decoders = ThreadPoolExecutor(
+            max_workers=_DECODER_THREADS, thread_name_prefix="tooldesign-decode"
         )
         for registration in registrations:
             self.register(registration)
@@ -180,7 +215,7 @@ class Runtime:
             chain = _chain((*self._interceptors, *registration.interceptors), self._core)
             if isinstance(binding.invoke, WorkerThreadInvoke):
                 binding = replace(binding, invoke=binding.invoke.on(self._workers))
-            tool = _Tool(binding, registration, chain)
+            tool = _Tool(binding, registration, chain, self._limits)
             added[binding.spec.id] = added[binding.spec.name] = tool
         self._registrations[registration.key] = registration
         self._tools.update(added)
@@ -354,7 +389,7 @@ class Runtime:
             name: value for name in tool.injected if (value := meta.value_for(name)) is not None
         }
         try:
-            decoded = binding.payload.decode_detailed(request.payload, injected=injected)
+            decoded = await self._decode(tool, request.payload, injected)
         except ToolValidationError as error:
             return self._invalid(spec, tool, error, injected, telemetry)
         telemetry.discarded_injected = decoded.discarded_injected
@@ -375,7 +410,21 @@ class Runtime:
             return self._failed(spec, message, exc, telemetry)
         # A call that pages past the end honestly returns nothing of a non-empty total.
         paged = tool.cursor is not None and getattr(decoded.value, tool.cursor, None) is not None
-        return self._finish(spec, binding, outcome, meta, telemetry, paged=paged)
+        result = self._finish(spec, binding, outcome, meta, telemetry, paged=paged)
+        # 9. What the model reads stays within the tool's result budget.
+        if result.error is None:
+            result = within_budget(result, tool.limits.result_bytes, spec.name)
+        return result
+
+    async def _decode(self, tool: _Tool, payload: Any, injected: Mapping[str, Any]) -> Decoded[Any]:
+        """The call's payload decoded, held to the tool's limits; large arguments are decoded
+        in a thread, so that the event loop goes on serving other calls meanwhile."""
+        decode = functools.partial(
+            tool.binding.payload.decode_detailed, payload, injected=injected, limits=tool.limits
+        )
+        if not is_large(payload):
+            return decode()
+        return await asyncio.get_running_loop().run_in_executor(self._decoders, decode)
 
     def _invalid(
         self,
@@ -513,12 +562,12 @@ class Runtime:
         *,
         cause: BaseException | None = None,
     ) -> ToolResult:
-        details = "; ".join(issue.describe() for issue in issues)
+        described = [issue.describe() for issue in issues]
         log.error(
             "tool %s returned a malformed response (a bug in the tool): %s %s",
             spec.id,
             problem,
-            details,
+            "; ".join(described),
             exc_info=cause,
         )
         telemetry.outcome = str(RetryReason.MALFORMED_RESPONSE)
@@ -526,10 +575,15 @@ class Runtime:
             f"Tool {spec.name!r} returned a malformed response. The problem is in the tool, not in your "
             "arguments; try again later or use another tool."
         )
-        hint = RetryHint(RetryReason.MALFORMED_RESPONSE, spec.name, message, issues=tuple(issues))
+        # The hint is the model's, and travels: nothing of the tool's values goes in it. What
+        # is wrong (fields and values, cut short) is for the application, in the error.
+        hint = RetryHint(RetryReason.MALFORMED_RESPONSE, spec.name, message)
+        details: dict[str, Any] = {"problem": problem}
+        if described:
+            details["issues"] = described
         return ToolResult(
             spec.id,
-            error=ToolError(message, cause=cause, details={"problem": problem}),
+            error=ToolError(message, cause=cause, details=details),
             retry_hint=hint,
             telemetry=telemetry,
         )

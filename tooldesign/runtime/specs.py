@@ -15,6 +15,7 @@ from typing import Any, Generic, Literal, Self, TypeVar
 from pydantic import BaseModel
 from tooldesign.runtime.frozen import freeze
 from tooldesign.runtime.ident import ToolIdent
+from tooldesign.runtime.limits import ToolLimits
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 PayloadT = TypeVar("PayloadT", bound=BaseModel)
@@ -102,6 +103,9 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     injected: tuple[str, ...] = ()
     server_data: tuple[ServerDataSpec[Any], ...] = ()
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    """The design's own limits for this tool (``Limits(...)``): each set one replaces the
+    runtime's."""
 
     def server_data_spec(self, kind: str) -> ServerDataSpec[Any] | None:
         for spec in self.server_data:

@@ -34,8 +34,10 @@ from tooldesign.ir.model import (
     Design,
     Service,
     Tool,
+    ToolLimits,
     Toolset,
 )
+from tooldesign.runtime import limits as runtime_limits
 
 GroupT = TypeVar("GroupT", ServiceRecord, ToolsetRecord)
 
@@ -191,6 +193,7 @@ class _TreeBuilder:
             binding=self._binding(rec.bind) if rec.bind is not None and not on_server else None,
             annotations=self._annotations(rec),
             remote_name=remote,
+            limits=self._limits(rec),
         )
 
     def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
@@ -218,6 +221,22 @@ class _TreeBuilder:
                 value = None
             values[key] = value
         return Annotations(**values)
+
+    def _limits(self, rec: ToolRecord) -> ToolLimits:
+        limits = rec.limits
+        if limits is None:
+            return ToolLimits()
+        values: dict[str, int | None] = {}
+        for key in ("payload_bytes", "depth", "array_items", "result_bytes"):
+            value = getattr(limits, key)
+            try:
+                # The runtime's own rules (a positive integer; a depth of at most 200).
+                runtime_limits.ToolLimits(**{key: value})
+            except ValueError as exc:
+                self.issues.add(f"Limits {key}=: {exc}", limits.location, limits.path)
+                value = None
+            values[key] = value
+        return ToolLimits(**values)
 
     def _binding(self, rec: BindRecord) -> Binding | None:
         target = rec.target
