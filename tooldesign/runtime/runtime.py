@@ -33,8 +33,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pydantic
 import pydantic_core
 from tooldesign.runtime.errors import (
+    MAX_ISSUES,
     Constraint,
     FieldIssue,
     ToolError,
@@ -62,7 +64,7 @@ from tooldesign.runtime.result import (
 )
 from tooldesign.runtime.result_budget import within_budget
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
-from tooldesign.runtime.text import clipped, got, quoted, shown
+from tooldesign.runtime.text import clipped, got, path_of, quoted, shown
 from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.examples import example_from_schema
 from tooldesign.runtime.validation.sizes import is_large
@@ -506,13 +508,14 @@ class Runtime:
                 value = outcome.convert(value)
             # The method returned what its tool's result type rejects (_malformed logs it).
             except Exception as exc:  # noqa: BLE001
-                return self._malformed(
-                    spec,
-                    f"the method's result cannot become the tool's result ({type(exc).__name__})",
-                    _result_issues(binding, value),
-                    telemetry,
-                    cause=exc,
+                issues = _result_issues(binding, value) or _conversion_issues(exc)
+                method = f"the result of {outcome.method or 'the bound method'}"
+                problem = (
+                    f"{method} breaks the tool's result type"
+                    if issues
+                    else f"{method} cannot become the tool's result ({type(exc).__name__})"
                 )
+                return self._malformed(spec, problem, issues, telemetry, cause=exc)
         if isinstance(value, ToolResult):  # a handler answering with a full result
             if not value.ok:
                 value.name = spec.id
@@ -524,9 +527,9 @@ class Runtime:
         try:
             result = binding.result.coerce(value)
         except ToolValidationError as error:
-            return self._malformed(
-                spec, "the result does not match the tool's result type", error.issues, telemetry
-            )
+            method = f"the result of {outcome.method}" if outcome.method else "the result"
+            problem = f"{method} does not match the tool's result type"
+            return self._malformed(spec, problem, error.issues, telemetry)
         bounds = None
         # 6. The bounded-result contract.
         if isinstance(result, BoundedResultModel):
@@ -564,10 +567,9 @@ class Runtime:
     ) -> ToolResult:
         described = [issue.describe() for issue in issues]
         log.error(
-            "tool %s returned a malformed response (a bug in the tool): %s %s",
+            "tool %s returned a malformed response (a bug in the tool): %s",
             spec.id,
-            problem,
-            "; ".join(described),
+            f"{problem}: {'; '.join(described)}" if described else problem,
             exc_info=cause,
         )
         telemetry.outcome = str(RetryReason.MALFORMED_RESPONSE)
@@ -664,6 +666,20 @@ def _result_issues(binding: ToolBinding, returned: Any) -> tuple[FieldIssue, ...
     except Exception:  # noqa: BLE001 - only an explanation is at stake; the log has the cause
         return ()
     return ()
+
+
+def _conversion_issues(exc: Exception) -> tuple[FieldIssue, ...]:
+    """The fields a result transform refused, from its own validation error: each relative to
+    the tool type it was building (``TopologyNode.role``), where the method's result cannot be
+    read as JSON to name them from the root."""
+    if not isinstance(exc, pydantic.ValidationError):
+        return ()
+    issues = []
+    for error in exc.errors(include_url=False)[:MAX_ISSUES]:
+        field = path_of((exc.title, *error["loc"]))
+        message = f"{error['msg']} (got {shown(error.get('input'))})"
+        issues.append(FieldIssue(field, Constraint.INVALID_FIELD_TYPE, message))
+    return tuple(issues)
 
 
 def _propagates(exc: BaseException) -> bool:
