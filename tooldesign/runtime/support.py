@@ -86,7 +86,8 @@ def _wrong_parameters(handler: Any) -> str | None:
     try:
         signature.bind(None, None)
     except TypeError:
-        return str(signature)
+        bare = [p.replace(annotation=p.empty) for p in signature.parameters.values()]
+        return str(signature.replace(parameters=bare, return_annotation=signature.empty))
     return None
 
 
