@@ -26,6 +26,11 @@ _MAX_REFINEMENT_SHOWN = 300
 
 def within_budget(result: ToolResult, budget: int, tool: str) -> ToolResult:
     """``result`` as the model may read it: itself when its text fits ``budget`` bytes."""
+    encoded = result.result_json
+    # The common case, decided by a length: the model reads the encoding, or the text it
+    # encodes (no longer than its encoding), and no character takes more than 4 bytes.
+    if encoded is not None and result.model_text is None and len(encoded) * 4 <= budget:
+        return result
     text = result.for_model()
     if len(text) * 4 <= budget:  # no UTF-8 text of this length can be over
         return result

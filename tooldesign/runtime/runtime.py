@@ -390,8 +390,14 @@ class Runtime:
         injected = {
             name: value for name in tool.injected if (value := meta.value_for(name)) is not None
         }
+        payload = request.payload
         try:
-            decoded = await self._decode(tool, request.payload, injected)
+            if is_large(payload):  # decoded off the event loop, which goes on serving calls
+                decoded = await self._decode_in_thread(tool, payload, injected)
+            else:
+                decoded = binding.payload.decode_detailed(
+                    payload, injected=injected, limits=tool.limits
+                )
         except ToolValidationError as error:
             return self._invalid(spec, tool, error, injected, telemetry)
         telemetry.discarded_injected = decoded.discarded_injected
@@ -418,14 +424,13 @@ class Runtime:
             result = within_budget(result, tool.limits.result_bytes, spec.name)
         return result
 
-    async def _decode(self, tool: _Tool, payload: Any, injected: Mapping[str, Any]) -> Decoded[Any]:
-        """The call's payload decoded, held to the tool's limits; large arguments are decoded
-        in a thread, so that the event loop goes on serving other calls meanwhile."""
+    async def _decode_in_thread(
+        self, tool: _Tool, payload: Any, injected: Mapping[str, Any]
+    ) -> Decoded[Any]:
+        """Large arguments decoded on the runtime's decoding threads."""
         decode = functools.partial(
             tool.binding.payload.decode_detailed, payload, injected=injected, limits=tool.limits
         )
-        if not is_large(payload):
-            return decode()
         return await asyncio.get_running_loop().run_in_executor(self._decoders, decode)
 
     def _invalid(

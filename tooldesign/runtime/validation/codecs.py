@@ -109,8 +109,12 @@ class PayloadCodec(Generic[ModelT]):
         # already parsed.
         refused: pydantic.ValidationError | None = None
         if isinstance(data, str | bytes | bytearray):
-            # Measured before it is read; text too short to break a shape limit needs no walk.
-            small = check_text(data, limits, self.tool) < unchecked_text_bytes(limits)
+            # Measured before it is read (text of a quarter of the limit cannot be over it);
+            # text too short to break a shape limit needs no walk.
+            length = len(data)
+            if length * 4 > limits.payload_bytes:
+                check_text(data, limits, self.tool)
+            small = length < unchecked_text_bytes(limits)
             if small and not self._injected and self._schema_check is None:
                 # Fast path: pydantic-core parses and validates JSON in one pass (directly,
                 # without the Python wrapper: the hot path of every call). Only an

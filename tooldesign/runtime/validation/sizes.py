@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
-from tooldesign.runtime.limits import Limits, byte_size
+from tooldesign.runtime.limits import MAX_DEPTH, Limits, byte_size
 from tooldesign.runtime.text import path_of
 
 LARGE_PAYLOAD_BYTES = 64 * 1024
@@ -31,20 +31,24 @@ def text_bytes(data: str | bytes | bytearray) -> int:
     return len(data.encode("utf-8", "surrogatepass"))
 
 
-def check_text(data: str | bytes | bytearray, limits: Limits, tool: str) -> int:
-    """The size of arguments given as text; :class:`ToolValidationError` when over the limit.
+def check_text(data: str | bytes | bytearray, limits: Limits, tool: str) -> None:
+    """Raise :class:`ToolValidationError` when arguments given as text are over the size limit.
 
-    A ``str`` of more characters than the limit has more bytes too: it is refused unread.
+    Text is measured without being read when it can be: a ``str`` of more characters than the
+    limit has more bytes too.
     """
-    size = len(data) if len(data) > limits.payload_bytes else text_bytes(data)
+    length = len(data)
+    size = length if length > limits.payload_bytes else text_bytes(data)
     if size > limits.payload_bytes:
         raise too_large(tool, size, limits)
-    return size
 
 
 def unchecked_text_bytes(limits: Limits) -> int:
-    """Text shorter than this cannot hold an array or a nesting past ``limits``: a JSON value
-    takes at least two bytes (``0,`` or ``[``)."""
+    """Text shorter than this (in characters) cannot hold an array or a nesting past ``limits``:
+    a JSON value takes at least two (``0,`` or ``[``). The JSON reader refuses nesting past the
+    most any tool takes by itself."""
+    if limits.depth >= MAX_DEPTH:
+        return 2 * limits.array_items
     return 2 * min(limits.array_items, limits.depth)
 
 
