@@ -28,6 +28,7 @@ from tooldesign.codegen.naming import (
 )
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.limits import ToolLimits
 from tooldesign.ir.model import (
     ArrayType,
     Design,
@@ -99,6 +100,8 @@ class ToolView:
     injected: tuple[str, ...]
     server_data: tuple[ServerDataView, ...]
     annotations: ToolAnnotations
+    limits: ToolLimits
+    """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
     # Module-level names in specs.py and codecs.py (unique across both).
@@ -303,6 +306,7 @@ class _ToolsetViewBuilder:
                 for sd in tool.server_data
             ),
             annotations=tool.annotations,
+            limits=tool.limits,
             remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),

@@ -20,6 +20,7 @@ from tooldesign.dsl.records import (
     AttributeRecord,
     BindRecord,
     BoundedRecord,
+    LimitsRecord,
     MessageRecord,
     Record,
     ServerDataRecord,
@@ -444,6 +445,33 @@ def Annotations(**hints: Any) -> None:
         tool.duplicates.append(("Annotations", where))
         return
     tool.annotations = AnnotationsRecord(where, rec.child_path("annotations"), hints=hints)
+
+
+def Limits(
+    *,
+    payload_bytes: int | None = None,
+    depth: int | None = None,
+    array_items: int | None = None,
+    result_bytes: int | None = None,
+) -> None:
+    """This tool's own limits on what one call may carry, over the runtime's (``None`` keeps
+    the runtime's): ``payload_bytes`` of arguments, their nesting ``depth``, the
+    ``array_items`` of one array, and the ``result_bytes`` a model reads of the result."""
+    rec, where = current(), caller_location()
+    tool = _tool_top("Limits", where)
+    if tool is None:
+        return
+    if tool.limits is not None:
+        tool.duplicates.append(("Limits", where))
+        return
+    tool.limits = LimitsRecord(
+        where,
+        rec.child_path("limits"),
+        payload_bytes=payload_bytes,
+        depth=depth,
+        array_items=array_items,
+        result_bytes=result_bytes,
+    )
 
 
 def block_record(value: Any) -> Record | Any:

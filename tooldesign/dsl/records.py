@@ -89,6 +89,14 @@ class AnnotationsRecord(Record):
 
 
 @dataclass(eq=False)
+class LimitsRecord(Record):
+    payload_bytes: Any = None
+    depth: Any = None
+    array_items: Any = None
+    result_bytes: Any = None
+
+
+@dataclass(eq=False)
 class ToolRecord(Record):
     name: Any
     description: Any
@@ -101,6 +109,7 @@ class ToolRecord(Record):
     server_data: list[ServerDataRecord] = field(default_factory=list)
     bind: BindRecord | None = None
     annotations: AnnotationsRecord | None = None
+    limits: LimitsRecord | None = None
     remote_name: Any = None
     """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
     duplicates: list[tuple[str, Location]] = field(default_factory=list)

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.location import Location
 
 
@@ -291,6 +292,7 @@ class Tool:
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     remote_name: str | None = None
     """For a tool of an ``MCPToolset``: its name on the server (``None``: the same name)."""
+    limits: ToolLimits = field(default_factory=ToolLimits)
 
     @property
     def id(self) -> str:

@@ -18,11 +18,11 @@ Split by who reads it:
   model; ``tooldesign.runtime.catalog`` loads ``tool_schemas.json``;
 - the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
   (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
-  read-only by ``frozen``), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
+  read-only by ``frozen``), ``limits`` (what one call may carry), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
   values).
 
 What the runtime shares with the stages that generate code for it — the catalog format,
-annotations (:class:`ToolAnnotations`), formats, constraints, tool ids (:class:`ToolIdent`) —
+annotations (:class:`ToolAnnotations`), a tool's limits (:class:`ToolLimits`), formats, constraints, tool ids (:class:`ToolIdent`) —
 is defined once in ``tooldesign.contract``; the runtime never imports those stages.
 """
 
@@ -38,6 +38,7 @@ from tooldesign.runtime.errors import (
 from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.limits import Limits, ToolLimits
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.registration import (
     CallNext,
@@ -65,6 +66,7 @@ __all__ = [
     "Constraint",
     "FieldIssue",
     "Interceptor",
+    "Limits",
     "LogCalls",
     "MCPClient",
     "MCPServerParams",
@@ -85,6 +87,7 @@ __all__ = [
     "ToolError",
     "ToolFailure",
     "ToolIdent",
+    "ToolLimits",
     "ToolRequest",
     "ToolResult",
     "ToolSpec",

@@ -259,6 +259,9 @@ class ToolResult:
     tool_call_id: str | None = None
     result_json: str | None = None
     """The result encoded by the tool's codec (set by the runtime)."""
+    model_text: str | None = None
+    """What the model reads when it is not the whole result: a text result cut to the tool's
+    result budget, with a notice of the cut (``result`` keeps the whole)."""
 
     @property
     def ok(self) -> bool:
@@ -309,6 +312,8 @@ class ToolResult:
             )
         if result_json is not None:
             data["result_json"] = result_json
+        if self.model_text is not None:
+            data["model_text"] = self.model_text
         if self.error is not None:
             data["error"] = self.error.to_dict()
         if self.retry_hint is not None:
@@ -371,16 +376,20 @@ class ToolResult:
             telemetry=ToolTelemetry.from_dict(read.data.get("telemetry", {})),
             tool_call_id=read.text("tool_call_id", None),
             result_json=result_json,
+            model_text=read.text("model_text", None),
         )
 
     def for_model(self) -> str:
         """The text to send back to the model: result JSON, or an error it can act on.
 
         A result that is text (a tool returning a string) is sent as the text itself, not as
-        a quoted JSON string; objects, arrays and numbers are sent as JSON (``result_json``).
+        a quoted JSON string; objects, arrays and numbers are sent as JSON (``result_json``). A
+        text result cut to the result budget is sent cut (``model_text``).
         """
         if self.error is None:
-            text = _text_result(self.result)
+            if self.model_text is not None:
+                return self.model_text
+            text = text_result(self.result)
             if text is not None:
                 return text
             if self.result_json is not None:
@@ -394,7 +403,7 @@ class ToolResult:
         return f"Error: {text}"
 
 
-def _text_result(result: Any) -> str | None:
+def text_result(result: Any) -> str | None:
     """The text of a result that is a string (bare, or a generated root model holding one)."""
     if isinstance(result, RootModel):
         result = result.root

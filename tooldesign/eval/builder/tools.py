@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from tooldesign.codegen.naming import SHADOWED_MODULES, pascal_case
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
+from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
 from tooldesign.contract.location import Location
 from tooldesign.dsl.records import (
     BindRecord,
@@ -241,6 +242,7 @@ class _TreeBuilder:
             binding=self._binding(rec.bind) if rec.bind is not None and not on_server else None,
             annotations=self._annotations(rec),
             remote_name=remote,
+            limits=self._limits(rec),
         )
 
     def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
@@ -272,6 +274,22 @@ class _TreeBuilder:
             elif value is not None:
                 values[key] = value
         return ToolAnnotations(**values)
+
+    def _limits(self, rec: ToolRecord) -> ToolLimits:
+        limits = rec.limits
+        if limits is None:
+            return ToolLimits()
+        values: dict[str, int | None] = {}
+        for key in LIMIT_NAMES:
+            value = getattr(limits, key)
+            try:
+                if value is not None:
+                    check_limit(key, value)
+            except ValueError as exc:
+                self.issues.add(f"Limits {key}=: {exc}", limits.location, limits.path)
+                value = None
+            values[key] = value
+        return ToolLimits(**values)
 
     def _binding(self, rec: BindRecord) -> Binding | None:
         target = rec.target
