@@ -330,6 +330,7 @@ def test_every_reason_has_a_recovery() -> None:
         RetryReason.INVALID_ARGUMENTS: Recovery.CORRECT_CALL,
         RetryReason.MISSING_FIELDS: Recovery.CORRECT_CALL,
         RetryReason.TIMEOUT: Recovery.CORRECT_CALL,
+        RetryReason.RESULT_TOO_LARGE: Recovery.CORRECT_CALL,  # ask for less
         RetryReason.MALFORMED_RESPONSE: Recovery.REPLAN,
         RetryReason.RATE_LIMITED: Recovery.REPLAN,
         RetryReason.TOOL_UNAVAILABLE: Recovery.REPLAN,

@@ -7,6 +7,7 @@ Every call answers with a ``ToolResult``: these tests drive each step of ``Runti
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import subprocess
 import sys
@@ -511,7 +512,14 @@ def test_a_result_that_breaks_the_result_type_is_a_malformed_response() -> None:
     )
     assert result.retry_hint is not None
     assert result.retry_hint.reason is RetryReason.MALFORMED_RESPONSE
-    assert {i.field for i in result.retry_hint.issues} == {"accepted", "job_id"}
+    # What is wrong is the application's to read (the error's details), never the model's.
+    assert result.error is not None
+    issues = result.error.details["issues"]
+    assert [issue.split(":")[0] for issue in issues] == ["accepted", "job_id"]
+    assert '"maybe"' in issues[0]
+    assert result.retry_hint.issues == ()
+    assert "maybe" not in json.dumps(result.retry_hint.to_dict())
+    assert "maybe" not in result.for_model()
 
 
 # ── 7. server data ───────────────────────────────────────────────────────────────────────
@@ -621,6 +629,76 @@ def test_registration_fails_early_for_missing_handlers_and_services() -> None:
         )
     with pytest.raises(RegistrationError, match="not callable"):
         devices.new_registration(service=DeviceService(inventory), handlers={"restart_device": 3})  # type: ignore[call-overload]
+
+
+def _only_args(args: Any) -> Any:
+    return {"accepted": True}
+
+
+def _three(args: Any, meta: ToolCallMeta, extra: Any) -> Any:
+    return {"accepted": True}
+
+
+def _keyword_meta(args: Any, *, meta: ToolCallMeta) -> Any:
+    return {"accepted": True}
+
+
+@pytest.mark.parametrize(
+    ("handler", "takes"),
+    [
+        (_only_args, "(args)"),
+        (_three, "(args, meta, extra)"),
+        (_keyword_meta, "(args, *, meta)"),
+        (lambda: None, "()"),
+    ],
+)
+def test_a_handler_that_cannot_take_args_and_meta_fails_at_registration(
+    handler: Any, takes: str
+) -> None:
+    with pytest.raises(RegistrationError) as caught:
+        devices_with(restart_device=handler)
+    message = str(caught.value)
+    assert f"toolset 'devices': the handler for 'restart_device' takes {takes}" in message
+    assert "def handler(args, meta) (or async def)" in message
+
+
+class _Restarts:
+    def restart(self, args: Any, meta: ToolCallMeta) -> Any:
+        return {"accepted": True}
+
+    async def __call__(self, args: Any, meta: ToolCallMeta) -> Any:
+        return {"accepted": False}
+
+
+def _flexible(*parts: Any) -> Any:
+    return {"accepted": len(parts) == 2}
+
+
+def _with_default(args: Any, meta: ToolCallMeta, verbose: bool = False) -> Any:
+    return {"accepted": not verbose}
+
+
+async def _partial(prefix: str, args: Any, meta: ToolCallMeta) -> Any:
+    return {"accepted": prefix == "p"}
+
+
+@pytest.mark.parametrize(
+    "handler",
+    [
+        _Restarts().restart,
+        _Restarts(),
+        _flexible,
+        _with_default,
+        functools.partial(_partial, "p"),
+        print,  # a builtin whose signature Python reads: (*args, ...)
+    ],
+    ids=["bound-method", "callable-object", "star-args", "default", "partial", "builtin"],
+)
+def test_handlers_of_every_callable_shape_register_and_run(handler: Any) -> None:
+    runtime = Runtime([devices_with(restart_device=handler)], approver=approve_all)
+    result = run(runtime, "restart_device", RESTART)
+    if handler is not print:
+        assert result.ok, result.for_model()
 
 
 def answer(

@@ -22,12 +22,14 @@ from tooldesign.dsl.records import (
     BindRecord,
     BoundedRecord,
     ConfirmRecord,
+    LimitsRecord,
     MessageRecord,
     Record,
     RepairsRecord,
     ServerDataRecord,
     ServiceRecord,
     ShapeRecord,
+    TargetsRecord,
     ToolRecord,
     ToolsetRecord,
     TypeLike,
@@ -62,7 +64,9 @@ P = ParamSpec("P")
 
 
 def _quoted(name: object) -> str:
-    return f'"{name}"' if isinstance(name, str) else repr(name)
+    # A name with a newline or another unprintable character is shown escaped, so messages
+    # that name the element stay on one line and show what is wrong.
+    return f'"{name}"' if isinstance(name, str) and name.isprintable() else repr(name)
 
 
 def _misplaced(what: str, where: str, location: Location, path: str | None = None) -> None:
@@ -307,6 +311,29 @@ def Example(value: Any) -> None:
     shape.examples.append((value, where))
 
 
+def Targets(*names: str, server: str | None = None) -> None:
+    """The clients the enclosing service's tools must suit (``"openai-strict"``,
+    ``"claude-code"``, ``"cursor"``…): ``gen`` refuses a tool that one of them cannot take.
+
+    ``server`` is the MCP server name the service is served under (default: its own name), which
+    hosts' name budgets count.
+    """
+    rec, where = current(), caller_location()
+    top = rec.top
+    if not isinstance(top, ServiceRecord):
+        _misplaced("Targets", "a Service block", where)
+        return
+    if top.targets is not None:
+        rec.issue(
+            f"Targets is already given for this service (line {top.targets.location.line}): "
+            "name every target in one call",
+            where,
+            rec.child_path("targets"),
+        )
+        return
+    top.targets = TargetsRecord(where, rec.child_path("targets"), names=names, server=server)
+
+
 def Tags(*tags: str) -> None:
     """Tags for the enclosing toolset (applied to all its tools) or tool."""
     rec, where = current(), caller_location()
@@ -473,6 +500,33 @@ def Repairs(*kinds: RepairName) -> None:
             rec.issue("Repairs is declared more than once in this block", where, top.path)
         return
     top.repairs = RepairsRecord(where, rec.child_path("repairs"), kinds=tuple(kinds))
+
+
+def Limits(
+    *,
+    payload_bytes: int | None = None,
+    depth: int | None = None,
+    array_items: int | None = None,
+    result_bytes: int | None = None,
+) -> None:
+    """This tool's own limits on what one call may carry, over the runtime's (``None`` keeps
+    the runtime's): ``payload_bytes`` of arguments, their nesting ``depth``, the
+    ``array_items`` of one array, and the ``result_bytes`` a model reads of the result."""
+    rec, where = current(), caller_location()
+    tool = _tool_top("Limits", where)
+    if tool is None:
+        return
+    if tool.limits is not None:
+        tool.duplicates.append(("Limits", where))
+        return
+    tool.limits = LimitsRecord(
+        where,
+        rec.child_path("limits"),
+        payload_bytes=payload_bytes,
+        depth=depth,
+        array_items=array_items,
+        result_bytes=result_bytes,
+    )
 
 
 def block_record(value: Any) -> Record | Any:

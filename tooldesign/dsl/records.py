@@ -107,6 +107,14 @@ class AnnotationsRecord(Record):
 
 
 @dataclass(eq=False)
+class LimitsRecord(Record):
+    payload_bytes: Any = None
+    depth: Any = None
+    array_items: Any = None
+    result_bytes: Any = None
+
+
+@dataclass(eq=False)
 class ToolRecord(Record):
     name: Any
     description: Any
@@ -121,6 +129,7 @@ class ToolRecord(Record):
     annotations: AnnotationsRecord | None = None
     confirm: ConfirmRecord | None = None
     repairs: RepairsRecord | None = None
+    limits: LimitsRecord | None = None
     remote_name: Any = None
     """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
     duplicates: list[tuple[str, Location]] = field(default_factory=list)
@@ -145,6 +154,15 @@ class ServiceRecord(Record):
     description: Any
     toolsets: list[ToolsetRecord] = field(default_factory=list)
     repairs: RepairsRecord | None = None
+    targets: TargetsRecord | None = None
+
+
+@dataclass(eq=False)
+class TargetsRecord(Record):
+    """``Targets(...)``: the clients a service's tools must suit, and the MCP server name."""
+
+    names: tuple[Any, ...]
+    server: Any = None
 
 
 @dataclass(frozen=True, slots=True)

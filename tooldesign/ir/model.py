@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import FieldRepair
 
@@ -300,6 +301,7 @@ class Tool:
     """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
+    limits: ToolLimits = field(default_factory=ToolLimits)
 
     @property
     def id(self) -> str:
@@ -325,6 +327,18 @@ class Service:
     ident: str
     description: str | None
     toolsets: tuple[Toolset, ...]
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
+    targets: ServiceTargets | None = None
+    """``Targets(...)``: the clients the service's tools must suit."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceTargets:
+    """The clients a service promises its tools suit, and the MCP server name they count."""
+
+    names: tuple[str, ...]
+    server: str | None
     location: Location = field(repr=False)
     path: str = field(repr=False)
 

@@ -18,7 +18,7 @@ Split by who reads it:
   model; ``tooldesign.runtime.catalog`` loads ``tool_schemas.json``;
 - the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
   (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
-  read-only by ``frozen``), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
+  read-only by ``frozen``), ``limits`` (what one call may carry), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
   values);
 - control over what tools do: ``approvals`` (``Confirm``: requests, decisions, approvers),
   ``recovery`` (what a planner does after a failure), ``progress`` and ``events`` (what a
@@ -26,7 +26,7 @@ Split by who reads it:
   observers) and ``validation.repairs`` (designed repairs).
 
 What the runtime shares with the stages that generate code for it — the catalog format,
-annotations (:class:`ToolAnnotations`), formats, constraints, tool ids (:class:`ToolIdent`) —
+annotations (:class:`ToolAnnotations`), a tool's limits (:class:`ToolLimits`), formats, constraints, tool ids (:class:`ToolIdent`) —
 is defined once in ``tooldesign.contract``; the runtime never imports those stages.
 """
 
@@ -59,6 +59,7 @@ from tooldesign.runtime.events import (
 from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.limits import Limits, ToolLimits
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.otel import Tracing
 from tooldesign.runtime.progress import ProgressUpdate, progress_to, report_progress
@@ -102,6 +103,7 @@ __all__ = [
     "FieldIssue",
     "FieldRepair",
     "Interceptor",
+    "Limits",
     "LogCalls",
     "MCPClient",
     "MCPServerParams",
@@ -125,6 +127,7 @@ __all__ = [
     "ToolError",
     "ToolFailure",
     "ToolIdent",
+    "ToolLimits",
     "ToolRequest",
     "ToolResult",
     "ToolSpec",

@@ -19,7 +19,7 @@ class Recovery(StrEnum):
 
     CORRECT_CALL = "correct_call"
     """Fix the arguments and call the same tool again (invalid arguments, missing fields, a
-    call that took too long for what it asked)."""
+    call that took too long or returned too much for what it asked)."""
     REPLAN = "replan"
     """Do something else: the tool cannot serve this call now (unknown, rate limited, broken,
     refused by the domain or by a person)."""
@@ -32,6 +32,7 @@ _BY_REASON: dict[RetryReason, Recovery] = {
     RetryReason.INVALID_ARGUMENTS: Recovery.CORRECT_CALL,
     RetryReason.MISSING_FIELDS: Recovery.CORRECT_CALL,
     RetryReason.TIMEOUT: Recovery.CORRECT_CALL,
+    RetryReason.RESULT_TOO_LARGE: Recovery.CORRECT_CALL,
     RetryReason.MALFORMED_RESPONSE: Recovery.REPLAN,
     RetryReason.RATE_LIMITED: Recovery.REPLAN,
     RetryReason.TOOL_UNAVAILABLE: Recovery.REPLAN,

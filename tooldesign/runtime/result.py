@@ -290,6 +290,9 @@ class ToolResult:
     approval: ApprovalRequest | None = None
     """For a call that needed a person's approval: the request (its decision is
     ``telemetry.approval``; none yet while :attr:`awaiting_approval`)."""
+    model_text: str | None = None
+    """What the model reads when it is not the whole result: a text result cut to the tool's
+    result budget, with a notice of the cut (``result`` keeps the whole)."""
 
     @property
     def ok(self) -> bool:
@@ -345,6 +348,8 @@ class ToolResult:
             )
         if result_json is not None:
             data["result_json"] = result_json
+        if self.model_text is not None:
+            data["model_text"] = self.model_text
         if self.error is not None:
             data["error"] = self.error.to_dict()
         if self.retry_hint is not None:
@@ -414,14 +419,15 @@ class ToolResult:
             result_json=result_json,
             recovery=read.choice("recovery", Recovery) if "recovery" in read.data else None,
             approval=ApprovalRequest.from_dict(approval) if approval is not None else None,
+            model_text=read.text("model_text", None),
         )
 
     def for_model(self) -> str:
         """The text to send back to the model: result JSON, or an error it can act on.
 
         A result that is text (a tool returning a string) is sent as the text itself, not as
-        a quoted JSON string; objects, arrays and numbers are sent as JSON (``result_json``).
-        A repaired call adds a line saying what was assumed; a failed one ends with its
+        a quoted JSON string; objects, arrays and numbers are sent as JSON (``result_json``); a
+        text result cut to the result budget is sent cut (``model_text``). A repaired call adds a line saying what was assumed; a failed one ends with its
         recovery in words; a call awaiting approval says so, and that it must not be repeated.
         """
         if self.error is None:
@@ -445,7 +451,9 @@ class ToolResult:
         return text
 
     def _result_text(self) -> str:
-        text = _text_result(self.result)
+        if self.model_text is not None:
+            return self.model_text
+        text = text_result(self.result)
         if text is not None:
             return text
         if self.result_json is not None:
@@ -463,7 +471,7 @@ def _awaiting_text(request: ApprovalRequest) -> str:
     )
 
 
-def _text_result(result: Any) -> str | None:
+def text_result(result: Any) -> str | None:
     """The text of a result that is a string (bare, or a generated root model holding one)."""
     if isinstance(result, RootModel):
         result = result.root

@@ -8,9 +8,10 @@ One call goes through, in this order:
    the request with its raw payload and may rewrite it (payload or metadata), answer without
    calling ``call_next``, or post-process what ``call_next`` returns;
 3. at the end of the chain, with the request and metadata the last interceptor passed on:
-   decoding with the generated codec (→ a retry hint naming every bad field) and injection of
-   hidden fields from the metadata, then the bound method or handler, the bounded-result
-   contract, server data, and encoding.
+   decoding with the generated codec, held to the tool's limits (→ a retry hint naming every
+   bad field; large arguments are decoded off the event loop) and injection of hidden fields
+   from the metadata, then the bound method or handler, the bounded-result contract, server
+   data, encoding, and the result budget (what the model reads is cut or refused past it).
 
 Nothing a model or a tool does makes ``execute`` raise. What still propagates is the
 application's own control flow: ``KeyboardInterrupt``, ``GeneratorExit``, and the cancellation
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import difflib
+import functools
 import inspect
 import logging
 import re
@@ -33,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pydantic
 import pydantic_core
 from tooldesign.contract.catalog import toolset_version
 from tooldesign.contract.confirm import render_prompt
@@ -45,6 +48,7 @@ from tooldesign.runtime.approvals import (
     find_decision,
 )
 from tooldesign.runtime.errors import (
+    MAX_ISSUES,
     Constraint,
     FieldIssue,
     ToolError,
@@ -53,6 +57,7 @@ from tooldesign.runtime.errors import (
 )
 from tooldesign.runtime.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
+from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.otel import Tracer, Tracing
 from tooldesign.runtime.recovery import Recovery, recovery_for
 from tooldesign.runtime.registration import (
@@ -72,11 +77,13 @@ from tooldesign.runtime.result import (
     ToolResult,
     ToolTelemetry,
 )
+from tooldesign.runtime.result_budget import within_budget
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
-from tooldesign.runtime.text import clipped, compact_json, got, quoted, shown
+from tooldesign.runtime.text import clipped, compact_json, got, path_of, quoted, shown
 from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.examples import example_from_schema
 from tooldesign.runtime.validation.repairs import AppliedRepair, decode_repaired
+from tooldesign.runtime.validation.sizes import is_large
 from tooldesign.runtime.watch import CallWatch
 from tooldesign.runtime.workers import WorkerThreadInvoke
 
@@ -84,6 +91,9 @@ log = logging.getLogger("tooldesign.runtime")
 
 DEFAULT_WORKER_THREADS = 64
 """Threads a runtime runs sync tools on, by default: tools mostly wait on I/O."""
+
+_DECODER_THREADS = 2
+"""Threads a runtime decodes large arguments on (the work is bounded by its limits)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +138,17 @@ class _Tool:
         "cursor",
         "example",
         "injected",
+        "limits",
         "registration",
         "spec",
     )
 
     def __init__(
-        self, binding: ToolBinding, registration: ToolsetRegistration, chain: CallNext
+        self,
+        binding: ToolBinding,
+        registration: ToolsetRegistration,
+        chain: CallNext,
+        limits: Limits,
     ) -> None:
         self.binding = binding
         self.spec = binding.spec
@@ -141,6 +156,8 @@ class _Tool:
         self.injected = binding.spec.injected
         self.chain = chain
         self._version: str | None = None
+        # The runtime's limits, with those the tool's design sets over them.
+        self.limits = limits.for_tool(binding.spec.limits)
         payload = binding.spec.payload
         # The design's Example(), else one built from the fields' own examples.
         self.example = (
@@ -184,6 +201,8 @@ class Runtime:
     ``approver`` decides on calls that need a person's approval (``Confirm``) when the call
     brings no decision of its own; without one, such a call is answered awaiting approval.
     ``tracing`` sets how calls are traced with OpenTelemetry (see :class:`Tracing`).
+    ``limits`` bound what one call may carry (arguments' size, nesting and arrays, the result a
+    model reads); a tool's design may set its own (``Limits(...)`` in its ``Tool`` block).
     """
 
     def __init__(
@@ -195,14 +214,18 @@ class Runtime:
         worker_threads: int = DEFAULT_WORKER_THREADS,
         approver: Approver | None = None,
         tracing: Tracing | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         if worker_threads < 1:
             raise ValueError("worker_threads must be at least 1")
+        if not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
         self.approver = approver
         self._events = EventBus()
         self._tracer = Tracer(tracing if tracing is not None else Tracing())
         self._interceptors = tuple(interceptors)
         self._expose = expose
+        self._limits = limits
         self._registrations: dict[str, ToolsetRegistration] = {}
         self._tools: dict[str, _Tool] = {}  # by id and by provider-facing name
         self._near_names: dict[str, list[str]] | None = None
@@ -211,6 +234,11 @@ class Runtime:
         # the runtime's threads only. Threads start when needed.
         self._workers = ThreadPoolExecutor(
             max_workers=worker_threads, thread_name_prefix="tooldesign-tool"
+        )
+        # Large arguments are decoded here, off the event loop, on threads of their own: tools
+        # that hang cannot keep a call from being answered.
+        self._decoders = ThreadPoolExecutor(
+            max_workers=_DECODER_THREADS, thread_name_prefix="tooldesign-decode"
         )
         for registration in registrations:
             self.register(registration)
@@ -233,7 +261,7 @@ class Runtime:
             chain = _chain((*self._interceptors, *registration.interceptors), self._core)
             if isinstance(binding.invoke, WorkerThreadInvoke):
                 binding = replace(binding, invoke=binding.invoke.on(self._workers))
-            tool = _Tool(binding, registration, chain)
+            tool = _Tool(binding, registration, chain, self._limits)
             added[binding.spec.id] = added[binding.spec.name] = tool
         self._registrations[registration.key] = registration
         self._tools.update(added)
@@ -382,7 +410,7 @@ class Runtime:
     ) -> ToolResult:
         """A call of a ``Confirm`` tool: decoded first (an invalid one is answered as any
         other, and never reaches a person), then run, refused or left awaiting a decision."""
-        approval = self._approval_request(tool, request)
+        approval = await self._approval_request(tool, request)
         if approval is None:  # invalid, or not a call the condition selects
             return await self._run(tool, request)
         decision = find_decision(approvals, approval)
@@ -412,13 +440,14 @@ class Runtime:
         result.telemetry.approval = decision
         return result
 
-    def _approval_request(self, tool: _Tool, request: ToolRequest) -> ApprovalRequest | None:
+    async def _approval_request(self, tool: _Tool, request: ToolRequest) -> ApprovalRequest | None:
         confirm = tool.spec.confirm
         assert confirm is not None
         meta = request.meta
         injected = {n: v for n in tool.injected if (v := meta.value_for(n)) is not None}
-        decoded = self._decode(tool, request.payload, injected)
-        if decoded is None:
+        try:
+            decoded = await self._decode(tool, request.payload, injected)
+        except ToolValidationError:
             return None
         full = decoded[0].value.model_dump(mode="json", by_alias=True)
         if not confirm.applies(full):
@@ -470,16 +499,31 @@ class Runtime:
             )
         return decision
 
-    def _decode(
+    async def _decode(
         self, tool: _Tool, payload: Any, injected: Mapping[str, Any]
-    ) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]] | None:
-        """The payload decoded, repaired if the design allows it (``None``: invalid)."""
+    ) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]]:
+        """The payload decoded within the tool's limits (large arguments on the decoding
+        threads, so the loop goes on serving calls), repaired if the design allows it. Raises
+        the :class:`ToolValidationError` of what the model sent."""
+        codec = tool.binding.payload
         try:
-            return tool.binding.payload.decode_detailed(payload, injected=injected), ()
+            if is_large(payload):
+                decode = functools.partial(
+                    codec.decode_detailed, payload, injected=injected, limits=tool.limits
+                )
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self._decoders, decode), ()
+            return codec.decode_detailed(payload, injected=injected, limits=tool.limits), ()
         except ToolValidationError:
-            if not tool.spec.repairs:
-                return None
-            return decode_repaired(tool.binding.payload, payload, tool.spec, injected)
+            # A slip the design agreed to repair is repaired; else the model hears what it sent.
+            repaired = (
+                decode_repaired(codec, payload, tool.spec, injected, tool.limits)
+                if tool.spec.repairs
+                else None
+            )
+            if repaired is None:
+                raise
+            return repaired
 
     def execute_sync(
         self,
@@ -568,17 +612,9 @@ class Runtime:
             name: value for name in tool.injected if (value := meta.value_for(name)) is not None
         }
         try:
-            decoded = binding.payload.decode_detailed(request.payload, injected=injected)
+            decoded, telemetry.repairs = await self._decode(tool, request.payload, injected)
         except ToolValidationError as error:
-            # A slip the design agreed to repair is repaired; else the model hears what it sent.
-            repaired = (
-                decode_repaired(binding.payload, request.payload, spec, injected)
-                if spec.repairs
-                else None
-            )
-            if repaired is None:
-                return self._invalid(spec, tool, error, injected, telemetry)
-            decoded, telemetry.repairs = repaired
+            return self._invalid(spec, tool, error, injected, telemetry)
         telemetry.discarded_injected = decoded.discarded_injected
         # 5. Call the bound method or the handler.
         try:
@@ -600,7 +636,11 @@ class Runtime:
             return self._failed(spec, message, exc, telemetry)
         # A call that pages past the end honestly returns nothing of a non-empty total.
         paged = tool.cursor is not None and getattr(decoded.value, tool.cursor, None) is not None
-        return self._finish(spec, binding, outcome, meta, telemetry, paged=paged)
+        result = self._finish(spec, binding, outcome, meta, telemetry, paged=paged)
+        # 9. What the model reads stays within the tool's result budget.
+        if result.error is None:
+            result = within_budget(result, tool.limits.result_bytes, spec.name)
+        return result
 
     def _invalid(
         self,
@@ -682,13 +722,14 @@ class Runtime:
                 value = outcome.convert(value)
             # The method returned what its tool's result type rejects (_malformed logs it).
             except Exception as exc:  # noqa: BLE001
-                return self._malformed(
-                    spec,
-                    f"the method's result cannot become the tool's result ({type(exc).__name__})",
-                    _result_issues(binding, value),
-                    telemetry,
-                    cause=exc,
+                issues = _result_issues(binding, value) or _conversion_issues(exc)
+                method = f"the result of {outcome.method or 'the bound method'}"
+                problem = (
+                    f"{method} breaks the tool's result type"
+                    if issues
+                    else f"{method} cannot become the tool's result ({type(exc).__name__})"
                 )
+                return self._malformed(spec, problem, issues, telemetry, cause=exc)
         if isinstance(value, ToolResult):  # a handler answering with a full result
             if not value.ok:
                 value.name = spec.id
@@ -700,9 +741,9 @@ class Runtime:
         try:
             result = binding.result.coerce(value)
         except ToolValidationError as error:
-            return self._malformed(
-                spec, "the result does not match the tool's result type", error.issues, telemetry
-            )
+            method = f"the result of {outcome.method}" if outcome.method else "the result"
+            problem = f"{method} does not match the tool's result type"
+            return self._malformed(spec, problem, error.issues, telemetry)
         bounds = None
         # 6. The bounded-result contract.
         if isinstance(result, BoundedResultModel):
@@ -738,12 +779,11 @@ class Runtime:
         *,
         cause: BaseException | None = None,
     ) -> ToolResult:
-        details = "; ".join(issue.describe() for issue in issues)
+        described = [issue.describe() for issue in issues]
         log.error(
-            "tool %s returned a malformed response (a bug in the tool): %s %s",
+            "tool %s returned a malformed response (a bug in the tool): %s",
             spec.id,
-            problem,
-            details,
+            f"{problem}: {'; '.join(described)}" if described else problem,
             exc_info=cause,
         )
         telemetry.outcome = str(RetryReason.MALFORMED_RESPONSE)
@@ -751,10 +791,15 @@ class Runtime:
             f"Tool {spec.name!r} returned a malformed response. The problem is in the tool, not in your "
             "arguments; try again later or use another tool."
         )
-        hint = RetryHint(RetryReason.MALFORMED_RESPONSE, spec.name, message, issues=tuple(issues))
+        # The hint is the model's, and travels: nothing of the tool's values goes in it. What
+        # is wrong (fields and values, cut short) is for the application, in the error.
+        hint = RetryHint(RetryReason.MALFORMED_RESPONSE, spec.name, message)
+        details: dict[str, Any] = {"problem": problem}
+        if described:
+            details["issues"] = described
         return ToolResult(
             spec.id,
-            error=ToolError(message, cause=cause, details={"problem": problem}),
+            error=ToolError(message, cause=cause, details=details),
             retry_hint=hint,
             telemetry=telemetry,
         )
@@ -865,6 +910,20 @@ def _result_issues(binding: ToolBinding, returned: Any) -> tuple[FieldIssue, ...
     except Exception:  # noqa: BLE001 - only an explanation is at stake; the log has the cause
         return ()
     return ()
+
+
+def _conversion_issues(exc: Exception) -> tuple[FieldIssue, ...]:
+    """The fields a result transform refused, from its own validation error: each relative to
+    the tool type it was building (``TopologyNode.role``), where the method's result cannot be
+    read as JSON to name them from the root."""
+    if not isinstance(exc, pydantic.ValidationError):
+        return ()
+    issues = []
+    for error in exc.errors(include_url=False)[:MAX_ISSUES]:
+        field = path_of((exc.title, *error["loc"]))
+        message = f"{error['msg']} (got {shown(error.get('input'))})"
+        issues.append(FieldIssue(field, Constraint.INVALID_FIELD_TYPE, message))
+    return tuple(issues)
 
 
 def _propagates(exc: BaseException) -> bool:

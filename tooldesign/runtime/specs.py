@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
+from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
 from tooldesign.runtime.frozen import freeze
 
@@ -100,6 +101,9 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs (``Repairs``, ``repair=``)."""
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    """The design's own limits for this tool (``Limits(...)``): each set one replaces the
+    runtime's."""
 
     def server_data_spec(self, kind: str) -> ServerDataSpec[Any] | None:
         for spec in self.server_data:

@@ -212,7 +212,10 @@ async def trace_from_headers(
     meta: Mapping[str, Any] = ctx.meta or {}
     if "traceparent" in meta or "traceparent" not in request.headers:
         return await call_next(ctx)
-    carried = {**meta, **{key: request.headers[key] for key in TRACE_KEYS if key in request.headers}}
+    carried = {
+        **meta,
+        **{key: request.headers[key] for key in TRACE_KEYS if key in request.headers},
+    }
     return await call_next(dataclasses.replace(ctx, meta=cast("types.RequestParamsMeta", carried)))
 
 

@@ -665,13 +665,14 @@ def _check_callback(option: str, callback: Callable[..., Any] | None, call: str)
 
 
 def default_server_name(runtime: Runtime) -> str:
-    """The services of ``runtime`` (``builtin`` left out when others exist), joined by ``+``."""
+    """The services of ``runtime`` (``builtin`` left out when others exist), joined by ``-``:
+    a name every MCP host takes (Claude Code refuses a server name with ``+`` or ``.``)."""
     services: list[str] = []
     for info in runtime.toolsets():
         if info.service not in services:
             services.append(info.service)
     own = [s for s in services if s != "builtin"]
-    return "+".join(own or services) or "tooldesign"
+    return "-".join(own or services) or "tooldesign"
 
 
 def mcp_server(

@@ -11,6 +11,8 @@ queue or a deadline are answers with retry hints like any other.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import importlib
 import logging
 import uuid
@@ -23,6 +25,7 @@ import pydantic_core
 from tooldesign.contract.catalog import toolset_version
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.errors import ToolValidationError
+from tooldesign.runtime.limits import DEFAULT_LIMITS
 from tooldesign.runtime.otel import with_trace_context
 from tooldesign.runtime.registration import (
     CallNext,
@@ -48,6 +51,7 @@ from tooldesign.runtime.transports.base import (
 from tooldesign.runtime.transports.wire import CallMessage, WireError
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
 from tooldesign.runtime.validation.repairs import decode_repaired
+from tooldesign.runtime.validation.sizes import is_large
 
 log = logging.getLogger("tooldesign.transports")
 
@@ -152,12 +156,22 @@ class RemoteToolset:
             for name in binding.spec.injected
             if (value := meta.value_for(name)) is not None
         }
+        # Held to the tool's limits (the design's, over the defaults), large arguments decoded
+        # off the event loop, as the runtime does; the worker's runtime holds it to its own.
+        limits = DEFAULT_LIMITS.for_tool(binding.spec.limits)
+        decode = functools.partial(
+            binding.payload.decode_detailed, request.payload, injected=injected, limits=limits
+        )
         try:
-            binding.payload.decode_detailed(request.payload, injected=injected)
+            if is_large(request.payload):
+                await asyncio.get_running_loop().run_in_executor(None, decode)
+            else:
+                decode()
         except ToolValidationError:
             # A slip the design repairs travels as it was sent: the worker repairs it the same.
             if not binding.spec.repairs or (
-                decode_repaired(binding.payload, request.payload, binding.spec, injected) is None
+                decode_repaired(binding.payload, request.payload, binding.spec, injected, limits)
+                is None
             ):
                 # The runtime decodes it again and answers with its retry hint: no round trip.
                 return await call_next(request, meta)

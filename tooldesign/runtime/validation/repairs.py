@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 from tooldesign.contract.repairs import ITEMS, VALUES, FieldRepair, RepairKind
 from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import ToolValidationError
+from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.text import join_path, shown
 from tooldesign.runtime.validation.json_input import parse_object
+from tooldesign.runtime.validation.sizes import check_text, check_value
 
 if TYPE_CHECKING:
     from tooldesign.runtime.specs import ToolSpec
@@ -64,15 +66,24 @@ def decode_repaired(
     payload: Any,
     spec: ToolSpec[Any, Any],
     injected: Mapping[str, Any] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]] | None:
     """``payload`` (which ``codec`` refused) decoded after the repairs ``spec`` declares, and
     the repairs made; ``None`` when nothing could be repaired or the call is still invalid."""
+    try:
+        # Arguments over a limit stay refused: repairing them would read them whole.
+        if isinstance(payload, str | bytes | bytearray):
+            check_text(payload, limits, spec.name)
+        else:
+            check_value(payload, limits, spec.name)
+    except ToolValidationError:
+        return None
     repaired = repaired_payload(payload, spec.repairs, spec.name)
     if repaired is None:
         return None
     data, applied = repaired
     try:
-        return codec.decode_detailed(data, injected=injected), applied
+        return codec.decode_detailed(data, injected=injected, limits=limits), applied
     except ToolValidationError:
         return None
 
