@@ -74,6 +74,7 @@ def test_a_tool_bound_to_a_method_is_called_on_the_service(bound: ToolsetView) -
         spread_arguments=True,
         payload_transform="to_method_payload_find_orders",
         result_transform="to_tool_return_find_orders",
+        method="scenario_shop:Shop.find_orders",
         returns_value=True,
         server_data=(),
     )
