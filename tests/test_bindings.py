@@ -933,12 +933,12 @@ def take_odd(tier: Odd) -> Out: ...
         pytest.param(
             "take_tier",
             '["basic", "gold"]',
-            '["gold"]',
+            '["platinum"]',
             [
                 "tool 'lookup' result.tier is String, but enum_errors_app:take_tier gives Tier",
-                "the tool does not allow 'basic' (Tier.BASIC); its enum is 'gold'",
+                "the tool allows none of Tier's values ('basic', 'gold'); its enum is 'platinum'",
             ],
-            id="member-the-design-does-not-list",
+            id="no-member-the-design-lists",
         ),
         pytest.param(
             "take_level",
@@ -1035,7 +1035,227 @@ def test_an_imported_design_binds_to_the_enums_it_came_from(
     assert 'enum=["basic", "gold"], default="gold"' in imported
     design = imported + '            BindTo("legacy_tiers:list_breaches")\n'
     generated = gen_design("from tooldesign.dsl import BindTo\n" + design)
-    executor = generated.module("legacy_tiers.toolsets.legacy_tiers.executor")
+    # The service is named like the module it binds to: its package takes another name, so
+    # it never shadows the module where the output folder is importable.
+    executor = generated.module("legacy_tiers_.toolsets.legacy_tiers.executor")
     runtime = Runtime([executor.new_registration()])
     result = runtime.execute_sync(ToolRequest("list_breaches", {"team": "l2", "priority": 2}))
     assert _model_view(result) == [{"ticket_id": "l2-1", "tier": "gold", "priority": 2}]
+
+
+# ── Results narrower than the method's types: checked when the call returns ──────────────────
+
+NARROWING_APP = """\
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel
+
+
+class Tier(str, Enum):
+    BASIC = "basic"
+    GOLD = "gold"
+
+
+@dataclasses.dataclass
+class Row:
+    \"\"\"A row as the database holds it: every field typed by its column.\"\"\"
+
+    status: str
+    ident: str
+    score: int
+    tier: Tier
+    kind: str
+
+
+class Report(BaseModel):
+    \"\"\"Another team's model.\"\"\"
+
+    row: Row
+    statuses: list[str]
+    mood: Literal["up", "down", "sideways"]
+
+
+class Store:
+    def __init__(self) -> None:
+        self.next: Report | None = None
+
+    def report(self, site: str) -> Report:
+        assert self.next is not None
+        return self.next
+"""
+
+NARROWING_DESIGN = """\
+from tooldesign.dsl import *
+from narrowing_app import Store
+
+STATUSES = ["online", "offline"]
+
+with Type("Row", "A row") as Row:
+    Attribute("status", String, "Status", enum=STATUSES)
+    Attribute("ident", String, "Id", format="uuid")
+    Attribute("score", Int, "Score", minimum=0, maximum=100)
+    Attribute("tier", String, "Tier", enum=["gold"])
+    Attribute("kind", String, "Kind", max_length=5, pattern="^[a-z]+$")
+    Required("status", "ident", "score", "tier", "kind")
+
+with Service("s", "A service"):
+    with Toolset("t", "A toolset"):
+        with Tool("report", "Report on a site"):
+            with Args():
+                Attribute("site", String, "Site")
+                Required("site")
+            with Return():
+                Attribute("row", Row, "The row")
+                Attribute("statuses", ArrayOf(String, max_items=2), "Statuses", enum=STATUSES)
+                Attribute("mood", String, "Mood", enum=["up", "down"])
+                Required("row", "statuses", "mood")
+            BindTo(Store.report)
+"""
+
+GOOD_ROW = {
+    "status": "online",
+    "ident": "0b0c7c2e-6a2e-4c7e-9d83-4a8f5f1f7a11",
+    "score": 7,
+    "tier": "GOLD",
+    "kind": "abc",
+}
+
+
+@pytest.fixture
+def narrowing(
+    write_app: AppWriter, gen_design: Callable[[str], Generated]
+) -> tuple[ModuleType, Generated]:
+    app = write_app("narrowing_app", NARROWING_APP)
+    return app, gen_design(NARROWING_DESIGN)
+
+
+def test_a_method_may_return_wider_types_than_the_tool_promises(
+    narrowing: tuple[ModuleType, Generated], tmp_path: Path
+) -> None:
+    app, generated = narrowing
+    # Generated as it is, and type-checked: the narrowing is left to the run-time check.
+    transforms = (generated.out / "s" / "toolsets" / "t" / "transforms.py").read_text()
+    assert "cast(Any, value.status)" in transforms
+    assert "Success" in run_mypy(generated, tmp_path, plugin=False)
+    store = app.Store()
+    runtime = Runtime([generated.module("s.toolsets.t.executor").new_registration(service=store)])
+    row = {**GOOD_ROW, "tier": app.Tier.GOLD}
+    store.next = app.Report(row=app.Row(**row), statuses=["online"], mood="up")
+    result = runtime.execute_sync(ToolRequest("report", {"site": "hq"}))
+    assert result.ok, result.for_model()
+    assert _model_view(result)["row"]["status"] == "online"
+    assert _model_view(result)["row"]["tier"] == "gold"
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "shown"),
+    [
+        ({"row": {"status": "rebooting"}}, "status", '"rebooting"'),
+        ({"row": {"ident": "not-a-uuid"}}, "ident", '"not-a-uuid"'),
+        ({"row": {"score": 101}}, "score", "101"),
+        ({"row": {"tier": "BASIC"}}, "tier", '"basic"'),
+        ({"row": {"kind": "abcdefg"}}, "kind", "(got 7)"),
+        ({"row": {"kind": "ABC"}}, "kind", '"ABC"'),
+        ({"statuses": ["online", "offline", "online"]}, "statuses", "(got 3)"),
+        ({"statuses": ["lost"]}, "statuses", '"lost"'),
+        ({"mood": "sideways"}, "mood", '"sideways"'),
+    ],
+)
+def test_a_result_outside_the_tools_contract_is_the_methods_bug(
+    narrowing: tuple[ModuleType, Generated],
+    caplog: pytest.LogCaptureFixture,
+    change: dict[str, Any],
+    field: str,
+    shown: str,
+) -> None:
+    app, generated = narrowing
+    store = app.Store()
+    runtime = Runtime([generated.module("s.toolsets.t.executor").new_registration(service=store)])
+    row = {**GOOD_ROW, "tier": app.Tier.GOLD, **change.get("row", {})}
+    if row["tier"] == "BASIC":
+        row["tier"] = app.Tier.BASIC
+    statuses = change.get("statuses", ["online"])
+    store.next = app.Report(row=app.Row(**row), statuses=statuses, mood=change.get("mood", "up"))
+    result = runtime.execute_sync(ToolRequest("report", {"site": "hq"}))
+    hint = result.retry_hint
+    assert hint is not None and hint.reason == "malformed_response"
+    # The model is told the tool failed, nothing of its values.
+    assert shown not in result.for_model() and shown not in json.dumps(hint.to_dict())
+    # The application reads which field, the value (cut short) and the bound method.
+    assert result.error is not None
+    details = result.error.details
+    assert "narrowing_app:Store.report" in details["problem"]
+    assert any(field in issue and shown in issue for issue in details["issues"]), details
+    [record] = [r for r in caplog.records if "malformed response" in r.getMessage()]
+    assert "narrowing_app:Store.report" in record.getMessage() and shown in record.getMessage()
+
+
+@pytest.mark.parametrize(
+    ("returned", "fragments"),
+    [
+        ("float", ["result.value is Int", "gives float"]),
+        ('Literal["x", "y"]', ["result.value is String", "the tool allows none of ['x', 'y']"]),
+    ],
+)
+def test_what_can_never_work_stays_a_design_error(
+    write_app: AppWriter, tmp_path: Path, returned: str, fragments: list[str]
+) -> None:
+    write_app(
+        "never_app",
+        f"""\
+        import dataclasses
+        from typing import Literal
+
+        @dataclasses.dataclass
+        class Out:
+            value: {returned}
+
+        def lookup(site: str) -> Out: ...
+        """,
+    )
+    value = (
+        'Attribute("value", Int, "Value")'
+        if returned == "float"
+        else 'Attribute("value", String, "Value", enum=["a", "b"])'
+    )
+    design = tmp_path / "design.py"
+    design.write_text(
+        bound_tool_design(
+            "never_app",
+            "lookup",
+            args='Attribute("site", String, "Site")\nRequired("site")',
+            result=f'{value}\nRequired("value")',
+        )
+    )
+    issue = bind_issue(design, fragments)
+    assert "result" in issue.message
+
+
+def test_the_payload_direction_still_refuses_a_method_that_accepts_less(
+    write_app: AppWriter, tmp_path: Path
+) -> None:
+    write_app(
+        "payload_app",
+        """\
+        from typing import Literal, TypedDict
+
+        class Out(TypedDict):
+            value: str
+
+        def lookup(status: Literal["online"]) -> Out: ...
+        """,
+    )
+    design = tmp_path / "design.py"
+    design.write_text(
+        bound_tool_design(
+            "payload_app",
+            "lookup",
+            args='Attribute("status", String, "S", enum=["online", "offline"])\nRequired("status")',
+            result='Attribute("value", String, "Value")\nRequired("value")',
+        )
+    )
+    bind_issue(design, ["payload.status is String", "the tool also allows ['offline']"])

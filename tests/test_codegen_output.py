@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from tooldesign.cli import main
-from tooldesign.codegen import formatting, output
+from tooldesign.codegen import commit, formatting, output
 from tooldesign.codegen.pipeline import generate
 from tooldesign.runtime import Constraint, ToolValidationError
 
@@ -316,16 +316,15 @@ def test_failed_generation_leaves_the_output_exactly_as_it_was(
                 raise OSError("disk full")
             real_replace(src, dst)
 
-        monkeypatch.setattr(output.os, "replace", failing_replace)
+        monkeypatch.setattr(commit.os, "replace", failing_replace)
         expected = output.OutputError
     with pytest.raises(expected) as raised:
         generate([str(design)], out)
     if stage == "commit":
         assert "disk full" in str(raised.value) and "left as it was" in str(raised.value)
     assert tree_bytes(out) == before
-    assert not any(p.name.startswith(".out.tooldesign-") for p in tmp_path.iterdir()), (
-        "staging is cleaned up"
-    )
+    assert not [p for p in tmp_path.iterdir() if "tooldesign" in p.name], "nothing beside out"
+    assert not list(out.glob(".tooldesign-staging-*")), "staging is cleaned up"
 
 
 def test_check_reports_drift_and_writes_nothing(
@@ -571,7 +570,7 @@ def test_a_failed_commit_into_a_new_folder_leaves_nothing_behind(
             raise OSError(28, "No space left on device", str(dst))
         real_replace(src, dst)
 
-    monkeypatch.setattr(output.os, "replace", failing_replace)
+    monkeypatch.setattr(commit.os, "replace", failing_replace)
     with pytest.raises(output.OutputError, match="No space left on device"):
         generate([str(design)], out)
     assert list(tmp_path.iterdir()) == [design], "no output, no parents, no staging left"

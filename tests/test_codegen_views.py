@@ -74,6 +74,7 @@ def test_a_tool_bound_to_a_method_is_called_on_the_service(bound: ToolsetView) -
         spread_arguments=True,
         payload_transform="to_method_payload_find_orders",
         result_transform="to_tool_return_find_orders",
+        method="scenario_shop:Shop.find_orders",
         returns_value=True,
         server_data=(),
     )
@@ -231,6 +232,7 @@ def _bound(**changes: Any) -> BoundCallView:
         "spread_arguments": False,
         "payload_transform": "to_method_payload_find",
         "result_transform": "to_tool_return_find",
+        "method": "app:Shop.find",
         "returns_value": True,
         "server_data": (),
     }
@@ -242,7 +244,7 @@ def test_a_sync_bound_call_runs_on_a_worker_thread() -> None:
         "def _bind_find(service: app.Shop) -> rt.Invoke:\n"
         "    def invoke(args: t.FindPayload, meta: rt.ToolCallMeta) -> rt.Outcome:\n"
         "        returned = service.find(tr.to_method_payload_find(args))\n"
-        "        return rt.Outcome(returned, convert=tr.to_tool_return_find)\n"
+        "        return rt.Outcome(returned, convert=tr.to_tool_return_find, method='app:Shop.find')\n"
         "\n"
         "    return rt.in_worker_thread(invoke)"
     )
@@ -254,6 +256,7 @@ def test_an_async_function_call_with_keyword_arguments_and_server_data() -> None
         target="app.find",
         is_async=True,
         spread_arguments=True,
+        method="app:find",
         server_data=(("full", "to_server_data_find_full"),),
     )
     assert macro("bound_factory", arg=_Tool(call)) == (
@@ -261,7 +264,7 @@ def test_an_async_function_call_with_keyword_arguments_and_server_data() -> None
         "    async def invoke(args: t.FindPayload, meta: rt.ToolCallMeta) -> rt.Outcome:\n"
         "        returned = await app.find(**tr.to_method_payload_find(args))\n"
         "        return rt.Outcome(returned, server_data={'full': lambda: "
-        "tr.to_server_data_find_full(returned)}, convert=tr.to_tool_return_find)\n"
+        "tr.to_server_data_find_full(returned)}, convert=tr.to_tool_return_find, method='app:find')\n"
         "\n"
         "    return invoke"
     )
@@ -271,7 +274,7 @@ def test_a_call_that_returns_nothing() -> None:
     rendered = macro("bound_factory", arg=_Tool(_bound(returns_value=False)))
     assert (
         "        service.find(tr.to_method_payload_find(args))\n"
-        "        return rt.Outcome(None, convert=tr.to_tool_return_find)\n"
+        "        return rt.Outcome(None, convert=tr.to_tool_return_find, method='app:Shop.find')\n"
     ) in rendered
 
 

@@ -96,14 +96,13 @@ def test_fallback_exports_strict_where_it_can_and_notes_the_rest(
     assert (code, out) == (2, "") and "fallback applies to strict exports" in err
 
 
-TWO_SERVICES = """\
+SERVICE = """\
 from tooldesign.dsl import *
 
-for service in ("first", "second"):
-    with Service(service, "A service"):
-        with Toolset("misc", "Odds and ends"):
-            with Tool("noargs", "Takes nothing"):
-                Return(String, "Done")
+with Service(SERVICE, "A service"):
+    with Toolset("misc", "Odds and ends"):
+        with Tool("noargs", "Takes nothing"):
+            Return(String, "Done")
 """
 
 
@@ -112,11 +111,15 @@ def test_the_prompt_format_refuses_two_tools_a_model_could_not_tell_apart(
 ) -> None:
     from tooldesign.codegen.pipeline import generate
 
-    design = tmp_path / "design.py"
-    design.write_text(TWO_SERVICES)
-    generate([str(design)], tmp_path / "gen")
+    # Generated apart (generated together, the tool name in two services is a design error).
+    folders = []
+    for service in ("first", "second"):
+        design = tmp_path / f"{service}.py"
+        design.write_text(SERVICE.replace("SERVICE", repr(service)))
+        generate([str(design)], tmp_path / service)
+        folders.append(str(tmp_path / service))
     for args in (["--format", "prompt"], ["--provider", "mcp"]):
-        code, out, err = export(capsys, *args, str(tmp_path / "gen"))
+        code, out, err = export(capsys, *args, *folders)
         assert (code, out) == (2, "")
         assert (
             "tool 'noargs' (second.misc.noargs): 'first.misc.noargs' and 'second.misc.noargs' "

@@ -609,3 +609,18 @@ async def test_http_2026_calls_and_listen() -> None:
             with anyio.fail_after(5):
                 await subscription.__anext__()
     assert contexts[0].session_id is None and contexts[0].http_request is not None
+
+
+def test_a_server_of_several_services_gets_a_name_every_mcp_host_takes() -> None:
+    from types import SimpleNamespace
+
+    from tooldesign.runtime.mcp import default_server_name
+    from tooldesign.runtime.providers.targets import check_targets
+
+    infos = [SimpleNamespace(service=name) for name in ("billing", "netops", "builtin", "netops")]
+    runtime = SimpleNamespace(toolsets=lambda: infos)
+
+    name = default_server_name(runtime)  # type: ignore[arg-type]
+
+    assert name == "billing-netops"
+    assert check_targets(name, [], ["claude-code", "cursor", "claude-desktop"]) == []

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from tooldesign.cli import main
 from tooldesign.codegen.pipeline import generate
+from tooldesign.codegen.targets import target_check
 from tooldesign.contract.errors import UserError
-from tooldesign.govern.design_targets import target_check
-from tooldesign.govern.targets import TARGETS, by_tool, check_targets, parse_targets
 from tooldesign.ir.errors import DesignError
+from tooldesign.runtime.providers.targets import TARGETS, by_tool, check_targets, parse_targets
 
 from tests.support import REPO
 
@@ -233,13 +233,23 @@ def test_target_usage_errors_write_nothing(
     assert not out.exists()
 
 
+def declaring(design: Path, targets: str) -> Path:
+    """``design`` with ``Targets(...)`` declared in its service."""
+    text = design.read_text(encoding="utf-8").replace(
+        'with Service("netops", "Network operations"):',
+        f'with Service("netops", "Network operations"):\n    Targets({targets})  # <-- targets',
+    )
+    design.write_text(text.replace("Service, String", "Service, String, Targets"), "utf-8")
+    return design
+
+
 def test_targets_a_design_declares_are_design_errors_and_nothing_is_written(
     design: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "gen"
-    declared = target_check((), declared=lambda service: ["gemini", "claude-code"])
+    declaring(design, '"gemini", "claude-code"')
     with pytest.raises(DesignError) as caught:
-        generate([str(design)], out, checks=[declared])
+        generate([str(design)], out)
     [issue] = caught.value.issues
     assert issue.location is not None and issue.location.line == line_of(design, "<-- map")
     assert issue.message.startswith("Gemini (gemini) cannot express it in its OpenAPI parameters")
@@ -249,7 +259,28 @@ def test_targets_a_design_declares_are_design_errors_and_nothing_is_written(
 def test_a_target_both_declared_and_asked_for_is_an_error_once(design: Path) -> None:
     from tooldesign.eval.evaluate import evaluate
 
-    check = target_check(["gemini"], declared=lambda service: ["gemini"])
+    declaring(design, '"gemini"')
     with pytest.raises(DesignError) as caught:
-        check(evaluate([str(design)]))
+        target_check(["gemini"])(evaluate([str(design)]))
     assert len(caught.value.issues) == 1
+
+
+def test_declared_targets_count_the_server_name_the_design_gives(
+    design: Path, tmp_path: Path
+) -> None:
+    declaring(design, '"cursor", server="' + "x" * 48 + '"')
+    with pytest.raises(DesignError) as caught:
+        generate([str(design)], tmp_path / "gen")
+    [issue] = caught.value.issues
+    assert "Cursor (cursor) filters it out: server and tool names together are 60" in issue.message
+
+
+def test_an_unknown_declared_target_is_a_design_error_at_its_line(
+    design: Path, tmp_path: Path
+) -> None:
+    declaring(design, '"gemini-strict"')
+    with pytest.raises(DesignError) as caught:
+        generate([str(design)], tmp_path / "gen")
+    [issue] = caught.value.issues
+    assert issue.location is not None and issue.location.line == line_of(design, "<-- targets")
+    assert issue.message.startswith("unknown target 'gemini-strict'; the targets are: ")

@@ -90,14 +90,20 @@ class _Builder:
             return self._object(schema, depth)
         raise ValueError(f"unsupported schema type {kind!r}")
 
-    def _integer(self, schema: Mapping[str, Any]) -> st.SearchStrategy[int]:
+    def _integer(self, schema: Mapping[str, Any]) -> st.SearchStrategy[int | float]:
         lo = schema.get("minimum")
         if "exclusiveMinimum" in schema:
             lo = int(schema["exclusiveMinimum"]) + 1
         hi = schema.get("maximum")
         if "exclusiveMaximum" in schema:
             hi = int(schema["exclusiveMaximum"]) - 1
-        return st.integers(min_value=lo, max_value=hi)
+        integers = st.integers(min_value=lo, max_value=hi)
+        # JSON Schema's integer takes a number with no fractional part (3.0) too.
+        exact = st.integers(
+            min_value=max(lo, -(2**53)) if lo is not None else -(2**53),
+            max_value=min(hi, 2**53) if hi is not None else 2**53,
+        )
+        return integers | exact.map(float)
 
     def _number(self, schema: Mapping[str, Any]) -> st.SearchStrategy[float]:
         return st.floats(

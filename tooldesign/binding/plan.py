@@ -64,6 +64,15 @@ class EnumValue:
 
 
 @dataclass(frozen=True, slots=True)
+class Narrowed:
+    """A method's value the tool's type is narrower than by its constraints only (a ``str``
+    where the tool lists the values it takes): passed on as ``inner`` converts it, and checked
+    when the call returns (the tool's result type validates every result)."""
+
+    inner: Conv
+
+
+@dataclass(frozen=True, slots=True)
 class ValidateInto:
     """An untyped value (``Any``, ``dict``) validated into a tool type at run time."""
 
@@ -92,6 +101,7 @@ Conv = (
     | DumpModel
     | ToEnum
     | EnumValue
+    | Narrowed
     | ValidateInto
     | Dispatch
 )

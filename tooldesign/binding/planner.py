@@ -37,6 +37,7 @@ from tooldesign.binding.plan import (
     EachValue,
     EnumValue,
     FieldMove,
+    Narrowed,
     OrNone,
     RecordMapping,
     ResultPlan,
@@ -725,6 +726,8 @@ class _Planner:
         if fmt_class is not None:
             if app == PyScalar(fmt_class):
                 return Same()
+            if direction == "out" and app == PyScalar("str"):
+                return Narrowed(Same())  # the result type reads the string, or refuses it
             raise _Mismatch(
                 self._mismatch(
                     direction,
@@ -748,11 +751,15 @@ class _Planner:
                     else f"the tool also allows {sorted(set(enum) - values)!r}"
                 )
                 raise _Mismatch(self._mismatch(direction, tool, app, where, detail))
-            if (enum is None or values <= set(enum)) and all(_scalar_fits(kind, v) for v in values):
+            fitting = {v for v in values if _scalar_fits(kind, v)} & set(enum or values)
+            if fitting == values:
                 return Same()
-            extra = sorted(values - set(enum or ())) if enum else sorted(values)
+            if fitting:  # some values the tool takes: the others are refused when returned
+                return Narrowed(Same())
             raise _Mismatch(
-                self._mismatch(direction, tool, app, where, f"the tool does not allow {extra!r}")
+                self._mismatch(
+                    direction, tool, app, where, f"the tool allows none of {sorted(values)!r}"
+                )
             )
         if not isinstance(app, PyScalar):
             raise _Mismatch(self._mismatch(direction, tool, app, where))
@@ -764,16 +771,9 @@ class _Planner:
         }[kind]
         if app.name not in ok:
             raise _Mismatch(self._mismatch(direction, tool, app, where))
-        if direction == "out" and enum is not None and kind is Primitive.STRING:
-            raise _Mismatch(
-                self._mismatch(
-                    direction,
-                    tool,
-                    app,
-                    where,
-                    f"the tool allows only {list(enum)!r}: declare it Literal[...]",
-                )
-            )
+        if direction == "out" and enum is not None:
+            # A str where the tool lists its values: each result is checked when it returns.
+            return Narrowed(Same())
         return Same()
 
     def _enum(
@@ -808,13 +808,15 @@ class _Planner:
                 )
             return ToEnum(app)
         if enum is not None:
-            unlisted = [(member, value) for member, value in app.members if value not in enum]
-            if unlisted:
+            listed = [value for _, value in app.members if value in enum]
+            if not listed:
                 raise mismatch(
-                    "the tool does not allow "
-                    + ", ".join(f"{value!r} ({name}.{member})" for member, value in unlisted)
-                    + f"; its enum is {', '.join(map(repr, enum))}"
+                    f"the tool allows none of {name}'s values ({values}); its enum is "
+                    f"{', '.join(map(repr, enum))}"
                 )
+            if len(listed) < len(app.members):
+                # Members the tool does not list are refused when returned (run-time check).
+                return Narrowed(EnumValue())
         return EnumValue()
 
     def _validate_into(self, tool: TypeExpr, where: str) -> Conv:

@@ -25,6 +25,7 @@ from tooldesign.binding.plan import (
     EnumValue,
     FieldMove,
     Guard,
+    Narrowed,
     OrNone,
     RecordMapping,
     Same,
@@ -166,6 +167,8 @@ class BoundCallView:
     """The callable takes the payload as keyword arguments."""
     payload_transform: str
     result_transform: str
+    method: str
+    """The bound callable as the design names it (``module:qualname``), for the runtime's logs."""
     returns_value: bool
     """False when the callable returns nothing."""
     server_data: tuple[tuple[str, str], ...]
@@ -467,6 +470,11 @@ class BindingsBuilder:
                 return self._to_enum(enum, value)
             case EnumValue():
                 return f"{value}.value"
+            case Narrowed(inner=inner):
+                # Wider than the tool's type by its constraints only: the tool's result type
+                # checks it when the call returns (a value outside answers malformed_response).
+                self.imports.typing.update(("Any", "cast"))
+                return f"cast(Any, {self.expr(inner, value, depth)})"
             case ValidateInto(target=target):
                 return f"t.{self.class_of(target)}.model_validate({value})"
             case Dispatch(cases=cases):
@@ -602,6 +610,7 @@ class BindingsBuilder:
             spread_arguments=plan.payload_mode == "arguments",
             payload_transform=names["payload"],
             result_transform=names["result"],
+            method=binding.target,
             returns_value=plan.result.app_type is not None,
             server_data=tuple((sd.kind, names[f"sd:{sd.kind}"]) for sd in plan.server_data),
         )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import keyword
 import re
+import sys
+import unicodedata
 from collections.abc import Iterable
 
 # Attributes of pydantic models (and of our bounded-result base) that a field must not shadow.
@@ -124,6 +126,24 @@ body (``date: date``), which pydantic rejects."""
 RESERVED_CLASS_NAMES = TYPES_MODULE_NAMES
 """Class names that would clash with what a generated types module imports."""
 
+SHADOWED_MODULES = frozenset(
+    sys.stdlib_module_names
+    # Removed from the standard library in Python 3.12 and 3.13: reserved on every version,
+    # so a design generates the same packages whichever Python runs tooldesign.
+    | {"asynchat", "asyncore", "distutils", "imp", "smtpd"}
+    | {"aifc", "audioop", "cgi", "cgitb", "chunk", "crypt", "imghdr", "lib2to3", "mailcap"}
+    | {"msilib", "nis", "nntplib", "ossaudiodev", "pipes", "sndhdr", "spwd", "sunau"}
+    | {"telnetlib", "uu", "xdrlib"}
+    # What generated packages and the runtime support they import need, besides the standard
+    # library.
+    | {"tooldesign", "pydantic", "pydantic_core", "typing_extensions", "annotated_types"}
+    | {"email_validator", "jsonschema"}
+)
+"""Top-level modules a service package must not be named like: generated packages sit at the
+top of the output folder, so once it is importable a service ``typing`` would be imported for
+Python's ``typing`` everywhere in the program. The application modules a design binds tools to
+are added per design."""
+
 _NOT_WORD = re.compile(r"\W")
 _WORD_BREAK = re.compile(r"[^0-9A-Za-z]+|_+")
 
@@ -131,13 +151,16 @@ _WORD_BREAK = re.compile(r"[^0-9A-Za-z]+|_+")
 def python_identifier(name: str, *, digit_prefix: str = "field_") -> str | None:
     """``name`` as a safe Python attribute name, or ``None`` if nothing usable is left.
 
-    Characters that cannot appear in an identifier become ``_``; leading underscores are dropped
+    The name is read in NFKC form, as Python reads identifiers; characters that cannot appear in
+    an identifier become ``_``; leading underscores are dropped
     (pydantic treats them as private); a leading digit gets ``digit_prefix``. A name in
     pydantic's own ``model_`` namespace (``model_dump``, ``model_config``, ``model_validate_x``)
     gets ``field_`` in front: a trailing ``_`` would still be in that namespace. Other keywords
     and names that shadow model attributes or annotation types get a trailing ``_``.
     """
-    text = _NOT_WORD.sub("_", name).lstrip("_")
+    # Python reads identifiers in NFKC form (``ℌ`` is ``H``, ``ﬁ`` is ``fi``): normalised first,
+    # the identifier is what Python will read, and differs from the wire name, kept as an alias.
+    text = _NOT_WORD.sub("_", unicodedata.normalize("NFKC", name)).lstrip("_")
     if not text:
         return None
     if text[0].isdigit():

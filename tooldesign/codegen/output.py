@@ -1,16 +1,17 @@
-"""The output folder: what tooldesign owns there, what changes, and an all-or-nothing commit.
+"""The output folder: what tooldesign owns there, and what a generation changes in it.
 
 A manifest in the output folder lists the files tooldesign wrote (with their hashes) and a
-fingerprint per toolset. Only files in the manifest are ever replaced or removed; a file that
-did not change is not rewritten.
+fingerprint per toolset. Only files in the manifest are ever replaced or removed, and a file is
+removed only while it holds what tooldesign wrote; a file that did not change is not rewritten.
+The manifest is a file anyone may edit: a path it lists that leads outside the output folder
+(``..``, an absolute path, a symbolic link) is ignored and reported. ``codegen.commit`` applies
+the changes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -51,6 +52,8 @@ class Manifest:
     generator: str = ""
     toolsets: dict[str, ToolsetEntry] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
+    """Paths the manifest lists that are not inside the output folder: never touched."""
 
     @classmethod
     def load(cls, out: Path) -> Manifest:
@@ -67,9 +70,14 @@ class Manifest:
             return cls()
         manifest = cls(generator=str(data.get("generator", "")))
         try:
-            manifest.files = {str(k): str(v) for k, v in data["files"].items()}
+            listed = {str(k): str(v) for k, v in data["files"].items()}
         except (KeyError, AttributeError, TypeError):
-            pass
+            listed = {}
+        for relpath, recorded in listed.items():
+            if inside(out, relpath):
+                manifest.files[relpath] = recorded
+            else:
+                manifest.refused.append(relpath)
         try:
             manifest.toolsets = {
                 str(k): ToolsetEntry(str(v["design"]), str(v["models"]))
@@ -91,6 +99,29 @@ class Manifest:
         return (json.dumps(data, indent=2) + "\n").encode("utf-8")
 
 
+def inside(out: Path, relpath: object) -> bool:
+    """Whether ``relpath`` (from a manifest or a journal) names a file inside ``out``.
+
+    It must be a relative path in ``/`` form without ``.`` or ``..`` parts that, once symbolic
+    links are followed, still leads inside ``out``; the folders tooldesign stages in
+    (``.tooldesign-…``) hold no generated file.
+    """
+    if not isinstance(relpath, str) or not relpath or "\\" in relpath or "\0" in relpath:
+        return False
+    parts = relpath.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return False
+    if parts[0].startswith(".tooldesign-") and relpath != MANIFEST_NAME:
+        return False
+    if PurePosixPath(relpath).is_absolute() or Path(relpath).is_absolute():
+        return False
+    try:
+        root = out.resolve()
+        return (out / relpath).resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a symbolic link loop
+        return False
+
+
 def on_disk_matches(out: Path, relpath: str, expected_digest: str) -> bool:
     try:
         return digest((out / relpath).read_bytes()) == expected_digest
@@ -105,6 +136,8 @@ class Plan:
     write: dict[str, bytes] = field(default_factory=dict)
     remove: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)
+    """Files no longer generated that were changed since tooldesign wrote them: kept."""
     manifest: bytes | None = None
     """The manifest's new content, or ``None`` when the one on disk is already right."""
 
@@ -128,6 +161,11 @@ def plan(
         if on_disk_matches(out, relpath, digest(content)):
             result.unchanged.append(relpath)
             continue
+        if not inside(out, relpath):
+            raise OutputError(
+                f"{target} leads outside {out} through a symbolic link; "
+                "tooldesign writes only inside the output folder"
+            )
         if target.is_dir():
             raise OutputError(f"{target} is a folder where a generated file belongs")
         if target.exists() and relpath not in old.files and not _looks_generated(target):
@@ -138,7 +176,11 @@ def plan(
     _refuse_files_in_the_way(out, result.write)
     result.unchanged.extend(sorted(kept))
     new_paths = set(files) | set(kept)
-    result.remove = sorted(p for p in old.files if p not in new_paths and (out / p).is_file())
+    for relpath in sorted(p for p in old.files if p not in new_paths and (out / p).is_file()):
+        if on_disk_matches(out, relpath, old.files[relpath]):
+            result.remove.append(relpath)
+        else:
+            result.edited.append(relpath)
     text = manifest.text()
     if _read_bytes(out / MANIFEST_NAME) != text:
         result.manifest = text
@@ -171,95 +213,3 @@ def _looks_generated(path: Path) -> bool:
             return handle.read(len(GENERATED_MARK)) == GENERATED_MARK
     except OSError:
         return False
-
-
-def commit(out: Path, staging: Path, changes: Plan) -> None:
-    """Apply ``changes`` to ``out``: all of them, or (on any failure) none.
-
-    New contents are staged first; each replaced or removed file is kept aside until every
-    step succeeded. On a failure, every step taken is undone (each on its own, so one that
-    cannot be undone does not stop the others) and the error names what went wrong.
-    """
-    backups = staging / "_backup"
-    done: list[tuple[str, bool]] = []  # (relpath, existed before)
-    created: list[Path] = []  # folders this commit made, outermost first
-    try:
-        for relpath, content in changes.write.items():
-            staged = staging / "_commit" / relpath
-            staged.parent.mkdir(parents=True, exist_ok=True)
-            staged.write_bytes(content)
-        _make_folders(out, created)
-        for relpath in [*changes.write, *changes.remove]:
-            target = out / relpath
-            existed = target.exists()
-            if existed:
-                backup = backups / relpath
-                backup.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(target, backup)
-            done.append((relpath, existed))
-            if relpath in changes.write:
-                _make_folders(target.parent, created)
-                os.replace(staging / "_commit" / relpath, target)
-            else:
-                target.unlink()
-        if changes.manifest is not None:
-            _write_atomic(out / MANIFEST_NAME, changes.manifest, staging)
-    except BaseException as exc:
-        stuck = _undo(out, backups, done, created)
-        if not isinstance(exc, OSError):
-            raise
-        detail = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
-        message = f"cannot write the generated files into {out} ({detail})"
-        if stuck:
-            message += "; these could not be put back as they were: " + ", ".join(stuck)
-        else:
-            message += "; the folder was left as it was"
-        raise OutputError(message) from exc
-    for relpath in changes.remove:
-        _prune_empty_dirs((out / relpath).parent, out)
-
-
-def _make_folders(folder: Path, created: list[Path]) -> None:
-    """Create ``folder`` and any missing parents, recording each one created."""
-    missing: list[Path] = []
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    for path in reversed(missing):
-        path.mkdir()
-        created.append(path)
-
-
-def _undo(out: Path, backups: Path, done: list[tuple[str, bool]], created: list[Path]) -> list[str]:
-    """Put back every file a failed commit touched; the files that could not be, by path."""
-    stuck: list[str] = []
-    for relpath, existed in reversed(done):
-        target = out / relpath
-        try:
-            if existed:
-                os.replace(backups / relpath, target)
-            else:
-                target.unlink(missing_ok=True)
-        except OSError:
-            stuck.append(relpath)
-    for folder in reversed(created):
-        try:
-            folder.rmdir()
-        except OSError:
-            pass  # not empty: something it holds could not be removed (named above)
-    return stuck
-
-
-def _write_atomic(target: Path, content: bytes, staging: Path) -> None:
-    temp = staging / "_manifest.tmp"
-    temp.write_bytes(content)
-    os.replace(temp, target)
-
-
-def _prune_empty_dirs(folder: Path, stop: Path) -> None:
-    while folder != stop and folder.is_dir() and stop in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent

@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tooldesign
+from tooldesign.codegen.commit import OutputFolder, commit, interrupted
 from tooldesign.codegen.files import (
     CATALOG,
     MODELS,
@@ -36,11 +36,12 @@ from tooldesign.codegen.files import (
     service_files,
     toolset_files,
 )
+from tooldesign.codegen.naming import SHADOWED_MODULES, python_identifier
 from tooldesign.codegen.output import (
+    MANIFEST_NAME,
     Manifest,
     OutputError,
     ToolsetEntry,
-    commit,
     digest,
     on_disk_matches,
     plan,
@@ -210,27 +211,60 @@ def generate(
     out: str | Path,
     *,
     check: bool = False,
-    checks: Sequence[Callable[[Design], Sequence[DesignNotice]]] = (),
+    targets: Sequence[str] = (),
+    server_name: str | None = None,
     progress: Progress | None = None,
 ) -> Report:
     """Generate the packages of ``sources`` into ``out``. With ``check``, write nothing.
 
-    ``checks`` run on the evaluated design before anything is written: each returns notices,
-    or raises ``DesignError`` to stop generation (``tooldesign gen --targets`` passes one).
-    ``progress`` is told each phase as it starts, and each toolset rendered.
+    Before anything is written, every service's tools are checked against the targets its
+    ``Targets(...)`` declares (a design error) and against ``targets`` (notices; counted under
+    the MCP server name ``server_name``, default each service's). ``progress`` is told each
+    phase as it starts, and each toolset rendered.
     """
     started = time.perf_counter()
     out = Path(out)
     _check_output_path(out)
     report = Report(progress=progress)
-    old = Manifest.load(out)
-    validated = {entry.design for entry in old.toolsets.values()}
-    with cycle_collector_paused():
-        with report.phase("evaluate"):
-            design = evaluate(sources, known_valid=validated.__contains__)
-        for design_check in checks:
-            report.notices.extend(design_check(design))
-        return write_design(design, out, check=check, started=started, report=report, old=old)
+    # A run that writes locks the folder, and undoes a killed run's half-done commit, before it
+    # reads the manifest.
+    with _output_folder(out, check=check) as folder:
+        report.notices.extend(_folder_notices(out, folder))
+        old = Manifest.load(out)
+        validated = {entry.design for entry in old.toolsets.values()}
+        with cycle_collector_paused():
+            with report.phase("evaluate"):
+                design = evaluate(sources, known_valid=validated.__contains__)
+            report.notices.extend(_targets_checked(design, targets, server_name))
+            return write_design(
+                design, out, check=check, started=started, report=report, old=old, folder=folder
+            )
+
+
+def _targets_checked(
+    design: Design, targets: Sequence[str], server_name: str | None
+) -> list[DesignNotice]:
+    """What the targets the design declares, and ``targets``, say of its tools."""
+    if not targets and all(service.targets is None for service in design.services):
+        return []  # most designs: nothing to check, and no views to build for it
+    from tooldesign.codegen.targets import target_check
+
+    return target_check(targets, server=server_name)(design)
+
+
+def _output_folder(out: Path, *, check: bool) -> OutputFolder | nullcontext[None]:
+    return nullcontext() if check else OutputFolder(out)
+
+
+def _folder_notices(out: Path, folder: OutputFolder | None) -> list[DesignNotice]:
+    """What the user should know about the output folder itself (no design line)."""
+    told = list(folder.notices) if folder is not None else []
+    if folder is None and out.is_dir() and interrupted(out):
+        told.append(
+            f"a tooldesign gen that was interrupted left {out} half-written; "
+            "the next tooldesign gen without --check puts it back first"
+        )
+    return [DesignNotice(text) for text in told]
 
 
 def write_design(
@@ -241,28 +275,45 @@ def write_design(
     started: float | None = None,
     report: Report | None = None,
     old: Manifest | None = None,
+    folder: OutputFolder | None = None,
 ) -> Report:
     """Write ``design``'s packages into ``out``: decide what is reused, collect the files,
     render, format, commit."""
+    if folder is None and not check:
+        with OutputFolder(out) as locked:
+            report = report or Report()
+            report.notices.extend(_folder_notices(out, locked))
+            return write_design(
+                design, out, check=check, started=started, report=report, old=old, folder=locked
+            )
     started = time.perf_counter() if started is None else started
     report = report or Report()
     old = old if old is not None else Manifest.load(out)
+    report.notices.extend(
+        DesignNotice(
+            f"{out / MANIFEST_NAME} lists {relpath!r}, which is not inside {out}: it was not touched"
+        )
+        for relpath in old.refused
+    )
     manifest = Manifest(generator=generator_fingerprint())
     with report.phase("plan and catalogs"):
         services = _decide_reuse(design, out, old, manifest, report)
         jobs, service_level, kept = _collect_files(services, out, old)
     report.rendered_toolsets = len(jobs)
     report.generated_models = sum(1 for job in jobs if job.with_models)
-    staging = _staging_folder(out, check=check)
     try:
         with report.phase("render"):
             rendered = _render(services, jobs, service_level, report)
         with report.phase("format"):
-            files = _format(rendered, staging / "_format")
-        with report.phase("write"):
-            _commit(out, staging, files, kept, old, manifest, report, check=check)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+            files = _format(rendered)
+    except OSError as exc:
+        # Formatting happens in a temporary folder (a full disk, say): nothing was written.
+        detail = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+        raise OutputError(
+            f"cannot format the generated files ({detail}); {out} was left as it was"
+        ) from exc
+    with report.phase("write"):
+        _commit(out, folder, files, kept, old, manifest, report)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -289,6 +340,7 @@ def _decide_reuse(
     report.services = len(design.services)
     for service in design.services:
         report.notices.extend(_layout_notices(service))
+        report.notices.extend(_approval_notices(service))
         work: list[_ToolsetWork] = []
         for toolset in service.toolsets:
             report.toolsets += 1
@@ -384,30 +436,42 @@ def _render(
 
 def _commit(
     out: Path,
-    staging: Path,
+    folder: OutputFolder | None,
     files: dict[str, bytes],
     kept: dict[str, str],
     old: Manifest,
     manifest: Manifest,
     report: Report,
-    *,
-    check: bool,
 ) -> None:
-    """Write what changed, all of it or nothing (``check``: nothing); the report says what."""
+    """Write what changed, all of it or nothing (no ``folder``, with ``--check``: nothing); the
+    report says what."""
     manifest.files = {**kept, **{p: digest(c) for p, c in files.items()}}
     changes = plan(out, files, kept, old, manifest)
     report.written = changes.written
     report.unchanged = changes.unchanged
     report.removed = changes.remove
-    if not check and (changes.write or changes.remove or changes.manifest is not None):
-        commit(out, staging, changes)
+    report.notices.extend(
+        DesignNotice(
+            f"{out / relpath} is no longer generated, but it was changed since tooldesign wrote "
+            "it: it was kept (delete it if it is not needed)"
+        )
+        for relpath in changes.edited
+    )
+    if folder is not None and (changes.write or changes.remove or changes.manifest is not None):
+        commit(out, folder.staging(), changes)
 
 
 def _layout_notices(service: Service) -> list[DesignNotice]:
     """Where a name becomes another folder name than the design's, and an empty service."""
     notices: list[DesignNotice] = []
     if service.ident != service.name:
-        notices.append(_renamed(service.name, service.ident, service.location, service.path))
+        # A name Python takes as it is was changed for the module it would shadow.
+        shadows = (
+            service.name in SHADOWED_MODULES or python_identifier(service.name) == service.name
+        )
+        notices.append(
+            _renamed(service.name, service.ident, service.location, service.path, shadows=shadows)
+        )
     if not service.toolsets:
         notices.append(
             DesignNotice(
@@ -430,13 +494,34 @@ def _layout_notices(service: Service) -> list[DesignNotice]:
     return notices
 
 
-def _renamed(name: str, folder: str, location: Location, path: str) -> DesignNotice:
+def _approval_notices(service: Service) -> list[DesignNotice]:
+    """A destructive tool whose calls no person approves: the hint alone stops nothing."""
+    return [
+        DesignNotice(
+            "is annotated destructive=True, but nothing asks a person before it runs (the "
+            "annotation is only a hint to clients): add Confirm(prompt=...) to have each call "
+            "approved, or Confirm(..., when=...) for the risky ones",
+            tool.location,
+            tool.path,
+        )
+        for toolset in service.toolsets
+        for tool in toolset.tools
+        if tool.annotations.destructive and tool.confirm is None
+    ]
+
+
+def _renamed(
+    name: str, folder: str, location: Location, path: str, *, shadows: bool = False
+) -> DesignNotice:
     python_name = folder.rsplit("/", 1)[-1]
-    return DesignNotice(
-        f"{name!r} cannot name a Python package: it is generated as {python_name!r}, in {folder}/",
-        location,
-        path,
-    )
+    if shadows:
+        why = (
+            f"{name!r} is also the name of a module (of Python's standard library, or one "
+            "generated code imports), which its package would shadow"
+        )
+    else:
+        why = f"{name!r} cannot name a Python package"
+    return DesignNotice(f"{why}: it is generated as {python_name!r}, in {folder}/", location, path)
 
 
 def _catalog_still_lists(
@@ -470,22 +555,24 @@ def _tools_block(text: str) -> str:
     return rest[: -len("]}\n")].strip("\n")
 
 
-def _format(rendered: list[tuple[GeneratedFile, str]], root: Path) -> dict[str, bytes]:
-    """Each file's final content: Python modules formatted by one ruff run over them all."""
+def _format(rendered: list[tuple[GeneratedFile, str]]) -> dict[str, bytes]:
+    """Each file's final content: Python modules formatted by one ruff run over them all, in a
+    temporary folder (never in the output folder, where tools that search it would find them)."""
     files = {file.path: text.encode() for file, text in rendered if not file.formatted}
     sources = {file.path: text for file, text in rendered if file.formatted}
     if not sources:
         return files
     from tooldesign.codegen.formatting import format_tree
 
-    for relpath, text in sources.items():
-        path = root / relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    format_tree(root)
-    files.update(
-        {relpath: (root / relpath).read_text(encoding="utf-8").encode() for relpath in sources}
-    )
+    with tempfile.TemporaryDirectory(prefix="tooldesign-format-") as folder:
+        root = Path(folder)
+        for relpath, text in sources.items():
+            path = root / relpath
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        format_tree(root)
+        for relpath in sources:
+            files[relpath] = (root / relpath).read_text(encoding="utf-8").encode()
     return files
 
 
@@ -498,24 +585,3 @@ def _check_output_path(out: Path) -> None:
             if not parent.is_dir():
                 raise OutputError(f"{out}: {parent} is a file, not a folder")
             return
-
-
-def _staging_folder(out: Path, *, check: bool) -> Path:
-    """A fresh folder for staging and formatting the generated files.
-
-    A real run stages beside the output folder, in its nearest existing parent (the same file
-    system, so files move into place atomically; nothing is created that a failure would leave
-    behind). ``--check`` writes nothing near the output: it stages in the system's temporary
-    folder.
-    """
-    if check:
-        return Path(tempfile.mkdtemp(prefix="tooldesign-check-"))
-    parent = out.resolve().parent
-    while not parent.exists():
-        parent = parent.parent
-    try:
-        return Path(tempfile.mkdtemp(prefix=f".{out.name}.tooldesign-", dir=parent))
-    except OSError as exc:
-        raise OutputError(
-            f"{out}: cannot create the output folder ({parent}: {exc.strerror or exc})"
-        ) from None

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 from tooldesign.commands._wording import in_cli_words
 from tooldesign.contract.errors import EXIT_DRIFT, EXIT_OK, UserError
-
-if TYPE_CHECKING:
-    from tooldesign.govern.design_targets import DesignCheck
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,7 +55,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from tooldesign.codegen.pipeline import generate
     from tooldesign.commands._progress import ProgressLine
+    from tooldesign.runtime.providers.targets import parse_targets
 
+    targets = parse_targets(getattr(args, "targets", None) or "")
+    server_name = getattr(args, "server_name", None)
+    if server_name is not None and not targets:
+        raise UserError("--server-name is read by --targets' name budgets: give --targets too")
     quiet = getattr(args, "quiet", False)  # a Namespace built in code may leave it out
     progress = ProgressLine.for_terminal(quiet=quiet)
     try:
@@ -67,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
             args.designs,
             args.out,
             check=args.check,
-            checks=_target_checks(args),
+            targets=targets,
+            server_name=server_name,
             progress=progress,
         )
     finally:
@@ -94,15 +96,3 @@ def run(args: argparse.Namespace) -> int:
     if not quiet:
         print(report.summary())
     return EXIT_OK
-
-
-def _target_checks(args: argparse.Namespace) -> list[DesignCheck]:
-    """The check of ``--targets`` (with ``--server-name``), if given."""
-    from tooldesign.govern.design_targets import target_check
-    from tooldesign.govern.targets import parse_targets
-
-    targets = parse_targets(getattr(args, "targets", None) or "")
-    server = getattr(args, "server_name", None)
-    if server is not None and not targets:
-        raise UserError("--server-name is read by --targets' name budgets: give --targets too")
-    return [target_check(targets, server=server)] if targets else []

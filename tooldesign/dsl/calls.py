@@ -14,17 +14,22 @@ from typing import Any, Literal, ParamSpec, TypeAlias, Unpack
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.constraints import AttributeOptions
 from tooldesign.contract.location import Location
+from tooldesign.contract.repairs import RepairName
 from tooldesign.dsl.recorder import Block, caller_location, current, shape_of
 from tooldesign.dsl.records import (
     AnnotationsRecord,
     AttributeRecord,
     BindRecord,
     BoundedRecord,
+    ConfirmRecord,
+    LimitsRecord,
     MessageRecord,
     Record,
+    RepairsRecord,
     ServerDataRecord,
     ServiceRecord,
     ShapeRecord,
+    TargetsRecord,
     ToolRecord,
     ToolsetRecord,
     TypeLike,
@@ -59,7 +64,9 @@ P = ParamSpec("P")
 
 
 def _quoted(name: object) -> str:
-    return f'"{name}"' if isinstance(name, str) else repr(name)
+    # A name with a newline or another unprintable character is shown escaped, so messages
+    # that name the element stay on one line and show what is wrong.
+    return f'"{name}"' if isinstance(name, str) and name.isprintable() else repr(name)
 
 
 def _misplaced(what: str, where: str, location: Location, path: str | None = None) -> None:
@@ -235,6 +242,8 @@ def Attribute(
     name: str,
     type: DslType,
     description: str | None = None,
+    *,
+    repair: Sequence[RepairName] | None = None,
     **options: Unpack[AttributeOptions],
 ) -> Block:
     """Declare an attribute of the enclosing object.
@@ -244,6 +253,9 @@ def Attribute(
     example``.
     ``with Attribute("filter", Object, "…"):`` declares the attributes of an inline object
     (also ``ArrayOf(Object)`` and ``MapOf(String, Object)``).
+    ``repair=["numeric_string"]`` names the slips a model may make in this argument that the
+    runtime repairs instead of refusing (see :func:`Repairs`); ``repair=[]`` accepts none,
+    whatever the defaults.
     """
     rec, where = current(), caller_location()
     shape = shape_of(rec.top)
@@ -255,6 +267,7 @@ def Attribute(
         type=type,
         description=description,
         options=given,
+        repair=repair,
     )
     # Checked here too: a design that no type checker has read may still misspell an option.
     unknown = sorted(set(given) - set(_CONSTRAINT_OPTIONS))
@@ -296,6 +309,29 @@ def Example(value: Any) -> None:
         _misplaced("Example", "Args, Return, Type, ServerData or an Object attribute block", where)
         return
     shape.examples.append((value, where))
+
+
+def Targets(*names: str, server: str | None = None) -> None:
+    """The clients the enclosing service's tools must suit (``"openai-strict"``,
+    ``"claude-code"``, ``"cursor"``…): ``gen`` refuses a tool that one of them cannot take.
+
+    ``server`` is the MCP server name the service is served under (default: its own name), which
+    hosts' name budgets count.
+    """
+    rec, where = current(), caller_location()
+    top = rec.top
+    if not isinstance(top, ServiceRecord):
+        _misplaced("Targets", "a Service block", where)
+        return
+    if top.targets is not None:
+        rec.issue(
+            f"Targets is already given for this service (line {top.targets.location.line}): "
+            "name every target in one call",
+            where,
+            rec.child_path("targets"),
+        )
+        return
+    top.targets = TargetsRecord(where, rec.child_path("targets"), names=names, server=server)
 
 
 def Tags(*tags: str) -> None:
@@ -418,6 +454,79 @@ def Annotations(**hints: Any) -> None:
         tool.duplicates.append(("Annotations", where))
         return
     tool.annotations = AnnotationsRecord(where, rec.child_path("annotations"), hints=hints)
+
+
+def Confirm(prompt: str, *, when: str | None = None, denied: str | None = None) -> None:
+    """A person approves each call of the tool before it runs: ``Confirm("Restart {device_id}?")``.
+
+    ``prompt`` is what the person is asked, a template over the tool's arguments (each
+    ``{name}`` names one; ``{{`` is a literal brace). ``when`` limits approval to the calls for
+    which a condition over the arguments holds (``"duration_minutes > 120"``; see
+    ``tooldesign.contract.conditions``). ``denied`` is what the model is told when the person
+    refuses (a fixed message by default).
+    """
+    rec, where = current(), caller_location()
+    tool = _tool_top("Confirm", where)
+    if tool is None:
+        return
+    if tool.confirm is not None:
+        tool.duplicates.append(("Confirm", where))
+        return
+    tool.confirm = ConfirmRecord(
+        where, rec.child_path("confirm"), prompt=prompt, when=when, denied=denied
+    )
+
+
+def Repairs(*kinds: RepairName) -> None:
+    """Slips of weaker models the runtime repairs in every argument of the enclosing service,
+    toolset or tool, where they apply: ``Repairs("numeric_string", "boolean_string")``.
+
+    The closed set: ``numeric_string`` (``"20"`` for a number), ``boolean_string`` (``"true"``
+    for a boolean), ``json_string`` (an object or list sent as JSON text), ``single_value``
+    (one value where a list is expected), ``enum_case`` (an allowed value in another case). The
+    nearest declaration wins (tool over toolset over service), and an attribute's own
+    ``repair=`` over all of them. A repaired call runs, records each repair and tells the model
+    what was assumed; the schema the model is shown does not change.
+    """
+    rec, where = current(), caller_location()
+    top = rec.top
+    if not isinstance(top, ServiceRecord | ToolsetRecord | ToolRecord):
+        _misplaced("Repairs", "a Service, Toolset or Tool block", where)
+        return
+    if top.repairs is not None:
+        if isinstance(top, ToolRecord):
+            top.duplicates.append(("Repairs", where))
+        else:
+            rec.issue("Repairs is declared more than once in this block", where, top.path)
+        return
+    top.repairs = RepairsRecord(where, rec.child_path("repairs"), kinds=tuple(kinds))
+
+
+def Limits(
+    *,
+    payload_bytes: int | None = None,
+    depth: int | None = None,
+    array_items: int | None = None,
+    result_bytes: int | None = None,
+) -> None:
+    """This tool's own limits on what one call may carry, over the runtime's (``None`` keeps
+    the runtime's): ``payload_bytes`` of arguments, their nesting ``depth``, the
+    ``array_items`` of one array, and the ``result_bytes`` a model reads of the result."""
+    rec, where = current(), caller_location()
+    tool = _tool_top("Limits", where)
+    if tool is None:
+        return
+    if tool.limits is not None:
+        tool.duplicates.append(("Limits", where))
+        return
+    tool.limits = LimitsRecord(
+        where,
+        rec.child_path("limits"),
+        payload_bytes=payload_bytes,
+        depth=depth,
+        array_items=array_items,
+        result_bytes=result_bytes,
+    )
 
 
 def block_record(value: Any) -> Record | Any:

@@ -36,11 +36,11 @@ def evaluate(sources: Sequence[str], *, known_valid: Callable[[str], bool] | Non
         # Before binding, fingerprints cover what validation reads. A toolset with bound tools
         # is fingerprinted with its plans, once bound, so it is never known valid here: it is
         # validated again (the cheap part of binding it).
-        unbound = toolset_fingerprints(design, bound=False)
+        # A design with issues is not fingerprinted: it is never generated, and its text may
+        # not even encode (a lone surrogate, reported).
+        unbound = toolset_fingerprints(design, bound=False) if not issues else {}
         trusted = frozenset(
-            key
-            for key, fingerprint in unbound.items()
-            if not issues and known_valid and known_valid(fingerprint)
+            key for key, fingerprint in unbound.items() if known_valid and known_valid(fingerprint)
         )
         toolsets = sum(len(service.toolsets) for service in design.services)
         if len(trusted) < toolsets or not toolsets:

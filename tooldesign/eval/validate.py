@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
 import jsonschema
 from tooldesign.contract.constraints import constraint_options
 from tooldesign.contract.formats import FORMAT_NAMES, NON_STRING_FORMATS
+from tooldesign.eval import patterns
 from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import (
@@ -207,15 +207,12 @@ class _Validator:
                 )
 
     def _pattern(self, f: Field, pattern: str) -> None:
-        from pydantic_core import SchemaError, SchemaValidator, core_schema
-
-        try:
-            re.compile(pattern)
-            # The generated model validates with pydantic's engine; it must accept the pattern too.
-            SchemaValidator(core_schema.str_schema(pattern=pattern))
-        except (re.error, SchemaError) as exc:
+        problem = patterns.problem(pattern)
+        if problem is not None:
             self.issues.add(
-                f"pattern {pattern!r} is not a valid regular expression: {exc}", f.location, f.path
+                f"pattern {pattern!r} cannot be used: {problem}; {patterns.RULE}",
+                f.location,
+                f.path,
             )
 
     def _default_and_example(self, f: Field) -> None:
@@ -248,7 +245,7 @@ class _Validator:
         if validator is None:
             if self._formats is None:
                 self._formats = _model_format_checker()
-            validator = jsonschema.Draft202012Validator(document, format_checker=self._formats)
+            validator = patterns.LinearValidator(document, format_checker=self._formats)
             self._validators[key] = validator
         if validator.is_valid(value):
             return []

@@ -14,7 +14,10 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.location import Location
+from tooldesign.contract.repairs import FieldRepair
 
 
 class _NoValue:
@@ -162,6 +165,9 @@ class Field:
     path: str = field(repr=False)
     default: Any = NO_VALUE
     example: Any = NO_VALUE
+    repair: tuple[str, ...] | None = None
+    """``repair=[...]``: the repairs this attribute accepts (``None``: not stated, so the
+    service's, toolset's or tool's ``Repairs`` apply)."""
 
     @property
     def has_default(self) -> bool:
@@ -291,6 +297,11 @@ class Tool:
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     remote_name: str | None = None
     """For a tool of an ``MCPToolset``: its name on the server (``None``: the same name)."""
+    confirm: ConfirmSpec | None = None
+    """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
+    repairs: tuple[FieldRepair, ...] = ()
+    """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
+    limits: ToolLimits = field(default_factory=ToolLimits)
 
     @property
     def id(self) -> str:
@@ -316,6 +327,18 @@ class Service:
     ident: str
     description: str | None
     toolsets: tuple[Toolset, ...]
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
+    targets: ServiceTargets | None = None
+    """``Targets(...)``: the clients the service's tools must suit."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceTargets:
+    """The clients a service promises its tools suit, and the MCP server name they count."""
+
+    names: tuple[str, ...]
+    server: str | None
     location: Location = field(repr=False)
     path: str = field(repr=False)
 

@@ -20,6 +20,8 @@ class RetryReason(StrEnum):
     TOOL_UNAVAILABLE = "tool_unavailable"
     OUTCOME_UNKNOWN = "outcome_unknown"
     """The process running the call was lost: the call may or may not have taken effect."""
+    RESULT_TOO_LARGE = "result_too_large"
+    """The result is over the tool's result budget: the call must ask for less."""
 
 
 OUTCOME_UNKNOWN_TEXT = "the worker running this call was lost; it may or may not have taken effect"

@@ -31,6 +31,9 @@ class Outcome:
     value: Any
     server_data: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
     convert: Callable[[Any], Any] | None = None
+    method: str | None = None
+    """The bound method that returned ``value`` (``module:Class.method``): a result it gives
+    that the tool's type rejects is logged as that method's."""
 
 
 Invoke = Callable[[Any, ToolCallMeta], Awaitable[Outcome]]

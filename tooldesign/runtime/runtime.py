@@ -8,9 +8,10 @@ One call goes through, in this order:
    the request with its raw payload and may rewrite it (payload or metadata), answer without
    calling ``call_next``, or post-process what ``call_next`` returns;
 3. at the end of the chain, with the request and metadata the last interceptor passed on:
-   decoding with the generated codec (→ a retry hint naming every bad field) and injection of
-   hidden fields from the metadata, then the bound method or handler, the bounded-result
-   contract, server data, and encoding.
+   decoding with the generated codec, held to the tool's limits (→ a retry hint naming every
+   bad field; large arguments are decoded off the event loop) and injection of hidden fields
+   from the metadata, then the bound method or handler, the bounded-result contract, server
+   data, encoding, and the result budget (what the model reads is cut or refused past it).
 
 Nothing a model or a tool does makes ``execute`` raise. What still propagates is the
 application's own control flow: ``KeyboardInterrupt``, ``GeneratorExit``, and the cancellation
@@ -21,7 +22,10 @@ of the task running ``execute``. A tool raising ``SystemExit`` (it must not end 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import difflib
+import functools
+import inspect
 import logging
 import re
 import threading
@@ -31,15 +35,31 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pydantic
 import pydantic_core
+from tooldesign.contract.catalog import toolset_version
+from tooldesign.contract.confirm import render_prompt
+from tooldesign.runtime.approvals import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+    approval_id,
+    decision_for,
+    find_decision,
+)
 from tooldesign.runtime.errors import (
+    MAX_ISSUES,
     Constraint,
     FieldIssue,
     ToolError,
     ToolFailure,
     ToolValidationError,
 )
+from tooldesign.runtime.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
+from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
+from tooldesign.runtime.otel import Tracer, Tracing
+from tooldesign.runtime.recovery import Recovery, recovery_for
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -57,15 +77,23 @@ from tooldesign.runtime.result import (
     ToolResult,
     ToolTelemetry,
 )
+from tooldesign.runtime.result_budget import within_budget
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
-from tooldesign.runtime.text import clipped, got, quoted, shown
+from tooldesign.runtime.text import clipped, compact_json, got, path_of, quoted, shown
+from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.examples import example_from_schema
+from tooldesign.runtime.validation.repairs import AppliedRepair, decode_repaired
+from tooldesign.runtime.validation.sizes import is_large
+from tooldesign.runtime.watch import CallWatch
 from tooldesign.runtime.workers import WorkerThreadInvoke
 
 log = logging.getLogger("tooldesign.runtime")
 
 DEFAULT_WORKER_THREADS = 64
 """Threads a runtime runs sync tools on, by default: tools mostly wait on I/O."""
+
+_DECODER_THREADS = 2
+"""Threads a runtime decodes large arguments on (the work is bounded by its limits)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +131,33 @@ def _chain(interceptors: Sequence[Interceptor], last: CallNext) -> CallNext:
 class _Tool:
     """A registered tool with its precomposed call chain."""
 
-    __slots__ = ("binding", "chain", "cursor", "example", "injected", "registration", "spec")
+    __slots__ = (
+        "_version",
+        "binding",
+        "chain",
+        "cursor",
+        "example",
+        "injected",
+        "limits",
+        "registration",
+        "spec",
+    )
 
     def __init__(
-        self, binding: ToolBinding, registration: ToolsetRegistration, chain: CallNext
+        self,
+        binding: ToolBinding,
+        registration: ToolsetRegistration,
+        chain: CallNext,
+        limits: Limits,
     ) -> None:
         self.binding = binding
         self.spec = binding.spec
         self.registration = registration
         self.injected = binding.spec.injected
         self.chain = chain
+        self._version: str | None = None
+        # The runtime's limits, with those the tool's design sets over them.
+        self.limits = limits.for_tool(binding.spec.limits)
         payload = binding.spec.payload
         # The design's Example(), else one built from the fields' own examples.
         self.example = (
@@ -130,12 +175,34 @@ class _Tool:
             None,
         )
 
+    def version(self) -> str:
+        """The catalog version of the tool's toolset (what an approval is bound to)."""
+        if self._version is None:
+            self._version = toolset_version(b.spec for b in self.registration.tools)
+        return self._version
+
+
+_granted: contextvars.ContextVar[ApprovalDecision | None] = contextvars.ContextVar(
+    "tooldesign_granted_approval", default=None
+)
+
+
+def granted_approval() -> ApprovalDecision | None:
+    """The approval the running call was granted, if it needed one (remote registrations send
+    it to the worker, whose runtime then runs the call without asking again)."""
+    return _granted.get()
+
 
 class Runtime:
     """Executes tool calls for the registered toolsets.
 
     ``expose`` lists exception types whose messages are safe to show the model (a not-found
     error, say); other exceptions reach the model as a generic failure and the logs in full.
+    ``approver`` decides on calls that need a person's approval (``Confirm``) when the call
+    brings no decision of its own; without one, such a call is answered awaiting approval.
+    ``tracing`` sets how calls are traced with OpenTelemetry (see :class:`Tracing`).
+    ``limits`` bound what one call may carry (arguments' size, nesting and arrays, the result a
+    model reads); a tool's design may set its own (``Limits(...)`` in its ``Tool`` block).
     """
 
     def __init__(
@@ -145,11 +212,20 @@ class Runtime:
         interceptors: Sequence[Interceptor] = (),
         expose: tuple[type[BaseException], ...] = (),
         worker_threads: int = DEFAULT_WORKER_THREADS,
+        approver: Approver | None = None,
+        tracing: Tracing | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         if worker_threads < 1:
             raise ValueError("worker_threads must be at least 1")
+        if not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
+        self.approver = approver
+        self._events = EventBus()
+        self._tracer = Tracer(tracing if tracing is not None else Tracing())
         self._interceptors = tuple(interceptors)
         self._expose = expose
+        self._limits = limits
         self._registrations: dict[str, ToolsetRegistration] = {}
         self._tools: dict[str, _Tool] = {}  # by id and by provider-facing name
         self._near_names: dict[str, list[str]] | None = None
@@ -158,6 +234,11 @@ class Runtime:
         # the runtime's threads only. Threads start when needed.
         self._workers = ThreadPoolExecutor(
             max_workers=worker_threads, thread_name_prefix="tooldesign-tool"
+        )
+        # Large arguments are decoded here, off the event loop, on threads of their own: tools
+        # that hang cannot keep a call from being answered.
+        self._decoders = ThreadPoolExecutor(
+            max_workers=_DECODER_THREADS, thread_name_prefix="tooldesign-decode"
         )
         for registration in registrations:
             self.register(registration)
@@ -180,7 +261,7 @@ class Runtime:
             chain = _chain((*self._interceptors, *registration.interceptors), self._core)
             if isinstance(binding.invoke, WorkerThreadInvoke):
                 binding = replace(binding, invoke=binding.invoke.on(self._workers))
-            tool = _Tool(binding, registration, chain)
+            tool = _Tool(binding, registration, chain, self._limits)
             added[binding.spec.id] = added[binding.spec.name] = tool
         self._registrations[registration.key] = registration
         self._tools.update(added)
@@ -207,6 +288,15 @@ class Runtime:
                 listener()
             except Exception:
                 log.exception("a registration listener failed")
+
+    def subscribe(
+        self, callback: Subscriber, *, max_queued: int = DEFAULT_MAX_QUEUED
+    ) -> Subscription:
+        """Deliver every call's events to ``callback`` (sync or async), on a thread of its own:
+        started, progress, approval requested and decided, finished. A callback that raises or
+        blocks never slows a call; past ``max_queued`` waiting events the oldest are dropped
+        (counted in ``subscription.dropped``). ``subscription.close()`` ends it."""
+        return self._events.subscribe(callback, max_queued=max_queued)
 
     # ── introspection ─────────────────────────────────────────────────────────────────────
 
@@ -242,8 +332,19 @@ class Runtime:
 
     # ── execution ─────────────────────────────────────────────────────────────────────────
 
-    async def execute(self, request: ToolRequest) -> ToolResult:
-        """Run one call. Never raises for anything a model or a tool does (see the module doc)."""
+    async def execute(
+        self,
+        request: ToolRequest,
+        *,
+        approvals: Iterable[ApprovalDecision] = (),
+        approver: Approver | None = None,
+    ) -> ToolResult:
+        """Run one call. Never raises for anything a model or a tool does (see the module doc).
+
+        ``approvals`` are decisions already made on calls that need approval (a call runs when
+        one of them is for exactly this call, and is refused when it denies it); ``approver``
+        decides for this call instead of the runtime's own.
+        """
         started = time.perf_counter()
         meta = request.meta
         try:
@@ -252,32 +353,185 @@ class Runtime:
             tool = None
         if tool is None:
             result = self._unavailable(request.name)
+            watch = None
         else:
             if request.name != tool.spec.id:
                 request = ToolRequest(tool.spec.id, request.payload, meta)
+            watch = CallWatch.start(self._events, self._tracer, tool.spec, request)
             try:
-                result = await tool.chain(request, meta)
-                if not isinstance(result, ToolResult):
-                    raise TypeError(
-                        f"an interceptor answered with {type(result).__name__}, not a ToolResult"
-                    )
-            except BaseException as exc:  # an interceptor's bug: still an answer, never a crash
-                if _propagates(exc):
-                    raise
-                log.exception("interceptor failed for %s", request.name)
-                result = ToolResult.failure(
-                    request.name, "The tool call failed inside the runtime.", cause=exc
-                )
-                result.telemetry.outcome = "error"
-            # A result an interceptor or a handler made itself says nothing of its outcome.
-            if result.telemetry.outcome == "pending":
-                result.settle_outcome()
+                if tool.spec.confirm is None:
+                    result = await self._run(tool, request)
+                else:
+                    result = await self._run_approved(tool, request, approvals, approver, watch)
+            except BaseException:
+                if watch is not None:
+                    watch.abort()
+                raise
         result.telemetry.duration_ms = (time.perf_counter() - started) * 1000
         if result.tool_call_id is None:
             result.tool_call_id = meta.tool_call_id
+        if result.error is not None and result.recovery is None and not result.awaiting_approval:
+            hint = result.retry_hint
+            result.recovery = recovery_for(hint.reason if hint is not None else None)
+        if watch is not None:
+            watch.finish(result)
         return result
 
-    def execute_sync(self, request: ToolRequest) -> ToolResult:
+    async def _run(self, tool: _Tool, request: ToolRequest) -> ToolResult:
+        """The call through its interceptors to the tool, answered whatever they do."""
+        try:
+            result = await tool.chain(request, request.meta)
+            if not isinstance(result, ToolResult):
+                raise TypeError(
+                    f"an interceptor answered with {type(result).__name__}, not a ToolResult"
+                )
+        except BaseException as exc:  # an interceptor's bug: still an answer, never a crash
+            if _propagates(exc):
+                raise
+            log.exception("interceptor failed for %s", request.name)
+            result = ToolResult.failure(
+                request.name, "The tool call failed inside the runtime.", cause=exc
+            )
+            result.telemetry.outcome = "error"
+        # A result an interceptor or a handler made itself says nothing of its outcome.
+        if result.telemetry.outcome == "pending":
+            result.settle_outcome()
+        return result
+
+    # ── approvals ─────────────────────────────────────────────────────────────────────────
+
+    async def _run_approved(
+        self,
+        tool: _Tool,
+        request: ToolRequest,
+        approvals: Iterable[ApprovalDecision],
+        approver: Approver | None,
+        watch: CallWatch | None,
+    ) -> ToolResult:
+        """A call of a ``Confirm`` tool: decoded first (an invalid one is answered as any
+        other, and never reaches a person), then run, refused or left awaiting a decision."""
+        approval = await self._approval_request(tool, request)
+        if approval is None:  # invalid, or not a call the condition selects
+            return await self._run(tool, request)
+        decision = find_decision(approvals, approval)
+        if decision is None:
+            if watch is not None:
+                watch.requested(approval)
+            decision = await self._ask(approver or self.approver, approval, request.meta)
+        if decision is None:
+            return _awaiting(tool.spec, approval)
+        if watch is not None:
+            watch.decided(approval, decision)
+        log.info(
+            "call %s of %s %s by %s",
+            approval.id,
+            tool.spec.id,
+            "approved" if decision.granted else "denied",
+            decision.by or "an approver",
+        )
+        if not decision.granted:
+            return _denied(tool.spec, approval, decision)
+        token = _granted.set(decision)
+        try:
+            result = await self._run(tool, request)
+        finally:
+            _granted.reset(token)
+        result.approval = approval
+        result.telemetry.approval = decision
+        return result
+
+    async def _approval_request(self, tool: _Tool, request: ToolRequest) -> ApprovalRequest | None:
+        confirm = tool.spec.confirm
+        assert confirm is not None
+        meta = request.meta
+        injected = {n: v for n in tool.injected if (v := meta.value_for(n)) is not None}
+        try:
+            decoded = await self._decode(tool, request.payload, injected)
+        except ToolValidationError:
+            return None
+        full = decoded[0].value.model_dump(mode="json", by_alias=True)
+        if not confirm.applies(full):
+            return None
+        arguments = {k: v for k, v in full.items() if k not in tool.injected and v is not None}
+        version = tool.version()
+        return ApprovalRequest(
+            id=approval_id(version, tool.spec.id, arguments),
+            tool=tool.spec.name,
+            tool_id=tool.spec.id,
+            prompt=render_prompt(confirm.prompt, arguments),
+            arguments=arguments,
+            version=version,
+            tool_call_id=meta.tool_call_id,
+            session_id=meta.session_id,
+            run_id=meta.run_id,
+        )
+
+    async def _ask(
+        self, approver: Approver | None, request: ApprovalRequest, meta: ToolCallMeta
+    ) -> ApprovalDecision | None:
+        """The approver's decision (``None``: no approver, no answer, or it failed)."""
+        if approver is None:
+            return None
+        try:
+            if inspect.iscoroutinefunction(approver) or inspect.iscoroutinefunction(
+                getattr(approver, "__call__", None)  # noqa: B004 - an object with an async __call__
+            ):
+                answer = await approver(request, meta)  # type: ignore[misc]
+            else:
+                # A sync approver may wait for a person: in a worker thread, not the event loop.
+                context = contextvars.copy_context()
+                loop = asyncio.get_running_loop()
+                answer = await loop.run_in_executor(
+                    self._workers, context.run, approver, request, meta
+                )
+                if inspect.isawaitable(answer):
+                    answer = await answer
+        except Exception:  # the call stays undecided: it can still be decided out of band
+            log.exception("the approver failed on call %s of %s", request.id, request.tool_id)
+            return None
+        decision = decision_for(request, answer, by=None)
+        if decision is None and answer is not None:
+            log.error(
+                "the approver answered %s for call %s; expected a decision on that call, "
+                "True, False or None",
+                shown(answer),
+                request.id,
+            )
+        return decision
+
+    async def _decode(
+        self, tool: _Tool, payload: Any, injected: Mapping[str, Any]
+    ) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]]:
+        """The payload decoded within the tool's limits (large arguments on the decoding
+        threads, so the loop goes on serving calls), repaired if the design allows it. Raises
+        the :class:`ToolValidationError` of what the model sent."""
+        codec = tool.binding.payload
+        try:
+            if is_large(payload):
+                decode = functools.partial(
+                    codec.decode_detailed, payload, injected=injected, limits=tool.limits
+                )
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self._decoders, decode), ()
+            return codec.decode_detailed(payload, injected=injected, limits=tool.limits), ()
+        except ToolValidationError:
+            # A slip the design agreed to repair is repaired; else the model hears what it sent.
+            repaired = (
+                decode_repaired(codec, payload, tool.spec, injected, tool.limits)
+                if tool.spec.repairs
+                else None
+            )
+            if repaired is None:
+                raise
+            return repaired
+
+    def execute_sync(
+        self,
+        request: ToolRequest,
+        *,
+        approvals: Iterable[ApprovalDecision] = (),
+        approver: Approver | None = None,
+    ) -> ToolResult:
         """:meth:`execute` for synchronous code (not from inside a running event loop).
 
         Each thread keeps one event loop for its calls, closed when the thread ends.
@@ -293,7 +547,11 @@ class Runtime:
         loop: _ThreadLoop | None = getattr(_thread_loops, "loop", None)
         if loop is None:
             loop = _thread_loops.loop = _ThreadLoop()
-        return loop.runner.run(self.execute(request))
+        # In the caller's context: its current span, its progress listeners.
+        return loop.runner.run(
+            self.execute(request, approvals=approvals, approver=approver),
+            context=contextvars.copy_context(),
+        )
 
     def _unavailable(self, name: object) -> ToolResult:
         names = sorted({t.spec.name for t in self._tools.values()})
@@ -354,7 +612,7 @@ class Runtime:
             name: value for name in tool.injected if (value := meta.value_for(name)) is not None
         }
         try:
-            decoded = binding.payload.decode_detailed(request.payload, injected=injected)
+            decoded, telemetry.repairs = await self._decode(tool, request.payload, injected)
         except ToolValidationError as error:
             return self._invalid(spec, tool, error, injected, telemetry)
         telemetry.discarded_injected = decoded.discarded_injected
@@ -362,9 +620,12 @@ class Runtime:
         try:
             outcome = await binding.invoke(decoded.value, meta)
         except ToolFailure as failure:
-            return self._failed(
+            failed = self._failed(
                 spec, failure.message, failure, telemetry, failure.clarifying_question
             )
+            if failure.recovery is not None:
+                failed.recovery = Recovery(failure.recovery)
+            return failed
         except BaseException as exc:
             if _propagates(exc):
                 raise
@@ -375,7 +636,11 @@ class Runtime:
             return self._failed(spec, message, exc, telemetry)
         # A call that pages past the end honestly returns nothing of a non-empty total.
         paged = tool.cursor is not None and getattr(decoded.value, tool.cursor, None) is not None
-        return self._finish(spec, binding, outcome, meta, telemetry, paged=paged)
+        result = self._finish(spec, binding, outcome, meta, telemetry, paged=paged)
+        # 9. What the model reads stays within the tool's result budget.
+        if result.error is None:
+            result = within_budget(result, tool.limits.result_bytes, spec.name)
+        return result
 
     def _invalid(
         self,
@@ -457,13 +722,14 @@ class Runtime:
                 value = outcome.convert(value)
             # The method returned what its tool's result type rejects (_malformed logs it).
             except Exception as exc:  # noqa: BLE001
-                return self._malformed(
-                    spec,
-                    f"the method's result cannot become the tool's result ({type(exc).__name__})",
-                    _result_issues(binding, value),
-                    telemetry,
-                    cause=exc,
+                issues = _result_issues(binding, value) or _conversion_issues(exc)
+                method = f"the result of {outcome.method or 'the bound method'}"
+                problem = (
+                    f"{method} breaks the tool's result type"
+                    if issues
+                    else f"{method} cannot become the tool's result ({type(exc).__name__})"
                 )
+                return self._malformed(spec, problem, issues, telemetry, cause=exc)
         if isinstance(value, ToolResult):  # a handler answering with a full result
             if not value.ok:
                 value.name = spec.id
@@ -475,9 +741,9 @@ class Runtime:
         try:
             result = binding.result.coerce(value)
         except ToolValidationError as error:
-            return self._malformed(
-                spec, "the result does not match the tool's result type", error.issues, telemetry
-            )
+            method = f"the result of {outcome.method}" if outcome.method else "the result"
+            problem = f"{method} does not match the tool's result type"
+            return self._malformed(spec, problem, error.issues, telemetry)
         bounds = None
         # 6. The bounded-result contract.
         if isinstance(result, BoundedResultModel):
@@ -513,12 +779,11 @@ class Runtime:
         *,
         cause: BaseException | None = None,
     ) -> ToolResult:
-        details = "; ".join(issue.describe() for issue in issues)
+        described = [issue.describe() for issue in issues]
         log.error(
-            "tool %s returned a malformed response (a bug in the tool): %s %s",
+            "tool %s returned a malformed response (a bug in the tool): %s",
             spec.id,
-            problem,
-            details,
+            f"{problem}: {'; '.join(described)}" if described else problem,
             exc_info=cause,
         )
         telemetry.outcome = str(RetryReason.MALFORMED_RESPONSE)
@@ -526,10 +791,15 @@ class Runtime:
             f"Tool {spec.name!r} returned a malformed response. The problem is in the tool, not in your "
             "arguments; try again later or use another tool."
         )
-        hint = RetryHint(RetryReason.MALFORMED_RESPONSE, spec.name, message, issues=tuple(issues))
+        # The hint is the model's, and travels: nothing of the tool's values goes in it. What
+        # is wrong (fields and values, cut short) is for the application, in the error.
+        hint = RetryHint(RetryReason.MALFORMED_RESPONSE, spec.name, message)
+        details: dict[str, Any] = {"problem": problem}
+        if described:
+            details["issues"] = described
         return ToolResult(
             spec.id,
-            error=ToolError(message, cause=cause, details={"problem": problem}),
+            error=ToolError(message, cause=cause, details=details),
             retry_hint=hint,
             telemetry=telemetry,
         )
@@ -574,6 +844,36 @@ class Runtime:
         return tuple(items)
 
 
+def _awaiting(spec: ToolSpec[Any, Any], approval: ApprovalRequest) -> ToolResult:
+    result = ToolResult(
+        spec.id,
+        error=ToolError(
+            f"{spec.name!r} awaits a person's approval", details={"approval": approval.id}
+        ),
+        approval=approval,
+    )
+    result.telemetry.outcome = "awaiting_approval"
+    return result
+
+
+def _denied(
+    spec: ToolSpec[Any, Any], approval: ApprovalRequest, decision: ApprovalDecision
+) -> ToolResult:
+    assert spec.confirm is not None
+    message = spec.confirm.denied
+    if decision.reason:
+        message += f" They said: {compact_json(clipped(decision.reason, 500))}"
+    result = ToolResult(
+        spec.id,
+        error=ToolError(message, details={"approval": approval.id}),
+        approval=approval,
+        recovery=Recovery.REPLAN,
+    )
+    result.telemetry.outcome = "approval_denied"
+    result.telemetry.approval = decision
+    return result
+
+
 def bounds_problems(bounds: Bounds, *, paged: bool = False) -> list[str]:
     """How ``bounds`` breaks the bounded-result contract (empty when it keeps it).
 
@@ -610,6 +910,20 @@ def _result_issues(binding: ToolBinding, returned: Any) -> tuple[FieldIssue, ...
     except Exception:  # noqa: BLE001 - only an explanation is at stake; the log has the cause
         return ()
     return ()
+
+
+def _conversion_issues(exc: Exception) -> tuple[FieldIssue, ...]:
+    """The fields a result transform refused, from its own validation error: each relative to
+    the tool type it was building (``TopologyNode.role``), where the method's result cannot be
+    read as JSON to name them from the root."""
+    if not isinstance(exc, pydantic.ValidationError):
+        return ()
+    issues = []
+    for error in exc.errors(include_url=False)[:MAX_ISSUES]:
+        field = path_of((exc.title, *error["loc"]))
+        message = f"{error['msg']} (got {shown(error.get('input'))})"
+        issues.append(FieldIssue(field, Constraint.INVALID_FIELD_TYPE, message))
+    return tuple(issues)
 
 
 def _propagates(exc: BaseException) -> bool:
@@ -675,4 +989,10 @@ def _top_field(issue: FieldIssue) -> str:
     return issue.field.split(".", 1)[0].split("[", 1)[0]
 
 
-__all__ = ["DEFAULT_WORKER_THREADS", "Runtime", "ToolsetInfo", "bounds_problems"]
+__all__ = [
+    "DEFAULT_WORKER_THREADS",
+    "Runtime",
+    "ToolsetInfo",
+    "bounds_problems",
+    "granted_approval",
+]

@@ -14,7 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
+from tooldesign.contract.limits import ToolLimits
+from tooldesign.contract.repairs import FieldRepair
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams
 from tooldesign.runtime.registration import (
     Interceptor,
@@ -31,6 +34,8 @@ from tooldesign.runtime.workers import WorkerThreadInvoke, in_worker_thread
 
 __all__ = [
     "BoundsSpec",
+    "ConfirmSpec",
+    "FieldRepair",
     "Interceptor",
     "Invoke",
     "MCPClient",
@@ -43,6 +48,7 @@ __all__ = [
     "ToolBinding",
     "ToolCallMeta",
     "ToolIdent",
+    "ToolLimits",
     "ToolResult",
     "ToolSpec",
     "ToolsetRegistration",
@@ -72,6 +78,22 @@ def handler_invoke(handler: _Handler) -> Invoke:
         return Outcome(handler(args, meta))
 
     return WorkerThreadInvoke(call)
+
+
+def _wrong_parameters(handler: Any) -> str | None:
+    """The parameters of a handler that cannot be called as ``handler(args, meta)``, or
+    ``None`` when it can (``*args``, defaults, ``functools.partial``, bound methods and
+    callable objects included; a callable whose signature Python cannot read is trusted)."""
+    try:
+        signature = inspect.signature(handler)
+    except (TypeError, ValueError):
+        return None
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        bare = [p.replace(annotation=p.empty) for p in signature.parameters.values()]
+        return str(signature.replace(parameters=bare, return_annotation=signature.empty))
+    return None
 
 
 _ServiceT = TypeVar("_ServiceT")
@@ -117,6 +139,14 @@ def check_registration(
         raise RegistrationError(
             f"toolset {toolset!r}: handlers for {', '.join(not_callable)} are not callable"
         )
+    for name, handler in given.items():
+        takes = _wrong_parameters(handler)
+        if takes is not None:
+            raise RegistrationError(
+                f"toolset {toolset!r}: the handler for {name!r} takes {takes}, but is called "
+                "with two arguments, the tool's typed arguments and the call's metadata: "
+                "def handler(args, meta) (or async def)"
+            )
     if service_type is not None:
         needing = known_names if service_bound is None else set(service_bound)
         bound = [name for name in needing if name not in given]

@@ -7,6 +7,7 @@ import contextvars
 import inspect
 from collections.abc import Callable
 from concurrent.futures import Executor
+from dataclasses import replace
 from typing import Any
 
 from tooldesign.runtime.registration import Invoke, Outcome
@@ -55,7 +56,7 @@ class WorkerThreadInvoke:
                 raise asyncio.CancelledError(NOT_STARTED) from None
             raise
         if inspect.isawaitable(outcome.value):  # sync code that returned a coroutine
-            return Outcome(await outcome.value, outcome.server_data, outcome.convert)
+            return replace(outcome, value=await outcome.value)
         return outcome
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from typing import Any
 
@@ -19,7 +20,9 @@ from tooldesign.dsl.types import (
     VerbatimExpr,
 )
 from tooldesign.eval.builder import values
+from tooldesign.eval.builder.control import attribute_repairs
 from tooldesign.eval.builder.names import UniqueNames
+from tooldesign.eval.builder.values import MAX_NESTING
 from tooldesign.eval.builder.verbatim import verbatim_type
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
@@ -54,6 +57,7 @@ class TypeBuilder:
         self.rejected_types: list[TypeRecord] = []
         self.rejected: list[ObjectShape] = []
         """Shapes kept out of the design for their names, still validated."""
+        self._depth = 0
 
     def user_types(self, records: list[TypeRecord]) -> None:
         """Every ``Type``: names claimed first, so types may refer to each other in any order."""
@@ -143,17 +147,19 @@ class TypeBuilder:
                 attr.path,
             )
         options = attr.options
+        constraints = values.constraints(options, attr, self.issues)
         return Field(
             name=attr.name if name is None else name,
             ident=ident,
             type=t,
             description=values.text(attr.description, attr, "description", self.issues),
             required=False,
-            constraints=values.constraints(options, attr, self.issues),
+            constraints=constraints,
             location=attr.location,
             path=attr.path,
             default=values.json_option(options, "default", attr, self.issues),
             example=values.json_option(options, "example", attr, self.issues),
+            repair=attribute_repairs(attr, t, constraints, self.issues),
         )
 
     # ── type expressions ──────────────────────────────────────────────────────────────────
@@ -162,6 +168,25 @@ class TypeBuilder:
         self, value: Any, where: Location, path: str, block: ShapeRecord | None, hint: str
     ) -> TypeExpr:
         value = block_record(value)
+        if not isinstance(value, ObjectExpr | ArrayExpr | MapExpr | UnionExpr):
+            return self._type(value, where, path, block, hint)
+        if self._depth == MAX_NESTING:
+            self.issues.add(
+                f"types nest more than {MAX_NESTING} levels deep here (Object, ArrayOf, MapOf "
+                "and OneOf in one another); name a part with Type to break it up",
+                where,
+                path,
+            )
+            return ANY
+        self._depth += 1
+        try:
+            return self._type(value, where, path, block, hint)
+        finally:
+            self._depth -= 1
+
+    def _type(
+        self, value: Any, where: Location, path: str, block: ShapeRecord | None, hint: str
+    ) -> TypeExpr:
         if isinstance(value, PrimitiveExpr):
             return PrimitiveType(Primitive(value.kind))
         if isinstance(value, type) and value in BUILTIN_ALIASES:
@@ -235,28 +260,21 @@ class TypeBuilder:
 
 
 def _required(f: Field) -> Field:
-    return Field(
-        f.name,
-        f.ident,
-        f.type,
-        f.description,
-        True,
-        f.constraints,
-        f.location,
-        f.path,
-        f.default,
-        f.example,
-    )
+    return dataclasses.replace(f, required=True)
 
 
 def _contains_object(value: Any) -> bool:
-    value = block_record(value)
-    if isinstance(value, ObjectExpr):
-        return True
-    if isinstance(value, ArrayExpr):
-        return _contains_object(value.items)
-    if isinstance(value, MapExpr):
-        return _contains_object(value.values)
-    if isinstance(value, UnionExpr):
-        return any(_contains_object(v) for v in value.variants)
+    pending = [value]
+    for _ in range(MAX_NESTING * 8):  # a type nested deeper is reported as such
+        if not pending:
+            return False
+        current = block_record(pending.pop())
+        if isinstance(current, ObjectExpr):
+            return True
+        if isinstance(current, ArrayExpr):
+            pending.append(current.items)
+        elif isinstance(current, MapExpr):
+            pending.append(current.values)
+        elif isinstance(current, UnionExpr):
+            pending.extend(current.variants)
     return False

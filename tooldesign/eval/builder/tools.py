@@ -12,18 +12,20 @@ import importlib
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from tooldesign.codegen.naming import pascal_case
+from tooldesign.codegen.naming import SHADOWED_MODULES, pascal_case
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
+from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
 from tooldesign.contract.location import Location
 from tooldesign.dsl.records import (
     BindRecord,
     DesignRecord,
     Record,
     ServiceRecord,
+    TargetsRecord,
     ToolRecord,
     ToolsetRecord,
 )
-from tooldesign.eval.builder import messages, values
+from tooldesign.eval.builder import control, messages, values
 from tooldesign.eval.builder.bounded import bounded
 from tooldesign.eval.builder.fields import TypeBuilder
 from tooldesign.eval.builder.mcp import mcp_server_spec, remote_name
@@ -33,6 +35,7 @@ from tooldesign.ir.model import (
     Binding,
     Design,
     Service,
+    ServiceTargets,
     Tool,
     Toolset,
 )
@@ -45,6 +48,7 @@ def build(record: DesignRecord, issues: Issues, sources: Iterable[str] = ()) -> 
     """Phase 2 of evaluation: the design's records as the IR, every problem in ``issues``."""
     for issue in record.issues:
         issues.add(issue.message, issue.location, issue.path)
+    values.report_unencodable_text(record, issues)
     types = TypeBuilder(issues)
     types.user_types(record.types)
     services = _TreeBuilder(types).services(record.services)
@@ -66,58 +70,110 @@ class _TreeBuilder:
 
     def services(self, records: list[ServiceRecord]) -> tuple[Service, ...]:
         out: list[Service] = []
-        for rec in self._checked_groups(records, "service"):
+        # Service packages sit at the top of the output folder: none may take the name of a
+        # module the program imports (the standard library's, the runtime's, the application's).
+        shadowed = SHADOWED_MODULES | _bound_packages(records)
+        # A Runtime serves the tools of every service generated together by name.
+        tool_names: dict[str, tuple[Tool, Toolset, str]] = {}
+        for rec in self._checked_groups(records, "service", shadowed):
+            repairs = control.repairs_default(rec.repairs, self.issues)
             toolsets = tuple(
-                self._toolset(t, rec.name) for t in self._checked_groups(rec.toolsets, "toolset")
+                self._toolset(t, rec.name, repairs)
+                for t in self._checked_groups(rec.toolsets, "toolset")
             )
-            # Within a toolset a repeated name is reported by the toolset; here, across toolsets.
-            tool_names: dict[str, tuple[Location, Toolset]] = {}
             for toolset in toolsets:
                 for tool in toolset.tools:
-                    first = tool_names.get(tool.name)
-                    if first is None:
-                        tool_names[tool.name] = (tool.location, toolset)
-                    elif first[1] is not toolset:
-                        self.issues.add(
-                            f"duplicate tool name {tool.name!r} in service {rec.name!r} (first declared at {first[0]}); "
-                            "the model sees tool names, so they must be unique per service",
-                            tool.location,
-                            tool.path,
-                        )
+                    first = tool_names.setdefault(tool.name, (tool, toolset, rec.name))
+                    self._unique_tool(tool, toolset, rec.name, *first)
             desc = self._text(rec.description, rec, "description")
             out.append(
                 Service(
-                    rec.name, ident(rec.name, "service_"), desc, toolsets, rec.location, rec.path
+                    rec.name,
+                    ident(rec.name, "service_", shadowed),
+                    desc,
+                    toolsets,
+                    rec.location,
+                    rec.path,
+                    self._targets(rec.targets),
                 )
             )
         return tuple(out)
 
-    def _checked_groups(self, records: list[GroupT], kind: str) -> list[GroupT]:
-        """Every record, its name checked: valid, and unique as written and as a Python identifier.
+    def _targets(self, rec: TargetsRecord | None) -> ServiceTargets | None:
+        """``Targets(...)`` as the IR keeps it: names and server as text (which names exist is
+        checked at generation, where the targets' rules are)."""
+        if rec is None:
+            return None
+        names = tuple(
+            name
+            for name in (self._text(value, rec, "target") for value in rec.names)
+            if name is not None
+        )
+        server = self._text(rec.server, rec, "server") if rec.server is not None else None
+        return ServiceTargets(names, server, rec.location, rec.path)
+
+    def _unique_tool(
+        self,
+        tool: Tool,
+        toolset: Toolset,
+        service: str,
+        first: Tool,
+        first_toolset: Toolset,
+        first_service: str,
+    ) -> None:
+        """Report ``tool`` if an earlier one, ``first``, has its name (within a toolset, the
+        toolset reports it)."""
+        if first is tool or first_toolset is toolset:
+            return
+        if first_service == service:
+            self.issues.add(
+                f"duplicate tool name {tool.name!r} in service {service!r} (first declared at {first.location}); "
+                "the model sees tool names, so they must be unique per service",
+                tool.location,
+                tool.path,
+            )
+        else:
+            self.issues.add(
+                f"tool name {tool.name!r} is also used in service {first_service!r} (declared at "
+                f"{first.location}); a Runtime serves the tools of the services generated "
+                "together by name, so they must be unique across services",
+                tool.location,
+                tool.path,
+            )
+
+    def _checked_groups(
+        self, records: list[GroupT], kind: str, shadowed: frozenset[str] = frozenset()
+    ) -> list[GroupT]:
+        """Every record, its name checked: valid, and unique as written, as a Python identifier
+        and as a folder name on a file system that ignores case.
 
         A record whose name is rejected is kept, so what it holds is checked too.
         """
-        names = UniqueNames(kind, self.issues)
+        names = UniqueNames(kind, self.issues, folders=True)
         for rec in records:
             name = rec.name
-            if not values.is_text(name) or not GROUP_NAME.match(name):
+            if not values.is_text(name) or not GROUP_NAME.fullmatch(name):
                 self.issues.add(
                     f"{kind} name {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ (it names a Python package)",
                     rec.location,
                     rec.path,
                 )
                 continue
-            names.claim(name, ident(name, f"{kind}_"), rec.location, rec.path)
+            names.claim(name, ident(name, f"{kind}_", shadowed), rec.location, rec.path)
         return records
 
-    def _toolset(self, rec: ToolsetRecord, service: str) -> Toolset:
+    def _toolset(
+        self, rec: ToolsetRecord, service: str, repairs: tuple[str, ...] | None
+    ) -> Toolset:
         tags = self._tags(rec.tags, rec)
+        if rec.repairs is not None:  # the nearest Repairs wins
+            repairs = control.repairs_default(rec.repairs, self.issues)
         tools: list[Tool] = []
         names = UniqueNames("tool", self.issues)
         for tool_rec in rec.tools:
             name = tool_rec.name
             tool_ident = ident(name, "tool_")
-            if not values.is_text(name) or not TOOL_NAME.match(name):
+            if not values.is_text(name) or not TOOL_NAME.fullmatch(name):
                 length = (
                     f" is {len(name)} characters long and"
                     if values.is_text(name) and len(name) > 64
@@ -132,7 +188,9 @@ class _TreeBuilder:
             else:
                 names.claim(name, tool_ident, tool_rec.location, tool_rec.path)
             # Kept whatever its name: what the tool declares is checked too.
-            tools.append(self._tool(tool_rec, service, rec.name, tool_ident, tags, rec.is_mcp))
+            tools.append(
+                self._tool(tool_rec, service, rec.name, tool_ident, tags, repairs, rec.is_mcp)
+            )
         desc = self._text(rec.description, rec, "description")
         return Toolset(
             rec.name,
@@ -152,6 +210,7 @@ class _TreeBuilder:
         toolset: str,
         ident: str,
         toolset_tags: tuple[str, ...],
+        repairs: tuple[str, ...] | None,
         on_server: bool = False,
     ) -> Tool:
         for what, where in rec.duplicates:
@@ -172,6 +231,10 @@ class _TreeBuilder:
         bounds = None
         if rec.bounded is not None:
             bounds, payload, result = bounded(self.types, rec, payload, result, prefix)
+        injected = messages.injected(self.types, rec, payload)
+        if rec.repairs is not None:  # the nearest Repairs wins
+            repairs = control.repairs_default(rec.repairs, self.issues)
+        user_types = self.types.types
         # Transforms are planned later, once the whole design is validated (``binding.planner``).
         return Tool(
             name=rec.name,
@@ -187,11 +250,14 @@ class _TreeBuilder:
             location=rec.location,
             path=rec.path,
             bounds=bounds,
-            injected=messages.injected(self.types, rec, payload),
+            injected=injected,
             server_data=messages.server_data(self.types, rec, prefix),
             binding=self._binding(rec.bind) if rec.bind is not None and not on_server else None,
             annotations=self._annotations(rec),
             remote_name=remote,
+            confirm=control.confirm(rec.confirm, payload, user_types, injected, self.issues),
+            repairs=control.tool_repairs(payload, user_types, repairs, injected),
+            limits=self._limits(rec),
         )
 
     def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
@@ -224,17 +290,28 @@ class _TreeBuilder:
                 values[key] = value
         return ToolAnnotations(**values)
 
+    def _limits(self, rec: ToolRecord) -> ToolLimits:
+        limits = rec.limits
+        if limits is None:
+            return ToolLimits()
+        values: dict[str, int | None] = {}
+        for key in LIMIT_NAMES:
+            value = getattr(limits, key)
+            try:
+                if value is not None:
+                    check_limit(key, value)
+            except ValueError as exc:
+                self.issues.add(f"Limits {key}=: {exc}", limits.location, limits.path)
+                value = None
+            values[key] = value
+        return ToolLimits(**values)
+
     def _binding(self, rec: BindRecord) -> Binding | None:
         target = rec.target
-        module: str | None
-        if values.is_text(target):
-            module, _, qualname = target.partition(":") if ":" in target else target.rpartition(".")
-        else:
-            module = getattr(target, "__module__", None)
-            qualname = getattr(target, "__qualname__", "")
-            if not callable(target):
-                self.issues.add(f"BindTo target {target!r} is not callable", rec.location, rec.path)
-                return None
+        module, qualname = _bind_target(target)
+        if not values.is_text(target) and not callable(target):
+            self.issues.add(f"BindTo target {target!r} is not callable", rec.location, rec.path)
+            return None
         if not module or not qualname or "<" in qualname:
             self.issues.add(
                 f"BindTo target {target!r} is not importable: bind a module-level function or a method of a module-level class",
@@ -260,3 +337,24 @@ class _TreeBuilder:
             )
             return None
         return Binding(module, qualname, rec.location, rec.path)
+
+
+def _bind_target(target: Any) -> tuple[str | None, str]:
+    """The module and qualified name ``BindTo`` was given (``"pkg.mod:func"``, or the function)."""
+    if values.is_text(target):
+        module, _, qualname = target.partition(":") if ":" in target else target.rpartition(".")
+        return module, qualname
+    return getattr(target, "__module__", None), getattr(target, "__qualname__", "")
+
+
+def _bound_packages(services: list[ServiceRecord]) -> frozenset[str]:
+    """The top-level packages of the application modules the design binds tools to."""
+    found: set[str] = set()
+    for service in services:
+        for toolset in service.toolsets:
+            for tool in toolset.tools:
+                if tool.bind is not None:
+                    module, _ = _bind_target(tool.bind.target)
+                    if isinstance(module, str) and module:
+                        found.add(module.partition(".")[0])
+    return frozenset(found)

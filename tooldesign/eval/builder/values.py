@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections import deque
 from typing import Any
 
 from tooldesign.contract.constraints import constraint_options
 from tooldesign.contract.location import Location
-from tooldesign.dsl.records import AttributeRecord, Record
+from tooldesign.dsl.records import AttributeRecord, DesignRecord, Record
 from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.model import NO_CONSTRAINTS, NO_VALUE, Constraints, ExampleValue
+
+MAX_NESTING = 32
+"""How deep types (``Object``, ``ArrayOf``, ``MapOf`` and ``OneOf`` in one another) and values
+(lists and objects) may nest in a design. Far beyond what a model fills in (OpenAI's strict mode
+stops at 10), and well within what the model generator, pydantic and Python's recursion limit
+handle."""
 
 _NUMBER_OPTIONS = constraint_options(takes="number")
 _COUNT_OPTIONS = constraint_options(takes="count")
@@ -37,22 +45,27 @@ def json_data(value: Any) -> tuple[Any, str | None]:
     """
     problems: list[str] = []
 
-    def convert(item: Any, where: str) -> Any:
+    def convert(item: Any, where: str, depth: int = 0) -> Any:
         if item is None or isinstance(item, str | bool | int):
             return item
+        if depth == MAX_NESTING and isinstance(item, list | tuple | dict):
+            problems.append(
+                f"{_at(where)}lists and objects nest more than {MAX_NESTING} levels deep"
+            )
+            return None
         if isinstance(item, float):
             if not math.isfinite(item):
                 problems.append(f"{_at(where)}{item!r} is not a finite number")
             return item
         if isinstance(item, list | tuple):
-            return [convert(x, f"{where}[{i}]") for i, x in enumerate(item)]
+            return [convert(x, f"{where}[{i}]", depth + 1) for i, x in enumerate(item)]
         if isinstance(item, dict):
             out: dict[str, Any] = {}
             for key, x in item.items():
                 if not isinstance(key, str):
                     problems.append(f"{_at(where)}object keys must be strings, got {key!r}")
                     continue
-                out[key] = convert(x, f"{where}[{key!r}]")
+                out[key] = convert(x, f"{where}[{key!r}]", depth + 1)
             return out
         problems.append(
             f"{_at(where)}{type(item).__name__} {short_repr(item, 40)} is not a JSON value"
@@ -143,3 +156,79 @@ def constraints(options: dict[str, Any], attr: AttributeRecord, issues: Issues) 
             else:
                 values["enum"] = tuple(value for value, _ in checked)
     return Constraints(**values) if values else NO_CONSTRAINTS
+
+
+def report_unencodable_text(design: DesignRecord, issues: Issues) -> None:
+    """Report every string of the design that UTF-8 cannot encode (one holding a lone surrogate,
+    such as ``"\\ud800"``): generated files, schemas and catalogs are UTF-8, and each such string
+    would make writing them fail.
+
+    Every record is walked, with what the DSL recorded in it (names, descriptions, options,
+    examples, type expressions, schemas), so no place where text can hide is missed; each
+    string is reported at the DSL call that recorded it.
+    """
+    seen: set[int] = set()
+    pending: deque[tuple[Any, Location | None, str, str]] = deque(
+        (record, None, "", "") for record in [*design.types, *design.services]
+    )
+    while pending:
+        value, where, path, what = pending.popleft()
+        if isinstance(value, str):
+            bad = _lone_surrogate(value)
+            if bad is not None:
+                issues.add(
+                    f"{_DSL_WORDS.get(what, what)} holds {bad!r}, a lone surrogate that UTF-8 "
+                    "cannot encode; text in a design must be valid Unicode",
+                    where,
+                    path,
+                )
+            continue
+        if id(value) in seen or isinstance(value, Location):
+            continue
+        seen.add(id(value))
+        if isinstance(value, tuple) and value and isinstance(value[-1], Location):
+            where = value[-1]  # (a value, where it was given): Example, Tags, Required…
+        if isinstance(value, list | tuple | set | frozenset):
+            pending.extend((item, where, path, what) for item in value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                pending.append((key, where, path, what))
+                pending.append((item, where, path, key if what == "options" else what))
+        elif _recorded(value):
+            if isinstance(value, Record):
+                where, path = value.location, value.path
+            for f in dataclasses.fields(value):
+                if f.name not in ("location", "path", "entered"):
+                    item = getattr(value, f.name)
+                    pending.append(
+                        (item, where, path, f.name if isinstance(value, Record) else what)
+                    )
+
+
+_DSL_WORDS = {
+    "examples": "Example",
+    "tags": "Tags",
+    "required": "Required",
+    "injected": "Inject",
+    "type": "the type",
+    "target": "BindTo",
+    "mcp_server": "server=",
+}
+"""Record fields as the DSL calls that fill them are named in messages."""
+
+
+def _recorded(value: object) -> bool:
+    """Whether ``value`` is something the DSL recorded: a record or a type expression."""
+    return (
+        dataclasses.is_dataclass(value)
+        and not isinstance(value, type)
+        and type(value).__module__.startswith("tooldesign.dsl.")
+    )
+
+
+def _lone_surrogate(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return text[exc.start]
+    return None

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from tooldesign.dsl.types import VerbatimExpr
+from tooldesign.eval import patterns
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import Primitive, PrimitiveType
 
@@ -36,6 +37,16 @@ def verbatim_type(value: VerbatimExpr, path: str, issues: Issues) -> PrimitiveTy
             path,
         )
         return None
+    for pattern in _patterns(schema):
+        problem = patterns.problem(pattern)
+        if problem is not None:
+            issues.add(
+                f"Any(schema=...) has the pattern {pattern!r}, which cannot be used: {problem}; "
+                f"{patterns.RULE}",
+                value.location,
+                path,
+            )
+            return None
     if _has_reference(schema):
         issues.add(
             "Any(schema=...) must be self-contained: a $ref would point outside it once it is "
@@ -55,3 +66,26 @@ def _has_reference(schema: Any) -> bool:
     if isinstance(schema, list):
         return any(_has_reference(item) for item in schema)
     return False
+
+
+# Keywords whose values are data, not schemas: a "pattern" key in them is no pattern.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+
+
+def _patterns(schema: Any) -> list[str]:
+    """The regular expressions of a schema: ``pattern`` values and ``patternProperties`` keys."""
+    found: list[str] = []
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                if key == "pattern" and isinstance(item, str):
+                    found.append(item)
+                elif key == "patternProperties" and isinstance(item, dict):
+                    found.extend(k for k in item if isinstance(k, str))
+                if key not in _DATA_KEYWORDS:
+                    pending.append(item)
+    return found

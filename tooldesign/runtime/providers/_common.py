@@ -457,8 +457,10 @@ def result_value(result: ToolResult) -> tuple[bool, Any]:
 
     Read from the runtime's encoding of the result (``result_json``), not from ``for_model()``,
     which sends a text result as the text itself; a result made without one (by an
-    interceptor) is read from its value.
+    interceptor) is read from its value. A text result cut to its budget is the cut text.
     """
+    if result.model_text is not None:  # a text result cut to the budget: what the model reads
+        return True, result.model_text
     if result.result_json is not None:
         ok, value = parse_json_text(result.result_json)
         return (True, value) if ok else (False, None)

@@ -14,12 +14,25 @@ from typing import Any, Generic, TypeVar
 import pydantic
 import pydantic_core
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
+from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.specs import TypeSpec
 from tooldesign.runtime.text import path_of
 from tooldesign.runtime.validation.field_issues import field_issues
 from tooldesign.runtime.validation.json_input import has_null, json_problem, parse_object
-from tooldesign.runtime.validation.schema import SchemaNavigator, resolve, strip_optional_nulls
+from tooldesign.runtime.validation.patterns import linear_validator
+from tooldesign.runtime.validation.schema import (
+    SchemaNavigator,
+    integral_numbers,
+    resolve,
+    strip_optional_nulls,
+)
 from tooldesign.runtime.validation.schema_issues import schema_issues
+from tooldesign.runtime.validation.sizes import (
+    check_text,
+    check_value,
+    first_part,
+    unchecked_text_bytes,
+)
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 
@@ -44,7 +57,16 @@ class PayloadCodec(Generic[ModelT]):
     and the values passed as ``injected=`` (from the call's metadata) are used instead.
     """
 
-    __slots__ = ("_injected", "_navigator", "_schema_check", "model", "spec", "tool")
+    __slots__ = (
+        "_declared",
+        "_injected",
+        "_navigator",
+        "_sample_items",
+        "_schema_check",
+        "model",
+        "spec",
+        "tool",
+    )
 
     def __init__(
         self, tool: str, spec: TypeSpec[ModelT], *, injected: tuple[str, ...] = ()
@@ -55,38 +77,61 @@ class PayloadCodec(Generic[ModelT]):
         self._injected = injected
         self._navigator: SchemaNavigator | None = None
         self._schema_check = SchemaCheck(spec) if spec.check_schema else None
+        self._declared: frozenset[str] | None = None
+        self._sample_items = _SAMPLE_ITEMS
 
     @property
     def injected(self) -> tuple[str, ...]:
         return self._injected
 
-    def decode(self, data: RawPayload, *, injected: Mapping[str, Any] | None = None) -> ModelT:
+    def decode(
+        self,
+        data: RawPayload,
+        *,
+        injected: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+    ) -> ModelT:
         """The typed payload, or :class:`ToolValidationError` naming every bad field."""
-        return self.decode_detailed(data, injected=injected).value
+        return self.decode_detailed(data, injected=injected, limits=limits).value
 
     def decode_detailed(
-        self, data: RawPayload, *, injected: Mapping[str, Any] | None = None
+        self,
+        data: RawPayload,
+        *,
+        injected: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
     ) -> Decoded[ModelT]:
+        """Decode ``data`` held to ``limits`` (the defaults when left out): arguments over a
+        limit are refused before they are validated."""
+        limits = DEFAULT_LIMITS if limits is None else limits
         # Every payload is validated as JSON in strict mode, the way its schema reads: "3" is
         # not an integer, true is not 1, a date-time is an RFC 3339 string. A dict is JSON
         # already parsed.
         refused: pydantic.ValidationError | None = None
-        if (
-            not self._injected
-            and self._schema_check is None
-            and isinstance(data, str | bytes | bytearray)
-        ):
-            # Fast path: pydantic-core parses and validates JSON in one pass (directly, without
-            # the Python wrapper: the hot path of every call). Only an optimisation: what it
-            # refuses, the full path below decides and explains.
-            try:
-                value = self.model.__pydantic_validator__.validate_json(
-                    data, strict=True, by_alias=True, by_name=False
-                )
-                return Decoded(value)
-            except pydantic.ValidationError as exc:
-                refused = exc
-        raw = parse_object(data, self.tool)
+        if isinstance(data, str | bytes | bytearray):
+            # Measured before it is read (text of a quarter of the limit cannot be over it);
+            # text too short to break a shape limit needs no walk.
+            length = len(data)
+            if length * 4 > limits.payload_bytes:
+                check_text(data, limits, self.tool)
+            small = length < unchecked_text_bytes(limits)
+            if small and not self._injected and self._schema_check is None:
+                # Fast path: pydantic-core parses and validates JSON in one pass (directly,
+                # without the Python wrapper: the hot path of every call). Only an
+                # optimisation: what it refuses, the full path below decides and explains.
+                try:
+                    value = self.model.__pydantic_validator__.validate_json(
+                        data, strict=True, by_alias=True, by_name=False
+                    )
+                    return Decoded(value)
+                except pydantic.ValidationError as exc:
+                    refused = exc
+            raw = parse_object(data, self.tool)
+            if not small:
+                check_value(raw, limits, self.tool, measure=False)
+        else:
+            check_value(data, limits, self.tool)
+            raw = parse_object(data, self.tool)
         discarded = tuple(name for name in self._injected if name in raw)
         sent = (
             {k: v for k, v in raw.items() if k not in self._injected}
@@ -97,11 +142,38 @@ class PayloadCodec(Generic[ModelT]):
         # field takes its default. Strict provider modes make models send one for every
         # optional field.
         arguments = strip_optional_nulls(sent, self.spec.schema) if has_null(sent) else sent
-        if arguments is raw and refused is not None and not _unreadable(refused):
-            # Read the same as on the fast path (no null to strip): its verdict stands.
-            raise self._invalid(refused.errors(include_url=False), sent)
-        if injected:
-            arguments = {**arguments, **{k: v for k, v in injected.items() if v is not None}}
+        if arguments is not raw or refused is None or _unreadable(refused):
+            # Not read as on the fast path (nulls stripped, injected fields): validated here.
+            value, refused = self._validated(arguments, sent, injected)
+        if refused is not None:
+            # JSON Schema's integer takes 3.0: validated again with such numbers as integers.
+            integral = integral_numbers(arguments, self.spec.schema)
+            if integral is not arguments:
+                arguments = integral
+                value, refused = self._validated(arguments, sent, injected)
+        if refused is not None:
+            raise self._invalid(refused, sent, self._with_injected(arguments, injected))
+        if self._schema_check is not None:
+            # What was sent, less the nulls read as "not given", so the two checks agree.
+            checked = {k: v for k, v in arguments.items() if k not in self._injected}
+            self._schema_check.check(self.tool, checked, "payload")
+        return Decoded(value, discarded)
+
+    def _with_injected(
+        self, arguments: Mapping[str, Any], injected: Mapping[str, Any] | None
+    ) -> Mapping[str, Any]:
+        if not injected:
+            return arguments
+        return {**arguments, **{k: v for k, v in injected.items() if v is not None}}
+
+    def _validated(
+        self,
+        arguments: Mapping[str, Any],
+        sent: Mapping[str, Any],
+        injected: Mapping[str, Any] | None,
+    ) -> tuple[Any, pydantic.ValidationError | None]:
+        """The payload from ``arguments`` (with the injected values), or why it is invalid."""
+        arguments = self._with_injected(arguments, injected)
         try:
             # NaN and Infinity stay what they are, so a number field names them as the text
             # path does.
@@ -109,18 +181,16 @@ class PayloadCodec(Generic[ModelT]):
         except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
             raise self._not_json(arguments, sent) from None
         try:
-            value = self.model.__pydantic_validator__.validate_json(
-                text, strict=True, by_alias=True, by_name=False
-            )
+            return self._validate_text(text), None
         except pydantic.ValidationError as exc:
             if _unreadable(exc):
                 raise self._not_json(arguments, sent) from None  # too deep to read back
-            raise self._invalid(exc.errors(include_url=False), sent, arguments) from None
-        if self._schema_check is not None:
-            # What was sent, less the nulls read as "not given", so the two checks agree.
-            checked = {k: v for k, v in arguments.items() if k not in self._injected}
-            self._schema_check.check(self.tool, checked, "payload")
-        return Decoded(value, discarded)
+            return None, exc
+
+    def _validate_text(self, text: str | bytes) -> ModelT:
+        return self.model.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
+            text, strict=True, by_alias=True, by_name=False
+        )
 
     def _not_json(
         self, arguments: Mapping[str, Any], sent: Mapping[str, Any]
@@ -132,17 +202,58 @@ class PayloadCodec(Generic[ModelT]):
         return ToolValidationError(self.tool, [issue], input=sent)
 
     def _invalid(
-        self, errors: list[pydantic_core.ErrorDetails], prior: Any, validated: Any = None
+        self, error: pydantic.ValidationError, prior: Any, validated: Any = None
     ) -> ToolValidationError:
         """The issues of a validation error; ``prior`` is what was sent, ``validated`` what was
-        checked (nulls read as "not given" left out), when they differ."""
+        checked (nulls read as "not given" left out), when they differ.
+
+        A payload with more errors than are worth reading (a million bad items) has only its
+        first part validated again for them: the hint shows a few issues and a count anyway.
+        """
         if self._navigator is None:
             self._navigator = SchemaNavigator(
                 self.spec.schema, extra_properties=self._injected_schemas()
             )
         root = prior if validated is None else validated
+        count = error.error_count()
+        errors: list[pydantic_core.ErrorDetails] | None = None
+        if count > _READ_ALL_ERRORS and isinstance(root, dict):
+            keep = self._declared_names()  # sets _sample_items too
+            sample = first_part(root, items=self._sample_items, keep=keep)
+            try:
+                self._validate_text(pydantic_core.to_json(sample, inf_nan_mode="constants"))
+            except pydantic.ValidationError as exc:
+                errors, root = exc.errors(include_url=False), sample
+            except ValueError:  # the sample cannot be JSON: read the errors as they are
+                pass
+        if errors is None:
+            errors = error.errors(include_url=False)
         issues, more = field_issues(errors, self._navigator, root)
+        more += count - len(errors)
         return ToolValidationError(self.tool, issues, input=prior, more=more)
+
+    def _declared_names(self) -> frozenset[str]:
+        """Every field name the schema declares, anywhere (and the injected ones): a sample of
+        a payload keeps them, so that cutting it makes no field missing."""
+        if self._declared is None:
+            names: set[str] = set(self._injected)
+            most_items = 0
+            stack: list[Any] = [self.spec.schema]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, Mapping):
+                    properties = node.get("properties")
+                    if isinstance(properties, Mapping):
+                        names.update(k for k in properties if isinstance(k, str))
+                    least = node.get("minItems")
+                    if isinstance(least, int) and not isinstance(least, bool):
+                        most_items = max(most_items, least)
+                    stack.extend(node.values())
+                elif isinstance(node, list):
+                    stack.extend(node)
+            self._declared = frozenset(names)
+            self._sample_items = max(_SAMPLE_ITEMS, most_items)
+        return self._declared
 
     def _injected_schemas(self) -> dict[str, Mapping[str, Any]]:
         """The types of the injected fields, which the model-facing schema leaves out.
@@ -219,16 +330,21 @@ class SchemaCheck:
     __slots__ = ("_validator",)
 
     def __init__(self, spec: TypeSpec[Any]) -> None:
-        from jsonschema import Draft202012Validator
-
-        self._validator = Draft202012Validator(
-            spec.schema, format_checker=Draft202012Validator.FORMAT_CHECKER
-        )
+        # Patterns are matched in linear time: a value the model chose cannot stall the check.
+        validator = linear_validator()
+        self._validator = validator(spec.schema, format_checker=validator.FORMAT_CHECKER)
 
     def check(self, tool: str, value: Any, kind: str) -> None:
         issues, more = schema_issues(self._validator, value)
         if issues:
             raise ToolValidationError(tool, issues, input=value, kind=kind, more=more)
+
+
+_READ_ALL_ERRORS = 1_000
+"""Errors read one by one; past them, a first part of the payload is validated for its own."""
+
+_SAMPLE_ITEMS = 100
+"""Items of each array (and undeclared keys of each object) in that first part."""
 
 
 def _unreadable(exc: pydantic.ValidationError) -> bool:

@@ -382,3 +382,38 @@ def declared_only(value: Any, schema: Mapping[str, Any], *, leaf: RewriteLeaf | 
     """``value`` without the keys its closed objects in ``schema`` do not declare (and, in the
     same pass, each scalar replaced by what ``leaf`` gives)."""
     return rewrite(value, schema, keep=_declared, leaf=leaf)
+
+
+def integral_numbers(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` with each number that has no fractional part (``3.0``) made an ``int`` where
+    ``schema`` asks for an integer, as JSON Schema's ``integer`` takes it; ``value`` itself when
+    there is none to change."""
+    if not _has_integral_float(value):
+        return value
+    changed = False
+
+    def leaf(item: Any, schemas: Sequence[Mapping[str, Any]], path: str) -> Any:
+        nonlocal changed
+        if type(item) is float and item.is_integer():
+            kinds = {kind for node in schemas for kind in type_list(node)}
+            if "integer" in kinds and "number" not in kinds:
+                changed = True
+                return int(item)
+        return item
+
+    rewritten = rewrite(value, schema, leaf=leaf)
+    return rewritten if changed else value
+
+
+def _has_integral_float(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is float:
+            if item.is_integer():
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False

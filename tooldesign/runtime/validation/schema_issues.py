@@ -6,13 +6,13 @@ cannot check: the paths, constraints and messages read like the codecs' other is
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from tooldesign.contract.constraints import CONSTRAINTS
 from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
 from tooldesign.runtime.text import got, json_type, path_of, shown, shown_key
+from tooldesign.runtime.validation.patterns import search
 from tooldesign.runtime.validation.schema import description
 
 # The design's constraints, and the other keywords a schema kept verbatim may use.
@@ -89,13 +89,7 @@ def _declares(node: Mapping[str, Any], key: str) -> bool:
     patterns = node.get("patternProperties")
     if not isinstance(patterns, Mapping):
         return False
-    for pattern in patterns:
-        try:
-            if re.search(pattern, key):
-                return True
-        except re.error:  # a pattern Python cannot read: the validator judged it already
-            continue
-    return False
+    return any(search(pattern, key) for pattern in patterns)
 
 
 _SCHEMA_OPERATORS = {

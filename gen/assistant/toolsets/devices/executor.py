@@ -166,7 +166,11 @@ def new_registration(
 def _bind_list_devices(service: app_services.DeviceService) -> rt.Invoke:
     def invoke(args: t.ListDevicesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.list_devices(tr.to_method_payload_list_devices(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_list_devices)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_list_devices,
+            method="examples.netops.services:DeviceService.list_devices",
+        )
 
     return rt.in_worker_thread(invoke)
 
@@ -174,7 +178,11 @@ def _bind_list_devices(service: app_services.DeviceService) -> rt.Invoke:
 def _bind_get_device(service: app_services.DeviceService) -> rt.Invoke:
     async def invoke(args: t.GetDevicePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = await service.get_device(**tr.to_method_payload_get_device(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_get_device)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_get_device,
+            method="examples.netops.services:DeviceService.get_device",
+        )
 
     return invoke
 
@@ -182,6 +190,10 @@ def _bind_get_device(service: app_services.DeviceService) -> rt.Invoke:
 def _bind_schedule_maintenance(service: app_services.DeviceService) -> rt.Invoke:
     def invoke(args: t.MaintenanceRequest, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.schedule_maintenance(tr.to_method_payload_schedule_maintenance(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_schedule_maintenance)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_schedule_maintenance,
+            method="examples.netops.services:DeviceService.schedule_maintenance",
+        )
 
     return rt.in_worker_thread(invoke)

@@ -122,7 +122,11 @@ def new_registration(
 def _bind_search_docs(service: app_services.DocumentService) -> rt.Invoke:
     def invoke(args: t.SearchDocsPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.search(**tr.to_method_payload_search_docs(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_search_docs)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_search_docs,
+            method="examples.netops.services:DocumentService.search",
+        )
 
     return rt.in_worker_thread(invoke)
 
@@ -130,6 +134,10 @@ def _bind_search_docs(service: app_services.DocumentService) -> rt.Invoke:
 def _bind_answer_question() -> rt.Invoke:
     def invoke(args: t.AnswerQuestionPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = app_services.answer_question(**tr.to_method_payload_answer_question(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_answer_question)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_answer_question,
+            method="examples.netops.services:answer_question",
+        )
 
     return rt.in_worker_thread(invoke)

@@ -140,6 +140,7 @@ def _bind_get_time_series(service: app_services.MetricsService) -> rt.Invoke:
                 ),
             },
             convert=tr.to_tool_return_get_time_series,
+            method="examples.netops.services:MetricsService.get_time_series",
         )
 
     return invoke
@@ -148,6 +149,10 @@ def _bind_get_time_series(service: app_services.MetricsService) -> rt.Invoke:
 def _bind_check_reachability(service: app_services.MetricsService) -> rt.Invoke:
     def invoke(args: t.CheckReachabilityPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.check_reachability(**tr.to_method_payload_check_reachability(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_check_reachability)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_check_reachability,
+            method="examples.netops.services:MetricsService.check_reachability",
+        )
 
     return rt.in_worker_thread(invoke)

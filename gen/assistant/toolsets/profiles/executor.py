@@ -123,7 +123,11 @@ def new_registration(
 def _bind_get_profile(service: app_services.ProfileService) -> rt.Invoke:
     def invoke(args: t.GetProfilePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.get_profile(**tr.to_method_payload_get_profile(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_get_profile)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_get_profile,
+            method="examples.netops.services:ProfileService.get_profile",
+        )
 
     return rt.in_worker_thread(invoke)
 
@@ -131,6 +135,10 @@ def _bind_get_profile(service: app_services.ProfileService) -> rt.Invoke:
 def _bind_update_preferences(service: app_services.ProfileService) -> rt.Invoke:
     def invoke(args: t.UpdatePreferencesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.update_preferences(**tr.to_method_payload_update_preferences(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_update_preferences)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_update_preferences,
+            method="examples.netops.services:ProfileService.update_preferences",
+        )
 
     return rt.in_worker_thread(invoke)

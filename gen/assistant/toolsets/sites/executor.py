@@ -143,7 +143,11 @@ def new_registration(
 def _bind_list_sites(service: app_services.SiteService) -> rt.Invoke:
     def invoke(args: t.ListSitesPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.list_sites(**tr.to_method_payload_list_sites(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_list_sites)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_list_sites,
+            method="examples.netops.services:SiteService.list_sites",
+        )
 
     return rt.in_worker_thread(invoke)
 
@@ -151,7 +155,11 @@ def _bind_list_sites(service: app_services.SiteService) -> rt.Invoke:
 def _bind_get_site(service: app_services.SiteService) -> rt.Invoke:
     def invoke(args: t.GetSitePayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.get_site(**tr.to_method_payload_get_site(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_get_site)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_get_site,
+            method="examples.netops.services:SiteService.get_site",
+        )
 
     return rt.in_worker_thread(invoke)
 
@@ -159,6 +167,10 @@ def _bind_get_site(service: app_services.SiteService) -> rt.Invoke:
 def _bind_get_topology(service: app_services.SiteService) -> rt.Invoke:
     async def invoke(args: t.GetTopologyPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = await service.get_topology(**tr.to_method_payload_get_topology(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_get_topology)
+        return rt.Outcome(
+            returned,
+            convert=tr.to_tool_return_get_topology,
+            method="examples.netops.services:SiteService.get_topology",
+        )
 
     return invoke

@@ -1,0 +1,63 @@
+"""Limits on what one call may carry: the arguments a tool takes, and the result a model reads.
+
+No single call may hold up the others: arguments over a size, nested too deep or with too long
+an array are refused before they are validated, and a result over its budget is cut (text) or
+refused (structured data) before it reaches the model. :class:`Limits` holds a runtime's
+values (``Runtime(limits=Limits(...))``); a design may set its own for one tool
+(``Limits(...)`` in a ``Tool`` block), carried by :class:`ToolLimits` in the tool's spec.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from tooldesign.contract.limits import MAX_DEPTH, ToolLimits, check_limit
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one call may carry, for every tool of a runtime (a tool's design may set its own).
+
+    ``payload_bytes``: the arguments as JSON text (UTF-8), or as a dict, about that much once
+    written as JSON; larger arguments are refused before they are read.
+    ``depth``: how deeply arrays and objects may nest in the arguments (at most 200).
+    ``array_items``: how many items one array in the arguments may hold.
+    ``result_bytes``: how much of a result the model reads: a text result past it is cut, with
+    a notice of the cut; structured data past it is refused with an error the model can act on
+    (the full result stays on the ``ToolResult`` for observers).
+    """
+
+    payload_bytes: int = MIB
+    depth: int = MAX_DEPTH
+    array_items: int = 10_000
+    result_bytes: int = 64 * KIB
+
+    def __post_init__(self) -> None:
+        for name, value in dataclasses.asdict(self).items():
+            check_limit(name, value)
+
+    def for_tool(self, own: ToolLimits | None) -> Limits:
+        """These limits with the values a tool's design sets over them."""
+        if not own:
+            return self
+        return dataclasses.replace(self, **own.given())
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def byte_size(count: int) -> str:
+    """A number of bytes for a message: ``1,048,576 bytes (1 MiB)``."""
+    for unit, size in (("MiB", MIB), ("KiB", KIB)):
+        if count >= size:
+            amount = count / size
+            shown = f"{amount:.0f}" if amount == int(amount) else f"{amount:.1f}"
+            return f"{count:,} bytes ({shown} {unit})"
+    return f"{count:,} bytes"
+
+
+__all__ = ["DEFAULT_LIMITS", "KIB", "MAX_DEPTH", "MIB", "Limits", "ToolLimits", "byte_size"]
