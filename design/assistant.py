@@ -19,6 +19,7 @@ from tooldesign.dsl import (
     BindTo,
     Boolean,
     BoundedResult,
+    Confirm,
     Example,
     Float,
     Inject,
@@ -86,7 +87,15 @@ with Service("assistant", "Network operations assistant"):
             with Args():
                 Attribute("site_id", String, "Site identifier")
                 Attribute("status", String, "Filter by status", enum=DEVICE_STATUSES)
-                Attribute("limit", Int, "Maximum results", default=50, minimum=1, maximum=500)
+                Attribute(
+                    "limit",
+                    Int,
+                    "Maximum results",
+                    default=50,
+                    minimum=1,
+                    maximum=500,
+                    repair=["numeric_string"],  # "20" is read as 20, and the model is told
+                )
                 Attribute("session_id", String, "Caller session")
                 Required("site_id", "session_id")
                 Example({"site_id": "hq", "status": "online", "limit": 20})
@@ -119,6 +128,7 @@ with Service("assistant", "Network operations assistant"):
                 Required("accepted")
             Inject("session_id")
             Annotations(destructive=True, idempotent=False)
+            Confirm("Restart {device_id}? It drops traffic for about a minute. Reason: {reason}")
         with Tool("schedule_maintenance", "Schedule a maintenance window on some devices"):
             Tags("write")
             Args(Maintenance)  # the payload is a user type (its Example is the tool's)
@@ -129,6 +139,11 @@ with Service("assistant", "Network operations assistant"):
                 Attribute("devices", ArrayOf(String, min_items=1), "Devices in the window")
                 Required("window_id", "opens", "closes", "devices")
             Annotations(destructive=True, idempotent=False)
+            # Short windows are routine; a long one takes devices out for hours: a person decides.
+            Confirm(
+                "Take {device_ids} out of service for {duration_minutes} minutes from {start}?",
+                when="duration_minutes > 120",
+            )
             BindTo(DeviceService.schedule_maintenance)
 
     with Toolset("metrics", "Device health over time"):

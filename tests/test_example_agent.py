@@ -1,4 +1,5 @@
-"""The example agent: a scripted model repairs a call from its retry hint and reads bounds."""
+"""The example agent: a scripted model acts on each failure's recovery (it repairs a call from its
+retry hint, replans after a refusal), reads bounds, gets a restart approved, watches progress."""
 
 from __future__ import annotations
 
@@ -27,9 +28,20 @@ def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> No
     assert '"status": "offline", "limit": 5, "site_id": "hq"' in turns[2]
     assert "bounds: returned=5 total=8 truncated=True" in turns[2]
     assert "refinement hint: 8 offline devices match: raise limit to 8 to see them all." in turns[2]
+    # Turn 3: the restart waits for the operator, who approves exactly that call; then it runs.
+    assert "the operator is asked: Restart dev-f1bbcd88? It drops traffic" in turns[3]
+    assert 'exact call: restart_device({"device_id": "dev-f1bbcd88"' in turns[3]
+    assert "approved by operator alice; the call ran" in turns[3]
+    assert '{"accepted":true,"job_id":"restart-dev-f1bbcd88"}' in turns[3]
+    # Turn 4: an unknown device answers replan; turn 5 takes another way, the runbooks.
+    assert "recovery: replan" in turns[4]
+    assert "the model calls search_docs(" in turns[5] and '"doc_id":"rb-7"' in turns[5]
     # Server data reaches observers, not the model.
     assert "server data for observers: atlas.time_series (TimeSeries)" in out
     chart = out.split("get_time_series with the chart data switched on")[1]
     model_text = chart.split("server data for observers")[0]
     assert '"points":12' in model_text and '"value"' not in model_text
+    # A long tool's progress reaches an event subscriber.
+    assert "progress: 1/5 probe 1 of 5 sent to core.hq" in out
+    assert "progress: 5/5 probe 5 of 5 sent to core.hq" in out
     assert done.stderr == ""

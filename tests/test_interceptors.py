@@ -27,6 +27,7 @@ from examples.netops.agent import restart_device
 from examples.netops.services import DeviceService, Inventory, SiteService
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.sites import executor as sites
+from tests.support.netops import approve_all
 
 META = ToolCallMeta(session_id="sess-alice", tool_call_id="call-7", run_id="run-3")
 
@@ -63,6 +64,7 @@ def runtime_with(
             devices.new_registration(service=DeviceService(inventory), handlers=handlers),
         ],
         interceptors=interceptors,
+        approver=approve_all,
     )
 
 
@@ -129,7 +131,7 @@ def test_an_interceptor_can_short_circuit_and_the_tool_is_not_called() -> None:
 
     runtime = runtime_with(interceptors=[read_only_mode], restart_device=handler)
     result = call(runtime, "restart_device", {"device_id": "dev-0a1b2c3d", "reason": "stuck"})
-    assert result.for_model() == "Error: The assistant is in read-only mode."
+    assert result.for_model().splitlines()[0] == "Error: The assistant is in read-only mode."
     assert called == []
     assert result.tool_call_id == "call-7"
     assert result.telemetry.outcome == "error"

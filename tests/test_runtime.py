@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from tooldesign.runtime import (
+    Recovery,
     RegistrationError,
     RetryReason,
     Runtime,
@@ -45,6 +46,7 @@ from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.profiles import executor as profiles
 from gen.assistant.toolsets.sites import executor as sites
 from tests.support import REPO
+from tests.support.netops import approve_all
 
 ALICE = ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-1")
 
@@ -269,7 +271,7 @@ def test_unbound_tool_calls_its_handler_sync_or_async(kind: str) -> None:
         return sync_handler(args, meta)
 
     handler = sync_handler if kind == "sync" else async_handler
-    runtime = Runtime([devices_with(restart_device=handler)])
+    runtime = Runtime([devices_with(restart_device=handler)], approver=approve_all)
     result = run(runtime, "restart_device", {"device_id": "dev-0a1b2c3d", "reason": "stuck"})
     assert result.ok, result.for_model()
     assert json.loads(result.for_model()) == {"accepted": True, "job_id": "j-1"}
@@ -280,16 +282,28 @@ def test_a_handler_may_answer_with_a_dict_or_a_full_tool_result() -> None:
     def as_dict(args: Any, meta: ToolCallMeta) -> Any:
         return {"accepted": False}
 
-    result = run(Runtime([devices_with(restart_device=as_dict)]), "restart_device", RESTART)
+    result = run(
+        Runtime([devices_with(restart_device=as_dict)], approver=approve_all),
+        "restart_device",
+        RESTART,
+    )
     assert result.ok and json.loads(result.for_model()) == {"accepted": False}
 
     def refusing(args: Any, meta: ToolCallMeta) -> ToolResult:
         return ToolResult.failure("ignored", "Restarts are frozen until Monday.")
 
-    result = run(Runtime([devices_with(restart_device=refusing)]), "restart_device", RESTART)
+    result = run(
+        Runtime([devices_with(restart_device=refusing)], approver=approve_all),
+        "restart_device",
+        RESTART,
+    )
     assert not result.ok
     assert result.name == "assistant.devices.restart_device"
-    assert result.for_model() == "Error: Restarts are frozen until Monday."
+    assert result.for_model() == (
+        "Error: Restarts are frozen until Monday.\n"
+        'Recovery: replan — do not repeat this call to "restart_device" now; take another step.'
+    )
+    assert result.recovery is Recovery.REPLAN
 
 
 RESTART = {"device_id": "dev-0a1b2c3d", "reason": "stuck after update"}
@@ -302,7 +316,11 @@ def test_an_exception_becomes_an_error_that_does_not_leak_internals() -> None:
         except KeyError as exc:
             raise RuntimeError("connection to 10.0.0.7 failed") from exc
 
-    result = run(Runtime([devices_with(restart_device=broken)]), "restart_device", RESTART)
+    result = run(
+        Runtime([devices_with(restart_device=broken)], approver=approve_all),
+        "restart_device",
+        RESTART,
+    )
     assert not result.ok
     text = result.for_model()
     assert "internal error" in text
@@ -318,16 +336,25 @@ def test_an_exception_becomes_an_error_that_does_not_leak_internals() -> None:
 
 def test_tool_failure_and_exposed_exceptions_speak_to_the_model(runtime: Runtime) -> None:
     exposed = run(runtime, "get_device", '{"device_id": "dev-ffffffff"}')
-    assert exposed.for_model() == 'Error: no device "dev-ffffffff"'
+    assert exposed.for_model() == (
+        'Error: no device "dev-ffffffff"\n'
+        'Recovery: replan — do not repeat this call to "get_device" now; take another step.'
+    )
 
     def careful(args: Any, meta: ToolCallMeta) -> Any:
         raise ToolFailure("That device is in maintenance.", clarifying_question="Restart anyway?")
 
-    result = run(Runtime([devices_with(restart_device=careful)]), "restart_device", RESTART)
+    result = run(
+        Runtime([devices_with(restart_device=careful)], approver=approve_all),
+        "restart_device",
+        RESTART,
+    )
     assert result.for_model() == (
         "Error: That device is in maintenance.\n"
-        "Before calling 'restart_device' again, ask the user: Restart anyway?"
+        "Before calling 'restart_device' again, ask the user: Restart anyway?\n"
+        'Recovery: correct_call — fix the arguments, then call "restart_device" again.'
     )
+    assert result.recovery is Recovery.CORRECT_CALL
     assert result.retry_hint is not None
     assert result.retry_hint.clarifying_question == "Restart anyway?"
     assert result.error is not None and result.error.message == "That device is in maintenance."
@@ -349,7 +376,7 @@ async def exit_now_async(args: Any, meta: ToolCallMeta) -> Any:
 def test_a_tool_raising_system_exit_is_an_error_not_the_end_of_the_agent(
     handler: Callable[..., Any],
 ) -> None:
-    runtime = Runtime([devices_with(restart_device=handler)])
+    runtime = Runtime([devices_with(restart_device=handler)], approver=approve_all)
     result = asyncio.run(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
     assert not result.ok
     assert "internal error" in result.for_model()
@@ -367,7 +394,7 @@ async def interrupt_async(args: Any, meta: ToolCallMeta) -> Any:
 
 @pytest.mark.parametrize("handler", [interrupt, interrupt_async], ids=["sync", "async"])
 def test_keyboard_interrupt_propagates(handler: Callable[..., Any]) -> None:
-    runtime = Runtime([devices_with(restart_device=handler)])
+    runtime = Runtime([devices_with(restart_device=handler)], approver=approve_all)
     with pytest.raises(KeyboardInterrupt):
         asyncio.run(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
 
@@ -378,7 +405,9 @@ def test_a_cancelled_error_of_the_tools_own_is_an_error_result() -> None:
         lookup.cancel()
         await lookup  # raises CancelledError, though nobody cancelled the call
 
-    runtime = Runtime([devices_with(restart_device=waits_for_a_cancelled_task)])
+    runtime = Runtime(
+        [devices_with(restart_device=waits_for_a_cancelled_task)], approver=approve_all
+    )
     result = asyncio.run(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
     assert not result.ok
     assert result.error is not None and result.error.chain() == ["CancelledError: "]
@@ -399,7 +428,10 @@ def test_cancelling_the_call_propagates(kind: str) -> None:
         started.set()
         await asyncio.sleep(10)
 
-    runtime = Runtime([devices_with(restart_device=blocking if kind == "sync" else sleeping)])
+    runtime = Runtime(
+        [devices_with(restart_device=blocking if kind == "sync" else sleeping)],
+        approver=approve_all,
+    )
 
     async def scenario() -> None:
         call = asyncio.ensure_future(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
@@ -475,7 +507,9 @@ def test_a_result_that_breaks_the_result_type_is_a_malformed_response() -> None:
     def bad(args: Any, meta: ToolCallMeta) -> Any:
         return {"accepted": "maybe", "job_id": 7}
 
-    result = run(Runtime([devices_with(restart_device=bad)]), "restart_device", RESTART)
+    result = run(
+        Runtime([devices_with(restart_device=bad)], approver=approve_all), "restart_device", RESTART
+    )
     assert result.retry_hint is not None
     assert result.retry_hint.reason is RetryReason.MALFORMED_RESPONSE
     # What is wrong is the application's to read (the error's details), never the model's.
@@ -661,7 +695,7 @@ async def _partial(prefix: str, args: Any, meta: ToolCallMeta) -> Any:
     ids=["bound-method", "callable-object", "star-args", "default", "partial", "builtin"],
 )
 def test_handlers_of_every_callable_shape_register_and_run(handler: Any) -> None:
-    runtime = Runtime([devices_with(restart_device=handler)])
+    runtime = Runtime([devices_with(restart_device=handler)], approver=approve_all)
     result = run(runtime, "restart_device", RESTART)
     if handler is not print:
         assert result.ok, result.for_model()
@@ -799,7 +833,8 @@ def test_ten_thousand_concurrent_calls_are_all_answered() -> None:
             devices.new_registration(
                 service=DeviceService(inventory), handlers={"restart_device": restart_device}
             ),
-        ]
+        ],
+        approver=approve_all,
     )
 
     async def many() -> list[ToolResult]:
@@ -830,7 +865,7 @@ def test_sync_handlers_run_in_worker_threads_without_blocking_the_loop() -> None
         release.wait(5)  # blocks its thread until the loop, still running, releases it
         return {"accepted": True}
 
-    runtime = Runtime([devices_with(restart_device=blocking)])
+    runtime = Runtime([devices_with(restart_device=blocking)], approver=approve_all)
 
     async def scenario() -> list[ToolResult]:
         loop_thread.append(threading.get_ident())

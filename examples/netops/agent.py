@@ -1,8 +1,11 @@
 """A small agent loop over the generated netops toolsets, driven by a scripted planner.
 
 No network and no API key: ``ScriptedPlanner`` stands in for the model. It makes the mistakes
-models make (a missing field), reads the retry hint the runtime sends back, repairs its call,
-and finishes when the bounded result tells it how to narrow the query.
+models make (a missing field), and acts on each failed call's recovery: ``correct_call`` (it
+repairs the call from the retry hint), ``replan`` (it takes another step), ``finish`` (it
+stops). Restarting a device needs a person's approval (the design's ``Confirm``): the loop asks
+the operator, then runs the exact call that was approved. Probing a host reports progress,
+which an event subscriber (a UI, say) receives.
 
 Run it from the repository root:  python -m examples.netops.agent
 """
@@ -15,8 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooldesign.runtime import (
+    ApprovalDecision,
+    ApprovalRequest,
+    CallEvent,
+    CallProgress,
     LogCalls,
     RateLimit,
+    Recovery,
     Runtime,
     Timeout,
     ToolCallMeta,
@@ -67,11 +75,18 @@ def build_runtime() -> Runtime:
 
 @dataclass
 class ScriptedPlanner:
-    """Plays the model: one tool call per turn, decided from the previous result."""
+    """Plays the model: one tool call per turn, decided from the previous result.
+
+    Its plan: find an offline device at the goal site, restart it, then check the device; on a
+    failure it does what the result's recovery says.
+    """
 
     goal_site: str = "hq"
     turn: int = 0
     seen: list[str] = field(default_factory=list)
+    target: str | None = None
+    restarted: bool = False
+    replanned: bool = False
 
     def next_call(self, previous: ToolResult | None) -> tuple[str, dict[str, Any]] | None:
         self.turn += 1
@@ -79,7 +94,7 @@ class ScriptedPlanner:
             # A typical first attempt: the model forgets a required argument.
             return "list_devices", {"status": "offline", "limit": 5}
         hint = previous.retry_hint
-        if hint is not None and hint.missing_fields:
+        if previous.recovery is Recovery.CORRECT_CALL and hint is not None and hint.missing_fields:
             # Repair from the hint: keep what was sent, add what is missing.
             repaired = dict(hint.prior_input or {})
             for name in hint.missing_fields:
@@ -87,10 +102,34 @@ class ScriptedPlanner:
                     self.goal_site if name == "site_id" else (hint.example_input or {}).get(name)
                 )
             return hint.tool, repaired
-        if previous.ok and previous.bounds is not None and previous.bounds.truncated:
-            self.seen.append(previous.bounds.refinement_hint or "")
-            return None  # a real model would refine the query; the script stops here
+        if previous.recovery is Recovery.REPLAN and not self.replanned:
+            # The tool cannot help with this now: another way to the goal.
+            self.replanned = True
+            return "search_docs", {"query": "device offline after restart", "kinds": ["runbook"]}
+        if previous.recovery is Recovery.FINISH or not previous.ok:
+            return None
+        if previous.bounds is not None and self.target is None:
+            if previous.bounds.truncated:
+                self.seen.append(previous.bounds.refinement_hint or "")
+            self.target = json.loads(previous.for_model())["devices"][0]["id"]
+            return "restart_device", {
+                "device_id": self.target,
+                "reason": "offline since last night",
+            }
+        if not self.restarted:
+            self.restarted = True
+            # The model misremembers the id it just restarted: get_device answers replan.
+            return "get_device", {"device_id": "dev-ffffffff"}
         return None
+
+
+class Operator:
+    """The person who approves restarts (a UI would ask them; here the script answers)."""
+
+    def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        print(f"the operator is asked: {request.prompt}")
+        print(f"  exact call: {request.tool}({json.dumps(dict(request.arguments))})")
+        return request.approve(by="operator alice")
 
 
 def show(label: str, text: str) -> None:
@@ -101,18 +140,28 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     runtime = build_runtime()
     planner = ScriptedPlanner()
+    operator = Operator()
     meta = ToolCallMeta(session_id="sess-alice", run_id="run-1")
     previous: ToolResult | None = None
     while (call := planner.next_call(previous)) is not None:
         name, arguments = call
         print(f"\n── turn {planner.turn}: the model calls {name}({json.dumps(arguments)})")
-        previous = runtime.execute_sync(ToolRequest(name, json.dumps(arguments), meta))
+        request = ToolRequest(name, json.dumps(arguments), meta)
+        previous = runtime.execute_sync(request)
+        if previous.awaiting_approval and previous.approval is not None:
+            # Nothing ran yet. Ask the person, then run exactly the call they approved (the
+            # request could be stored and decided later, in another process: its id is stable).
+            decision = operator.decide(previous.approval)
+            previous = runtime.execute_sync(request, approvals=[decision])
+            print(f"approved by {decision.by}; the call ran")
         show("what goes back to the model:", previous.for_model())
         if previous.retry_hint is not None:
             hint = previous.retry_hint
             print(
                 f"retry hint: reason={hint.reason}, missing={list(hint.missing_fields)}, example={hint.example_input}"
             )
+        if previous.recovery is not None:
+            print(f"recovery: {previous.recovery}")
         if previous.bounds is not None:
             b = previous.bounds
             print(f"bounds: returned={b.returned} total={b.total} truncated={b.truncated}")
@@ -129,6 +178,20 @@ def main() -> None:
     show("what goes back to the model:", chart.for_model())
     for item in chart.server_data:
         print(f"server data for observers: {item.kind} ({type(item.data).__name__})")
+    # A long tool reports progress; an event subscriber (a UI) receives it on its own thread.
+    progress: list[str] = []
+
+    def on_event(event: CallEvent) -> None:
+        if isinstance(event, CallProgress):
+            progress.append(f"{event.progress:g}/{event.total:g} {event.message}")
+
+    subscription = runtime.subscribe(on_event)
+    probe = runtime.execute_sync(ToolRequest("check_reachability", {"value": "core.hq"}, meta))
+    subscription.close()  # delivers what is queued first
+    print("\n── check_reachability, watched by an event subscriber")
+    for line in progress:
+        print(f"progress: {line}")
+    show("what goes back to the model:", probe.for_model())
 
 
 if __name__ == "__main__":

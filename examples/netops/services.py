@@ -10,6 +10,7 @@ import asyncio
 import math
 from datetime import UTC, datetime, timedelta
 
+from tooldesign.runtime import report_progress
 from tooldesign.runtime.text import quoted
 
 from examples.netops.models import (
@@ -40,6 +41,7 @@ from examples.netops.models import (
 EPOCH = datetime(2026, 11, 1, tzinfo=UTC)
 _STATUSES: tuple[DeviceStatus, ...] = ("online", "online", "online", "offline", "unknown")
 _MODELS = ("edge-router-x", "core-switch-48", "access-point-6e", "firewall-2100")
+_PROBES = 5
 
 
 class NotFoundError(LookupError):
@@ -230,8 +232,16 @@ class MetricsService:
         )
 
     def check_reachability(self, value: str) -> Reachability:
-        """Deterministic probe results: ``value`` is the host (the tool takes a single string)."""
+        """Deterministic probe results: ``value`` is the host (the tool takes a single string).
+
+        Probing takes a while on a real router, so it reports progress, one probe at a time
+        (a no-op when nobody listens: an MCP client that sent a progress token, a subscriber).
+        """
         host = value.strip().lower()
+        for probe in range(1, _PROBES + 1):
+            report_progress(
+                probe, f"probe {probe} of {_PROBES} sent to {host or 'nothing'}", total=_PROBES
+            )
         if not host or host.endswith(".invalid"):
             return Reachability(
                 reachable=False, loss=1.0, rtt_ms=None, raw={"host": host, "sent": 5, "received": 0}

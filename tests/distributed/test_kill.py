@@ -15,6 +15,7 @@ from tooldesign.runtime.transports.redis import RedisTransport
 
 from gen.assistant.toolsets import devices
 from tests.distributed.app import effects_key
+from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, wait_live, worker_process
 
 CALLS = 10_000
@@ -31,7 +32,9 @@ def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
     workers = [worker_process(url, prefix, *options, log=log, TD_DELAY="0.002") for log in logs]
     try:
         transport = RedisTransport(url, prefix=prefix, max_in_flight=256)
-        agent = Runtime([remote_registration(devices, transport=transport, timeout=120)])
+        agent = Runtime(
+            [remote_registration(devices, transport=transport, timeout=120)], approver=approve_all
+        )
         remote = agent.specs("devices")
 
         async def run() -> tuple[list[ToolResult], float]:

@@ -24,6 +24,7 @@ from tooldesign.runtime.transports.redis import GROUP, RedisKeys, RedisTransport
 
 from gen.assistant.toolsets import devices
 from tests.distributed import app
+from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker, worker_process
 from tests.support.remote import DEVICES, VERSION, effects, restart
 
@@ -75,7 +76,9 @@ def lost_worker_call(
 
     async def main() -> tuple[ToolResult, str]:
         transport = RedisTransport(server.url, prefix=prefix)
-        agent = Runtime([remote_registration(devices, transport=transport, timeout=20)])
+        agent = Runtime(
+            [remote_registration(devices, transport=transport, timeout=20)], approver=approve_all
+        )
         try:
             sent = asyncio.create_task(agent.execute(request))
             call_id = await asyncio.to_thread(
@@ -140,7 +143,7 @@ def test_a_slow_call_on_a_healthy_worker_is_not_taken_over(
 
     async def main() -> ToolResult:
         transport = RedisTransport(url, prefix=prefix)
-        agent = Runtime([remote_registration(devices, transport=transport)])
+        agent = Runtime([remote_registration(devices, transport=transport)], approver=approve_all)
         options: dict[str, Any] = {"claim_timeout": 0.4}
         try:
             async with (
@@ -212,7 +215,7 @@ def test_sigterm_lets_running_calls_finish_then_exits_zero(
 
     async def main() -> tuple[ToolResult, ToolResult, float]:
         transport = RedisTransport(url, prefix=prefix)
-        agent = Runtime([remote_registration(devices, transport=transport)])
+        agent = Runtime([remote_registration(devices, transport=transport)], approver=approve_all)
         try:
             deadline = time.monotonic() + 30
             while VERSION not in (await transport.live_toolsets()).get(DEVICES, ()):
@@ -248,7 +251,9 @@ def test_calls_running_while_redis_restarts_are_answered(own_redis: Any) -> None
 
     async def main() -> list[ToolResult]:
         transport = RedisTransport(server.url, prefix=prefix)
-        agent = Runtime([remote_registration(devices, transport=transport, timeout=30)])
+        agent = Runtime(
+            [remote_registration(devices, transport=transport, timeout=30)], approver=approve_all
+        )
         try:
             worker_runtime = Runtime([app.registration(server.url, prefix)])
             async with running_worker(worker_runtime, server.url, prefix, claim_timeout=5):
@@ -286,7 +291,9 @@ def test_queued_calls_survive_a_redis_restart_only_with_append_only_persistence(
 
     async def main() -> tuple[list[ToolResult], int, int]:
         transport = RedisTransport(server.url, prefix=prefix)
-        agent = Runtime([remote_registration(devices, transport=transport, timeout=8)])
+        agent = Runtime(
+            [remote_registration(devices, transport=transport, timeout=8)], approver=approve_all
+        )
         try:
             calls = [asyncio.create_task(agent.execute(restart())) for _ in range(30)]
             with server.client() as client:
@@ -320,7 +327,7 @@ def test_valkey_serves_calls_and_redelivers_them(own_redis: Any, valkey_binary: 
 
     async def main() -> ToolResult:
         transport = RedisTransport(server.url, prefix=prefix)
-        agent = Runtime([remote_registration(devices, transport=transport)])
+        agent = Runtime([remote_registration(devices, transport=transport)], approver=approve_all)
         try:
             async with running_worker(
                 Runtime([app.registration(server.url, prefix)]), server.url, prefix

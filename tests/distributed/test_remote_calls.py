@@ -22,6 +22,7 @@ from tooldesign.runtime.transports.redis import RedisKeys, RedisTransport
 from examples.netops.agent import build_runtime
 from gen.assistant.toolsets import devices, metrics
 from tests.distributed import app
+from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker
 from tests.support.remote import DEVICES, SESSION, VERSION, effects, restart
 
@@ -37,7 +38,10 @@ def run(
 
     async def main() -> Any:
         transport = RedisTransport(server.url, prefix=prefix, **options)
-        agent = Runtime([remote_registration(devices, transport=transport, timeout=timeout)])
+        agent = Runtime(
+            [remote_registration(devices, transport=transport, timeout=timeout)],
+            approver=approve_all,
+        )
         try:
             return await body(agent, transport)
         finally:
@@ -50,7 +54,9 @@ async def agent_call(server: RedisServer, prefix: str, request: ToolRequest) -> 
     """One call from an agent of its own."""
     transport = RedisTransport(server.url, prefix=prefix)
     try:
-        return await Runtime([remote_registration(devices, transport=transport)]).execute(request)
+        return await Runtime(
+            [remote_registration(devices, transport=transport)], approver=approve_all
+        ).execute(request)
     finally:
         await transport.close()
 
@@ -101,6 +107,10 @@ def comparable(result: ToolResult) -> dict[str, Any]:
     data["telemetry"].get("extra", {}).pop("remote", None)
     if not data["telemetry"].get("extra", True):
         data["telemetry"].pop("extra")
+    for decided in (data["telemetry"].get("approval"), data.get("approval")):
+        if decided is not None:  # when a decision or a request was made
+            decided.pop("at", None)
+            decided.pop("requested_at", None)
     return data
 
 
@@ -123,6 +133,7 @@ def test_a_remote_call_answers_what_the_workers_runtime_answers(
     async def body(agent: Runtime, transport: RedisTransport) -> None:
         async with running_worker(build_runtime(), redis_server.url, prefix):
             local = build_runtime()
+            local.approver = approve_all  # as the agent's
             for request in requests:
                 remote_result = await agent.execute(request)
                 local_result = await local.execute(request)
@@ -140,7 +151,8 @@ def test_a_remote_call_answers_what_the_workers_runtime_answers(
             [
                 remote_registration(devices, transport=transport),
                 remote_registration(metrics, transport=transport),
-            ]
+            ],
+            approver=approve_all,
         )
         try:
             await body(agent, transport)
@@ -355,8 +367,12 @@ def test_two_catalog_versions_are_served_side_by_side(
 
     async def main() -> None:
         transport = RedisTransport(url, prefix=prefix)
-        old_agent = Runtime([remote_registration(devices, transport=transport)])
-        new_agent = Runtime([remote_registration(new_specs, transport=transport)])
+        old_agent = Runtime(
+            [remote_registration(devices, transport=transport)], approver=approve_all
+        )
+        new_agent = Runtime(
+            [remote_registration(new_specs, transport=transport)], approver=approve_all
+        )
         try:
             old_runtime = Runtime([app.registration(url, prefix)])
             async with (
@@ -470,7 +486,9 @@ def test_a_queue_that_cannot_be_reached_makes_its_tools_unavailable(tmp_path: An
     async def main() -> ToolResult:
         transport = RedisTransport(url)
         try:
-            agent = Runtime([remote_registration(devices, transport=transport)])
+            agent = Runtime(
+                [remote_registration(devices, transport=transport)], approver=approve_all
+            )
             return await agent.execute(restart())
         finally:
             await transport.close()

@@ -17,9 +17,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tooldesign.runtime import (
+    AppliedRepair,
+    ApprovalDecision,
+    ApprovalRequest,
     Bounds,
     Constraint,
     FieldIssue,
+    Recovery,
     RetryHint,
     RetryReason,
     Runtime,
@@ -107,12 +111,39 @@ errors = st.builds(
     details=st.dictionaries(texts, json_values, max_size=3),
 )
 
+decisions = st.builds(
+    ApprovalDecision,
+    id=texts,
+    granted=st.booleans(),
+    by=optional_texts,
+    at=st.floats(min_value=0, max_value=4e9),
+    reason=optional_texts,
+)
+
+approval_requests = st.builds(
+    ApprovalRequest,
+    id=texts,
+    tool=texts,
+    tool_id=texts,
+    prompt=texts,
+    arguments=st.dictionaries(texts, json_values, max_size=3),
+    version=texts,
+    requested_at=st.floats(min_value=0, max_value=4e9),
+    tool_call_id=optional_texts,
+    session_id=optional_texts,
+    run_id=optional_texts,
+)
+
 telemetry = st.builds(
     ToolTelemetry,
     duration_ms=st.floats(min_value=0, max_value=1e6),
     outcome=texts,
     discarded_injected=st.lists(texts, max_size=2).map(tuple),
     extra=st.dictionaries(texts, json_values, max_size=2),
+    repairs=st.lists(
+        st.builds(AppliedRepair, field=texts, kind=texts, assumed=texts), max_size=2
+    ).map(tuple),
+    approval=st.none() | decisions,
 )
 
 results = st.builds(
@@ -127,6 +158,8 @@ results = st.builds(
     ).map(tuple),
     telemetry=telemetry,
     tool_call_id=optional_texts,
+    recovery=st.none() | st.sampled_from(Recovery),
+    approval=st.none() | approval_requests,
 ).map(
     # As the runtime answers: an ok result carries the JSON its codec encoded.
     lambda r: replace(
@@ -155,6 +188,12 @@ def test_a_retry_hint_comes_back_equal(hint: RetryHint) -> None:
 @given(bounds)
 def test_bounds_come_back_equal(value: Bounds) -> None:
     assert Bounds.from_dict(through_json(value.to_dict())) == value
+
+
+@given(approval_requests, decisions)
+def test_approvals_come_back_equal(request: ApprovalRequest, decision: ApprovalDecision) -> None:
+    assert ApprovalRequest.from_dict(through_json(request.to_dict())) == request
+    assert ApprovalDecision.from_dict(through_json(decision.to_dict())) == decision
 
 
 @given(metas)
@@ -221,6 +260,8 @@ def test_a_call_message_comes_back_equal() -> None:
         deadline=1_800_000_000.25,
     )
     assert CallMessage.from_json(message.to_json()) == message
+    approved = replace(message, approval=ApprovalDecision("id-1", True, by="alice", at=1.5))
+    assert CallMessage.from_json(approved.to_json()) == approved
     reply = ReplyMessage("c1", {"name": "x"}, "w1")
     assert ReplyMessage.from_json(reply.to_json()) == reply
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tooldesign.runtime import ApprovalRequest, ToolCallMeta
 
 from examples.netops.services import Inventory, NotFoundError
 
@@ -12,3 +13,9 @@ def not_found(device_id: str) -> str:
     with pytest.raises(NotFoundError) as caught:
         Inventory().device(device_id)
     return str(caught.value)
+
+
+def approve_all(request: ApprovalRequest, meta: ToolCallMeta) -> bool:
+    """A person who approves every call: for tests of other things than approvals, which call
+    the example's restart_device (it needs approval, ``Confirm``)."""
+    return True

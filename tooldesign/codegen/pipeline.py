@@ -340,6 +340,7 @@ def _decide_reuse(
     report.services = len(design.services)
     for service in design.services:
         report.notices.extend(_layout_notices(service))
+        report.notices.extend(_approval_notices(service))
         work: list[_ToolsetWork] = []
         for toolset in service.toolsets:
             report.toolsets += 1
@@ -491,6 +492,22 @@ def _layout_notices(service: Service) -> list[DesignNotice]:
                 )
             )
     return notices
+
+
+def _approval_notices(service: Service) -> list[DesignNotice]:
+    """A destructive tool whose calls no person approves: the hint alone stops nothing."""
+    return [
+        DesignNotice(
+            "is annotated destructive=True, but nothing asks a person before it runs (the "
+            "annotation is only a hint to clients): add Confirm(prompt=...) to have each call "
+            "approved, or Confirm(..., when=...) for the risky ones",
+            tool.location,
+            tool.path,
+        )
+        for toolset in service.toolsets
+        for tool in toolset.tools
+        if tool.annotations.destructive and tool.confirm is None
+    ]
 
 
 def _renamed(

@@ -28,7 +28,9 @@ from tooldesign.codegen.naming import (
 )
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.limits import ToolLimits
+from tooldesign.contract.repairs import FieldRepair
 from tooldesign.ir.model import (
     ArrayType,
     Design,
@@ -100,6 +102,8 @@ class ToolView:
     injected: tuple[str, ...]
     server_data: tuple[ServerDataView, ...]
     annotations: ToolAnnotations
+    confirm: ConfirmSpec | None
+    repairs: tuple[FieldRepair, ...]
     limits: ToolLimits
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
     remote_name: str
@@ -306,6 +310,8 @@ class _ToolsetViewBuilder:
                 for sd in tool.server_data
             ),
             annotations=tool.annotations,
+            confirm=tool.confirm,
+            repairs=tool.repairs,
             limits=tool.limits,
             remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),

@@ -26,6 +26,8 @@ Each entry lists what a model may see of one tool, and what an application build
                     data for observers, never for the model
 ``injected``        the names of the payload fields the application supplies (a model never
                     sees them; an application must supply each)
+``confirm``         ``{"prompt", "when"?, "denied"}`` when a person approves the tool's calls
+                    (``Confirm``, :mod:`~tooldesign.contract.confirm`); left out otherwise
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -50,6 +52,8 @@ from typing import Any, Literal, Protocol
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ToolAnnotations
+from tooldesign.contract.conditions import ConditionError
+from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.fingerprint import FINGERPRINT_KEY, tool_fingerprint
 from tooldesign.contract.ident import ToolIdent
@@ -150,6 +154,9 @@ class ToolDefinition(Protocol):
     @property
     def injected(self) -> Sequence[str]: ...
 
+    @property
+    def confirm(self) -> ConfirmSpec | None: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -177,6 +184,8 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
         for sd in tool.server_data
     ]
     entry["injected"] = list(tool.injected)
+    if tool.confirm is not None:
+        entry["confirm"] = tool.confirm.entry()
     return fingerprinted(entry)
 
 
@@ -292,6 +301,7 @@ class CatalogTool:
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     server_data: tuple[CatalogServerData, ...] = ()
     injected: tuple[str, ...] = ()
+    confirm: ConfirmSpec | None = None
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -485,6 +495,12 @@ def _parse_tool(
     injected = entry.get("injected", [])
     if not isinstance(injected, list) or not all(isinstance(n, str) and n for n in injected):
         problems.append(f"{where}: 'injected' must be a list of field names")
+    confirm = None
+    if "confirm" in entry:
+        try:
+            confirm = ConfirmSpec.from_entry(entry["confirm"])
+        except (ValueError, ConditionError) as exc:
+            problems.append(f"{where}: {exc}")
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -509,6 +525,7 @@ def _parse_tool(
         annotations=annotations,
         server_data=server_data,
         injected=tuple(injected),
+        confirm=confirm,
     )
 
 

@@ -14,15 +14,18 @@ from typing import Any, Literal, ParamSpec, TypeAlias, Unpack
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.constraints import AttributeOptions
 from tooldesign.contract.location import Location
+from tooldesign.contract.repairs import RepairName
 from tooldesign.dsl.recorder import Block, caller_location, current, shape_of
 from tooldesign.dsl.records import (
     AnnotationsRecord,
     AttributeRecord,
     BindRecord,
     BoundedRecord,
+    ConfirmRecord,
     LimitsRecord,
     MessageRecord,
     Record,
+    RepairsRecord,
     ServerDataRecord,
     ServiceRecord,
     ShapeRecord,
@@ -239,6 +242,8 @@ def Attribute(
     name: str,
     type: DslType,
     description: str | None = None,
+    *,
+    repair: Sequence[RepairName] | None = None,
     **options: Unpack[AttributeOptions],
 ) -> Block:
     """Declare an attribute of the enclosing object.
@@ -248,6 +253,9 @@ def Attribute(
     example``.
     ``with Attribute("filter", Object, "…"):`` declares the attributes of an inline object
     (also ``ArrayOf(Object)`` and ``MapOf(String, Object)``).
+    ``repair=["numeric_string"]`` names the slips a model may make in this argument that the
+    runtime repairs instead of refusing (see :func:`Repairs`); ``repair=[]`` accepts none,
+    whatever the defaults.
     """
     rec, where = current(), caller_location()
     shape = shape_of(rec.top)
@@ -259,6 +267,7 @@ def Attribute(
         type=type,
         description=description,
         options=given,
+        repair=repair,
     )
     # Checked here too: a design that no type checker has read may still misspell an option.
     unknown = sorted(set(given) - set(_CONSTRAINT_OPTIONS))
@@ -445,6 +454,52 @@ def Annotations(**hints: Any) -> None:
         tool.duplicates.append(("Annotations", where))
         return
     tool.annotations = AnnotationsRecord(where, rec.child_path("annotations"), hints=hints)
+
+
+def Confirm(prompt: str, *, when: str | None = None, denied: str | None = None) -> None:
+    """A person approves each call of the tool before it runs: ``Confirm("Restart {device_id}?")``.
+
+    ``prompt`` is what the person is asked, a template over the tool's arguments (each
+    ``{name}`` names one; ``{{`` is a literal brace). ``when`` limits approval to the calls for
+    which a condition over the arguments holds (``"duration_minutes > 120"``; see
+    ``tooldesign.contract.conditions``). ``denied`` is what the model is told when the person
+    refuses (a fixed message by default).
+    """
+    rec, where = current(), caller_location()
+    tool = _tool_top("Confirm", where)
+    if tool is None:
+        return
+    if tool.confirm is not None:
+        tool.duplicates.append(("Confirm", where))
+        return
+    tool.confirm = ConfirmRecord(
+        where, rec.child_path("confirm"), prompt=prompt, when=when, denied=denied
+    )
+
+
+def Repairs(*kinds: RepairName) -> None:
+    """Slips of weaker models the runtime repairs in every argument of the enclosing service,
+    toolset or tool, where they apply: ``Repairs("numeric_string", "boolean_string")``.
+
+    The closed set: ``numeric_string`` (``"20"`` for a number), ``boolean_string`` (``"true"``
+    for a boolean), ``json_string`` (an object or list sent as JSON text), ``single_value``
+    (one value where a list is expected), ``enum_case`` (an allowed value in another case). The
+    nearest declaration wins (tool over toolset over service), and an attribute's own
+    ``repair=`` over all of them. A repaired call runs, records each repair and tells the model
+    what was assumed; the schema the model is shown does not change.
+    """
+    rec, where = current(), caller_location()
+    top = rec.top
+    if not isinstance(top, ServiceRecord | ToolsetRecord | ToolRecord):
+        _misplaced("Repairs", "a Service, Toolset or Tool block", where)
+        return
+    if top.repairs is not None:
+        if isinstance(top, ToolRecord):
+            top.duplicates.append(("Repairs", where))
+        else:
+            rec.issue("Repairs is declared more than once in this block", where, top.path)
+        return
+    top.repairs = RepairsRecord(where, rec.child_path("repairs"), kinds=tuple(kinds))
 
 
 def Limits(

@@ -40,6 +40,8 @@ class AttributeRecord(Record):
     options: dict[str, Any]
     shape: ShapeRecord | None = None
     """The attributes of an ``Object`` declared in this attribute's ``with`` block."""
+    repair: Any = None
+    """``repair=[...]``: the repairs this attribute accepts (``None``: not stated)."""
 
 
 @dataclass(eq=False)
@@ -83,6 +85,22 @@ class BindRecord(Record):
 
 
 @dataclass(eq=False)
+class ConfirmRecord(Record):
+    """``Confirm(prompt, when=..., denied=...)``: a person approves the tool's calls."""
+
+    prompt: Any = None
+    when: Any = None
+    denied: Any = None
+
+
+@dataclass(eq=False)
+class RepairsRecord(Record):
+    """``Repairs(...)``: the repairs every attribute of a service, toolset or tool accepts."""
+
+    kinds: tuple[Any, ...] = ()
+
+
+@dataclass(eq=False)
 class AnnotationsRecord(Record):
     hints: dict[str, Any] = field(default_factory=dict)
     """The hints given, by name, as given (evaluation checks them against the table)."""
@@ -109,6 +127,8 @@ class ToolRecord(Record):
     server_data: list[ServerDataRecord] = field(default_factory=list)
     bind: BindRecord | None = None
     annotations: AnnotationsRecord | None = None
+    confirm: ConfirmRecord | None = None
+    repairs: RepairsRecord | None = None
     limits: LimitsRecord | None = None
     remote_name: Any = None
     """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
@@ -125,6 +145,7 @@ class ToolsetRecord(Record):
     mcp_server: Any = None
     """For an ``MCPToolset``: the ``server=`` it was given (checked by the IR)."""
     is_mcp: bool = False
+    repairs: RepairsRecord | None = None
 
 
 @dataclass(eq=False)
@@ -132,6 +153,7 @@ class ServiceRecord(Record):
     name: Any
     description: Any
     toolsets: list[ToolsetRecord] = field(default_factory=list)
+    repairs: RepairsRecord | None = None
     targets: TargetsRecord | None = None
 
 

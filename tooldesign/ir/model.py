@@ -14,8 +14,10 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.location import Location
+from tooldesign.contract.repairs import FieldRepair
 
 
 class _NoValue:
@@ -163,6 +165,9 @@ class Field:
     path: str = field(repr=False)
     default: Any = NO_VALUE
     example: Any = NO_VALUE
+    repair: tuple[str, ...] | None = None
+    """``repair=[...]``: the repairs this attribute accepts (``None``: not stated, so the
+    service's, toolset's or tool's ``Repairs`` apply)."""
 
     @property
     def has_default(self) -> bool:
@@ -292,6 +297,10 @@ class Tool:
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     remote_name: str | None = None
     """For a tool of an ``MCPToolset``: its name on the server (``None``: the same name)."""
+    confirm: ConfirmSpec | None = None
+    """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
+    repairs: tuple[FieldRepair, ...] = ()
+    """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)
 
     @property

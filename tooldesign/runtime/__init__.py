@@ -19,7 +19,11 @@ Split by who reads it:
 - the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
   (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
   read-only by ``frozen``), ``limits`` (what one call may carry), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
-  values).
+  values);
+- control over what tools do: ``approvals`` (``Confirm``: requests, decisions, approvers),
+  ``recovery`` (what a planner does after a failure), ``progress`` and ``events`` (what a
+  running call reports, to subscribers), ``otel`` (OpenTelemetry spans), ``watch`` (one call's
+  observers) and ``validation.repairs`` (designed repairs).
 
 What the runtime shares with the stages that generate code for it — the catalog format,
 annotations (:class:`ToolAnnotations`), a tool's limits (:class:`ToolLimits`), formats, constraints, tool ids (:class:`ToolIdent`) —
@@ -27,7 +31,15 @@ is defined once in ``tooldesign.contract``; the runtime never imports those stag
 """
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
+from tooldesign.contract.repairs import FieldRepair
+from tooldesign.runtime.approvals import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+    pending_approvals,
+)
 from tooldesign.runtime.errors import (
     Constraint,
     FieldIssue,
@@ -35,11 +47,23 @@ from tooldesign.runtime.errors import (
     ToolFailure,
     ToolValidationError,
 )
+from tooldesign.runtime.events import (
+    ApprovalDecided,
+    ApprovalRequested,
+    CallEvent,
+    CallFinished,
+    CallProgress,
+    CallStarted,
+    Subscription,
+)
 from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
 from tooldesign.runtime.limits import Limits, ToolLimits
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
+from tooldesign.runtime.otel import Tracing
+from tooldesign.runtime.progress import ProgressUpdate, progress_to, report_progress
+from tooldesign.runtime.recovery import Recovery
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -57,21 +81,36 @@ from tooldesign.runtime.result import (
 )
 from tooldesign.runtime.runtime import Runtime, ToolsetInfo
 from tooldesign.runtime.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
+from tooldesign.runtime.validation.repairs import AppliedRepair
 
 __all__ = [
+    "AppliedRepair",
+    "ApprovalDecided",
+    "ApprovalDecision",
+    "ApprovalRequest",
+    "ApprovalRequested",
+    "Approver",
     "BoundedResultModel",
     "Bounds",
     "BoundsSpec",
+    "CallEvent",
+    "CallFinished",
     "CallNext",
+    "CallProgress",
+    "CallStarted",
+    "ConfirmSpec",
     "Constraint",
     "FieldIssue",
+    "FieldRepair",
     "Interceptor",
     "Limits",
     "LogCalls",
     "MCPClient",
     "MCPServerParams",
     "MCPUnavailable",
+    "ProgressUpdate",
     "RateLimit",
+    "Recovery",
     "RegistrationError",
     "RetryHint",
     "RetryReason",
@@ -81,6 +120,7 @@ __all__ = [
     "Runtime",
     "ServerDataItem",
     "ServerDataSpec",
+    "Subscription",
     "Timeout",
     "ToolAnnotations",
     "ToolCallMeta",
@@ -95,6 +135,10 @@ __all__ = [
     "ToolValidationError",
     "ToolsetInfo",
     "ToolsetRegistration",
+    "Tracing",
     "TypeSpec",
+    "pending_approvals",
+    "progress_to",
+    "report_progress",
     "retry_hint_for_invalid_payload",
 ]

@@ -6,10 +6,13 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
 from tooldesign.runtime.text import clipped
+
+if TYPE_CHECKING:
+    from tooldesign.runtime.recovery import Recovery
 
 
 class Constraint(StrEnum):
@@ -224,9 +227,19 @@ class ToolFailure(Exception):
 
     Other exceptions are reported to the model as a generic failure (their text may hold
     internals); this one's message is shown as it is, with an optional clarifying question.
+    ``recovery`` says what the planner should do next (``Recovery.FINISH`` for a failure no
+    other step can help with); by default a refusal is ``replan``, and a failure with a
+    clarifying question ``correct_call``.
     """
 
-    def __init__(self, message: str, *, clarifying_question: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        clarifying_question: str | None = None,
+        recovery: Recovery | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.clarifying_question = clarifying_question
+        self.recovery = recovery

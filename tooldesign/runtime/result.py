@@ -12,10 +12,14 @@ from typing import TYPE_CHECKING, Any
 import pydantic_core
 from pydantic import BaseModel, RootModel
 from tooldesign.contract import BOUNDS_CONFIG_KEY
+from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime.progress import report_progress
+from tooldesign.runtime.recovery import Recovery, recovery_line
 from tooldesign.runtime.text import compact_json
+from tooldesign.runtime.validation.repairs import AppliedRepair, repairs_note
 
 if TYPE_CHECKING:
     from tooldesign.runtime.registration import ToolBinding
@@ -110,6 +114,13 @@ class ToolCallMeta:
         if self.run_id and self.tool_call_id:
             return stable_call_id(self.run_id, self.tool_call_id)
         return None
+
+    def progress(
+        self, progress: float, message: str | None = None, *, total: float | None = None
+    ) -> None:
+        """Report how far this call has come (see :func:`~tooldesign.runtime.report_progress`):
+        a fraction from 0 to 1, or a count of ``total``. A no-op when nobody listens."""
+        report_progress(progress, message, total=total)
 
     def value_for(self, name: str) -> Any:
         """The value an injected field called ``name`` takes, or ``None`` if the caller gave none.
@@ -222,11 +233,19 @@ class ToolTelemetry:
     ``missing_injected``/``invalid_injected``; ``pending`` only until the call is answered."""
     discarded_injected: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    repairs: tuple[AppliedRepair, ...] = ()
+    """The designed repairs made to the call before it ran (field, kind, what was assumed)."""
+    approval: ApprovalDecision | None = None
+    """The decision on a call that needed approval: granted or denied, by whom, when."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"duration_ms": self.duration_ms, "outcome": self.outcome}
         if self.discarded_injected:
             data["discarded_injected"] = list(self.discarded_injected)
+        if self.repairs:
+            data["repairs"] = [repair.to_dict() for repair in self.repairs]
+        if self.approval is not None:
+            data["approval"] = self.approval.to_dict()
         if self.extra:
             data["extra"] = json.loads(json.dumps(self.extra, default=str))
         return data
@@ -239,6 +258,12 @@ class ToolTelemetry:
             outcome=read.text("outcome", "pending"),
             discarded_injected=read.texts("discarded_injected"),
             extra=read.mapping("extra"),
+            repairs=tuple(AppliedRepair.from_dict(item) for item in read.items("repairs")),
+            approval=(
+                ApprovalDecision.from_dict(read.data["approval"])
+                if read.data.get("approval") is not None
+                else None
+            ),
         )
 
 
@@ -259,6 +284,12 @@ class ToolResult:
     tool_call_id: str | None = None
     result_json: str | None = None
     """The result encoded by the tool's codec (set by the runtime)."""
+    recovery: Recovery | None = None
+    """For a failed call, what to do next: ``correct_call``, ``replan`` or ``finish`` (set by
+    the runtime from the retry hint's reason unless the tool chose it)."""
+    approval: ApprovalRequest | None = None
+    """For a call that needed a person's approval: the request (its decision is
+    ``telemetry.approval``; none yet while :attr:`awaiting_approval`)."""
     model_text: str | None = None
     """What the model reads when it is not the whole result: a text result cut to the tool's
     result budget, with a notice of the cut (``result`` keeps the whole)."""
@@ -266,6 +297,11 @@ class ToolResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def awaiting_approval(self) -> bool:
+        """The call has not run: it waits for a person's decision on :attr:`approval`."""
+        return self.approval is not None and self.telemetry.approval is None
 
     def settle_outcome(self) -> str:
         """``telemetry.outcome``, filled from the result itself if nothing set it yet.
@@ -325,6 +361,10 @@ class ToolResult:
                 {"kind": item.kind, "data": item.data.model_dump(mode="json", by_alias=True)}
                 for item in self.server_data
             ]
+        if self.recovery is not None:
+            data["recovery"] = str(self.recovery)
+        if self.approval is not None:
+            data["approval"] = self.approval.to_dict()
         data["telemetry"] = self.telemetry.to_dict()
         return data
 
@@ -366,6 +406,7 @@ class ToolResult:
             )
         hint = read.data.get("retry_hint")
         bounds = read.data.get("bounds")
+        approval = read.data.get("approval")
         return cls(
             name=read.text("name"),
             result=result,
@@ -376,6 +417,8 @@ class ToolResult:
             telemetry=ToolTelemetry.from_dict(read.data.get("telemetry", {})),
             tool_call_id=read.text("tool_call_id", None),
             result_json=result_json,
+            recovery=read.choice("recovery", Recovery) if "recovery" in read.data else None,
+            approval=ApprovalRequest.from_dict(approval) if approval is not None else None,
             model_text=read.text("model_text", None),
         )
 
@@ -383,24 +426,49 @@ class ToolResult:
         """The text to send back to the model: result JSON, or an error it can act on.
 
         A result that is text (a tool returning a string) is sent as the text itself, not as
-        a quoted JSON string; objects, arrays and numbers are sent as JSON (``result_json``). A
-        text result cut to the result budget is sent cut (``model_text``).
+        a quoted JSON string; objects, arrays and numbers are sent as JSON (``result_json``); a
+        text result cut to the result budget is sent cut (``model_text``). A repaired call adds a line saying what was assumed; a failed one ends with its
+        recovery in words; a call awaiting approval says so, and that it must not be repeated.
         """
         if self.error is None:
-            if self.model_text is not None:
-                return self.model_text
-            text = text_result(self.result)
-            if text is not None:
-                return text
-            if self.result_json is not None:
-                return self.result_json
-            if isinstance(self.result, BaseModel):
-                return self.result.model_dump_json(by_alias=True, exclude_none=True)
-            return compact_json(self.result)
-        # A retry hint's message is written for the model and complete; the error's own message
-        # is the short form kept for logs.
-        text = self.retry_hint.message if self.retry_hint is not None else self.error.message
-        return f"Error: {text}"
+            text = self._result_text()
+        elif self.awaiting_approval and self.approval is not None:
+            return _awaiting_text(self.approval)
+        else:
+            # A retry hint's message is written for the model and complete; the error's own
+            # message is the short form kept for logs.
+            message = self.retry_hint.message if self.retry_hint is not None else self.error.message
+            text = f"Error: {message}"
+        if self.telemetry.repairs:
+            text += "\n" + repairs_note(self.telemetry.repairs)
+        if self.error is not None and self.recovery is not None:
+            tool = (
+                self.retry_hint.tool
+                if self.retry_hint is not None
+                else self.name.rsplit(".", 1)[-1]
+            )
+            text += "\n" + recovery_line(self.recovery, tool)
+        return text
+
+    def _result_text(self) -> str:
+        if self.model_text is not None:
+            return self.model_text
+        text = text_result(self.result)
+        if text is not None:
+            return text
+        if self.result_json is not None:
+            return self.result_json
+        if isinstance(self.result, BaseModel):
+            return self.result.model_dump_json(by_alias=True, exclude_none=True)
+        return compact_json(self.result)
+
+
+def _awaiting_text(request: ApprovalRequest) -> str:
+    return (
+        f"Tool {request.tool!r} needs a person's approval before it runs; they were asked: "
+        f"{compact_json(request.prompt)}. Do not call it again for this: the call runs (or "
+        "not) once they decide, and you will be told."
+    )
 
 
 def text_result(result: Any) -> str | None:

@@ -22,8 +22,10 @@ of the task running ``execute``. A tool raising ``SystemExit`` (it must not end 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import difflib
 import functools
+import inspect
 import logging
 import re
 import threading
@@ -35,6 +37,16 @@ from typing import Any
 
 import pydantic
 import pydantic_core
+from tooldesign.contract.catalog import toolset_version
+from tooldesign.contract.confirm import render_prompt
+from tooldesign.runtime.approvals import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+    approval_id,
+    decision_for,
+    find_decision,
+)
 from tooldesign.runtime.errors import (
     MAX_ISSUES,
     Constraint,
@@ -43,8 +55,11 @@ from tooldesign.runtime.errors import (
     ToolFailure,
     ToolValidationError,
 )
+from tooldesign.runtime.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
+from tooldesign.runtime.otel import Tracer, Tracing
+from tooldesign.runtime.recovery import Recovery, recovery_for
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -64,10 +79,12 @@ from tooldesign.runtime.result import (
 )
 from tooldesign.runtime.result_budget import within_budget
 from tooldesign.runtime.specs import JsonSchema, ToolSpec
-from tooldesign.runtime.text import clipped, got, path_of, quoted, shown
+from tooldesign.runtime.text import clipped, compact_json, got, path_of, quoted, shown
 from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.examples import example_from_schema
+from tooldesign.runtime.validation.repairs import AppliedRepair, decode_repaired
 from tooldesign.runtime.validation.sizes import is_large
+from tooldesign.runtime.watch import CallWatch
 from tooldesign.runtime.workers import WorkerThreadInvoke
 
 log = logging.getLogger("tooldesign.runtime")
@@ -115,6 +132,7 @@ class _Tool:
     """A registered tool with its precomposed call chain."""
 
     __slots__ = (
+        "_version",
         "binding",
         "chain",
         "cursor",
@@ -137,6 +155,7 @@ class _Tool:
         self.registration = registration
         self.injected = binding.spec.injected
         self.chain = chain
+        self._version: str | None = None
         # The runtime's limits, with those the tool's design sets over them.
         self.limits = limits.for_tool(binding.spec.limits)
         payload = binding.spec.payload
@@ -156,12 +175,32 @@ class _Tool:
             None,
         )
 
+    def version(self) -> str:
+        """The catalog version of the tool's toolset (what an approval is bound to)."""
+        if self._version is None:
+            self._version = toolset_version(b.spec for b in self.registration.tools)
+        return self._version
+
+
+_granted: contextvars.ContextVar[ApprovalDecision | None] = contextvars.ContextVar(
+    "tooldesign_granted_approval", default=None
+)
+
+
+def granted_approval() -> ApprovalDecision | None:
+    """The approval the running call was granted, if it needed one (remote registrations send
+    it to the worker, whose runtime then runs the call without asking again)."""
+    return _granted.get()
+
 
 class Runtime:
     """Executes tool calls for the registered toolsets.
 
     ``expose`` lists exception types whose messages are safe to show the model (a not-found
     error, say); other exceptions reach the model as a generic failure and the logs in full.
+    ``approver`` decides on calls that need a person's approval (``Confirm``) when the call
+    brings no decision of its own; without one, such a call is answered awaiting approval.
+    ``tracing`` sets how calls are traced with OpenTelemetry (see :class:`Tracing`).
     ``limits`` bound what one call may carry (arguments' size, nesting and arrays, the result a
     model reads); a tool's design may set its own (``Limits(...)`` in its ``Tool`` block).
     """
@@ -173,12 +212,17 @@ class Runtime:
         interceptors: Sequence[Interceptor] = (),
         expose: tuple[type[BaseException], ...] = (),
         worker_threads: int = DEFAULT_WORKER_THREADS,
+        approver: Approver | None = None,
+        tracing: Tracing | None = None,
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         if worker_threads < 1:
             raise ValueError("worker_threads must be at least 1")
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
+        self.approver = approver
+        self._events = EventBus()
+        self._tracer = Tracer(tracing if tracing is not None else Tracing())
         self._interceptors = tuple(interceptors)
         self._expose = expose
         self._limits = limits
@@ -245,6 +289,15 @@ class Runtime:
             except Exception:
                 log.exception("a registration listener failed")
 
+    def subscribe(
+        self, callback: Subscriber, *, max_queued: int = DEFAULT_MAX_QUEUED
+    ) -> Subscription:
+        """Deliver every call's events to ``callback`` (sync or async), on a thread of its own:
+        started, progress, approval requested and decided, finished. A callback that raises or
+        blocks never slows a call; past ``max_queued`` waiting events the oldest are dropped
+        (counted in ``subscription.dropped``). ``subscription.close()`` ends it."""
+        return self._events.subscribe(callback, max_queued=max_queued)
+
     # ── introspection ─────────────────────────────────────────────────────────────────────
 
     def toolsets(self) -> list[ToolsetInfo]:
@@ -279,8 +332,19 @@ class Runtime:
 
     # ── execution ─────────────────────────────────────────────────────────────────────────
 
-    async def execute(self, request: ToolRequest) -> ToolResult:
-        """Run one call. Never raises for anything a model or a tool does (see the module doc)."""
+    async def execute(
+        self,
+        request: ToolRequest,
+        *,
+        approvals: Iterable[ApprovalDecision] = (),
+        approver: Approver | None = None,
+    ) -> ToolResult:
+        """Run one call. Never raises for anything a model or a tool does (see the module doc).
+
+        ``approvals`` are decisions already made on calls that need approval (a call runs when
+        one of them is for exactly this call, and is refused when it denies it); ``approver``
+        decides for this call instead of the runtime's own.
+        """
         started = time.perf_counter()
         meta = request.meta
         try:
@@ -289,32 +353,185 @@ class Runtime:
             tool = None
         if tool is None:
             result = self._unavailable(request.name)
+            watch = None
         else:
             if request.name != tool.spec.id:
                 request = ToolRequest(tool.spec.id, request.payload, meta)
+            watch = CallWatch.start(self._events, self._tracer, tool.spec, request)
             try:
-                result = await tool.chain(request, meta)
-                if not isinstance(result, ToolResult):
-                    raise TypeError(
-                        f"an interceptor answered with {type(result).__name__}, not a ToolResult"
-                    )
-            except BaseException as exc:  # an interceptor's bug: still an answer, never a crash
-                if _propagates(exc):
-                    raise
-                log.exception("interceptor failed for %s", request.name)
-                result = ToolResult.failure(
-                    request.name, "The tool call failed inside the runtime.", cause=exc
-                )
-                result.telemetry.outcome = "error"
-            # A result an interceptor or a handler made itself says nothing of its outcome.
-            if result.telemetry.outcome == "pending":
-                result.settle_outcome()
+                if tool.spec.confirm is None:
+                    result = await self._run(tool, request)
+                else:
+                    result = await self._run_approved(tool, request, approvals, approver, watch)
+            except BaseException:
+                if watch is not None:
+                    watch.abort()
+                raise
         result.telemetry.duration_ms = (time.perf_counter() - started) * 1000
         if result.tool_call_id is None:
             result.tool_call_id = meta.tool_call_id
+        if result.error is not None and result.recovery is None and not result.awaiting_approval:
+            hint = result.retry_hint
+            result.recovery = recovery_for(hint.reason if hint is not None else None)
+        if watch is not None:
+            watch.finish(result)
         return result
 
-    def execute_sync(self, request: ToolRequest) -> ToolResult:
+    async def _run(self, tool: _Tool, request: ToolRequest) -> ToolResult:
+        """The call through its interceptors to the tool, answered whatever they do."""
+        try:
+            result = await tool.chain(request, request.meta)
+            if not isinstance(result, ToolResult):
+                raise TypeError(
+                    f"an interceptor answered with {type(result).__name__}, not a ToolResult"
+                )
+        except BaseException as exc:  # an interceptor's bug: still an answer, never a crash
+            if _propagates(exc):
+                raise
+            log.exception("interceptor failed for %s", request.name)
+            result = ToolResult.failure(
+                request.name, "The tool call failed inside the runtime.", cause=exc
+            )
+            result.telemetry.outcome = "error"
+        # A result an interceptor or a handler made itself says nothing of its outcome.
+        if result.telemetry.outcome == "pending":
+            result.settle_outcome()
+        return result
+
+    # ── approvals ─────────────────────────────────────────────────────────────────────────
+
+    async def _run_approved(
+        self,
+        tool: _Tool,
+        request: ToolRequest,
+        approvals: Iterable[ApprovalDecision],
+        approver: Approver | None,
+        watch: CallWatch | None,
+    ) -> ToolResult:
+        """A call of a ``Confirm`` tool: decoded first (an invalid one is answered as any
+        other, and never reaches a person), then run, refused or left awaiting a decision."""
+        approval = await self._approval_request(tool, request)
+        if approval is None:  # invalid, or not a call the condition selects
+            return await self._run(tool, request)
+        decision = find_decision(approvals, approval)
+        if decision is None:
+            if watch is not None:
+                watch.requested(approval)
+            decision = await self._ask(approver or self.approver, approval, request.meta)
+        if decision is None:
+            return _awaiting(tool.spec, approval)
+        if watch is not None:
+            watch.decided(approval, decision)
+        log.info(
+            "call %s of %s %s by %s",
+            approval.id,
+            tool.spec.id,
+            "approved" if decision.granted else "denied",
+            decision.by or "an approver",
+        )
+        if not decision.granted:
+            return _denied(tool.spec, approval, decision)
+        token = _granted.set(decision)
+        try:
+            result = await self._run(tool, request)
+        finally:
+            _granted.reset(token)
+        result.approval = approval
+        result.telemetry.approval = decision
+        return result
+
+    async def _approval_request(self, tool: _Tool, request: ToolRequest) -> ApprovalRequest | None:
+        confirm = tool.spec.confirm
+        assert confirm is not None
+        meta = request.meta
+        injected = {n: v for n in tool.injected if (v := meta.value_for(n)) is not None}
+        try:
+            decoded = await self._decode(tool, request.payload, injected)
+        except ToolValidationError:
+            return None
+        full = decoded[0].value.model_dump(mode="json", by_alias=True)
+        if not confirm.applies(full):
+            return None
+        arguments = {k: v for k, v in full.items() if k not in tool.injected and v is not None}
+        version = tool.version()
+        return ApprovalRequest(
+            id=approval_id(version, tool.spec.id, arguments),
+            tool=tool.spec.name,
+            tool_id=tool.spec.id,
+            prompt=render_prompt(confirm.prompt, arguments),
+            arguments=arguments,
+            version=version,
+            tool_call_id=meta.tool_call_id,
+            session_id=meta.session_id,
+            run_id=meta.run_id,
+        )
+
+    async def _ask(
+        self, approver: Approver | None, request: ApprovalRequest, meta: ToolCallMeta
+    ) -> ApprovalDecision | None:
+        """The approver's decision (``None``: no approver, no answer, or it failed)."""
+        if approver is None:
+            return None
+        try:
+            if inspect.iscoroutinefunction(approver) or inspect.iscoroutinefunction(
+                getattr(approver, "__call__", None)  # noqa: B004 - an object with an async __call__
+            ):
+                answer = await approver(request, meta)  # type: ignore[misc]
+            else:
+                # A sync approver may wait for a person: in a worker thread, not the event loop.
+                context = contextvars.copy_context()
+                loop = asyncio.get_running_loop()
+                answer = await loop.run_in_executor(
+                    self._workers, context.run, approver, request, meta
+                )
+                if inspect.isawaitable(answer):
+                    answer = await answer
+        except Exception:  # the call stays undecided: it can still be decided out of band
+            log.exception("the approver failed on call %s of %s", request.id, request.tool_id)
+            return None
+        decision = decision_for(request, answer, by=None)
+        if decision is None and answer is not None:
+            log.error(
+                "the approver answered %s for call %s; expected a decision on that call, "
+                "True, False or None",
+                shown(answer),
+                request.id,
+            )
+        return decision
+
+    async def _decode(
+        self, tool: _Tool, payload: Any, injected: Mapping[str, Any]
+    ) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]]:
+        """The payload decoded within the tool's limits (large arguments on the decoding
+        threads, so the loop goes on serving calls), repaired if the design allows it. Raises
+        the :class:`ToolValidationError` of what the model sent."""
+        codec = tool.binding.payload
+        try:
+            if is_large(payload):
+                decode = functools.partial(
+                    codec.decode_detailed, payload, injected=injected, limits=tool.limits
+                )
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self._decoders, decode), ()
+            return codec.decode_detailed(payload, injected=injected, limits=tool.limits), ()
+        except ToolValidationError:
+            # A slip the design agreed to repair is repaired; else the model hears what it sent.
+            repaired = (
+                decode_repaired(codec, payload, tool.spec, injected, tool.limits)
+                if tool.spec.repairs
+                else None
+            )
+            if repaired is None:
+                raise
+            return repaired
+
+    def execute_sync(
+        self,
+        request: ToolRequest,
+        *,
+        approvals: Iterable[ApprovalDecision] = (),
+        approver: Approver | None = None,
+    ) -> ToolResult:
         """:meth:`execute` for synchronous code (not from inside a running event loop).
 
         Each thread keeps one event loop for its calls, closed when the thread ends.
@@ -330,7 +547,11 @@ class Runtime:
         loop: _ThreadLoop | None = getattr(_thread_loops, "loop", None)
         if loop is None:
             loop = _thread_loops.loop = _ThreadLoop()
-        return loop.runner.run(self.execute(request))
+        # In the caller's context: its current span, its progress listeners.
+        return loop.runner.run(
+            self.execute(request, approvals=approvals, approver=approver),
+            context=contextvars.copy_context(),
+        )
 
     def _unavailable(self, name: object) -> ToolResult:
         names = sorted({t.spec.name for t in self._tools.values()})
@@ -390,14 +611,8 @@ class Runtime:
         injected = {
             name: value for name in tool.injected if (value := meta.value_for(name)) is not None
         }
-        payload = request.payload
         try:
-            if is_large(payload):  # decoded off the event loop, which goes on serving calls
-                decoded = await self._decode_in_thread(tool, payload, injected)
-            else:
-                decoded = binding.payload.decode_detailed(
-                    payload, injected=injected, limits=tool.limits
-                )
+            decoded, telemetry.repairs = await self._decode(tool, request.payload, injected)
         except ToolValidationError as error:
             return self._invalid(spec, tool, error, injected, telemetry)
         telemetry.discarded_injected = decoded.discarded_injected
@@ -405,9 +620,12 @@ class Runtime:
         try:
             outcome = await binding.invoke(decoded.value, meta)
         except ToolFailure as failure:
-            return self._failed(
+            failed = self._failed(
                 spec, failure.message, failure, telemetry, failure.clarifying_question
             )
+            if failure.recovery is not None:
+                failed.recovery = Recovery(failure.recovery)
+            return failed
         except BaseException as exc:
             if _propagates(exc):
                 raise
@@ -423,15 +641,6 @@ class Runtime:
         if result.error is None:
             result = within_budget(result, tool.limits.result_bytes, spec.name)
         return result
-
-    async def _decode_in_thread(
-        self, tool: _Tool, payload: Any, injected: Mapping[str, Any]
-    ) -> Decoded[Any]:
-        """Large arguments decoded on the runtime's decoding threads."""
-        decode = functools.partial(
-            tool.binding.payload.decode_detailed, payload, injected=injected, limits=tool.limits
-        )
-        return await asyncio.get_running_loop().run_in_executor(self._decoders, decode)
 
     def _invalid(
         self,
@@ -635,6 +844,36 @@ class Runtime:
         return tuple(items)
 
 
+def _awaiting(spec: ToolSpec[Any, Any], approval: ApprovalRequest) -> ToolResult:
+    result = ToolResult(
+        spec.id,
+        error=ToolError(
+            f"{spec.name!r} awaits a person's approval", details={"approval": approval.id}
+        ),
+        approval=approval,
+    )
+    result.telemetry.outcome = "awaiting_approval"
+    return result
+
+
+def _denied(
+    spec: ToolSpec[Any, Any], approval: ApprovalRequest, decision: ApprovalDecision
+) -> ToolResult:
+    assert spec.confirm is not None
+    message = spec.confirm.denied
+    if decision.reason:
+        message += f" They said: {compact_json(clipped(decision.reason, 500))}"
+    result = ToolResult(
+        spec.id,
+        error=ToolError(message, details={"approval": approval.id}),
+        approval=approval,
+        recovery=Recovery.REPLAN,
+    )
+    result.telemetry.outcome = "approval_denied"
+    result.telemetry.approval = decision
+    return result
+
+
 def bounds_problems(bounds: Bounds, *, paged: bool = False) -> list[str]:
     """How ``bounds`` breaks the bounded-result contract (empty when it keeps it).
 
@@ -750,4 +989,10 @@ def _top_field(issue: FieldIssue) -> str:
     return issue.field.split(".", 1)[0].split("[", 1)[0]
 
 
-__all__ = ["DEFAULT_WORKER_THREADS", "Runtime", "ToolsetInfo", "bounds_problems"]
+__all__ = [
+    "DEFAULT_WORKER_THREADS",
+    "Runtime",
+    "ToolsetInfo",
+    "bounds_problems",
+    "granted_approval",
+]

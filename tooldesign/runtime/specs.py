@@ -14,8 +14,10 @@ from typing import Any, Generic, Literal, Self, TypeVar
 
 from pydantic import BaseModel
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
+from tooldesign.contract.repairs import FieldRepair
 from tooldesign.runtime.frozen import freeze
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -95,6 +97,10 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     injected: tuple[str, ...] = ()
     server_data: tuple[ServerDataSpec[Any], ...] = ()
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    confirm: ConfirmSpec | None = None
+    """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
+    repairs: tuple[FieldRepair, ...] = ()
+    """The payload fields whose slips the runtime repairs (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)
     """The design's own limits for this tool (``Limits(...)``): each set one replaces the
     runtime's."""

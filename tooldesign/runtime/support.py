@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
+from tooldesign.contract.repairs import FieldRepair
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams
 from tooldesign.runtime.registration import (
     Interceptor,
@@ -32,6 +34,8 @@ from tooldesign.runtime.workers import WorkerThreadInvoke, in_worker_thread
 
 __all__ = [
     "BoundsSpec",
+    "ConfirmSpec",
+    "FieldRepair",
     "Interceptor",
     "Invoke",
     "MCPClient",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from typing import Any
 
@@ -19,6 +20,7 @@ from tooldesign.dsl.types import (
     VerbatimExpr,
 )
 from tooldesign.eval.builder import values
+from tooldesign.eval.builder.control import attribute_repairs
 from tooldesign.eval.builder.names import UniqueNames
 from tooldesign.eval.builder.values import MAX_NESTING
 from tooldesign.eval.builder.verbatim import verbatim_type
@@ -145,17 +147,19 @@ class TypeBuilder:
                 attr.path,
             )
         options = attr.options
+        constraints = values.constraints(options, attr, self.issues)
         return Field(
             name=attr.name if name is None else name,
             ident=ident,
             type=t,
             description=values.text(attr.description, attr, "description", self.issues),
             required=False,
-            constraints=values.constraints(options, attr, self.issues),
+            constraints=constraints,
             location=attr.location,
             path=attr.path,
             default=values.json_option(options, "default", attr, self.issues),
             example=values.json_option(options, "example", attr, self.issues),
+            repair=attribute_repairs(attr, t, constraints, self.issues),
         )
 
     # ── type expressions ──────────────────────────────────────────────────────────────────
@@ -256,18 +260,7 @@ class TypeBuilder:
 
 
 def _required(f: Field) -> Field:
-    return Field(
-        f.name,
-        f.ident,
-        f.type,
-        f.description,
-        True,
-        f.constraints,
-        f.location,
-        f.path,
-        f.default,
-        f.example,
-    )
+    return dataclasses.replace(f, required=True)
 
 
 def _contains_object(value: Any) -> bool:

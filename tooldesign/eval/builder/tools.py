@@ -25,7 +25,7 @@ from tooldesign.dsl.records import (
     ToolRecord,
     ToolsetRecord,
 )
-from tooldesign.eval.builder import messages, values
+from tooldesign.eval.builder import control, messages, values
 from tooldesign.eval.builder.bounded import bounded
 from tooldesign.eval.builder.fields import TypeBuilder
 from tooldesign.eval.builder.mcp import mcp_server_spec, remote_name
@@ -76,8 +76,10 @@ class _TreeBuilder:
         # A Runtime serves the tools of every service generated together by name.
         tool_names: dict[str, tuple[Tool, Toolset, str]] = {}
         for rec in self._checked_groups(records, "service", shadowed):
+            repairs = control.repairs_default(rec.repairs, self.issues)
             toolsets = tuple(
-                self._toolset(t, rec.name) for t in self._checked_groups(rec.toolsets, "toolset")
+                self._toolset(t, rec.name, repairs)
+                for t in self._checked_groups(rec.toolsets, "toolset")
             )
             for toolset in toolsets:
                 for tool in toolset.tools:
@@ -160,8 +162,12 @@ class _TreeBuilder:
             names.claim(name, ident(name, f"{kind}_", shadowed), rec.location, rec.path)
         return records
 
-    def _toolset(self, rec: ToolsetRecord, service: str) -> Toolset:
+    def _toolset(
+        self, rec: ToolsetRecord, service: str, repairs: tuple[str, ...] | None
+    ) -> Toolset:
         tags = self._tags(rec.tags, rec)
+        if rec.repairs is not None:  # the nearest Repairs wins
+            repairs = control.repairs_default(rec.repairs, self.issues)
         tools: list[Tool] = []
         names = UniqueNames("tool", self.issues)
         for tool_rec in rec.tools:
@@ -182,7 +188,9 @@ class _TreeBuilder:
             else:
                 names.claim(name, tool_ident, tool_rec.location, tool_rec.path)
             # Kept whatever its name: what the tool declares is checked too.
-            tools.append(self._tool(tool_rec, service, rec.name, tool_ident, tags, rec.is_mcp))
+            tools.append(
+                self._tool(tool_rec, service, rec.name, tool_ident, tags, repairs, rec.is_mcp)
+            )
         desc = self._text(rec.description, rec, "description")
         return Toolset(
             rec.name,
@@ -202,6 +210,7 @@ class _TreeBuilder:
         toolset: str,
         ident: str,
         toolset_tags: tuple[str, ...],
+        repairs: tuple[str, ...] | None,
         on_server: bool = False,
     ) -> Tool:
         for what, where in rec.duplicates:
@@ -222,6 +231,10 @@ class _TreeBuilder:
         bounds = None
         if rec.bounded is not None:
             bounds, payload, result = bounded(self.types, rec, payload, result, prefix)
+        injected = messages.injected(self.types, rec, payload)
+        if rec.repairs is not None:  # the nearest Repairs wins
+            repairs = control.repairs_default(rec.repairs, self.issues)
+        user_types = self.types.types
         # Transforms are planned later, once the whole design is validated (``binding.planner``).
         return Tool(
             name=rec.name,
@@ -237,11 +250,13 @@ class _TreeBuilder:
             location=rec.location,
             path=rec.path,
             bounds=bounds,
-            injected=messages.injected(self.types, rec, payload),
+            injected=injected,
             server_data=messages.server_data(self.types, rec, prefix),
             binding=self._binding(rec.bind) if rec.bind is not None and not on_server else None,
             annotations=self._annotations(rec),
             remote_name=remote,
+            confirm=control.confirm(rec.confirm, payload, user_types, injected, self.issues),
+            repairs=control.tool_repairs(payload, user_types, repairs, injected),
             limits=self._limits(rec),
         )
 

@@ -54,7 +54,7 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from tooldesign.runtime.hints import RetryReason
-from tooldesign.runtime.mcp import http, stdio
+from tooldesign.runtime.mcp import control, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, export_tools
@@ -263,6 +263,8 @@ class ToolServer:
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         # Inside the SDK's own middleware (tracing), so it sees these calls as any other.
         self.server.middleware += [_internal_errors_untold, self._tool_call_shape]
+        # Before it: trace context from HTTP headers reaches the SDK's server span.
+        self.server.middleware.insert(0, control.trace_from_headers)
         self._unsubscribe = runtime.on_change(self._registrations_changed)
 
     # ── catalog ───────────────────────────────────────────────────────────────────────────
@@ -340,7 +342,7 @@ class ToolServer:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[_Connection], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         catalog = self._served_catalog()
         spec = catalog.specs.get(params.name)
         if spec is None:  # only the names tools/list shows are callable
@@ -354,15 +356,52 @@ class ToolServer:
         )
         context = _call_context(ctx, params, server_data)
         meta = await self._call_meta(context)
+        if not meta.trace and context.meta.trace:  # a meta_for that did not carry it on
+            meta = dataclasses.replace(meta, trace=context.meta.trace)
         missing = tuple(name for name in spec.injected if meta.value_for(name) is None)
         if missing:
             self._explain_missing(spec.name, missing, context)
-        result = await self.runtime.execute(ToolRequest(params.name, payload, meta))
+        request = ToolRequest(params.name, payload, meta)
+        async with control.forwarded_progress(ctx):
+            result = await self._execute(ctx, params, request, context)
+        if isinstance(result, types.InputRequiredResult):
+            return result
         hint = result.retry_hint
         if hint is not None and hint.reason is RetryReason.TOOL_UNAVAILABLE:
             raise _unknown_tool(params.name, catalog)  # unregistered while the call started
         await self._observe(result, context)
-        return types.CallToolResult.model_validate(catalog.adapter.result_message(result))
+        message = catalog.adapter.result_message(result)
+        if result.awaiting_approval and result.approval is not None:
+            message["_meta"] = {control.APPROVAL_META_KEY: result.approval.to_dict()}
+        return types.CallToolResult.model_validate(message)
+
+    async def _execute(
+        self,
+        ctx: ServerRequestContext[_Connection],
+        params: types.CallToolRequestParams,
+        request: ToolRequest,
+        context: McpCallContext,
+    ) -> ToolResult | types.InputRequiredResult:
+        """The call, a person asked through the client when it needs approval and the runtime
+        has no approver of its own (see :mod:`tooldesign.runtime.mcp.control`)."""
+        if self.runtime.approver is not None or not control.can_elicit(ctx):
+            return await self.runtime.execute(request)
+        if not control.asks_in_round_trips(ctx):
+            approver = control.elicitation_approver(ctx, context.client_name)
+            return await self.runtime.execute(request, approver=approver)
+
+        # 2026-07-28: the question goes back to the client, which calls again with its answer.
+        async def from_answer(approval: Any, meta: ToolCallMeta) -> Any:
+            return control.answered_decision(params, approval, context.client_name)
+
+        result = await self.runtime.execute(request, approver=from_answer)
+        if (
+            result.awaiting_approval
+            and result.approval is not None
+            and not _was_answered(params, result.approval)
+        ):
+            return control.input_required(result.approval)
+        return result
 
     async def _call_meta(self, context: McpCallContext) -> ToolCallMeta:
         if self._meta_for is None:
@@ -546,14 +585,20 @@ def _call_context(
         )
     request_id = None if ctx.request_id is None else str(ctx.request_id)
     client = ctx.session.client_params
+    request_meta = dict(ctx.meta or {})
     return McpCallContext(
         tool=params.name,
-        meta=ToolCallMeta(session_id=session_id, tool_call_id=request_id, server_data=server_data),
+        meta=ToolCallMeta(
+            session_id=session_id,
+            tool_call_id=request_id,
+            server_data=server_data,
+            trace=control.trace_of(request_meta),
+        ),
         request_id=request_id,
         session_id=session_id,
         protocol_version=ctx.protocol_version,
         client_name=client.client_info.name if client is not None else None,
-        request_meta=dict(ctx.meta or {}),
+        request_meta=request_meta,
         headers=headers,
         http_request=request,
         access_token=access_token,
@@ -574,6 +619,13 @@ async def _internal_errors_untold(
     except Exception as exc:
         log.exception("the MCP server failed answering %s", ctx.method)
         raise MCPError(types.INTERNAL_ERROR, "Internal error") from exc
+
+
+def _was_answered(params: types.CallToolRequestParams, approval: Any) -> bool:
+    """Whether the client answered this call's approval question (and dismissed it)."""
+    return params.request_state == approval.id and control.APPROVAL_KEY in (
+        params.input_responses or {}
+    )
 
 
 def _unknown_tool(name: Any, catalog: _Catalog) -> MCPError:

@@ -26,6 +26,7 @@ from tooldesign.contract.catalog import toolset_version
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.limits import DEFAULT_LIMITS
+from tooldesign.runtime.otel import with_trace_context
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -35,6 +36,7 @@ from tooldesign.runtime.registration import (
     ToolsetRegistration,
 )
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.runtime import granted_approval
 from tooldesign.runtime.specs import ToolSpec
 from tooldesign.runtime.transports import answers
 from tooldesign.runtime.transports.base import (
@@ -48,6 +50,7 @@ from tooldesign.runtime.transports.base import (
 )
 from tooldesign.runtime.transports.wire import CallMessage, WireError
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
+from tooldesign.runtime.validation.repairs import decode_repaired
 from tooldesign.runtime.validation.sizes import is_large
 
 log = logging.getLogger("tooldesign.transports")
@@ -155,11 +158,9 @@ class RemoteToolset:
         }
         # Held to the tool's limits (the design's, over the defaults), large arguments decoded
         # off the event loop, as the runtime does; the worker's runtime holds it to its own.
+        limits = DEFAULT_LIMITS.for_tool(binding.spec.limits)
         decode = functools.partial(
-            binding.payload.decode_detailed,
-            request.payload,
-            injected=injected,
-            limits=DEFAULT_LIMITS.for_tool(binding.spec.limits),
+            binding.payload.decode_detailed, request.payload, injected=injected, limits=limits
         )
         try:
             if is_large(request.payload):
@@ -167,9 +168,15 @@ class RemoteToolset:
             else:
                 decode()
         except ToolValidationError:
-            # The runtime decodes it again and answers with its retry hint: no round trip.
-            return await call_next(request, meta)
-        meta = replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex)
+            # A slip the design repairs travels as it was sent: the worker repairs it the same.
+            if not binding.spec.repairs or (
+                decode_repaired(binding.payload, request.payload, binding.spec, injected, limits)
+                is None
+            ):
+                # The runtime decodes it again and answers with its retry hint: no round trip.
+                return await call_next(request, meta)
+        # The worker's span continues the agent's trace.
+        meta = with_trace_context(replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex))
         assert meta.call_id is not None
         timeout = self.timeout_for(binding)
         try:
@@ -180,6 +187,7 @@ class RemoteToolset:
                 version=self.version,
                 payload=_json_text(request.payload),
                 meta=meta,
+                approval=granted_approval(),
             )
             answer = await self.transport.call(message, timeout)
         except (WireError, pydantic_core.PydanticSerializationError) as exc:

@@ -88,6 +88,7 @@ async def execute(runtime: Runtime, message: CallMessage, now: float) -> tuple[T
     request = ToolRequest(message.tool, message.payload, message.meta)
     try:
         async with asyncio.timeout(limit):
-            return await runtime.execute(request), True
+            approvals = (message.approval,) if message.approval is not None else ()
+            return await runtime.execute(request, approvals=approvals), True
     except TimeoutError:
         return answers.out_of_time(message.tool, limit), False

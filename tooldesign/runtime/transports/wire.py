@@ -4,7 +4,8 @@ A call::
 
     {"v": 1, "id": "<call id>", "tool": "<service.toolset.tool>", "toolset": "<service.toolset>",
      "version": "<catalog version>", "deadline": <seconds since the epoch>,
-     "payload": "<the arguments as JSON text>", "meta": {<ToolCallMeta.to_dict()>}}
+     "payload": "<the arguments as JSON text>", "meta": {<ToolCallMeta.to_dict()>},
+     "approval"?: {<ApprovalDecision.to_dict()>}}
 
 An answer::
 
@@ -12,7 +13,9 @@ An answer::
      "result": {<ToolResult.to_dict()>}}
 
 The payload travels as the text the model sent, so the worker decodes exactly what the agent
-checked. ``deadline`` is counted by the queue's clock (a transport measures its offset from it),
+checked. ``approval`` is the decision a person made on a call that needed one, in the agent:
+the worker runs the call under it (its id binds the exact call and catalog version) without
+asking again. ``deadline`` is counted by the queue's clock (a transport measures its offset from it),
 so agents and workers on machines whose clocks differ agree on it. W3C trace context travels in
 ``meta.trace``.
 """
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pydantic_core
+from tooldesign.runtime.approvals import ApprovalDecision
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
 from tooldesign.runtime.result import ToolCallMeta
 
@@ -76,21 +80,24 @@ class CallMessage:
     deadline: float = 0.0
     """When the call's answer stops being awaited, in seconds since the epoch by the queue's
     clock; set by the transport when it sends the call."""
+    approval: ApprovalDecision | None = None
+    """The approval the call was granted in the agent, if it needed one."""
 
     def to_json(self) -> str:
         """The message as JSON; raises :class:`WireError` when metadata labels are not JSON."""
-        return _dumps(
-            {
-                "v": WIRE_VERSION,
-                "id": self.call_id,
-                "tool": self.tool,
-                "toolset": self.toolset,
-                "version": self.version,
-                "deadline": self.deadline,
-                "payload": self.payload,
-                "meta": self.meta.to_dict(),
-            }
-        )
+        data = {
+            "v": WIRE_VERSION,
+            "id": self.call_id,
+            "tool": self.tool,
+            "toolset": self.toolset,
+            "version": self.version,
+            "deadline": self.deadline,
+            "payload": self.payload,
+            "meta": self.meta.to_dict(),
+        }
+        if self.approval is not None:
+            data["approval"] = self.approval.to_dict()
+        return _dumps(data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> CallMessage:
@@ -105,6 +112,11 @@ class CallMessage:
                 payload=read.text("payload"),
                 meta=ToolCallMeta.from_dict(read.data.get("meta", {})),
                 deadline=float(read.number("deadline")),
+                approval=(
+                    ApprovalDecision.from_dict(read.data["approval"])
+                    if read.data.get("approval") is not None
+                    else None
+                ),
             )
         except DictFormatError as exc:
             raise WireError(str(exc)) from None

@@ -146,6 +146,7 @@ LIST_DEVICES_SPEC: Final[rt.ToolSpec[t.ListDevicesPayload, t.ListDevicesResult]]
     annotations=rt.ToolAnnotations(
         read_only=True,
     ),
+    repairs=(rt.FieldRepair(path=("limit",), kinds=("numeric_string",), json_type="integer"),),
 )
 
 GET_DEVICE_SPEC: Final[rt.ToolSpec[t.GetDevicePayload, t.Device]] = rt.ToolSpec(
@@ -299,6 +300,11 @@ RESTART_DEVICE_SPEC: Final[rt.ToolSpec[t.RestartDevicePayload, t.RestartDeviceRe
             destructive=True,
             idempotent=False,
         ),
+        confirm=rt.ConfirmSpec(
+            prompt="Restart {device_id}? It drops traffic for about a minute. Reason: {reason}",
+            when=None,
+            denied="A person declined this call, so it did not run. Do not make it again; tell the user, or reach the goal another way.",
+        ),
     )
 )
 
@@ -417,6 +423,11 @@ SCHEDULE_MAINTENANCE_SPEC: Final[rt.ToolSpec[t.MaintenanceRequest, t.ScheduleMai
         annotations=rt.ToolAnnotations(
             destructive=True,
             idempotent=False,
+        ),
+        confirm=rt.ConfirmSpec(
+            prompt="Take {device_ids} out of service for {duration_minutes} minutes from {start}?",
+            when="duration_minutes > 120",
+            denied="A person declined this call, so it did not run. Do not make it again; tell the user, or reach the goal another way.",
         ),
     )
 )

@@ -120,7 +120,9 @@ def new_registration(
 def _bind_find_orders(service: app_scenario_shop.Shop) -> rt.Invoke:
     def invoke(args: t.FindOrdersPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = service.find_orders(**tr.to_method_payload_find_orders(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_find_orders)
+        return rt.Outcome(
+            returned, convert=tr.to_tool_return_find_orders, method="scenario_shop:Shop.find_orders"
+        )
 
     return rt.in_worker_thread(invoke)
 
@@ -128,6 +130,8 @@ def _bind_find_orders(service: app_scenario_shop.Shop) -> rt.Invoke:
 def _bind_count_orders() -> rt.Invoke:
     def invoke(args: t.CountOrdersPayload, meta: rt.ToolCallMeta) -> rt.Outcome:
         returned = app_scenario_shop.order_count(**tr.to_method_payload_count_orders(args))
-        return rt.Outcome(returned, convert=tr.to_tool_return_count_orders)
+        return rt.Outcome(
+            returned, convert=tr.to_tool_return_count_orders, method="scenario_shop:order_count"
+        )
 
     return rt.in_worker_thread(invoke)

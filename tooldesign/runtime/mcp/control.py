@@ -1,0 +1,228 @@
+"""Approvals, progress and trace context of calls served over MCP.
+
+- **Approval.** A call that needs a person's approval is confirmed with the client through
+  MCP elicitation (form mode: one ``approve`` checkbox under the design's prompt) when the
+  client declared the capability. On the handshake protocol (≤ 2025-11-25) the server asks
+  mid-call (``elicitation/create``); on 2026-07-28 it answers ``input_required`` with the
+  question, and the client calls again with the answer, whose ``requestState`` must be the
+  approval id of the call as sent again (the id binds the exact arguments, so an answer can
+  never unlock another call). Accepting with ``approve`` checked grants the call; declining,
+  or accepting unchecked, denies it; dismissing leaves it awaiting. A client that cannot be
+  asked gets ``isError`` with the pending approval (``_meta`` key :data:`APPROVAL_META_KEY`)
+  and a text telling the model to wait. A runtime with an approver of its own decides itself.
+- **Progress.** A client that sent a progress token gets ``notifications/progress`` for what
+  the tool reports (:func:`~tooldesign.runtime.report_progress`), in order, without the tool
+  ever waiting for the client.
+- **Trace context.** A ``traceparent`` in the request's ``_meta`` (or, failing that, in the
+  HTTP headers) parents the SDK's server span and the runtime's ``execute_tool`` span, and
+  travels on with the call (``ToolCallMeta.trace``) to workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, cast
+
+import anyio
+from mcp import types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.types.version import is_version_at_least
+from starlette.requests import Request
+from tooldesign.runtime import progress
+from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.otel import TRACE_KEYS
+from tooldesign.runtime.progress import ProgressUpdate
+from tooldesign.runtime.result import ToolCallMeta
+
+log = logging.getLogger("tooldesign.runtime.mcp")
+
+APPROVAL_KEY = "approval"
+"""The key of the approval question in an ``input_required`` result's ``inputRequests``."""
+
+APPROVAL_META_KEY = "tooldesign/approval"
+"""The ``_meta`` key of a ``CallToolResult`` awaiting approval: the approval request."""
+
+_INPUT_REQUIRED_VERSION = "2026-07-28"
+_MAX_QUEUED_PROGRESS = 64
+
+_APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approve": {
+            "type": "boolean",
+            "title": "Approve this call",
+            "description": "Check to let the call run; leave unchecked (or decline) to refuse it.",
+            "default": False,
+        }
+    },
+    "required": ["approve"],
+}
+
+
+# ── approvals ─────────────────────────────────────────────────────────────────────────────
+
+
+def can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether the client declared form elicitation (a bare ``elicitation: {}`` counts)."""
+    capabilities = ctx.session.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def asks_in_round_trips(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether this connection elicits through ``input_required`` results (2026-07-28 on)."""
+    return is_version_at_least(ctx.protocol_version, _INPUT_REQUIRED_VERSION)
+
+
+def approval_question(request: ApprovalRequest) -> types.ElicitRequest:
+    """The elicitation that asks a person about ``request``."""
+    return types.ElicitRequest(
+        params=types.ElicitRequestFormParams(
+            message=f"{request.prompt}\n\nTool {request.tool!r} wants to run with these "
+            f"arguments: {_arguments(request)}",
+            requested_schema=_APPROVAL_SCHEMA,
+        )
+    )
+
+
+def _arguments(request: ApprovalRequest) -> str:
+    import json
+
+    return json.dumps(dict(request.arguments), ensure_ascii=False, sort_keys=True)
+
+
+def decision_of(
+    answer: types.ElicitResult, request: ApprovalRequest, client: str | None
+) -> ApprovalDecision | None:
+    """The client's answer as a decision (``None``: dismissed without a choice)."""
+    by = f"mcp client {client}" if client else "mcp client"
+    if answer.action == "cancel":
+        return None
+    approved = answer.action == "accept" and bool((answer.content or {}).get("approve") is True)
+    return ApprovalDecision(request.id, approved, by=by)
+
+
+def elicitation_approver(ctx: ServerRequestContext[Any, Any], client: str | None) -> Any:
+    """A per-call approver asking the client mid-call (the handshake protocol)."""
+
+    async def approve(request: ApprovalRequest, meta: ToolCallMeta) -> ApprovalDecision | None:
+        try:
+            answer = await ctx.session.send_request(
+                approval_question(request),
+                types.ElicitResult,
+                metadata=_related(ctx),
+            )
+        except Exception:  # the client could not answer: the call stays awaiting approval
+            log.warning(
+                "elicitation for call %s of %s failed", request.id, request.tool_id, exc_info=True
+            )
+            return None
+        return decision_of(answer, request, client)
+
+    return approve
+
+
+def _related(ctx: ServerRequestContext[Any, Any]) -> Any:
+    from mcp.shared.message import ServerMessageMetadata
+
+    return ServerMessageMetadata(related_request_id=ctx.request_id)
+
+
+def answered_decision(
+    params: types.CallToolRequestParams, request: ApprovalRequest, client: str | None
+) -> ApprovalDecision | None:
+    """The decision a 2026-07-28 client sent back with its call again, if it answers exactly
+    this call's question (its ``requestState`` is the approval id asked about)."""
+    responses = params.input_responses or {}
+    answer = responses.get(APPROVAL_KEY)
+    if params.request_state != request.id or not isinstance(answer, types.ElicitResult):
+        return None
+    return decision_of(answer, request, client)
+
+
+def input_required(request: ApprovalRequest) -> types.InputRequiredResult:
+    """The ``input_required`` answer asking the client about ``request``."""
+    return types.InputRequiredResult(
+        input_requests={APPROVAL_KEY: approval_question(request)}, request_state=request.id
+    )
+
+
+# ── progress ──────────────────────────────────────────────────────────────────────────────
+
+
+@asynccontextmanager
+async def forwarded_progress(ctx: ServerRequestContext[Any, Any]) -> AsyncIterator[None]:
+    """Within the block, what the call reports goes to the client as progress notifications
+    (the SDK sends them only to a client that asked, with a progress token; a tool never waits
+    for the client: updates past a small queue are dropped)."""
+    loop = asyncio.get_running_loop()
+    send, receive = anyio.create_memory_object_stream[ProgressUpdate](_MAX_QUEUED_PROGRESS)
+
+    def put(update: ProgressUpdate) -> None:
+        try:
+            send.send_nowait(update)
+        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # a slow client misses intermediate updates, never the tool's time
+
+    def sink(update: ProgressUpdate) -> None:  # any thread
+        loop.call_soon_threadsafe(put, update)
+
+    async def forward() -> None:
+        async with receive:
+            async for update in receive:
+                try:
+                    await ctx.session.report_progress(update.progress, update.total, update.message)
+                except Exception:  # the client went away: the call goes on
+                    log.debug("a progress notification could not be sent", exc_info=True)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(forward)
+        token = progress.attach(sink)
+        try:
+            yield
+        finally:
+            progress.detach(token)
+            # Updates handed over from worker threads are queued behind this callback.
+            await _drained(loop)
+            send.close()
+
+
+async def _drained(loop: asyncio.AbstractEventLoop) -> None:
+    done = loop.create_future()
+    loop.call_soon(done.set_result, None)
+    await done
+
+
+# ── trace context ─────────────────────────────────────────────────────────────────────────
+
+
+async def trace_from_headers(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """Give a ``tools/call`` that carries W3C trace context only in its HTTP headers the same
+    context in its ``_meta``, where the SDK's server span (and so the runtime's) takes it from.
+    Runs before the SDK's tracing middleware."""
+    request = ctx.request
+    if ctx.method != "tools/call" or not isinstance(request, Request):
+        return await call_next(ctx)
+    meta: Mapping[str, Any] = ctx.meta or {}
+    if "traceparent" in meta or "traceparent" not in request.headers:
+        return await call_next(ctx)
+    carried = {
+        **meta,
+        **{key: request.headers[key] for key in TRACE_KEYS if key in request.headers},
+    }
+    return await call_next(dataclasses.replace(ctx, meta=cast("types.RequestParamsMeta", carried)))
+
+
+def trace_of(request_meta: Mapping[str, Any]) -> dict[str, str]:
+    """The W3C trace context a request's ``_meta`` carries."""
+    return {
+        key: value
+        for key in TRACE_KEYS
+        if isinstance(value := request_meta.get(key), str) and value
+    }

@@ -1,0 +1,117 @@
+"""What observes one call while it runs: its span, its events and its progress.
+
+:meth:`CallWatch.start` returns ``None`` when nobody observes (no event subscriber, no tracing
+SDK), which is what keeps an unobserved call as cheap as it was.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import TYPE_CHECKING, Any
+
+from tooldesign.runtime import progress
+from tooldesign.runtime.events import (
+    ApprovalDecided,
+    ApprovalRequested,
+    CallFinished,
+    CallProgress,
+    CallStarted,
+    EventBus,
+)
+from tooldesign.runtime.progress import ProgressUpdate
+
+if TYPE_CHECKING:
+    from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
+    from tooldesign.runtime.otel import CallSpan, Tracer
+    from tooldesign.runtime.result import ToolRequest, ToolResult
+    from tooldesign.runtime.specs import ToolSpec
+
+
+class CallWatch:
+    __slots__ = ("bus", "call", "name", "span", "token", "tool", "tool_call_id")
+
+    def __init__(
+        self,
+        bus: EventBus | None,
+        span: CallSpan | None,
+        spec: ToolSpec[Any, Any],
+        request: ToolRequest,
+    ) -> None:
+        self.bus = bus
+        self.span = span
+        self.call = bus.next_call() if bus is not None else 0
+        self.tool = str(spec.id)
+        self.name = spec.name
+        self.tool_call_id = request.meta.tool_call_id
+        self.token: contextvars.Token[progress.ProgressSink | None] | None = None
+
+    @classmethod
+    def start(
+        cls, bus: EventBus, tracer: Tracer, spec: ToolSpec[Any, Any], request: ToolRequest
+    ) -> CallWatch | None:
+        span = tracer.start(spec, request)
+        listened = bool(bus)
+        if span is None and not listened:
+            return None
+        watch = cls(bus if listened else None, span, spec, request)
+        if watch.bus is not None:
+            watch.bus.publish(CallStarted(**watch._ids(), session_id=request.meta.session_id))
+        watch.token = progress.attach(watch._progress)
+        return watch
+
+    def _ids(self) -> dict[str, Any]:
+        return {
+            "call": self.call,
+            "tool": self.tool,
+            "name": self.name,
+            "tool_call_id": self.tool_call_id,
+        }
+
+    def _progress(self, update: ProgressUpdate) -> None:
+        if self.bus is not None:
+            self.bus.publish(
+                CallProgress(
+                    **self._ids(),
+                    progress=update.progress,
+                    total=update.total,
+                    message=update.message,
+                )
+            )
+        if self.span is not None:
+            self.span.progress(update.progress, update.total)
+
+    def requested(self, request: ApprovalRequest) -> None:
+        if self.bus is not None:
+            self.bus.publish(ApprovalRequested(**self._ids(), request=request))
+
+    def decided(self, request: ApprovalRequest, decision: ApprovalDecision) -> None:
+        if self.bus is not None:
+            self.bus.publish(ApprovalDecided(**self._ids(), request=request, decision=decision))
+
+    def finish(self, result: ToolResult) -> None:
+        """The call is answered: progress stops being listened to, the span ends, and
+        subscribers hear the outcome."""
+        if self.token is not None:
+            progress.detach(self.token)
+            self.token = None
+        if self.span is not None:
+            self.span.finish(result)
+        if self.bus is not None:
+            self.bus.publish(
+                CallFinished(
+                    **self._ids(),
+                    outcome=result.telemetry.outcome,
+                    ok=result.ok,
+                    duration_ms=result.telemetry.duration_ms,
+                    bounds=result.bounds,
+                    recovery=result.recovery,
+                )
+            )
+
+    def abort(self) -> None:
+        """The call is being cancelled: undo what :meth:`start` set, end the span."""
+        if self.token is not None:
+            progress.detach(self.token)
+            self.token = None
+        if self.span is not None:
+            self.span.abort()
