@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from agents import Agent, FunctionTool, RunConfig, Runner, ToolCallOutputItem
 from agents.items import ToolApprovalItem
 from agents.strict_schema import ensure_strict_json_schema
 from agents.testing import ScriptedModel, assistant_message, function_call
-from tooldesign.runtime import ToolResult
+from tooldesign.runtime import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.integrations.openai_agents import ResultText, tooldesign_tools
 from tooldesign.runtime.providers import export_tools
 
@@ -101,25 +102,31 @@ def test_the_call_id_comes_from_the_tool_context() -> None:
     assert answer.result.tool_call_id == "call-9"
 
 
-def test_calls_that_need_approval_interrupt_the_run_until_approved() -> None:
+RESTART = ("restart_device", {"device_id": "dev-00000000", "reason": "stuck port"}, "r1")
+
+
+def test_a_call_the_design_confirms_interrupts_the_run_until_approved() -> None:
     runtime, _ = netops_runtime()
-    restart = ("restart_device", {"device_id": "dev-00000000", "reason": "stuck port"}, "r1")
-    asked: list[dict[str, Any]] = []
-
-    def needs_approval(spec: Any, arguments: Any) -> bool:
-        asked.append(dict(arguments))
-        return bool(spec.name == "restart_device")
-
-    tools = tooldesign_tools(
-        runtime, meta=lambda ctx: session_meta(ctx.context), needs_approval=needs_approval
-    )
-    agent = Agent[str](name="netops", model=scripted([[restart]]), tools=tools)
+    tools = tooldesign_tools(runtime, meta=lambda ctx: session_meta(ctx.context))
+    by_name = {t.name: t for t in tools if isinstance(t, FunctionTool)}
+    # Only the tools whose design has Confirm ask: the others never interrupt a run.
+    assert by_name["list_devices"].needs_approval is False
+    assert callable(by_name["restart_device"].needs_approval)
+    agent = Agent[str](name="netops", model=scripted([[RESTART]]), tools=tools)
     waiting = Runner.run_sync(agent, "restart it", context=SESSION, run_config=OFFLINE)
     (interruption,) = waiting.interruptions
     assert isinstance(interruption, ToolApprovalItem)
     assert interruption.tool_name == "restart_device"
-    assert asked == [{"device_id": "dev-00000000", "reason": "stuck port"}]
     assert not answers_in(waiting.new_items)  # nothing ran yet
+    # What to show the person: the design's prompt for this exact call.
+    arguments = json.loads(str(interruption.arguments))
+    request = asyncio.run(
+        runtime.approval_for(
+            ToolRequest("restart_device", arguments, ToolCallMeta(session_id=SESSION))
+        )
+    )
+    assert request is not None
+    assert request.prompt.startswith("Restart dev-00000000? It drops traffic")
 
     state = waiting.to_state()
     state.approve(interruption)
@@ -127,3 +134,39 @@ def test_calls_that_need_approval_interrupt_the_run_until_approved() -> None:
     (answer,) = answers_in(done.new_items).values()
     assert answer.text == '{"accepted":true,"job_id":"restart-dev-00000000"}'
     assert isinstance(answer.result, ToolResult) and answer.result.ok
+    # The runtime ran it under the approval of exactly that call.
+    assert answer.result.approval is not None and answer.result.approval.id == request.id
+    assert answer.result.telemetry.approval is not None
+    assert answer.result.telemetry.approval.granted
+
+
+def test_a_rejected_call_never_runs_and_the_model_reads_the_designs_text() -> None:
+    runtime, _ = netops_runtime()
+    tools = tooldesign_tools(runtime, meta=lambda ctx: session_meta(ctx.context))
+    agent = Agent[str](name="netops", model=scripted([[RESTART]]), tools=tools)
+    waiting = Runner.run_sync(agent, "restart it", context=SESSION, run_config=OFFLINE)
+    (interruption,) = waiting.interruptions
+    confirm = runtime.spec("restart_device").confirm  # type: ignore[union-attr]
+    assert confirm is not None
+    state = waiting.to_state()
+    state.reject(interruption, rejection_message=confirm.denied)
+    done = Runner.run_sync(agent, state, context=SESSION, run_config=OFFLINE)
+    (answer,) = answers_in(done.new_items).values()
+    assert answer.text == confirm.denied and answer.result is None
+
+
+def test_a_call_the_design_does_not_select_runs_without_approval() -> None:
+    runtime, _ = netops_runtime()
+    window = {
+        "device_ids": ["dev-00000000"],
+        "start": "2026-11-21T22:00:00Z",
+        "duration_minutes": 30,
+        "reason": "Firmware upgrade",
+    }
+    tools = tooldesign_tools(runtime, meta=lambda ctx: session_meta(ctx.context))
+    model = scripted([[("schedule_maintenance", window, "m1")]])
+    agent = Agent[str](name="netops", model=model, tools=tools)
+    done = Runner.run_sync(agent, "a short window", context=SESSION, run_config=OFFLINE)
+    assert not done.interruptions and done.final_output == ANSWER
+    (answer,) = answers_in(done.new_items).values()
+    assert answer.result is not None and answer.result.ok

@@ -16,6 +16,7 @@ from pydantic_ai import (
     ModelResponse,
     TextPart,
     ToolCallPart,
+    ToolDenied,
     ToolReturnPart,
     UnexpectedModelBehavior,
 )
@@ -23,7 +24,15 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
 from pydantic_ai.tools import ToolDefinition
-from tooldesign.runtime import Bounds, CallNext, ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime import (
+    ApprovalRequest,
+    Bounds,
+    CallNext,
+    Runtime,
+    ToolCallMeta,
+    ToolRequest,
+    ToolResult,
+)
 from tooldesign.runtime.integrations.pydantic_ai import tooldesign_toolset
 from tooldesign.runtime.providers import export_tools
 
@@ -206,34 +215,91 @@ def test_the_metadata_carries_the_runs_and_the_calls_ids() -> None:
     assert metas[0].run_id == result.run_id
 
 
-def test_calls_that_need_approval_wait_for_it() -> None:
-    runtime, _ = netops_runtime()
-    restart = ("restart_device", {"device_id": "dev-00000000", "reason": "stuck port"}, "r1")
-    toolset = tooldesign_toolset(
-        runtime,
-        meta=lambda ctx: session_meta(ctx.deps),
-        needs_approval=lambda spec, arguments: spec.name == "restart_device",
-    )
-    agent = Agent(
-        scripted([[restart]], []),
+RESTART = ("restart_device", {"device_id": "dev-00000000", "reason": "stuck port"}, "r1")
+
+
+def approval_agent(runtime: Runtime) -> Agent[str, str | DeferredToolRequests]:
+    toolset = tooldesign_toolset(runtime, meta=lambda ctx: session_meta(ctx.deps))
+    return Agent(
+        scripted([[RESTART]], []),
         deps_type=str,
         toolsets=[toolset],
         output_type=[str, DeferredToolRequests],
     )
+
+
+def test_a_call_the_design_confirms_waits_for_approval_then_runs_exactly_that_call() -> None:
+    runtime, _ = netops_runtime()
+    agent = approval_agent(runtime)
     waiting = agent.run_sync("restart it", deps=SESSION)
     assert isinstance(waiting.output, DeferredToolRequests)
-    (request,) = waiting.output.approvals
-    assert request.tool_name == "restart_device" and request.tool_call_id == "r1"
-    assert not [p for p in returns(waiting.all_messages())]  # nothing ran yet
+    (call,) = waiting.output.approvals
+    assert call.tool_name == "restart_device" and call.tool_call_id == "r1"
+    # The design's approval request, bound to this exact call.
+    request = ApprovalRequest.from_dict(waiting.output.metadata["r1"])
+    assert request.prompt == (
+        "Restart dev-00000000? It drops traffic for about a minute. Reason: stuck port"
+    )
+    assert request.arguments == {"device_id": "dev-00000000", "reason": "stuck port"}
+    expected = asyncio.run(
+        runtime.approval_for(
+            ToolRequest("restart_device", RESTART[1], ToolCallMeta(session_id=SESSION))
+        )
+    )
+    assert expected is not None and request.id == expected.id
+    assert not returns(waiting.all_messages())  # nothing ran yet
 
     done = agent.run_sync(
         deps=SESSION,
         message_history=waiting.all_messages(),
-        deferred_tool_results=DeferredToolResults(approvals={"r1": True}),
+        deferred_tool_results=DeferredToolResults(
+            approvals={"r1": True}, metadata={"r1": {"by": "alice"}}
+        ),
     )
     (part,) = returns(done.all_messages())
     assert isinstance(part.metadata, ToolResult) and part.metadata.ok
     assert part.model_response_str() == '{"accepted":true,"job_id":"restart-dev-00000000"}'
+    # The runtime ran it under that approval, and knows who gave it.
+    assert part.metadata.approval is not None and part.metadata.approval.id == request.id
+    assert part.metadata.telemetry.approval is not None
+    assert part.metadata.telemetry.approval.by == "alice"
+
+
+def test_a_denied_call_never_runs_and_the_model_reads_the_designs_text() -> None:
+    runtime, _ = netops_runtime()
+    agent = approval_agent(runtime)
+    waiting = agent.run_sync("restart it", deps=SESSION)
+    assert isinstance(waiting.output, DeferredToolRequests)
+    confirm = runtime.spec("restart_device").confirm  # type: ignore[union-attr]
+    assert confirm is not None
+    done = agent.run_sync(
+        deps=SESSION,
+        message_history=waiting.all_messages(),
+        deferred_tool_results=DeferredToolResults(approvals={"r1": ToolDenied(confirm.denied)}),
+    )
+    (part,) = returns(done.all_messages())
+    assert part.outcome == "denied" and part.metadata is None
+    assert part.model_response_str() == confirm.denied
+
+
+def test_a_call_the_design_does_not_select_runs_without_approval() -> None:
+    runtime, _ = netops_runtime()
+    window = {
+        "device_ids": ["dev-00000000"],
+        "start": "2026-11-21T22:00:00Z",
+        "duration_minutes": 30,
+        "reason": "Firmware upgrade",
+    }
+    agent = Agent(
+        scripted([[("schedule_maintenance", window, "m1")]], []),
+        deps_type=str,
+        toolsets=[tooldesign_toolset(runtime, meta=lambda ctx: session_meta(ctx.deps))],
+        output_type=[str, DeferredToolRequests],
+    )
+    done = agent.run_sync("a short window", deps=SESSION)
+    assert done.output == ANSWER
+    (part,) = returns(done.all_messages())
+    assert isinstance(part.metadata, ToolResult) and part.metadata.ok
 
 
 def test_a_toolset_of_chosen_toolsets() -> None:

@@ -12,9 +12,10 @@ when it is imported itself — ``import tooldesign.runtime`` never imports a fra
   LangChain ``BaseTool``s that LangGraph's ``ToolNode`` runs (the ``langchain`` extra).
 
 What they share — which tools, which schema each shows the model, the call's metadata, how a
-failed call reads — is in ``_common``.
+failed call reads — is in ``_common``. Which calls wait for a person is the design's
+``Confirm`` (:meth:`Runtime.approval_for`), mapped onto each framework's own approval flow.
 """
 
-from tooldesign.runtime.integrations._common import ApprovalPredicate, Recovery, Toolsets
+from tooldesign.runtime.integrations._common import Toolsets
 
-__all__ = ["ApprovalPredicate", "Recovery", "Toolsets"]
+__all__ = ["Toolsets"]

@@ -5,17 +5,17 @@ No framework is imported here. Each integration turns an :class:`ExportedTool` i
 framework's tool, builds the call's :class:`ToolCallMeta` from its framework's run context
 (:func:`with_call_ids`), runs :meth:`ExportedTool.request` through :meth:`Runtime.execute`, and
 answers with :meth:`ToolResult.for_model` — or, for a failed call, with what its framework offers
-for the :func:`recovery_for` the result.
+for the result's :class:`~tooldesign.runtime.Recovery`. Which calls wait for a person is the
+design's ``Confirm``, asked of :meth:`Runtime.approval_for`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from tooldesign.runtime.hints import RetryReason
 from tooldesign.runtime.providers import adapter
 from tooldesign.runtime.providers._common import decode_arguments
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
@@ -25,18 +25,6 @@ from tooldesign.runtime.specs import ToolSpec
 Toolsets = str | Iterable[str] | None
 """Which toolsets to hand a framework: ``None`` for every registered one, else names
 (``"devices"``) or keys (``"assistant.devices"``)."""
-
-ApprovalPredicate = Callable[[ToolSpec[Any, Any], Mapping[str, Any]], bool]
-"""Whether one call — a tool's spec and the arguments the model sent — needs a person's approval
-before it runs. The application decides, until designs say it themselves: each integration maps
-a ``True`` onto its framework's own approval flow."""
-
-Recovery = Literal["correct_call", "replan", "finish"]
-"""What the model should do after a failed call: repair its arguments and call again, take
-another way, or stop."""
-
-_REPAIRABLE = frozenset({RetryReason.INVALID_ARGUMENTS, RetryReason.MISSING_FIELDS})
-
 
 @dataclass(frozen=True, slots=True)
 class ExportedTool:
@@ -111,29 +99,6 @@ def with_call_ids(
     if run_id == meta.run_id and tool_call_id == meta.tool_call_id:
         return meta
     return dataclasses.replace(meta, run_id=run_id, tool_call_id=tool_call_id)
-
-
-def approval_needed(
-    needs_approval: ApprovalPredicate | None, tool: ExportedTool, arguments: object
-) -> bool:
-    """Whether a call to ``tool`` with ``arguments`` (as :meth:`ExportedTool.arguments` reads
-    them) waits for approval: the one test each integration maps onto its framework's flow."""
-    if needs_approval is None:
-        return False
-    return needs_approval(tool.spec, arguments if isinstance(arguments, Mapping) else {})
-
-
-def recovery_for(result: ToolResult) -> Recovery:
-    """What the model should do after the failed call ``result``.
-
-    Read from the retry hint's reason: a call with invalid or missing arguments is for the
-    model to correct; anything else (an unknown tool, a rate limit, a timeout, a lost worker, a
-    tool's own failure) is for it to replan around. ``finish`` is never chosen from a reason.
-    """
-    hint = result.retry_hint
-    if hint is not None and hint.reason in _REPAIRABLE:
-        return "correct_call"
-    return "replan"
 
 
 def retry_text(result: ToolResult) -> str:

@@ -15,25 +15,28 @@ for arguments it can repair): the SDK sends a tool's text back as it is. The tex
 ``ToolCallOutputItem.output`` the application finds the typed result, its bounds and server data,
 none of which reach the model.
 
-``needs_approval`` marks calls that wait for a person: the SDK interrupts the run with them
-(``result.interruptions``) and runs them once approved (``state.approve(...)``).
+A call the design's ``Confirm`` selects waits for a person: the tool's ``needs_approval`` asks
+:meth:`Runtime.approval_for`, so the SDK interrupts the run with the call
+(``result.interruptions``; ``runtime.approval_for`` gives its prompt) and, once approved
+(``state.approve(item)``), runs that exact call with the approval. A rejected call never reaches
+the tool: the SDK answers the model itself (``state.reject(item, rejection_message=...)``; the
+design's ``denied`` text is ``runtime.spec(name).confirm.denied``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import Callable
 from typing import Any, Self
 
 from tooldesign.runtime.integrations._common import (
-    ApprovalPredicate,
     ExportedTool,
     Toolsets,
-    approval_needed,
     export,
     select_specs,
     with_call_ids,
 )
-from tooldesign.runtime.result import ToolCallMeta, ToolResult
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
 
 try:
@@ -47,9 +50,6 @@ except ImportError as missing:  # pragma: no cover - depends on the environment
 
 MetaFromContext = Callable[[ToolContext[Any]], ToolCallMeta]
 """The call's metadata from the SDK's tool context: where injected fields come from."""
-
-NeedsApproval = Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]
-
 
 class ResultText(str):
     """The text the model reads for one call, carrying the call's :class:`ToolResult`."""
@@ -74,7 +74,6 @@ def tooldesign_tools(
     *,
     meta: MetaFromContext | None = None,
     strict: bool = True,
-    needs_approval: ApprovalPredicate | None = None,
 ) -> list[Tool]:
     """``FunctionTool``s for ``runtime``'s tools (of ``toolsets``, or all), as the list an
     ``Agent``'s ``tools`` takes.
@@ -82,25 +81,41 @@ def tooldesign_tools(
     ``meta`` builds each call's :class:`ToolCallMeta` from the ``ToolContext`` (its ``context``
     is the run's context object, which usually holds the session or user the injected fields
     need); the tool call id is the context's unless it sets one. ``strict=False`` sends every
-    tool's generated schema without strict mode. ``needs_approval`` says which calls wait for a
-    person's approval (the SDK's run interruptions).
+    tool's generated schema without strict mode. Calls the design's ``Confirm`` selects wait
+    for approval (the SDK's run interruptions).
     """
     return [
-        _function_tool(runtime, tool, meta, needs_approval)
+        _function_tool(runtime, tool, meta)
         for tool in export(select_specs(runtime, toolsets), strict=strict)
     ]
 
 
 def _function_tool(
-    runtime: Runtime,
-    tool: ExportedTool,
-    meta: MetaFromContext | None,
-    needs_approval: ApprovalPredicate | None,
+    runtime: Runtime, tool: ExportedTool, meta: MetaFromContext | None
 ) -> FunctionTool:
-    async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
+    def request(ctx: ToolContext[Any], arguments: Any) -> ToolRequest:
         base = meta(ctx) if meta is not None else ToolCallMeta()
-        call_meta = with_call_ids(base, run_id=None, tool_call_id=ctx.tool_call_id)
-        return _answer(await runtime.execute(tool.request(arguments, call_meta)))
+        return tool.request(arguments, with_call_ids(base, run_id=None, tool_call_id=ctx.tool_call_id))
+
+    async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
+        call = request(ctx, arguments)
+        if tool.spec.confirm is None:
+            return _answer(await runtime.execute(call))
+        # The SDK invokes a call needing approval only once it is approved: the runtime runs
+        # it with that approval, bound to exactly these arguments.
+        approval = await runtime.approval_for(call)
+        approved = approval is not None and ctx.is_tool_approved(tool.name, ctx.tool_call_id)
+        approvals = [approval.approve()] if approved and approval is not None else []
+        return _answer(await runtime.execute(call, approvals=approvals))
+
+    async def needs_approval(
+        ctx: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
+    ) -> bool:
+        # The meta function gets the ToolContext the call itself would get.
+        context = ToolContext.from_agent_context(
+            ctx, call_id, tool_name=tool.name, tool_arguments=json.dumps(arguments)
+        )
+        return await runtime.approval_for(request(context, arguments)) is not None
 
     return FunctionTool(
         name=tool.name,
@@ -108,28 +123,15 @@ def _function_tool(
         params_json_schema=tool.parameters,
         on_invoke_tool=invoke,
         strict_json_schema=tool.strict,
-        needs_approval=_approval(tool, needs_approval),
+        needs_approval=False if tool.spec.confirm is None else needs_approval,
     )
-
-
-def _approval(tool: ExportedTool, needs_approval: ApprovalPredicate | None) -> bool | NeedsApproval:
-    """Where a call that needs approval becomes the SDK's ``needs_approval``: the run is
-    interrupted before the call, and the call runs once the application approves it."""
-    if needs_approval is None:
-        return False
-    predicate = needs_approval
-
-    async def check(ctx: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str) -> bool:
-        return approval_needed(predicate, tool, tool.arguments(arguments))
-
-    return check
 
 
 def _answer(result: ToolResult) -> ResultText:
     """The SDK's answer for ``result``: always the runtime's text, which the model reads.
 
-    The SDK has no retry of its own for a tool: whatever :func:`recovery_for` the result says —
-    correct the call, or plan around it — the model reads it in the text (the retry hint's), and
+    The SDK has no retry of its own for a tool: whatever the result's ``recovery`` says —
+    correct the call, plan around it, or stop — the model reads it at the end of the text, and
     the run's ``max_turns`` bounds the attempts.
     """
     return ResultText(result)

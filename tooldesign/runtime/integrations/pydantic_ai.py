@@ -12,31 +12,37 @@ the model. What comes back:
 - a result: the text the runtime encodes for the model, as a ``ToolReturn`` whose ``metadata``
   is the :class:`ToolResult` (typed result, bounds, server data) — the application reads it on
   the ``ToolReturnPart``, the model never sees it;
-- invalid or missing arguments: ``ModelRetry`` with the retry hint's text, counted against the
-  tool's retry budget (``max_retries``);
-- any other failure (an unknown tool, a rate limit, a timeout, the tool's own error):
-  ``ToolFailed`` with the text the runtime wrote for the model, which does not use the budget.
+- a failure whose :class:`~tooldesign.runtime.Recovery` is ``correct_call`` (invalid or missing
+  arguments, a call that took too long or returned too much): ``ModelRetry`` with the retry
+  hint's text, counted against the tool's retry budget (``max_retries``);
+- any other failure (``replan`` or ``finish``: an unknown tool, a rate limit, the tool's own
+  error, a denied call): ``ToolFailed`` with the text the runtime wrote for the model, which
+  does not use the budget.
 
-``needs_approval`` marks calls that wait for a person: they end the run as pydantic-ai's
-deferred tool requests, and run once approved (``DeferredToolResults``).
+A call the design's ``Confirm`` selects waits for a person: it ends the run as one of
+pydantic-ai's deferred tool requests, whose ``metadata[tool_call_id]`` is the
+:class:`ApprovalRequest` as a dict (``ApprovalRequest.from_dict`` reads it back: the prompt, the
+exact arguments). Approved (``DeferredToolResults(approvals={call_id: True})``, optionally with
+``metadata={call_id: {"by": "alice"}}`` saying who), that exact call runs with the approval;
+denied, pydantic-ai answers the model itself (``ToolDenied(message)``; the design's ``denied``
+text is ``runtime.spec(name).confirm.denied``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.integrations._common import (
-    ApprovalPredicate,
     ExportedTool,
     Toolsets,
-    approval_needed,
     export,
-    recovery_for,
     retry_text,
     select_specs,
     with_call_ids,
 )
+from tooldesign.runtime.recovery import Recovery
 from tooldesign.runtime.result import ToolCallMeta, ToolResult
 from tooldesign.runtime.runtime import Runtime
 
@@ -74,13 +80,11 @@ class TooldesignToolset(AbstractToolset[Any]):
         *,
         meta: MetaFromContext | None = None,
         max_retries: int = 1,
-        needs_approval: ApprovalPredicate | None = None,
         id: str | None = None,
     ) -> None:
         self.runtime = runtime
         self._tools = {tool.name: tool for tool in tools}
         self._meta = meta
-        self._needs_approval = needs_approval
         self._id = id
         self._definitions = {
             tool.name: ToolsetTool(
@@ -112,9 +116,17 @@ class TooldesignToolset(AbstractToolset[Any]):
         base = self._meta(ctx) if self._meta is not None else ToolCallMeta()
         meta = with_call_ids(base, run_id=ctx.run_id, tool_call_id=ctx.tool_call_id)
         request = exported.request(tool_args, meta)
+        if exported.spec.confirm is None:
+            return _answer(await self.runtime.execute(request))
+        approval = await self.runtime.approval_for(request)
+        if approval is None:  # invalid, or not a call the design's condition selects
+            return _answer(await self.runtime.execute(request))
         if not ctx.tool_call_approved:
-            _require_approval(self._needs_approval, exported, request.payload)
-        return _answer(await self.runtime.execute(request))
+            # pydantic-ai's approval flow: the run ends with this call deferred, and runs it
+            # again, approved, when the application passes its approval back.
+            raise ApprovalRequired(metadata=approval.to_dict())
+        granted = _granted(approval, ctx.tool_call_metadata)
+        return _answer(await self.runtime.execute(request, approvals=[granted]))
 
 
 def tooldesign_toolset(
@@ -124,7 +136,6 @@ def tooldesign_toolset(
     meta: MetaFromContext | None = None,
     strict: bool = True,
     max_retries: int = 1,
-    needs_approval: ApprovalPredicate | None = None,
     id: str | None = None,
 ) -> TooldesignToolset:
     """A pydantic-ai toolset of ``runtime``'s tools (of ``toolsets``, or all).
@@ -133,22 +144,17 @@ def tooldesign_toolset(
     usually hold the session or user the injected fields need); the run and tool call ids are
     the context's unless it sets them. ``strict=False`` sends every tool's generated schema
     without strict mode. ``max_retries`` is each tool's budget of retries for invalid arguments.
-    ``needs_approval`` says which calls wait for a person's approval (deferred tool requests).
+    Calls the design's ``Confirm`` selects wait for approval as deferred tool requests.
     """
     tools = export(select_specs(runtime, toolsets), strict=strict)
-    return TooldesignToolset(
-        runtime, tools, meta=meta, max_retries=max_retries, needs_approval=needs_approval, id=id
-    )
+    return TooldesignToolset(runtime, tools, meta=meta, max_retries=max_retries, id=id)
 
 
-def _require_approval(
-    needs_approval: ApprovalPredicate | None, tool: ExportedTool, arguments: object
-) -> None:
-    """Where a call that needs approval becomes pydantic-ai's approval request (a deferred
-    call): the run ends with it, and the call runs again, approved, when the application
-    passes its approval back."""
-    if approval_needed(needs_approval, tool, arguments):
-        raise ApprovalRequired(metadata={"tooldesign_id": str(tool.spec.id)})
+def _granted(approval: ApprovalRequest, metadata: object) -> ApprovalDecision:
+    """The approval pydantic-ai passed back, as the runtime's decision on this exact call;
+    ``by`` is the ``"by"`` of the call's ``DeferredToolResults.metadata``, if it names one."""
+    by = metadata.get("by") if isinstance(metadata, Mapping) else None
+    return approval.approve(by=by if isinstance(by, str) else None)
 
 
 def _answer(result: ToolResult) -> ToolReturn[str]:
@@ -156,13 +162,11 @@ def _answer(result: ToolResult) -> ToolReturn[str]:
     application, a retry for a call the model can correct, a failed call otherwise."""
     if result.ok:
         return ToolReturn(return_value=result.for_model(), metadata=result)
-    match recovery_for(result):
-        case "correct_call":
-            raise ModelRetry(retry_text(result))
-        case "replan" | "finish":
-            # ToolFailed: the model reads the runtime's text and does not repeat the call; it
-            # costs no retry budget (a rate limit is not the model's mistake).
-            raise ToolFailed(result.for_model())
+    if result.recovery is Recovery.CORRECT_CALL:
+        raise ModelRetry(retry_text(result))
+    # Replan or finish: the model reads the runtime's text (which ends with the recovery) and
+    # does not repeat the call; it costs no retry budget (a rate limit is not its mistake).
+    raise ToolFailed(result.for_model())
 
 
 __all__ = ["MetaFromContext", "TooldesignToolset", "tooldesign_toolset"]
