@@ -17,10 +17,15 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import Command
-from tooldesign.runtime import Runtime, ToolCallMeta, ToolResult
-from tooldesign.runtime.integrations import ApprovalPredicate
-from tooldesign.runtime.integrations.langchain import (
+from tooldesign.runtime import (
+    ApprovalDecided,
     ApprovalRequest,
+    CallEvent,
+    Runtime,
+    ToolCallMeta,
+    ToolResult,
+)
+from tooldesign.runtime.integrations.langchain import (
     LangChainCall,
     ToolCallFailed,
     tooldesign_langchain_tools,
@@ -57,7 +62,6 @@ def graph_of(
     turns: list[Turn],
     seen: list[list[BaseMessage]],
     *,
-    needs_approval: ApprovalPredicate | None = None,
     checkpointer: InMemorySaver | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """An agent graph: a scripted model (recording what it is sent) and a ToolNode."""
@@ -71,9 +75,7 @@ def graph_of(
         seen.append(list(state["messages"]))
         return {"messages": [model.invoke(state["messages"])]}
 
-    tools = tooldesign_langchain_tools(
-        runtime, meta=meta_from_runtime, needs_approval=needs_approval
-    )
+    tools = tooldesign_langchain_tools(runtime, meta=meta_from_runtime)
     graph = StateGraph(MessagesState, context_schema=UserContext)
     graph.add_node("agent", agent)
     graph.add_node("tools", ToolNode(tools))
@@ -181,35 +183,58 @@ def test_a_failed_call_is_a_tool_exception_carrying_the_result() -> None:
     assert caught.value.result.retry_hint.reason == "invalid_arguments"
 
 
-@pytest.mark.parametrize("approved", [True, False])
-def test_calls_that_need_approval_interrupt_the_graph(approved: bool) -> None:
+RESTART = ("restart_device", {"device_id": "dev-00000000", "reason": "stuck port"}, "r1")
+
+
+@pytest.mark.parametrize("path", ["sync", "async"])
+@pytest.mark.parametrize(
+    "answer", [True, "approve-by-bob", False, "not during business hours"], ids=repr
+)
+def test_a_call_the_design_confirms_interrupts_the_graph(answer: object, path: str) -> None:
     runtime, _ = netops_runtime()
-    restart = ("restart_device", {"device_id": "dev-00000000", "reason": "stuck port"}, "r1")
-    graph = graph_of(
-        runtime,
-        [[restart]],
-        [],
-        needs_approval=lambda spec, arguments: spec.name == "restart_device",
-        checkpointer=InMemorySaver(),
-    )
-    thread = {"configurable": {"thread_id": "t1"}}
+    events: list[CallEvent] = []
+    subscription = runtime.subscribe(events.append)
+    graph = graph_of(runtime, [[RESTART]], [], checkpointer=InMemorySaver())
+    thread: Any = {"configurable": {"thread_id": "t1"}}
     context = UserContext(SESSION)
-    waiting = graph.invoke(PROMPT, thread, context=context)
+
+    def run(value: Any) -> dict[str, Any]:
+        if path == "sync":
+            return graph.invoke(value, thread, context=context)  # type: ignore[no-any-return]
+        return asyncio.run(graph.ainvoke(value, thread, context=context))  # type: ignore[no-any-return]
+
+    waiting = run(PROMPT)
     (interrupt,) = waiting["__interrupt__"]
-    assert interrupt.value == ApprovalRequest(
-        "restart_device",
-        "assistant.devices.restart_device",
-        {"device_id": "dev-00000000", "reason": "stuck port"},
-    )
+    request = ApprovalRequest.from_dict(interrupt.value)  # a dict: it survives a checkpointer
+    assert request.tool == "restart_device" and request.tool_call_id == "r1"
+    assert request.arguments == {"device_id": "dev-00000000", "reason": "stuck port"}
+    assert request.prompt.startswith("Restart dev-00000000? It drops traffic")
     assert not answers_in(waiting["messages"])
 
-    done = graph.invoke(Command(resume=approved), thread, context=context)
-    (answer,) = answers_in(done["messages"]).values()
-    if approved:
-        assert answer.text == '{"accepted":true,"job_id":"restart-dev-00000000"}'
-        assert answer.result is not None and answer.result.ok
+    if answer == "approve-by-bob":  # a decision says who decided
+        answer = request.approve(by="bob").to_dict()
+    done = run(Command(resume=answer))
+    (message,) = [m for m in done["messages"] if isinstance(m, ToolMessage)]
+    subscription.close()
+    decided = [e for e in events if isinstance(e, ApprovalDecided)]
+    (event,) = decided
+    assert event.request.id == request.id
+    if answer is True or isinstance(answer, dict):
+        assert message.content == '{"accepted":true,"job_id":"restart-dev-00000000"}'
+        assert isinstance(message.artifact, ToolResult) and message.artifact.ok
+        assert message.artifact.approval is not None
+        assert message.artifact.approval.id == request.id
+        assert event.decision.granted
+        assert event.decision.by == ("bob" if isinstance(answer, dict) else None)
     else:
-        assert "was not approved" in answer.text and answer.result is None
+        # Denied by the runtime: the model reads the design's text, observers see the denial.
+        confirm = runtime.spec("restart_device").confirm  # type: ignore[union-attr]
+        assert confirm is not None
+        assert message.status == "error" and confirm.denied in str(message.content)
+        assert "Recovery: replan" in str(message.content)
+        assert not event.decision.granted
+        if isinstance(answer, str):
+            assert event.decision.reason == answer and answer in str(message.content)
 
 
 DESIGN_WITH_A_RUNTIME_FIELD = """

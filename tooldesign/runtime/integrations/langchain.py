@@ -18,23 +18,28 @@ LangGraph's ``ToolRuntime`` (state, context, store) when a ``ToolNode`` runs it.
   ``handle_tool_error=True`` (the default) LangChain answers with its text — the retry hint for
   arguments the model can repair — in a ``ToolMessage`` with ``status="error"``.
 
-``needs_approval`` marks calls that wait for a person: the tool stops the graph with
-LangGraph's ``interrupt`` (an :class:`ApprovalRequest` as its value), and carries on when the
-graph is resumed with ``Command(resume=True)`` (anything else declines the call).
+A call the design's ``Confirm`` selects waits for a person: the tool stops the graph with
+LangGraph's ``interrupt``, whose value is the :class:`~tooldesign.runtime.ApprovalRequest` as a
+dict (``ApprovalRequest.from_dict`` reads it back; a dict survives any checkpointer). Resumed with
+``Command(resume=True)`` — or with an ``ApprovalDecision`` (or its dict) on that request, to say
+who decided — the runtime runs that exact call with the approval; resumed with anything else
+(a string is the person's reason) the runtime denies it, so the model reads the design's
+``denied`` text and observers see the denial.
 """
 
 # No ``from __future__ import annotations``: LangChain reads the tools' signatures (the
 # RunnableConfig parameter) on every call, and string annotations would be evaluated each time.
+import asyncio
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.integrations._common import (
-    ApprovalPredicate,
     ExportedTool,
     Toolsets,
-    approval_needed,
     export,
     select_specs,
     with_call_ids,
@@ -78,16 +83,6 @@ MetaFromCall = Callable[[LangChainCall], ToolCallMeta]
 """The call's metadata from its LangChain context: where injected fields come from."""
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
-    """What a graph interrupted for approval hands the application: the tool and the
-    arguments the model sent."""
-
-    tool: str
-    tool_id: str
-    arguments: Mapping[str, Any]
-
-
 class ToolCallFailed(ToolException):
     """A call the runtime answered with an error; its text is what the model reads."""
 
@@ -106,7 +101,6 @@ class TooldesignTool(BaseTool):
     _runtime: Runtime = PrivateAttr()
     _tool: ExportedTool = PrivateAttr()
     _meta: MetaFromCall | None = PrivateAttr(default=None)
-    _needs_approval: ApprovalPredicate | None = PrivateAttr(default=None)
 
     @classmethod
     def of(
@@ -115,7 +109,6 @@ class TooldesignTool(BaseTool):
         tool: ExportedTool,
         *,
         meta: MetaFromCall | None = None,
-        needs_approval: ApprovalPredicate | None = None,
         handle_tool_error: bool | str | Callable[[ToolException], str] = True,
     ) -> "TooldesignTool":
         made = cls(
@@ -130,7 +123,6 @@ class TooldesignTool(BaseTool):
         made._runtime = runtime
         made._tool = tool
         made._meta = meta
-        made._needs_approval = needs_approval
         return made
 
     @functools.cached_property
@@ -161,9 +153,7 @@ class TooldesignTool(BaseTool):
         call = LangChainCall(config, tool_call_id or _runtime_call_id(runtime), runtime)
         base = self._meta(call) if self._meta is not None else ToolCallMeta()
         meta = with_call_ids(base, run_id=None, tool_call_id=call.tool_call_id)
-        request = self._tool.request(arguments, meta)
-        _require_approval(self._needs_approval, self._tool, request.payload)
-        return request
+        return self._tool.request(arguments, meta)
 
     def _run(
         self,
@@ -175,7 +165,12 @@ class TooldesignTool(BaseTool):
         run_manager: CallbackManagerForToolRun | None = None,
     ) -> tuple[str, ToolResult]:
         request = self._request(arguments, tool_call_id, runtime, config)
-        return _answer(self._runtime.execute_sync(request))
+        if self.spec.confirm is None:
+            return _answer(self._runtime.execute_sync(request))
+        # The thread runs no event loop (LangChain runs sync tools in threads of its own).
+        approval = asyncio.run(self._runtime.approval_for(request))
+        approvals = _decided(approval)
+        return _answer(self._runtime.execute_sync(request, approvals=approvals))
 
     async def _arun(
         self,
@@ -187,7 +182,10 @@ class TooldesignTool(BaseTool):
         run_manager: AsyncCallbackManagerForToolRun | None = None,
     ) -> tuple[str, ToolResult]:
         request = self._request(arguments, tool_call_id, runtime, config)
-        return _answer(await self._runtime.execute(request))
+        if self.spec.confirm is None:
+            return _answer(await self._runtime.execute(request))
+        approvals = _decided(await self._runtime.approval_for(request))
+        return _answer(await self._runtime.execute(request, approvals=approvals))
 
 
 def _asks_runtime(runtime: ToolRuntime[Any, Any]) -> None:
@@ -203,7 +201,6 @@ def tooldesign_langchain_tools(
     toolsets: Toolsets = None,
     *,
     meta: MetaFromCall | None = None,
-    needs_approval: ApprovalPredicate | None = None,
     handle_tool_error: bool | str | Callable[[ToolException], str] = True,
 ) -> list[TooldesignTool]:
     """LangChain tools for ``runtime``'s tools (of ``toolsets``, or all).
@@ -212,41 +209,45 @@ def tooldesign_langchain_tools(
     ``RunnableConfig``, or LangGraph's ``ToolRuntime`` under a ``ToolNode``); the tool call id
     is the call's unless it sets one. ``handle_tool_error`` is LangChain's: ``True`` answers a
     failed call with the runtime's text (a :class:`ToolCallFailed` carries the result to a
-    callable). ``needs_approval`` says which calls interrupt the graph for a person's approval.
+    callable). Calls the design's ``Confirm`` selects interrupt the graph for a person's approval.
     """
     return [
-        TooldesignTool.of(
-            runtime,
-            tool,
-            meta=meta,
-            needs_approval=needs_approval,
-            handle_tool_error=handle_tool_error,
-        )
+        TooldesignTool.of(runtime, tool, meta=meta, handle_tool_error=handle_tool_error)
         for tool in export(select_specs(runtime, toolsets), strict=False)
     ]
 
 
-def _require_approval(
-    needs_approval: ApprovalPredicate | None, tool: ExportedTool, payload: object
-) -> None:
-    """Where a call that needs approval becomes LangGraph's interrupt: the graph stops with an
-    :class:`ApprovalRequest` and, resumed, carries on here with the person's answer."""
-    if not approval_needed(needs_approval, tool, payload):
-        return
-    arguments = dict(payload) if isinstance(payload, Mapping) else {}
-    answer = interrupt(ApprovalRequest(tool.name, str(tool.spec.id), arguments))
-    if answer is not True:
-        raise ToolException(
-            f"The call to {tool.name!r} was not approved; do not repeat it without asking."
-        )
+def _decided(approval: ApprovalRequest | None) -> list[ApprovalDecision]:
+    """Where a call that needs approval becomes LangGraph's interrupt: the graph stops with the
+    request and, resumed, the node runs again and carries on here with the person's answer —
+    the decision the runtime runs (or refuses) the call with. No approval: no decision."""
+    if approval is None:
+        return []
+    return [_decision(approval, interrupt(approval.to_dict()))]
+
+
+def _decision(approval: ApprovalRequest, answer: object) -> ApprovalDecision:
+    """The person's answer as a decision on ``approval``: ``True``, or a decision (or its dict)
+    on this very call, grants it; anything else denies it (a string says why)."""
+    if answer is True:
+        return approval.approve()
+    if isinstance(answer, Mapping):
+        try:
+            answer = ApprovalDecision.from_dict(answer)
+        except DictFormatError:
+            pass
+    if isinstance(answer, ApprovalDecision) and answer.id == approval.id:
+        return answer
+    return approval.deny(reason=answer if isinstance(answer, str) and answer else None)
 
 
 def _answer(result: ToolResult) -> tuple[str, ToolResult]:
     """LangChain's answer for ``result``: the model's text and the result as the artifact, or
     a :class:`ToolCallFailed` for LangChain's ``handle_tool_error`` to answer with.
 
-    LangChain has no retry of its own for a tool: whatever :func:`recovery_for` the result
-    says — correct the call, or plan around it — the model reads it in the error's text.
+    LangChain has no retry of its own for a tool: whatever the result's ``recovery`` says —
+    correct the call, plan around it, or stop — the model reads it at the end of the error's
+    text.
     """
     if result.ok:
         return result.for_model(), result
@@ -254,7 +255,6 @@ def _answer(result: ToolResult) -> tuple[str, ToolResult]:
 
 
 __all__ = [
-    "ApprovalRequest",
     "LangChainCall",
     "MetaFromCall",
     "ToolCallFailed",
