@@ -67,6 +67,14 @@ def test_the_example_agent_runs_in_each_framework_offline(framework: str) -> Non
     assert '"user_id":"u-alice"' in turns[2]
     assert "the application: discarded the model's session_id" in turns[2]
     assert "the application: server data atlas.time_series, atlas.thresholds" in turns[2]
+    # Turn 3: the restart the design confirms waited for the operator, who approved exactly
+    # that call; then it ran.
+    assert "restart_device" in turns[3]
+    assert '{"accepted":true,"job_id":"restart-dev-00000000"}' in turns[3]
+    assert (
+        "approved: Restart dev-00000000? It drops traffic for about a minute. Reason: stuck port"
+        in turns[3].replace("approved by operator alice:", "approved:")
+    )
     assert out.rstrip().endswith(
         "── the model answers: 5 of the 8 offline devices at hq are listed; "
         "raise the limit to 8 to see them all."

@@ -1,7 +1,8 @@
 """The example agent on the OpenAI Agents SDK: the generated toolsets as ``FunctionTool``s.
 
 The model is the SDK's ``ScriptedModel`` playing the script; the run's ``context`` is the
-user's session, which the tools' ``meta`` turns into each call's metadata.
+user's session, which the tools' ``meta`` turns into each call's metadata. The restart the
+design confirms interrupts the run; the operator approves it and the run carries on.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tooldesign.runtime.integrations.openai_agents import ResultText, tooldesign
 
 from examples.netops.frameworks.script import (
     ANSWER,
+    RESTART,
     SESSION,
     TURNS,
     session_meta,
@@ -26,7 +28,8 @@ from examples.netops.frameworks.script import (
 def scripted_model() -> ScriptedModel:
     """Plays the script: the calls of each turn, then the answer."""
     steps = [
-        [function_call(c.name, c.arguments, call_id=c.call_id) for c in turn] for turn in TURNS
+        [function_call(c.name, c.arguments, call_id=c.call_id) for c in turn]
+        for turn in (*TURNS, (RESTART,))
     ]
     return ScriptedModel([*steps, [assistant_message(ANSWER)]])
 
@@ -37,12 +40,18 @@ def build_agent(runtime: Runtime) -> Agent[str]:
 
 
 def run(runtime: Runtime) -> None:
+    agent = build_agent(runtime)
+    offline = RunConfig(tracing_disabled=True)
     result = Runner.run_sync(
-        build_agent(runtime),
-        "Which devices are offline at hq?",
-        context=SESSION,
-        run_config=RunConfig(tracing_disabled=True),
+        agent, "Which devices are offline at hq?", context=SESSION, run_config=offline
     )
+    while result.interruptions:
+        # The operator approves each call waiting for a person (a UI would show the design's
+        # prompt: ``runtime.approval_for`` of the call).
+        state = result.to_state()
+        for item in result.interruptions:
+            state.approve(item)
+        result = Runner.run_sync(agent, state, context=SESSION, run_config=offline)
     turn, calls = 0, []
     for item in result.new_items:
         if isinstance(item, ToolCallItem):

@@ -5,7 +5,9 @@
    ``get_profile`` with a session id of its own (an injected field: the runtime discards it and
    uses the run's session), and ``get_time_series`` with the chart switched on for the UI
    (server data: for the application, never for the model).
-3. It answers.
+3. It restarts a device: the design's ``Confirm`` makes the call wait for a person, in the
+   framework's own approval flow; the operator approves, and exactly that call runs.
+4. It answers.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ TURNS: tuple[tuple[Call, ...], ...] = (
 )
 """The model's tool calls, turn by turn."""
 
+RESTART = Call("restart_device", {"device_id": "dev-00000000", "reason": "stuck port"}, "call-5")
+"""The model's third turn: a call the design's ``Confirm`` makes wait for a person."""
+
+OPERATOR = "operator alice"
+"""Who approves the restart."""
+
 ANSWER = "5 of the 8 offline devices at hq are listed; raise the limit to 8 to see them all."
 """What the model says when it is done."""
 
@@ -73,6 +81,11 @@ def show_answer(call_id: str, text: str, result: ToolResult | None) -> None:
     if result.server_data:
         kinds = ", ".join(item.kind for item in result.server_data)
         print(f"  the application: server data {kinds}")
+    approval = result.telemetry.approval
+    if result.approval is not None and approval is not None:
+        by = f" by {approval.by}" if approval.by else ""
+        verdict = "approved" if approval.granted else "denied"
+        print(f"  the application: {verdict}{by}: {result.approval.prompt}")
     if result.telemetry.discarded_injected:
         print(
             f"  the application: discarded the model's {', '.join(result.telemetry.discarded_injected)}"
