@@ -49,8 +49,8 @@ def run(runtime: Runtime) -> None:
         # The operator approves each call waiting for a person (a UI would show the design's
         # prompt: ``runtime.approval_for`` of the call).
         state = result.to_state()
-        for item in result.interruptions:
-            state.approve(item)
+        for pending in result.interruptions:
+            state.approve(pending)
         result = Runner.run_sync(agent, state, context=SESSION, run_config=offline)
     turn, calls = 0, []
     for item in result.new_items:

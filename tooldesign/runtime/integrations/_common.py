@@ -26,6 +26,7 @@ Toolsets = str | Iterable[str] | None
 """Which toolsets to hand a framework: ``None`` for every registered one, else names
 (``"devices"``) or keys (``"assistant.devices"``)."""
 
+
 @dataclass(frozen=True, slots=True)
 class ExportedTool:
     """One tool as a framework shows it to the model.

@@ -51,6 +51,7 @@ except ImportError as missing:  # pragma: no cover - depends on the environment
 MetaFromContext = Callable[[ToolContext[Any]], ToolCallMeta]
 """The call's metadata from the SDK's tool context: where injected fields come from."""
 
+
 class ResultText(str):
     """The text the model reads for one call, carrying the call's :class:`ToolResult`."""
 
@@ -95,7 +96,9 @@ def _function_tool(
 ) -> FunctionTool:
     def request(ctx: ToolContext[Any], arguments: Any) -> ToolRequest:
         base = meta(ctx) if meta is not None else ToolCallMeta()
-        return tool.request(arguments, with_call_ids(base, run_id=None, tool_call_id=ctx.tool_call_id))
+        return tool.request(
+            arguments, with_call_ids(base, run_id=None, tool_call_id=ctx.tool_call_id)
+        )
 
     async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
         call = request(ctx, arguments)
