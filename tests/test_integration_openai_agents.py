@@ -20,6 +20,7 @@ from tooldesign.runtime.providers import export_tools
 from tests.support.frameworks import (
     ANSWER,
     SESSION,
+    SHORT_WINDOW,
     TURNS,
     Answer,
     check_conversation,
@@ -157,14 +158,8 @@ def test_a_rejected_call_never_runs_and_the_model_reads_the_designs_text() -> No
 
 def test_a_call_the_design_does_not_select_runs_without_approval() -> None:
     runtime, _ = netops_runtime()
-    window = {
-        "device_ids": ["dev-00000000"],
-        "start": "2026-11-21T22:00:00Z",
-        "duration_minutes": 30,
-        "reason": "Firmware upgrade",
-    }
     tools = tooldesign_tools(runtime, meta=lambda ctx: session_meta(ctx.context))
-    model = scripted([[("schedule_maintenance", window, "m1")]])
+    model = scripted([[("schedule_maintenance", SHORT_WINDOW, "m1")]])
     agent = Agent[str](name="netops", model=model, tools=tools)
     done = Runner.run_sync(agent, "a short window", context=SESSION, run_config=OFFLINE)
     assert not done.interruptions and done.final_output == ANSWER

@@ -40,6 +40,7 @@ from examples.netops.agent import build_runtime
 from tests.support.frameworks import (
     ANSWER,
     SESSION,
+    SHORT_WINDOW,
     TURNS,
     Answer,
     check_conversation,
@@ -284,14 +285,8 @@ def test_a_denied_call_never_runs_and_the_model_reads_the_designs_text() -> None
 
 def test_a_call_the_design_does_not_select_runs_without_approval() -> None:
     runtime, _ = netops_runtime()
-    window = {
-        "device_ids": ["dev-00000000"],
-        "start": "2026-11-21T22:00:00Z",
-        "duration_minutes": 30,
-        "reason": "Firmware upgrade",
-    }
     agent = Agent(
-        scripted([[("schedule_maintenance", window, "m1")]], []),
+        scripted([[("schedule_maintenance", SHORT_WINDOW, "m1")]], []),
         deps_type=str,
         toolsets=[tooldesign_toolset(runtime, meta=lambda ctx: session_meta(ctx.deps))],
         output_type=[str, DeferredToolRequests],

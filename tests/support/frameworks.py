@@ -18,6 +18,7 @@ from gen.assistant.toolsets.profiles.types import Profile
 __all__ = [
     "ANSWER",
     "SESSION",
+    "SHORT_WINDOW",
     "TURNS",
     "Answer",
     "Overlap",
@@ -25,6 +26,14 @@ __all__ = [
     "netops_runtime",
     "session_meta",
 ]
+
+SHORT_WINDOW = {
+    "device_ids": ["dev-00000000"],
+    "start": "2026-11-21T22:00:00Z",
+    "duration_minutes": 30,
+    "reason": "Firmware upgrade",
+}
+"""A maintenance window short enough that the design's ``Confirm`` (``when``) does not ask."""
 
 HINT = "site_id: required field is missing (expected string) — Site identifier"
 """What the retry hint for the first call says, in the runtime's words."""
