@@ -155,7 +155,7 @@ def tool_page(
 def badges(tool: CatalogTool, entry: Mapping[str, Any]) -> tuple[Badge, ...]:
     """What a reader should notice first: approval, destructive, read-only, and the like."""
     out: list[Badge] = []
-    if entry.get("confirm"):
+    if tool.confirm is not None:
         out.append(
             Badge("requires approval", "danger", "a person approves each call before it runs")
         )
