@@ -601,6 +601,36 @@ print("ok")
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+def test_a_global_provider_set_after_the_first_calls_is_used() -> None:
+    script = """
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from tooldesign.runtime import ToolRequest
+from examples.netops.agent import build_runtime
+
+runtime = build_runtime()
+assert runtime.execute_sync(ToolRequest("get_site", {"site_id": "hq"})).ok  # no SDK yet
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+assert runtime.execute_sync(ToolRequest("get_site", {"site_id": "hq"})).ok
+print([span.name for span in exporter.get_finished_spans()])
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['execute_tool get_site']"
+
+
 # ── 5. designed repairs ──────────────────────────────────────────────────────────────────
 
 
