@@ -197,7 +197,7 @@ def test_sizes_are_the_bytes_of_the_compact_definition(site: Path) -> None:
 
 def test_an_approval_marker_shows_a_badge(tmp_path: Path) -> None:
     tools = entries()
-    tools[0] = {**tools[0], "confirm": True}
+    tools[0] = {**tools[0], "confirm": {"prompt": "List every site?"}}
     catalog = tmp_path / "tool_schemas.json"
     catalog.write_text(catalog_text(build_catalog(tools)), encoding="utf-8")
     build_site([str(catalog)], tmp_path / "site")
