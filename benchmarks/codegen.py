@@ -163,6 +163,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     spelling = {"unrolled": args.unrolled}
+    # Runs as users run it: Python caches a design's bytecode between runs (in __pycache__)
+    # unless told not to. An environment that turns the cache off would charge every
+    # regeneration the compilation of the design module again.
+    bytecode_off = os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None
 
     work = Path(tempfile.mkdtemp(prefix="tooldesign-bench-"))
     try:
@@ -214,6 +218,8 @@ def main() -> None:
             f"{' (written out in one module)' if args.unrolled else ''}, "
             f"{args.repeat} runs, {os.cpu_count()} CPUs (medians; min-max in brackets)"
         )
+        if bytecode_off:
+            print("  (PYTHONDONTWRITEBYTECODE was set: unset for these runs, as Python's default)")
         rows = [
             ("full generation", full, f"{med(full) / floor:.2f} x floor (target <= 1.0)"),
             ("regenerate, nothing changed", unchanged, "target <= 0.6 s"),

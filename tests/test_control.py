@@ -98,6 +98,19 @@ def call(runtime: Runtime, name: str, payload: Any, **options: Any) -> ToolResul
     return runtime.execute_sync(ToolRequest(name, payload, ALICE), **options)
 
 
+def run_python(script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run by a fresh interpreter in the repository (a process of its own: another
+    agent process, or one whose OpenTelemetry globals this test may set)."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 # ── 1. approvals ─────────────────────────────────────────────────────────────────────────
 
 
@@ -294,14 +307,7 @@ result = build_runtime().execute_sync(
 )
 print(json.dumps({{"ok": result.ok, "by": result.telemetry.approval.by, "text": result.for_model()}}))
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(script)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer == {
@@ -615,15 +621,31 @@ assert build_runtime().execute_sync(ToolRequest("get_site", {"site_id": "hq"})).
 assert otel._absent
 print("ok")
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(script)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_global_provider_set_after_the_first_calls_is_used() -> None:
+    script = """
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from tooldesign.runtime import ToolRequest
+from examples.netops.agent import build_runtime
+
+runtime = build_runtime()
+assert runtime.execute_sync(ToolRequest("get_site", {"site_id": "hq"})).ok  # no SDK yet
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+assert runtime.execute_sync(ToolRequest("get_site", {"site_id": "hq"})).ok
+print([span.name for span in exporter.get_finished_spans()])
+"""
+    done = run_python(script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['execute_tool get_site']"
 
 
 # ── 5. designed repairs ──────────────────────────────────────────────────────────────────

@@ -195,17 +195,16 @@ def test_sizes_are_the_bytes_of_the_compact_definition(site: Path) -> None:
     )
 
 
-def test_an_approval_marker_shows_a_badge(tmp_path: Path) -> None:
+def test_a_tool_that_needs_approval_shows_a_badge(tmp_path: Path) -> None:
     tools = entries()
-    tools[0] = {**tools[0], "confirm": True}
+    [restart] = [e for e in tools if e["name"] == "restart_device"]  # the design's Confirm
     catalog = tmp_path / "tool_schemas.json"
     catalog.write_text(catalog_text(build_catalog(tools)), encoding="utf-8")
     build_site([str(catalog)], tmp_path / "site")
-    text = (tmp_path / "site" / "tools" / f"{tools[0]['id']}.html").read_text()
-    assert (
-        'class="badge badge-danger" title="a person approves each call before it runs">requires approval<'
-        in text
-    )
+    badge = 'title="a person approves each call before it runs">requires approval<'
+    assert badge in (tmp_path / "site" / "tools" / f"{restart['id']}.html").read_text()
+    others = [e for e in tools if "confirm" not in e]
+    assert badge not in (tmp_path / "site" / "tools" / f"{others[0]['id']}.html").read_text()
 
 
 def test_a_page_of_changes_renders_the_diff(tmp_path: Path) -> None:

@@ -277,14 +277,26 @@ def pydantic_accepts(model: type[pydantic.BaseModel], args: dict[str, Any]) -> b
 def design_accepts(
     model: type[pydantic.BaseModel], params: list[tuple[int, str | None]], args: dict[str, Any]
 ) -> bool:
-    """What the design must accept: what pydantic accepts, less its stated differences."""
+    """What the design must accept: what pydantic accepts, less its stated differences, and
+    a number with no fractional part wherever an integer goes (JSON Schema's ``integer``)."""
     optional = {f"p{i}" for i, (_, default) in enumerate(params) if default is not None}
     given = {k: v for k, v in args.items() if not (v is None and k in optional)}
-    return pydantic_accepts(model, given) and not any(
+    return pydantic_accepts(model, _integral(given)) and not any(
         ANNOTATIONS[index].design_rejects(given[f"p{i}"])
         for i, (index, _) in enumerate(params)
         if f"p{i}" in given
     )
+
+
+def _integral(value: Any) -> Any:
+    """``value`` with each float that has no fractional part written as an int."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    return value
 
 
 def decodes(decode: Callable[[Any], Any], args: dict[str, Any]) -> bool:

@@ -38,7 +38,7 @@ from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
 from gen.assistant.toolsets.docs import executor as docs
 from gen.assistant.toolsets.profiles import executor as profiles
-from tests.support.netops import not_found
+from tests.support.netops import approve_all, not_found
 
 pytestmark = pytest.mark.anyio
 
@@ -157,7 +157,8 @@ async def test_invalid_arguments_are_an_error_result_with_the_retry_hint(mode: s
         "- limit: must be >= 1 and <= 500 (got 900) — Maximum results\n"
         "- colour: unknown field; allowed fields are: limit, site_id, status\n"
         'Example of valid arguments: {"site_id": "hq", "status": "online", "limit": 20}\n'
-        "Call 'list_devices' again with corrected arguments."
+        "Call 'list_devices' again with corrected arguments.\n"
+        'Recovery: correct_call — fix the arguments, then call "list_devices" again.'
     )
 
 
@@ -166,6 +167,7 @@ async def test_tool_errors_are_error_results_that_leak_nothing(mode: str) -> Non
         raise RuntimeError("database password is hunter2")
 
     runtime = netops_runtime()
+    runtime.approver = approve_all  # restart_device needs approval (Confirm)
     runtime.unregister("assistant", "devices")
     runtime.register(
         devices.new_registration(
@@ -179,7 +181,11 @@ async def test_tool_errors_are_error_results_that_leak_nothing(mode: str) -> Non
         )
     assert missing.is_error is True
     assert [wire(b) for b in missing.content] == [
-        {"type": "text", "text": f"Error: {not_found('dev-ffffffff')}"}
+        {
+            "type": "text",
+            "text": f"Error: {not_found('dev-ffffffff')}\n"
+            'Recovery: replan — do not repeat this call to "get_device" now; take another step.',
+        }
     ]
     assert crashed.is_error is True
     [block] = crashed.content
@@ -342,7 +348,11 @@ async def test_session_comes_from_the_connection_and_the_model_cannot_set_it(mod
     assert results[0].telemetry.discarded_injected == ("session_id",)
     assert answer.is_error is True
     assert [wire(b) for b in answer.content] == [
-        {"type": "text", "text": "Error: no profile for this session"}
+        {
+            "type": "text",
+            "text": "Error: no profile for this session\n"
+            'Recovery: replan — do not repeat this call to "get_profile" now; take another step.',
+        }
     ]
     # tool_call_id is the JSON-RPC request id.
     assert [r.tool_call_id for r in results] == [c.request_id for c in contexts]

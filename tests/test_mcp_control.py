@@ -31,6 +31,7 @@ from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.sites import executor as sites
+from tests.support.mcp_host import Person
 from tests.test_mcp import serving
 
 pytestmark = pytest.mark.anyio
@@ -75,21 +76,6 @@ def served(restarts: Restarts, **options: Any) -> Runtime:
         ],
         **options,
     )
-
-
-class Person:
-    """The user at the MCP host, answering elicitations."""
-
-    def __init__(self, action: str, approve: bool = True) -> None:
-        self.action = action
-        self.approve = approve
-        self.asked: list[types.ElicitRequestParams] = []
-
-    async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        self.asked.append(params)
-        if self.action == "accept":
-            return types.ElicitResult(action="accept", content={"approve": self.approve})
-        return types.ElicitResult(action=self.action)  # type: ignore[arg-type]
 
 
 # ── approval through elicitation ─────────────────────────────────────────────────────────

@@ -38,6 +38,7 @@ from examples.netops import mcp_server as netops
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
+from tests.support.netops import approve_all
 from tests.test_mcp import serving
 
 pytestmark = pytest.mark.anyio
@@ -71,6 +72,7 @@ class Restarts:
 
 def served(restarts: Restarts, **options: Any) -> ToolServer:
     runtime: Runtime = netops.runtime()
+    runtime.approver = approve_all  # restarts need approval (Confirm); access is the subject here
     runtime.unregister("assistant", "devices")
     runtime.register(
         devices.new_registration(

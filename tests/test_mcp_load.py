@@ -15,6 +15,7 @@ import pytest
 from mcp import Client, types
 
 from examples.netops.services import Inventory
+from tests.support.mcp_host import Person
 from tests.test_serve_mcp import serving_over_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -22,6 +23,10 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 CLIENTS = 200
 CALLS_PER_CLIENT = 8
 INVENTORY = Inventory()
+NO_PROFILE = (
+    "Error: no profile for this session\n"
+    'Recovery: replan — do not repeat this call to "get_profile" now; take another step.'
+)
 SITES = {site.id: site.name for site in INVENTORY.sites}
 
 
@@ -33,7 +38,8 @@ def anyio_backend() -> str:
 async def one_client(url: str, number: int, latencies: list[float], wrong: list[str]) -> None:
     """Open a session, call tools whose answers are known, and check every answer."""
     site_ids = list(SITES)
-    async with Client(url) as client:
+    # The person at each host approves the restarts the server asks about (Confirm).
+    async with Client(url, elicitation_callback=Person("accept")) as client:
         for call in range(CALLS_PER_CLIENT):
             site = site_ids[(number + call) % len(site_ids)]
             started = time.perf_counter()
@@ -56,7 +62,7 @@ async def one_client(url: str, number: int, latencies: list[float], wrong: list[
                 case _:
                     # The session is this client's own, and it has no profile.
                     answer = await client.call_tool("get_profile", {})
-                    expected = ["Error: no profile for this session"]
+                    expected = [NO_PROFILE]
                     got = [b.text for b in answer.content if isinstance(b, types.TextContent)]
             latencies.append(time.perf_counter() - started)
             if got != expected:

@@ -82,7 +82,11 @@ async def test_the_worked_example_over_stdio() -> None:
 
     assert failed.is_error is True
     assert [c.model_dump(exclude_none=True) for c in failed.content] == [
-        {"type": "text", "text": f"Error: {not_found('dev-0000abcd')}"}
+        {
+            "type": "text",
+            "text": f"Error: {not_found('dev-0000abcd')}\n"
+            'Recovery: replan — do not repeat this call to "get_device" now; take another step.',
+        }
     ]
 
     assert index.is_error is False and index.structured_content is not None
@@ -119,6 +123,7 @@ CHANGING_SERVER = """
     async def runtime():  # an async factory: serve-mcp awaits it
         served = mcp_server.runtime()
         served.unregister("assistant", "devices")
+        served.approver = lambda request, meta: True  # restarts need approval (Confirm)
         served.register(
             devices.new_registration(
                 service=DeviceService(Inventory()),
@@ -248,6 +253,7 @@ PRINTING_SERVER = """
     def runtime():
         served = mcp_server.runtime()
         served.unregister("assistant", "devices")
+        served.approver = lambda request, meta: True  # restarts need approval (Confirm)
         served.register(
             devices.new_registration(
                 service=DeviceService(Inventory()), handlers={"restart_device": restart_device}

@@ -182,14 +182,18 @@ def test_the_server_s_errors_reach_the_model_as_it_wrote_them(runtime: Runtime) 
     refused = call(runtime, "reserve", {"sku": "ABC-002", "quantity": 5})
     assert not refused.ok
     assert refused.for_model() == (
-        "Error: Error executing tool reserve: cannot reserve 5 of ABC-002: only 0 left"
+        "Error: Error executing tool reserve: cannot reserve 5 of ABC-002: only 0 left\n"
+        'Recovery: replan — do not repeat this call to "reserve" now; take another step.'
     )
 
 
 def test_an_error_text_that_says_error_itself_is_not_said_twice(runtime: Runtime) -> None:
     audit = call(runtime, "audit", {})
     assert not audit.ok
-    assert audit.for_model() == "Error: the audit log is locked"
+    assert audit.for_model() == (
+        "Error: the audit log is locked\n"
+        'Recovery: replan — do not repeat this call to "audit" now; take another step.'
+    )
 
 
 def test_a_result_that_breaks_the_server_s_own_schema_is_malformed(runtime: Runtime) -> None:
@@ -397,7 +401,10 @@ def test_a_protocol_error_refusing_the_arguments_reaches_the_model(
     picky = call(lowlevel_runtime, "picky", {"n": 3})
     assert picky.retry_hint is not None
     assert picky.retry_hint.reason is RetryReason.INVALID_ARGUMENTS
-    assert picky.for_model() == "Error: Tool 'picky' refused the arguments: picky does not take n=3"
+    assert picky.for_model() == (
+        "Error: Tool 'picky' refused the arguments: picky does not take n=3\n"
+        'Recovery: correct_call — fix the arguments, then call "picky" again.'
+    )
 
 
 class FailingClient(MCPClient):

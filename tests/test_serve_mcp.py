@@ -203,7 +203,10 @@ async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
     assert [s["id"] for s in result.structured_content["sites"]] == ["sgp"]
     # The tool ran with the connection's session (which has no profile), not without one.
     assert [wired.text for wired in profile.content if isinstance(wired, types.TextContent)] == [
-        "Error: no profile for this session"
+        (
+            "Error: no profile for this session\n"
+            'Recovery: replan — do not repeat this call to "get_profile" now; take another step.'
+        )
     ]
     [block] = result.content
     assert isinstance(block, types.TextContent)

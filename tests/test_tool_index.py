@@ -83,13 +83,15 @@ def test_unknown_toolset_or_tag_names_the_ones_there_are() -> None:
     assert not result.ok
     assert result.for_model() == (
         'Error: There is no toolset named "routers". '
-        "Toolsets: devices, docs, metrics, profiles, sites."
+        "Toolsets: devices, docs, metrics, profiles, sites.\n"
+        'Recovery: replan — do not repeat this call to "tool_index" now; take another step.'
     )
     result = call(runtime, {"tag": "danger"})
     assert not result.ok
     assert result.for_model() == (
         'Error: No tool has the tag "danger". '
-        "Tags: account, inventory, knowledge, telemetry, write."
+        "Tags: account, inventory, knowledge, telemetry, write.\n"
+        'Recovery: replan — do not repeat this call to "tool_index" now; take another step.'
     )
 
 
@@ -97,10 +99,11 @@ def test_unknown_values_are_echoed_cut_short() -> None:
     runtime = netops_runtime()
     for field in ("toolset", "tag"):
         text = call(runtime, {field: "x" * 100_000}).for_model()
-        assert len(text) < 300, text
+        assert len(text) < 400, text  # the message and its recovery line
         assert '"' + "x" * 70 in text and "x…. " in text  # what was sent, cut short
     text = call(runtime, {"tag": "ab\ncd"}).for_model()
-    assert "\n" not in text.removeprefix("Error: ")  # one line, whatever the model sent
+    message = text.removeprefix("Error: ").split("\nRecovery: ")[0]
+    assert "\n" not in message  # one line, whatever the model sent
 
 
 def test_invalid_arguments_get_a_retry_hint() -> None:
@@ -127,7 +130,8 @@ def test_an_empty_runtime_lists_nothing() -> None:
     runtime.register(tool_index_registration(runtime))
     assert listed(runtime) == {"tools": [], "count": 0}
     assert call(runtime, {"toolset": "devices"}).for_model() == (
-        'Error: There is no toolset named "devices". Toolsets: none.'
+        'Error: There is no toolset named "devices". Toolsets: none.\n'
+        'Recovery: replan — do not repeat this call to "tool_index" now; take another step.'
     )
 
 

@@ -55,9 +55,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from tooldesign.codegen.pipeline import generate
     from tooldesign.commands._progress import ProgressLine
-    from tooldesign.runtime.providers.targets import parse_targets
 
-    targets = parse_targets(getattr(args, "targets", None) or "")
+    targets: tuple[str, ...] = ()
+    if getattr(args, "targets", None):
+        # Only then: the providers' rules bring the runtime package with them.
+        from tooldesign.runtime.providers.targets import parse_targets
+
+        targets = tuple(parse_targets(args.targets))
     server_name = getattr(args, "server_name", None)
     if server_name is not None and not targets:
         raise UserError("--server-name is read by --targets' name budgets: give --targets too")

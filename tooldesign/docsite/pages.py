@@ -11,7 +11,7 @@ from typing import Any
 
 from tooldesign.contract.catalog import CatalogTool
 from tooldesign.contract.fingerprint import fingerprint_of
-from tooldesign.docsite.definitions import Definition
+from tooldesign.docsite.definitions import Definition, pretty_json
 from tooldesign.docsite.fields import Shape, shape
 
 _SAFE_FILE = re.compile(r"[A-Za-z0-9_.-]{1,180}")
@@ -140,11 +140,7 @@ def tool_page(
         fingerprint=fingerprint_of(entry),
         file=tool_file(tool.id),
         arguments=arguments,
-        example=(
-            json.dumps(tool.payload.example, indent=2, ensure_ascii=False)
-            if tool.payload.has_example
-            else None
-        ),
+        example=(pretty_json(tool.payload.example) if tool.payload.has_example else None),
         result=result,
         server_data=server_data,
         types=tuple(namer.types),
@@ -155,7 +151,7 @@ def tool_page(
 def badges(tool: CatalogTool, entry: Mapping[str, Any]) -> tuple[Badge, ...]:
     """What a reader should notice first: approval, destructive, read-only, and the like."""
     out: list[Badge] = []
-    if entry.get("confirm"):
+    if tool.confirm is not None:
         out.append(
             Badge("requires approval", "danger", "a person approves each call before it runs")
         )

@@ -12,7 +12,6 @@ removed on the next run, and a folder holding anything else is refused rather th
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from typing import Any
 import jinja2
 from tooldesign.contract.collector import cycle_collector_paused
 from tooldesign.contract.errors import UserError
-from tooldesign.docsite.definitions import FORMS, definitions, total_sizes
+from tooldesign.docsite.definitions import FORMS, definitions, pretty_json, total_sizes
 from tooldesign.docsite.pages import Site, group, tool_page
 from tooldesign.govern.changes import ABSENT, IMPACT_TITLES, IMPACTS, CatalogDiff
 from tooldesign.govern.report import unproven
@@ -178,7 +177,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["thousands"] = lambda n: f"{n:,}"
-    env.filters["json_text"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
+    env.filters["json_text"] = pretty_json
     return env
 
 

@@ -82,6 +82,19 @@ def _tool_top(what: str, location: Location) -> ToolRecord | None:
     return None
 
 
+def _once_in_tool(what: str, field: str, make: Callable[[Location, str], Record]) -> None:
+    """Record the call ``what``, which a Tool block takes once, as the tool's ``field``
+    (``make(location, path)`` builds the record); a second one is reported as a duplicate."""
+    rec, where = current(), caller_location()
+    tool = _tool_top(what, where)
+    if tool is None:
+        return
+    if getattr(tool, field) is not None:
+        tool.duplicates.append((what, where))
+        return
+    setattr(tool, field, make(where, rec.child_path(field)))
+
+
 def Service(name: str, description: str | None = None) -> Block:
     """Declare a service: ``with Service("assistant", "…"):``."""
     rec, where = current(), caller_location()
@@ -367,15 +380,10 @@ def BoundedResult(cursor: str | None = None, next_cursor: str | None = None) -> 
     ``cursor`` names the payload field that takes a page cursor; ``next_cursor`` names the
     result field that returns the next one. Give both to page, or neither.
     """
-    rec, where = current(), caller_location()
-    tool = _tool_top("BoundedResult", where)
-    if tool is None:
-        return
-    if tool.bounded is not None:
-        tool.duplicates.append(("BoundedResult", where))
-        return
-    tool.bounded = BoundedRecord(
-        where, rec.child_path("bounded"), cursor=cursor, next_cursor=next_cursor
+    _once_in_tool(
+        "BoundedResult",
+        "bounded",
+        lambda where, path: BoundedRecord(where, path, cursor=cursor, next_cursor=next_cursor),
     )
 
 
@@ -414,14 +422,7 @@ def ServerData(
 
 def BindTo(target: Callable[..., Any] | str) -> None:
     """Bind the tool to an existing function or method (or a ``"module:qualname"`` string)."""
-    rec, where = current(), caller_location()
-    tool = _tool_top("BindTo", where)
-    if tool is None:
-        return
-    if tool.bind is not None:
-        tool.duplicates.append(("BindTo", where))
-        return
-    tool.bind = BindRecord(where, rec.child_path("bind"), target=target)
+    _once_in_tool("BindTo", "bind", lambda where, path: BindRecord(where, path, target=target))
 
 
 def _keywords_of(model: Callable[P, object]) -> Callable[[Callable[..., None]], Callable[P, None]]:
@@ -446,14 +447,11 @@ def Annotations(**hints: Any) -> None:
     Takes the fields of :class:`~tooldesign.contract.annotations.ToolAnnotations`, each
     ``True``, ``False`` or ``None`` (not stated).
     """
-    rec, where = current(), caller_location()
-    tool = _tool_top("Annotations", where)
-    if tool is None:
-        return
-    if tool.annotations is not None:
-        tool.duplicates.append(("Annotations", where))
-        return
-    tool.annotations = AnnotationsRecord(where, rec.child_path("annotations"), hints=hints)
+    _once_in_tool(
+        "Annotations",
+        "annotations",
+        lambda where, path: AnnotationsRecord(where, path, hints=hints),
+    )
 
 
 def Confirm(prompt: str, *, when: str | None = None, denied: str | None = None) -> None:
@@ -465,15 +463,10 @@ def Confirm(prompt: str, *, when: str | None = None, denied: str | None = None) 
     ``tooldesign.contract.conditions``). ``denied`` is what the model is told when the person
     refuses (a fixed message by default).
     """
-    rec, where = current(), caller_location()
-    tool = _tool_top("Confirm", where)
-    if tool is None:
-        return
-    if tool.confirm is not None:
-        tool.duplicates.append(("Confirm", where))
-        return
-    tool.confirm = ConfirmRecord(
-        where, rec.child_path("confirm"), prompt=prompt, when=when, denied=denied
+    _once_in_tool(
+        "Confirm",
+        "confirm",
+        lambda where, path: ConfirmRecord(where, path, prompt=prompt, when=when, denied=denied),
     )
 
 
@@ -512,20 +505,17 @@ def Limits(
     """This tool's own limits on what one call may carry, over the runtime's (``None`` keeps
     the runtime's): ``payload_bytes`` of arguments, their nesting ``depth``, the
     ``array_items`` of one array, and the ``result_bytes`` a model reads of the result."""
-    rec, where = current(), caller_location()
-    tool = _tool_top("Limits", where)
-    if tool is None:
-        return
-    if tool.limits is not None:
-        tool.duplicates.append(("Limits", where))
-        return
-    tool.limits = LimitsRecord(
-        where,
-        rec.child_path("limits"),
-        payload_bytes=payload_bytes,
-        depth=depth,
-        array_items=array_items,
-        result_bytes=result_bytes,
+    _once_in_tool(
+        "Limits",
+        "limits",
+        lambda where, path: LimitsRecord(
+            where,
+            path,
+            payload_bytes=payload_bytes,
+            depth=depth,
+            array_items=array_items,
+            result_bytes=result_bytes,
+        ),
     )
 
 

@@ -31,7 +31,7 @@ class Recorder:
     def __init__(self) -> None:
         self.design = DesignRecord()
         self.stack: list[Record] = []
-        self.line_maps: dict[CodeType, _LineMap] = {}
+        self.line_maps: dict[int, tuple[CodeType, _LineMap]] = {}
         """Per code object of the design: instruction offsets → lines (see caller_location)."""
 
     @property
@@ -82,10 +82,13 @@ def frame_location(frame: FrameType) -> Location:
     """
     code = frame.f_code
     maps = _current.line_maps
-    line_map = maps.get(code)
-    if line_map is None:
-        line_map = maps[code] = _LineMap(code)
-    line = line_map.line_at(frame.f_lasti)
+    # Keyed by identity: hashing a code object reads all of it, which for a module that
+    # spells out N tools would again cost O(N) per call. The map holds the code, so its id
+    # stays its own.
+    held = maps.get(id(code))
+    if held is None:
+        held = maps[id(code)] = (code, _LineMap(code))
+    line = held[1].line_at(frame.f_lasti)
     return Location(code.co_filename, frame.f_lineno if line is None else line)
 
 

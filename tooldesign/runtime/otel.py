@@ -22,6 +22,7 @@ runtime uses that provider instead of the global one.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import ModuleType
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from tooldesign.runtime.specs import ToolSpec
 
 INSTRUMENTATION = "tooldesign"
+
+_PROVIDER_VARIABLE = "OTEL_PYTHON_TRACER_PROVIDER"
+"""The environment variable that names a global tracer provider to load."""
 
 _MAX_RECORDED = 8192
 """Characters of arguments or results recorded on a span when the application opts in."""
@@ -47,6 +51,22 @@ class _Api:
         self.propagate: ModuleType = propagate
         self.trace: ModuleType = trace
         self.no_providers = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+        self.provider_in_environment = _PROVIDER_VARIABLE in os.environ
+
+    def global_provider(self) -> Any:
+        """The global tracer provider, or ``None`` while none that records is set.
+
+        ``get_tracer_provider()`` looks the environment up on every call, which was most of
+        what an untraced call cost: while the API's own global says no provider was set (and
+        none is named in the environment), the answer is known without it.
+        """
+        if (
+            getattr(self.trace, "_TRACER_PROVIDER", self) is None
+            and not self.provider_in_environment
+        ):
+            return None
+        provider = self.trace.get_tracer_provider()
+        return None if isinstance(provider, self.no_providers) else provider
 
 
 _api: _Api | None = None
@@ -97,8 +117,8 @@ class Tracer:
         otel = api()
         if otel is None:
             return None
-        provider = self.options.tracer_provider or otel.trace.get_tracer_provider()
-        if isinstance(provider, otel.no_providers):
+        provider = self.options.tracer_provider or otel.global_provider()
+        if provider is None or isinstance(provider, otel.no_providers):
             return None  # nothing would record: no span at all
         # A global provider is set once for the process: the tracer can be kept.
         self._tracer = provider.get_tracer(INSTRUMENTATION)

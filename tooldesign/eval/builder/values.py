@@ -194,15 +194,16 @@ def report_unencodable_text(design: DesignRecord, issues: Issues) -> None:
             for key, item in value.items():
                 pending.append((key, where, path, what))
                 pending.append((item, where, path, key if what == "options" else what))
-        elif _recorded(value):
-            if isinstance(value, Record):
-                where, path = value.location, value.path
-            for f in dataclasses.fields(value):
-                if f.name not in ("location", "path", "entered"):
-                    item = getattr(value, f.name)
-                    pending.append(
-                        (item, where, path, f.name if isinstance(value, Record) else what)
-                    )
+        else:
+            names = _text_fields(type(value))
+            if names:
+                record = isinstance(value, Record)
+                if record:
+                    where, path = value.location, value.path
+                for name in names:
+                    item = getattr(value, name)
+                    if item is not None and not isinstance(item, bool | int | float):
+                        pending.append((item, where, path, name if record else what))
 
 
 _DSL_WORDS = {
@@ -217,13 +218,22 @@ _DSL_WORDS = {
 """Record fields as the DSL calls that fill them are named in messages."""
 
 
-def _recorded(value: object) -> bool:
-    """Whether ``value`` is something the DSL recorded: a record or a type expression."""
-    return (
-        dataclasses.is_dataclass(value)
-        and not isinstance(value, type)
-        and type(value).__module__.startswith("tooldesign.dsl.")
-    )
+_TEXT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _text_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a kind of thing the DSL records (a record or a type expression) that may
+    hold text; none for anything else. Read once per kind."""
+    names = _TEXT_FIELDS.get(kind)
+    if names is None:
+        recorded = dataclasses.is_dataclass(kind) and kind.__module__.startswith("tooldesign.dsl.")
+        skipped = ("location", "path", "entered")
+        names = _TEXT_FIELDS[kind] = (
+            tuple(f.name for f in dataclasses.fields(kind) if f.name not in skipped)
+            if recorded
+            else ()
+        )
+    return names
 
 
 def _lone_surrogate(text: str) -> str | None:
