@@ -266,6 +266,31 @@ def test_a_condition_limits_approval_to_the_calls_it_selects() -> None:
     )
 
 
+def test_approval_for_names_the_approval_a_call_would_wait_on_without_running_it() -> None:
+    restarts = Restarts()
+    runtime = devices_runtime(restarts)
+
+    def approval_for(name: str, payload: Any) -> ApprovalRequest | None:
+        return asyncio.run(runtime.approval_for(ToolRequest(name, payload, ALICE)))
+
+    asked = approval_for("restart_device", RESTART)
+    assert asked is not None and restarts.ran == []
+    # The very request the call waits on: its decision unlocks the call.
+    pending = call(runtime, "restart_device", RESTART)
+    assert pending.approval is not None and asked.id == pending.approval.id
+    assert asked.prompt == pending.approval.prompt and asked.tool_call_id == "call-1"
+    assert call(runtime, "restart_device", RESTART, approvals=[asked.approve(by="alice")]).ok
+    # No approval: a tool without Confirm, an invalid call, an unknown tool, a call `when`
+    # does not select.
+    assert approval_for("get_device", {"device_id": "dev-0a1b2c3d"}) is None
+    assert approval_for("restart_device", {"device_id": "dev-0a1b2c3d"}) is None
+    assert approval_for("no_such_tool", {}) is None
+    maintenance = build_runtime()
+    short = {**LONG_WINDOW, "duration_minutes": 30}
+    assert asyncio.run(maintenance.approval_for(ToolRequest("schedule_maintenance", short))) is None
+    assert asyncio.run(maintenance.approval_for(ToolRequest("schedule_maintenance", LONG_WINDOW)))
+
+
 def test_a_pending_approval_survives_a_restart_of_the_agent_process() -> None:
     pending = call(devices_runtime(Restarts()), "restart_device", RESTART)
     assert pending.approval is not None

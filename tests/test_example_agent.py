@@ -6,18 +6,24 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.support import REPO
 
 
-def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "examples.netops.agent"],
+def run_example(*options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "examples.netops.agent", *options],
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
+
+
+def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> None:
+    done = run_example()
     out = done.stdout
     turns = out.split("── turn ")
     # Turn 1: the model forgets site_id and is told exactly that, with an example.
@@ -44,4 +50,33 @@ def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> No
     # A long tool's progress reaches an event subscriber.
     assert "progress: 1/5 probe 1 of 5 sent to core.hq" in out
     assert "progress: 5/5 probe 5 of 5 sent to core.hq" in out
+    assert done.stderr == ""
+
+
+@pytest.mark.parametrize("framework", ["pydantic-ai", "openai-agents", "langchain"])
+def test_the_example_agent_runs_in_each_framework_offline(framework: str) -> None:
+    done = run_example("--framework", framework)
+    out = done.stdout
+    turns = out.split("── turn ")
+    # Turn 1: the model reads the retry hint.
+    assert "site_id: required field is missing (expected string)" in turns[1]
+    # Turn 2: three calls; bounds, server data and the discarded session id reach the
+    # application only.
+    assert "get_profile" in turns[2] and "get_time_series" in turns[2]
+    assert "the application: bounds returned=5 total=8 truncated=True" in turns[2]
+    assert '"user_id":"u-alice"' in turns[2]
+    assert "the application: discarded the model's session_id" in turns[2]
+    assert "the application: server data atlas.time_series, atlas.thresholds" in turns[2]
+    # Turn 3: the restart the design confirms waited for the operator, who approved exactly
+    # that call; then it ran.
+    assert "restart_device" in turns[3]
+    assert '{"accepted":true,"job_id":"restart-dev-00000000"}' in turns[3]
+    assert (
+        "approved: Restart dev-00000000? It drops traffic for about a minute. Reason: stuck port"
+        in turns[3].replace("approved by operator alice:", "approved:")
+    )
+    assert out.rstrip().endswith(
+        "── the model answers: 5 of the 8 offline devices at hq are listed; "
+        "raise the limit to 8 to see them all."
+    )
     assert done.stderr == ""

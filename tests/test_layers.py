@@ -4,6 +4,7 @@ runtime), on the contracts they share (``contract/``, the base), and never backw
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
@@ -75,3 +76,34 @@ def test_evaluation_uses_code_generation_only_for_names(path: Path) -> None:
 
 def test_naming_is_a_leaf() -> None:
     assert _imports(PACKAGE / "codegen" / "naming.py") == set()
+
+
+FRAMEWORKS = {
+    "pydantic_ai": "pydantic_ai.py",
+    "agents": "openai_agents.py",
+    "langchain_core": "langchain.py",
+    "langgraph": "langchain.py",
+}
+"""Each agent framework and the one integration module that may import it."""
+
+
+@pytest.mark.parametrize("path", _modules("runtime"), ids=lambda p: p.name)
+def test_an_agent_framework_is_imported_by_its_integration_only(path: Path) -> None:
+    imported = {name.split(".")[0] for name in _all_imports(path)}
+    allowed = {
+        framework
+        for framework, module in FRAMEWORKS.items()
+        if path == PACKAGE / "runtime" / "integrations" / module
+    }
+    assert imported & set(FRAMEWORKS) <= allowed
+
+
+def test_importing_the_runtime_imports_no_agent_framework() -> None:
+    probe = (
+        "import sys, tooldesign.runtime, tooldesign.runtime.integrations; "
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(FRAMEWORKS)!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert done.stdout.strip() == "[]"

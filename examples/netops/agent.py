@@ -8,12 +8,20 @@ the operator, then runs the exact call that was approved. Probing a host reports
 which an event subscriber (a UI, say) receives.
 
 Run it from the repository root:  python -m examples.netops.agent
+
+The same toolsets in an agent framework, with the framework's own scripted model
+(``examples/netops/frameworks``):
+
+    python -m examples.netops.agent --framework pydantic-ai     # or openai-agents, langchain
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +30,7 @@ from tooldesign.runtime import (
     ApprovalRequest,
     CallEvent,
     CallProgress,
+    Interceptor,
     LogCalls,
     RateLimit,
     Recovery,
@@ -56,7 +65,8 @@ async def restart_device(
     return device_types.RestartDeviceResult(accepted=True, job_id=f"restart-{args.device_id}")
 
 
-def build_runtime() -> Runtime:
+def build_runtime(*, interceptors: Sequence[Interceptor] = ()) -> Runtime:
+    """The example's runtime; ``interceptors`` run after the example's own."""
     inventory = Inventory()
     return Runtime(
         [
@@ -68,7 +78,7 @@ def build_runtime() -> Runtime:
             profiles.new_registration(service=ProfileService()),
             docs.new_registration(service=DocumentService()),
         ],
-        interceptors=[LogCalls(), Timeout(5.0), RateLimit(rate=20, burst=5)],
+        interceptors=[LogCalls(), Timeout(5.0), RateLimit(rate=20, burst=5), *interceptors],
         expose=(NotFoundError,),
     )
 
@@ -136,9 +146,28 @@ def show(label: str, text: str) -> None:
     print(f"{label}\n  " + text.replace("\n", "\n  "))
 
 
-def main() -> None:
+FRAMEWORKS = {
+    "pydantic-ai": "examples.netops.frameworks.pydantic_ai",
+    "openai-agents": "examples.netops.frameworks.openai_agents",
+    "langchain": "examples.netops.frameworks.langchain",
+}
+"""Each framework's variant of the agent (its module has ``run(runtime)``)."""
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m examples.netops.agent")
+    parser.add_argument(
+        "--framework",
+        choices=sorted(FRAMEWORKS),
+        help="run the agent in this framework (with its scripted model) instead of the plain loop",
+    )
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     runtime = build_runtime()
+    if args.framework is not None:
+        # Imported only when asked for: each needs its framework installed.
+        importlib.import_module(FRAMEWORKS[args.framework]).run(runtime)
+        return
     planner = ScriptedPlanner()
     operator = Operator()
     meta = ToolCallMeta(session_id="sess-alice", run_id="run-1")

@@ -16,6 +16,9 @@ Split by who reads it:
   reads their tool calls; ``tooldesign.runtime.mcp`` serves a runtime over MCP (the ``mcp``
   extra) and calls MCP servers; ``tooldesign.runtime.tool_index`` lists a runtime's tools to a
   model; ``tooldesign.runtime.catalog`` loads ``tool_schemas.json``;
+- ``tooldesign.runtime.integrations`` puts a runtime's tools in agent frameworks (pydantic-ai,
+  the OpenAI Agents SDK, LangChain/LangGraph), one module per framework, each imported only when
+  used (its own extra);
 - the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
   (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
   read-only by ``frozen``), ``limits`` (what one call may carry), ``formats`` (the RFC 3339 types) and ``text`` (how messages show

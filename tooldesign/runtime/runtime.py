@@ -440,6 +440,19 @@ class Runtime:
         result.telemetry.approval = decision
         return result
 
+    async def approval_for(self, request: ToolRequest) -> ApprovalRequest | None:
+        """The approval this exact call would wait on, without running it: ``None`` when the
+        tool has no ``Confirm``, the call is invalid (it would be answered as any other), or the
+        design's ``when`` does not select it. What integrations ask before handing a call to
+        their framework's own approval flow; the decision then goes to :meth:`execute`."""
+        try:
+            tool = self._tools.get(request.name)
+        except TypeError:  # a name that is not even hashable
+            return None
+        if tool is None or tool.spec.confirm is None:
+            return None
+        return await self._approval_request(tool, request)
+
     async def _approval_request(self, tool: _Tool, request: ToolRequest) -> ApprovalRequest | None:
         confirm = tool.spec.confirm
         assert confirm is not None

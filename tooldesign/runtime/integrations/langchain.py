@@ -1,0 +1,263 @@
+"""Generated toolsets as LangChain tools, for LangGraph's ``ToolNode`` and LangChain agents
+(the ``langchain`` extra)::
+
+    tools = tooldesign_langchain_tools(runtime)
+    graph.add_node("tools", ToolNode(tools))
+
+Each tool is a ``BaseTool`` whose ``args_schema`` is the generated JSON schema (injected fields
+are never in it). A call runs through :meth:`Runtime.execute` — ``invoke`` on the sync path (the
+runtime's own event loop per thread), ``ainvoke`` on the async one — with metadata built by
+``meta=`` from a :class:`LangChainCall`: the call's ``RunnableConfig``, its tool call id, and
+LangGraph's ``ToolRuntime`` (state, context, store) when a ``ToolNode`` runs it. What comes back
+(``response_format="content_and_artifact"``):
+
+- a result: a ``ToolMessage`` whose content is the runtime's text for the model and whose
+  ``artifact`` is the :class:`ToolResult` (typed result, bounds, server data), which the model
+  never sees;
+- a failure: :class:`ToolCallFailed`, a ``ToolException`` carrying the result; with
+  ``handle_tool_error=True`` (the default) LangChain answers with its text — the retry hint for
+  arguments the model can repair — in a ``ToolMessage`` with ``status="error"``.
+
+A call the design's ``Confirm`` selects waits for a person: the tool stops the graph with
+LangGraph's ``interrupt``, whose value is the :class:`~tooldesign.runtime.ApprovalRequest` as a
+dict (``ApprovalRequest.from_dict`` reads it back; a dict survives any checkpointer). Resumed with
+``Command(resume=True)`` — or with an ``ApprovalDecision`` (or its dict) on that request, to say
+who decided — the runtime runs that exact call with the approval; resumed with anything else
+(a string is the person's reason) the runtime denies it, so the model reads the design's
+``denied`` text and observers see the denial.
+"""
+
+# No ``from __future__ import annotations``: LangChain reads the tools' signatures (the
+# RunnableConfig parameter) on every call, and string annotations would be evaluated each time.
+import asyncio
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.dict_reader import DictFormatError
+from tooldesign.runtime.integrations._common import (
+    ExportedTool,
+    Toolsets,
+    export,
+    select_specs,
+    with_call_ids,
+)
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.runtime import Runtime
+from tooldesign.runtime.specs import ToolSpec
+
+try:
+    from langchain_core.callbacks import (
+        AsyncCallbackManagerForToolRun,
+        CallbackManagerForToolRun,
+    )
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool, ToolException
+    from langgraph.prebuilt import ToolRuntime
+    from langgraph.types import interrupt
+    from pydantic import PrivateAttr
+except ImportError as missing:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "tooldesign's LangChain tools need langchain-core and langgraph: "
+        "pip install 'tooldesign[langchain]'"
+    ) from missing
+
+
+@dataclass(frozen=True, slots=True)
+class LangChainCall:
+    """What a LangChain call knows of its context, for building its :class:`ToolCallMeta`.
+
+    ``config`` is the call's ``RunnableConfig`` (``configurable`` holds LangGraph's
+    ``thread_id`` and the application's own keys); ``runtime`` is LangGraph's ``ToolRuntime``
+    when a ``ToolNode`` runs the tool (``runtime.context``, ``runtime.state``), else ``None``.
+    """
+
+    config: RunnableConfig
+    tool_call_id: str | None
+    runtime: ToolRuntime[Any, Any] | None
+
+
+MetaFromCall = Callable[[LangChainCall], ToolCallMeta]
+"""The call's metadata from its LangChain context: where injected fields come from."""
+
+
+class ToolCallFailed(ToolException):
+    """A call the runtime answered with an error; its text is what the model reads."""
+
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__(result.for_model())
+        self.result = result
+
+
+class TooldesignTool(BaseTool):
+    """One tool of a :class:`Runtime` as a LangChain tool (see the module doc)."""
+
+    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
+    func: Callable[..., Any] | None = None
+    """What LangGraph's ``ToolNode`` reads to know which values to inject (a ``runtime``)."""
+
+    _runtime: Runtime = PrivateAttr()
+    _tool: ExportedTool = PrivateAttr()
+    _meta: MetaFromCall | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(
+        cls,
+        runtime: Runtime,
+        tool: ExportedTool,
+        *,
+        meta: MetaFromCall | None = None,
+        handle_tool_error: bool | str | Callable[[ToolException], str] = True,
+    ) -> "TooldesignTool":
+        made = cls(
+            name=tool.name,
+            description=tool.description,
+            args_schema=tool.parameters,
+            handle_tool_error=handle_tool_error,
+            # A ToolNode passes its ToolRuntime to tools whose function asks for one, as
+            # this one does — unless the model's own arguments have a field of that name.
+            func=None if "runtime" in tool.parameters.get("properties", {}) else _asks_runtime,
+        )
+        made._runtime = runtime
+        made._tool = tool
+        made._meta = meta
+        return made
+
+    @functools.cached_property
+    def _injected_args_keys(self) -> frozenset[str]:
+        # Kept out of what callbacks log as the call's input: the ToolRuntime (the whole graph
+        # state) would be rendered for every call.
+        return frozenset({"runtime"}) if self.func is not None else frozenset()
+
+    @property
+    def spec(self) -> ToolSpec[Any, Any]:
+        return self._tool.spec
+
+    def _to_args_and_kwargs(
+        self, tool_input: str | dict[str, Any], tool_call_id: str | None
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        # The model's arguments travel whole, as one value, so none of their names can meet
+        # LangChain's own keyword arguments (config, run_manager, callbacks).
+        arguments: Any = tool_input
+        runtime = None
+        if isinstance(tool_input, dict) and isinstance(tool_input.get("runtime"), ToolRuntime):
+            arguments = {k: v for k, v in tool_input.items() if k != "runtime"}
+            runtime = tool_input["runtime"]
+        return (arguments, tool_call_id, runtime), {}
+
+    def _request(
+        self, arguments: Any, tool_call_id: str | None, runtime: Any, config: RunnableConfig
+    ) -> ToolRequest:
+        call = LangChainCall(config, tool_call_id or _runtime_call_id(runtime), runtime)
+        base = self._meta(call) if self._meta is not None else ToolCallMeta()
+        meta = with_call_ids(base, run_id=None, tool_call_id=call.tool_call_id)
+        return self._tool.request(arguments, meta)
+
+    def _run(
+        self,
+        arguments: Any,
+        tool_call_id: str | None,
+        runtime: Any,
+        *,
+        config: RunnableConfig,
+        run_manager: CallbackManagerForToolRun | None = None,
+    ) -> tuple[str, ToolResult]:
+        request = self._request(arguments, tool_call_id, runtime, config)
+        if self.spec.confirm is None:
+            return _answer(self._runtime.execute_sync(request))
+        # The thread runs no event loop (LangChain runs sync tools in threads of its own).
+        approval = asyncio.run(self._runtime.approval_for(request))
+        approvals = _decided(approval)
+        return _answer(self._runtime.execute_sync(request, approvals=approvals))
+
+    async def _arun(
+        self,
+        arguments: Any,
+        tool_call_id: str | None,
+        runtime: Any,
+        *,
+        config: RunnableConfig,
+        run_manager: AsyncCallbackManagerForToolRun | None = None,
+    ) -> tuple[str, ToolResult]:
+        request = self._request(arguments, tool_call_id, runtime, config)
+        if self.spec.confirm is None:
+            return _answer(await self._runtime.execute(request))
+        approvals = _decided(await self._runtime.approval_for(request))
+        return _answer(await self._runtime.execute(request, approvals=approvals))
+
+
+def _asks_runtime(runtime: ToolRuntime[Any, Any]) -> None:
+    """Never called: its signature is what a ``ToolNode`` reads."""
+
+
+def _runtime_call_id(runtime: Any) -> str | None:
+    return runtime.tool_call_id if isinstance(runtime, ToolRuntime) else None
+
+
+def tooldesign_langchain_tools(
+    runtime: Runtime,
+    toolsets: Toolsets = None,
+    *,
+    meta: MetaFromCall | None = None,
+    handle_tool_error: bool | str | Callable[[ToolException], str] = True,
+) -> list[TooldesignTool]:
+    """LangChain tools for ``runtime``'s tools (of ``toolsets``, or all).
+
+    ``meta`` builds each call's :class:`ToolCallMeta` from a :class:`LangChainCall` (the
+    ``RunnableConfig``, or LangGraph's ``ToolRuntime`` under a ``ToolNode``); the tool call id
+    is the call's unless it sets one. ``handle_tool_error`` is LangChain's: ``True`` answers a
+    failed call with the runtime's text (a :class:`ToolCallFailed` carries the result to a
+    callable). Calls the design's ``Confirm`` selects interrupt the graph for a person's approval.
+    """
+    return [
+        TooldesignTool.of(runtime, tool, meta=meta, handle_tool_error=handle_tool_error)
+        for tool in export(select_specs(runtime, toolsets), strict=False)
+    ]
+
+
+def _decided(approval: ApprovalRequest | None) -> list[ApprovalDecision]:
+    """Where a call that needs approval becomes LangGraph's interrupt: the graph stops with the
+    request and, resumed, the node runs again and carries on here with the person's answer —
+    the decision the runtime runs (or refuses) the call with. No approval: no decision."""
+    if approval is None:
+        return []
+    return [_decision(approval, interrupt(approval.to_dict()))]
+
+
+def _decision(approval: ApprovalRequest, answer: object) -> ApprovalDecision:
+    """The person's answer as a decision on ``approval``: ``True``, or a decision (or its dict)
+    on this very call, grants it; anything else denies it (a string says why)."""
+    if answer is True:
+        return approval.approve()
+    if isinstance(answer, Mapping):
+        try:
+            answer = ApprovalDecision.from_dict(answer)
+        except DictFormatError:
+            pass
+    if isinstance(answer, ApprovalDecision) and answer.id == approval.id:
+        return answer
+    return approval.deny(reason=answer if isinstance(answer, str) and answer else None)
+
+
+def _answer(result: ToolResult) -> tuple[str, ToolResult]:
+    """LangChain's answer for ``result``: the model's text and the result as the artifact, or
+    a :class:`ToolCallFailed` for LangChain's ``handle_tool_error`` to answer with.
+
+    LangChain has no retry of its own for a tool: whatever the result's ``recovery`` says —
+    correct the call, plan around it, or stop — the model reads it at the end of the error's
+    text.
+    """
+    if result.ok:
+        return result.for_model(), result
+    raise ToolCallFailed(result)
+
+
+__all__ = [
+    "LangChainCall",
+    "MetaFromCall",
+    "ToolCallFailed",
+    "TooldesignTool",
+    "tooldesign_langchain_tools",
+]

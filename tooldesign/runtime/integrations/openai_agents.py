@@ -1,0 +1,143 @@
+"""Generated toolsets as ``FunctionTool``s of the OpenAI Agents SDK (the ``openai-agents`` extra)::
+
+    agent = Agent(name="ops", tools=tooldesign_tools(runtime))
+
+Each tool's ``params_json_schema`` is tooldesign's strict export (``ensure_strict_json_schema``
+finds nothing to change in it), with ``strict_json_schema=True`` where the design can be strict
+and the generated schema without strict mode where it cannot. ``on_invoke_tool`` runs the call
+through :meth:`Runtime.execute` with metadata built from the ``ToolContext`` (``meta=``: the
+application's values — a session, a user — from ``ctx.context``; the tool call id is filled in
+from the context), so injected fields never come from the model.
+
+What the model reads is the runtime's text, for a result and for an error alike (a retry hint
+for arguments it can repair): the SDK sends a tool's text back as it is. The text is a
+:class:`ResultText`, whose ``result`` is the :class:`ToolResult` — on the run's
+``ToolCallOutputItem.output`` the application finds the typed result, its bounds and server data,
+none of which reach the model.
+
+A call the design's ``Confirm`` selects waits for a person: the tool's ``needs_approval`` asks
+:meth:`Runtime.approval_for`, so the SDK interrupts the run with the call
+(``result.interruptions``; ``runtime.approval_for`` gives its prompt) and, once approved
+(``state.approve(item)``), runs that exact call with the approval. A rejected call never reaches
+the tool: the SDK answers the model itself (``state.reject(item, rejection_message=...)``; the
+design's ``denied`` text is ``runtime.spec(name).confirm.denied``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Self
+
+from tooldesign.runtime.integrations._common import (
+    ExportedTool,
+    Toolsets,
+    export,
+    select_specs,
+    with_call_ids,
+)
+from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.runtime import Runtime
+
+try:
+    from agents import FunctionTool, RunContextWrapper, Tool
+    from agents.tool_context import ToolContext
+except ImportError as missing:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "tooldesign's OpenAI Agents tools need openai-agents: "
+        "pip install 'tooldesign[openai-agents]'"
+    ) from missing
+
+MetaFromContext = Callable[[ToolContext[Any]], ToolCallMeta]
+"""The call's metadata from the SDK's tool context: where injected fields come from."""
+
+
+class ResultText(str):
+    """The text the model reads for one call, carrying the call's :class:`ToolResult`."""
+
+    __slots__ = ("result",)
+
+    result: ToolResult
+
+    def __new__(cls, result: ToolResult) -> Self:
+        text = super().__new__(cls, result.for_model())
+        text.result = result
+        return text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Copies (the SDK copies run items) keep the result.
+        return (ResultText, (self.result,))
+
+
+def tooldesign_tools(
+    runtime: Runtime,
+    toolsets: Toolsets = None,
+    *,
+    meta: MetaFromContext | None = None,
+    strict: bool = True,
+) -> list[Tool]:
+    """``FunctionTool``s for ``runtime``'s tools (of ``toolsets``, or all), as the list an
+    ``Agent``'s ``tools`` takes.
+
+    ``meta`` builds each call's :class:`ToolCallMeta` from the ``ToolContext`` (its ``context``
+    is the run's context object, which usually holds the session or user the injected fields
+    need); the tool call id is the context's unless it sets one. ``strict=False`` sends every
+    tool's generated schema without strict mode. Calls the design's ``Confirm`` selects wait
+    for approval (the SDK's run interruptions).
+    """
+    return [
+        _function_tool(runtime, tool, meta)
+        for tool in export(select_specs(runtime, toolsets), strict=strict)
+    ]
+
+
+def _function_tool(
+    runtime: Runtime, tool: ExportedTool, meta: MetaFromContext | None
+) -> FunctionTool:
+    def request(ctx: ToolContext[Any], arguments: Any) -> ToolRequest:
+        base = meta(ctx) if meta is not None else ToolCallMeta()
+        return tool.request(
+            arguments, with_call_ids(base, run_id=None, tool_call_id=ctx.tool_call_id)
+        )
+
+    async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
+        call = request(ctx, arguments)
+        if tool.spec.confirm is None:
+            return _answer(await runtime.execute(call))
+        # The SDK invokes a call needing approval only once it is approved: the runtime runs
+        # it with that approval, bound to exactly these arguments.
+        approval = await runtime.approval_for(call)
+        approved = approval is not None and ctx.is_tool_approved(tool.name, ctx.tool_call_id)
+        approvals = [approval.approve()] if approved and approval is not None else []
+        return _answer(await runtime.execute(call, approvals=approvals))
+
+    async def needs_approval(
+        ctx: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
+    ) -> bool:
+        # The meta function gets the ToolContext the call itself would get.
+        context = ToolContext.from_agent_context(
+            ctx, call_id, tool_name=tool.name, tool_arguments=json.dumps(arguments)
+        )
+        return await runtime.approval_for(request(context, arguments)) is not None
+
+    return FunctionTool(
+        name=tool.name,
+        description=tool.description,
+        params_json_schema=tool.parameters,
+        on_invoke_tool=invoke,
+        strict_json_schema=tool.strict,
+        needs_approval=False if tool.spec.confirm is None else needs_approval,
+    )
+
+
+def _answer(result: ToolResult) -> ResultText:
+    """The SDK's answer for ``result``: always the runtime's text, which the model reads.
+
+    The SDK has no retry of its own for a tool: whatever the result's ``recovery`` says —
+    correct the call, plan around it, or stop — the model reads it at the end of the text, and
+    the run's ``max_turns`` bounds the attempts.
+    """
+    return ResultText(result)
+
+
+__all__ = ["MetaFromContext", "ResultText", "tooldesign_tools"]

@@ -1,0 +1,172 @@
+"""Generated toolsets as a pydantic-ai toolset (the ``pydantic-ai`` extra)::
+
+    agent = Agent(model, toolsets=[tooldesign_toolset(runtime)])
+
+Each tool's definition carries the schema tooldesign exports (OpenAI's strict form, with
+``strict=True``, where the design can be strict; the generated schema and ``strict=False``
+where it cannot). A call runs through :meth:`Runtime.execute` with metadata built from the
+``RunContext`` (``meta=``: the application's values — a session, a user — from ``ctx.deps``;
+the run and tool call ids are filled in from the context), so injected fields never come from
+the model. What comes back:
+
+- a result: the text the runtime encodes for the model, as a ``ToolReturn`` whose ``metadata``
+  is the :class:`ToolResult` (typed result, bounds, server data) — the application reads it on
+  the ``ToolReturnPart``, the model never sees it;
+- a failure whose :class:`~tooldesign.runtime.Recovery` is ``correct_call`` (invalid or missing
+  arguments, a call that took too long or returned too much): ``ModelRetry`` with the retry
+  hint's text, counted against the tool's retry budget (``max_retries``);
+- any other failure (``replan`` or ``finish``: an unknown tool, a rate limit, the tool's own
+  error, a denied call): ``ToolFailed`` with the text the runtime wrote for the model, which
+  does not use the budget.
+
+A call the design's ``Confirm`` selects waits for a person: it ends the run as one of
+pydantic-ai's deferred tool requests, whose ``metadata[tool_call_id]`` is the
+:class:`ApprovalRequest` as a dict (``ApprovalRequest.from_dict`` reads it back: the prompt, the
+exact arguments). Approved (``DeferredToolResults(approvals={call_id: True})``, optionally with
+``metadata={call_id: {"by": "alice"}}`` saying who), that exact call runs with the approval;
+denied, pydantic-ai answers the model itself (``ToolDenied(message)``; the design's ``denied``
+text is ``runtime.spec(name).confirm.denied``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.integrations._common import (
+    ExportedTool,
+    Toolsets,
+    export,
+    retry_text,
+    select_specs,
+    with_call_ids,
+)
+from tooldesign.runtime.recovery import Recovery
+from tooldesign.runtime.result import ToolCallMeta, ToolResult
+from tooldesign.runtime.runtime import Runtime
+
+try:
+    from pydantic_ai import (
+        ApprovalRequired,
+        ModelRetry,
+        RunContext,
+        ToolDefinition,
+        ToolFailed,
+        ToolReturn,
+    )
+    from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+    from pydantic_core import SchemaValidator, core_schema
+except ImportError as missing:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "tooldesign's pydantic-ai toolset needs pydantic-ai: pip install 'tooldesign[pydantic-ai]'"
+    ) from missing
+
+MetaFromContext = Callable[[RunContext[Any]], ToolCallMeta]
+"""The call's metadata from pydantic-ai's run context: where injected fields come from."""
+
+# The runtime decodes the arguments (after the interceptors, which see them raw): pydantic-ai
+# only parses the JSON.
+_ANY_ARGUMENTS = SchemaValidator(core_schema.any_schema())
+
+
+class TooldesignToolset(AbstractToolset[Any]):
+    """The tools of a :class:`Runtime` as a pydantic-ai toolset (see the module doc)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        tools: Sequence[ExportedTool],
+        *,
+        meta: MetaFromContext | None = None,
+        max_retries: int = 1,
+        id: str | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self._tools = {tool.name: tool for tool in tools}
+        self._meta = meta
+        self._id = id
+        self._definitions = {
+            tool.name: ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=tool.name,
+                    parameters_json_schema=tool.parameters,
+                    description=tool.description,
+                    strict=tool.strict,
+                    metadata={"tooldesign_id": str(tool.spec.id)},
+                ),
+                max_retries=max_retries,
+                args_validator=_ANY_ARGUMENTS,
+            )
+            for tool in tools
+        }
+
+    @property
+    def id(self) -> str | None:
+        return self._id
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        return dict(self._definitions)
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> Any:
+        exported = self._tools[name]
+        base = self._meta(ctx) if self._meta is not None else ToolCallMeta()
+        meta = with_call_ids(base, run_id=ctx.run_id, tool_call_id=ctx.tool_call_id)
+        request = exported.request(tool_args, meta)
+        if exported.spec.confirm is None:
+            return _answer(await self.runtime.execute(request))
+        approval = await self.runtime.approval_for(request)
+        if approval is None:  # invalid, or not a call the design's condition selects
+            return _answer(await self.runtime.execute(request))
+        if not ctx.tool_call_approved:
+            # pydantic-ai's approval flow: the run ends with this call deferred, and runs it
+            # again, approved, when the application passes its approval back.
+            raise ApprovalRequired(metadata=approval.to_dict())
+        granted = _granted(approval, ctx.tool_call_metadata)
+        return _answer(await self.runtime.execute(request, approvals=[granted]))
+
+
+def tooldesign_toolset(
+    runtime: Runtime,
+    toolsets: Toolsets = None,
+    *,
+    meta: MetaFromContext | None = None,
+    strict: bool = True,
+    max_retries: int = 1,
+    id: str | None = None,
+) -> TooldesignToolset:
+    """A pydantic-ai toolset of ``runtime``'s tools (of ``toolsets``, or all).
+
+    ``meta`` builds each call's :class:`ToolCallMeta` from the ``RunContext`` (its ``deps``
+    usually hold the session or user the injected fields need); the run and tool call ids are
+    the context's unless it sets them. ``strict=False`` sends every tool's generated schema
+    without strict mode. ``max_retries`` is each tool's budget of retries for invalid arguments.
+    Calls the design's ``Confirm`` selects wait for approval as deferred tool requests.
+    """
+    tools = export(select_specs(runtime, toolsets), strict=strict)
+    return TooldesignToolset(runtime, tools, meta=meta, max_retries=max_retries, id=id)
+
+
+def _granted(approval: ApprovalRequest, metadata: object) -> ApprovalDecision:
+    """The approval pydantic-ai passed back, as the runtime's decision on this exact call;
+    ``by`` is the ``"by"`` of the call's ``DeferredToolResults.metadata``, if it names one."""
+    by = metadata.get("by") if isinstance(metadata, Mapping) else None
+    return approval.approve(by=by if isinstance(by, str) else None)
+
+
+def _answer(result: ToolResult) -> ToolReturn[str]:
+    """pydantic-ai's answer for ``result``: the model's text and the result for the
+    application, a retry for a call the model can correct, a failed call otherwise."""
+    if result.ok:
+        return ToolReturn(return_value=result.for_model(), metadata=result)
+    if result.recovery is Recovery.CORRECT_CALL:
+        raise ModelRetry(retry_text(result))
+    # Replan or finish: the model reads the runtime's text (which ends with the recovery) and
+    # does not repeat the call; it costs no retry budget (a rate limit is not its mistake).
+    raise ToolFailed(result.for_model())
+
+
+__all__ = ["MetaFromContext", "TooldesignToolset", "tooldesign_toolset"]
