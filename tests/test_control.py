@@ -53,10 +53,10 @@ from tooldesign.runtime.recovery import recovery_for
 from examples.netops.agent import build_runtime
 from examples.netops.services import DeviceService, Inventory, MetricsService, SiteService
 from gen.assistant.toolsets.devices import executor as devices
-from gen.assistant.toolsets.devices import types as device_types
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.sites import executor as sites
 from tests.support import REPO
+from tests.support.netops import Restarts
 
 ALICE = ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-1")
 RESTART = {"device_id": "dev-0a1b2c3d", "reason": "stuck after update"}
@@ -66,19 +66,6 @@ LONG_WINDOW = {
     "duration_minutes": 180,
     "reason": "Firmware upgrade",
 }
-
-
-class Restarts:
-    """restart_device's handler, counting the calls that ran."""
-
-    def __init__(self) -> None:
-        self.ran: list[str] = []
-
-    async def __call__(
-        self, args: device_types.RestartDevicePayload, meta: ToolCallMeta
-    ) -> device_types.RestartDeviceResult:
-        self.ran.append(args.device_id)
-        return device_types.RestartDeviceResult(accepted=True, job_id=f"restart-{args.device_id}")
 
 
 def devices_runtime(restarts: Restarts, **options: Any) -> Runtime:

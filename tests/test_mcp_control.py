@@ -28,10 +28,10 @@ from tooldesign.runtime.mcp.control import APPROVAL_META_KEY
 
 from examples.netops.services import DeviceService, Inventory, MetricsService, SiteService
 from gen.assistant.toolsets.devices import executor as devices
-from gen.assistant.toolsets.devices import types as device_types
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.sites import executor as sites
 from tests.support.mcp_host import Person
+from tests.support.netops import Restarts
 from tests.test_mcp import serving
 
 pytestmark = pytest.mark.anyio
@@ -51,17 +51,6 @@ def anyio_backend() -> str:
 def mode(request: pytest.FixtureRequest) -> str:
     mode: str = request.param
     return mode
-
-
-class Restarts:
-    def __init__(self) -> None:
-        self.ran: list[str] = []
-
-    async def __call__(
-        self, args: device_types.RestartDevicePayload, meta: ToolCallMeta
-    ) -> device_types.RestartDeviceResult:
-        self.ran.append(args.device_id)
-        return device_types.RestartDeviceResult(accepted=True, job_id=f"restart-{args.device_id}")
 
 
 def served(restarts: Restarts, **options: Any) -> Runtime:
