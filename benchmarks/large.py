@@ -86,8 +86,144 @@ def section_import(gen: Path, repeat: int) -> None:
     )
 
 
+OUR_SERVER = """
+import asyncio, importlib, sys
+sys.path.insert(0, sys.argv[1])
+from tooldesign.runtime import Runtime
+from tooldesign.runtime.mcp import serve_stdio
+
+def handler(args, meta):
+    return {"results": [], "count": 0}
+
+registrations = []
+for t in range(int(sys.argv[2])):
+    executor = importlib.import_module(f"synthetic.toolsets.toolset_{t:02d}.executor")
+    names = [f"tool_{t:02d}_{n:02d}" for n in range(int(sys.argv[3]))]
+    registrations.append(executor.new_registration(handlers={name: handler for name in names}))
+asyncio.run(serve_stdio(Runtime(registrations)))
+"""
+
+SDK_SERVER = """
+import sys
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Resource(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: Annotated[str, Field(description="Resource id", pattern=r"^res-[0-9]+$")]
+    name: Annotated[str, Field(description="Display name", max_length=80)]
+    kind: Annotated[Literal["disk", "host", "link", "service"], Field(description="Kind of resource")]
+    tags: Annotated[list[str] | None, Field(description="Tags")] = None
+
+
+class Filter(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    field: Annotated[str, Field(description="Field to filter on")]
+    op: Annotated[Literal["eq", "ne", "lt", "gt"], Field(description="Comparison")]
+    value: Annotated[str | None, Field(description="Value to compare with")] = None
+
+
+class Result(BaseModel):
+    results: Annotated[list[Resource], Field(description="Matching resources")]
+    count: Annotated[int | None, Field(description="How many matched")] = None
+
+
+server = MCPServer("synthetic")
+
+
+def add(name: str, description: str) -> None:
+    def tool(
+        query: Annotated[str, Field(description="What to look for", min_length=1, max_length=200)],
+        mode: Annotated[Literal["exact", "prefix", "fuzzy"] | None, Field(description="How to match")] = None,
+        limit: Annotated[int, Field(description="Maximum results", ge=1, le=100)] = 20,
+        filter: Annotated[Filter | None, Field(description="Extra filter")] = None,
+        resources: Annotated[list[Resource] | None, Field(description="Resources to start from")] = None,
+        include_archived: Annotated[bool | None, Field(description="Also search archived resources")] = None,
+    ) -> Result:
+        return Result(results=[], count=0)
+
+    server.add_tool(tool, name=name, description=description)
+
+
+for t in range(int(sys.argv[2])):
+    for n in range(int(sys.argv[3])):
+        add(f"tool_{t:02d}_{n:02d}", f"Do operation {n} of toolset {t}")
+server.run("stdio")
+"""
+
+
+def _children() -> list[int]:
+    """The live child processes of this one (the server the client started)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == os.getpid():
+                found.append(int(entry.name))
+    return found
+
+
+def _process_figures(pid: int) -> tuple[float, float]:
+    """(resident MB, CPU seconds) of ``pid`` so far."""
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return rss, (int(fields[11]) + int(fields[12])) / ticks
+
+
+def server_start(script: str, gen: Path) -> tuple[float, float, float, int]:
+    """(resident MB, CPU s, wall s) of a server started over stdio until it listed its tools,
+    and how many it listed (one of them called, to show it works)."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", script, str(gen), str(TOOLSETS), str(TOOLS)],
+        env=fresh_env(),
+    )
+
+    async def run() -> tuple[float, float, float, int]:
+        started = time.perf_counter()
+        async with Client(params) as client:
+            listed = (await client.list_tools()).tools
+            wall = time.perf_counter() - started
+            [pid] = _children()
+            rss, cpu = _process_figures(pid)
+            called = await client.call_tool("tool_00_01", {"query": "disk"})
+            assert not called.is_error, called
+        return rss, cpu, wall, len(listed)
+
+    return anyio.run(run)
+
+
+def section_mcp(gen: Path, repeat: int) -> None:
+    server_start(OUR_SERVER, gen)  # writes the bytecode
+    server_start(SDK_SERVER, gen)
+    ours = medians([server_start(OUR_SERVER, gen) for _ in range(repeat)])
+    sdk = medians([server_start(SDK_SERVER, gen) for _ in range(repeat)])
+    print(f"MCP server of {TOOLSETS * TOOLS} tools over stdio, started until it listed them:")
+    for label, (rss, cpu, wall, count) in (
+        ("tooldesign.runtime.mcp, generated toolsets", ours),
+        ("the SDK's MCPServer (FastMCP), functions", sdk),
+    ):
+        print(
+            f"  {label:<46} {rss:6.0f} MB RSS  {cpu:5.2f} s CPU  {wall:5.2f} s wall  "
+            f"{count:.0f} tools"
+        )
+    print(f"  {'memory, ours / SDK':<46} {ours[0] / sdk[0]:6.2f} x     (target <= 1.0)")
+
+
 SECTIONS: dict[str, Callable[[Path, int], None]] = {
     "import": section_import,
+    "mcp": section_mcp,
 }
 
 
