@@ -21,6 +21,9 @@ Run: python benchmarks/large.py [--repeat N] [--only import,mcp,invalid,sync,dic
 from __future__ import annotations
 
 import argparse
+import asyncio
+import importlib
+import json
 import os
 import statistics
 import subprocess
@@ -29,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import write_design
@@ -221,9 +225,149 @@ def section_mcp(gen: Path, repeat: int) -> None:
     print(f"  {'memory, ours / SDK':<46} {ours[0] / sdk[0]:6.2f} x     (target <= 1.0)")
 
 
+INVALID = json.dumps(
+    {"item_id": "bad", "name": "Widget", "category": "z", "quantity": -1, "price": 9.5}
+)
+
+
+def per_call_us(run: Callable[[], object], calls: int, repeat: int) -> float:
+    """Median microseconds per call of ``run`` over ``repeat`` rounds of ``calls``."""
+    run()  # warm up
+    rounds = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        for _ in range(calls):
+            run()
+        rounds.append(time.perf_counter() - started)
+    return statistics.median(rounds) / calls * 1e6
+
+
+def score_tool() -> tuple[Any, Any, Any]:
+    """The runtime benchmark's 10-field tool: (its payload model, a Runtime, a request maker)."""
+    from runtime import generate_package
+    from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest
+
+    work = Path(tempfile.mkdtemp(prefix="tooldesign-large-score-"))
+    executor = generate_package(work)
+    types = importlib.import_module("benchgen.bench.toolsets.scoring.types")
+
+    async def score(args: Any, meta: Any) -> Any:
+        return types.ScoreResult(item_id=args.item_id, score=args.price * args.quantity)
+
+    runtime = Runtime([executor.new_registration(handlers={"score": score})])
+
+    def request(payload: Any) -> Any:
+        return ToolRequest("score", payload, ToolCallMeta(tool_call_id="call-1"))
+
+    return types.ScorePayload, runtime, request
+
+
+def in_loop(runtime: Any, request: Any, calls: int, repeat: int) -> float:
+    """Median microseconds per ``await runtime.execute(request)`` on one event loop."""
+
+    async def rounds() -> float:
+        await runtime.execute(request)
+        samples = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            for _ in range(calls):
+                await runtime.execute(request)
+            samples.append(time.perf_counter() - started)
+        return statistics.median(samples) / calls * 1e6
+
+    return asyncio.run(rounds())
+
+
+def section_invalid(gen: Path, repeat: int) -> None:
+    import pydantic
+
+    model, runtime, request = score_tool()
+    invalid = request(INVALID)
+    text = asyncio.run(runtime.execute(invalid)).for_model()
+    assert "item_id" in text and "quantity" in text, text
+    calls = 2000
+    ours = in_loop(runtime, invalid, calls, repeat)
+
+    def floor() -> str:
+        try:
+            model.model_validate_json(INVALID)
+        except pydantic.ValidationError as exc:
+            return str(exc)
+        raise AssertionError("the payload is invalid")
+
+    floor_us = per_call_us(floor, calls, repeat)
+    print("an invalid call (4 bad fields of 10) to the text the model reads:")
+    print(f"  {'Runtime.execute (issues, retry hint)':<46} {ours:7.1f} us/call")
+    print(
+        f"  {'floor: model_validate_json + str(error)':<46} {floor_us:7.1f} us/call   "
+        f"ours/floor = {ours / floor_us:.2f}"
+    )
+    try:
+        import warnings
+
+        from pydantic_ai import Tool
+        from pydantic_ai.messages import RetryPromptPart
+    except ImportError:
+        print("  (pydantic-ai not installed: pip install pydantic-ai-slim to compare with it)")
+        return
+
+    def score(args: Any) -> float:
+        return 0.0
+
+    score.__annotations__ = {"args": model, "return": float}
+    validator = Tool(score, takes_ctx=False).function_schema.validator
+
+    def pydantic_ai() -> str:
+        try:
+            validator.validate_json(INVALID)
+        except pydantic.ValidationError as exc:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                part = RetryPromptPart.from_error(exc, tool_name="score", tool_call_id="call-1")
+            return part.model_response()
+        raise AssertionError("the payload is invalid")
+
+    theirs = per_call_us(pydantic_ai, calls, repeat)
+    print(
+        f"  {'pydantic-ai: validator + RetryPromptPart':<46} {theirs:7.1f} us/call   "
+        f"ours/pydantic-ai = {ours / theirs:.2f} (target <= 1.0)"
+    )
+
+
+def section_sync(gen: Path, repeat: int) -> None:
+    from runtime import PAYLOAD
+
+    _, runtime, request = score_tool()
+    valid = request(PAYLOAD)
+    calls = 3000
+    awaited = in_loop(runtime, valid, calls, repeat)
+    sync = per_call_us(lambda: runtime.execute_sync(valid), calls, repeat)
+    print("a valid call, synchronous against awaited:")
+    print(f"  {'await Runtime.execute':<46} {awaited:7.1f} us/call")
+    print(
+        f"  {'Runtime.execute_sync':<46} {sync:7.1f} us/call   "
+        f"sync/awaited = {sync / awaited:.2f} (target <= 2)"
+    )
+
+
+def section_dict(gen: Path, repeat: int) -> None:
+    from runtime import PAYLOAD
+
+    _, runtime, request = score_tool()
+    calls = 3000
+    text = in_loop(runtime, request(PAYLOAD), calls, repeat)
+    parsed = in_loop(runtime, request(json.loads(PAYLOAD)), calls, repeat)
+    print("a valid call's arguments, parsed (a dict) against JSON text:")
+    print(f"  {'JSON text':<46} {text:7.1f} us/call")
+    print(f"  {'a dict':<46} {parsed:7.1f} us/call   dict/text = {parsed / text:.2f}")
+
+
 SECTIONS: dict[str, Callable[[Path, int], None]] = {
     "import": section_import,
     "mcp": section_mcp,
+    "invalid": section_invalid,
+    "sync": section_sync,
+    "dict": section_dict,
 }
 
 
