@@ -261,3 +261,64 @@ def test_export_errors_speak_in_flags_and_suggest_fallback(
     _, _, err = export(capsys, "--provider", "gemini", GEN)
     assert "export with --api json_schema, which writes parametersJsonSchema" in err
     assert "api=" not in err
+
+
+MANY_STRICT_TOOLS = """
+from tooldesign.dsl import *
+
+with Service("many", "Many small tools"):
+    with Toolset("lookups", "Lookups"):
+        for n in range(21):
+            with Tool(f"lookup_{n:02d}", f"Look up thing {n}"):
+                with Args():
+                    Attribute("key", String, "Key")
+                    Attribute("hint", String, "Hint")
+                    Attribute("limit", Int, "Limit")
+                    Required("key")
+                with Return():
+                    Attribute("value", String, "Value")
+"""
+
+
+def test_strict_anthropic_export_warns_of_the_per_request_limits_it_exceeds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tooldesign.codegen.pipeline import generate
+
+    design = tmp_path / "many_design.py"
+    design.write_text(MANY_STRICT_TOOLS)
+    generate([str(design)], tmp_path / "gen")
+    catalog = str(tmp_path / "gen" / "many" / "tool_schemas.json")
+    code, out, err = export(capsys, "--provider", "anthropic", "--strict", catalog)
+    assert code == 0
+    assert len(json.loads(out)) == 21
+    advice = " (send fewer strict tools per request, or export without --strict)"
+    assert err.splitlines() == [
+        "tooldesign: warning: 21 strict tools: Anthropic takes at most 20 in one request" + advice,
+        "tooldesign: warning: 42 optional parameters across strict tools: Anthropic takes at most "
+        + "24 in one request"
+        + advice,
+    ]
+    # The same tools, not strict, go in one request: nothing to say.
+    assert export(capsys, "--provider", "anthropic", catalog)[2] == ""
+    docs = str(REPO / "gen" / "assistant" / "toolsets" / "docs" / "tool_schemas.json")
+    assert export(capsys, "--provider", "anthropic", "--strict", docs)[2] == ""
+
+
+def test_union_parameters_of_strict_tools_are_counted_across_the_set() -> None:
+    from tooldesign.runtime.providers.anthropic import strict_request_limits
+
+    union = {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    tool = {
+        "strict": True,
+        "input_schema": {
+            "type": "object",
+            "properties": {"a": union, "b": {"type": ["string", "null"]}},
+            "required": ["a", "b"],
+        },
+    }
+    assert strict_request_limits([tool] * 8) == []
+    assert strict_request_limits([tool] * 9) == [
+        "18 union-typed parameters across strict tools: Anthropic takes at most 16 in one request"
+    ]
+    assert strict_request_limits([{**tool, "strict": False}] * 9) == []

@@ -348,3 +348,56 @@ def test_a_single_value_payload_is_an_object_with_a_value_field() -> None:
         {"reachable": True, "loss": 0, "raw": {"lines": ["64 bytes", None, 1.5, True]}}
     )
     assert result.raw == {"lines": ["64 bytes", None, 1.5, True]}
+
+
+BUILT_ON_FIRST_USE = """
+import json, sys
+import pydantic
+from gen.assistant.toolsets.sites import codecs, executor, types
+
+models = [
+    value for value in vars(types).values()
+    if isinstance(value, type) and issubclass(value, pydantic.BaseModel)
+    and value.__module__ == types.__name__
+]
+built_on_import = sorted(m.__name__ for m in models if m.__pydantic_complete__)
+payload = codecs.decode_get_site_payload('{"site_id": "hq"}')
+try:
+    codecs.decode_get_site_payload('{"site_id": "h"}')
+except Exception as exc:
+    refused = [issue.field for issue in exc.issues]
+tree = types.TopologyNode.model_validate(
+    {"device_id": "d1", "name": "a", "role": "core",
+     "children": [{"device_id": "d2", "name": "b", "role": "access"}]}
+)
+print(json.dumps({
+    "models": len(models),
+    "built_on_import": built_on_import,
+    "payload": payload.site_id,
+    "refused": refused,
+    "child": tree.children[0].device_id,
+    "built_after": types.GetSitePayload.__pydantic_complete__,
+}))
+"""
+
+
+def test_generated_models_are_built_on_first_use_not_on_import() -> None:
+    """A process serving many toolsets pays for the validators of the tools it calls; the
+    first call of each still decodes, refuses and nests as ever (a recursive model too)."""
+    import subprocess
+    import sys
+
+    ran = subprocess.run(
+        [sys.executable, "-c", BUILT_ON_FIRST_USE],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    seen = json.loads(ran.stdout)
+    assert seen["models"] >= 4
+    assert seen["built_on_import"] == []
+    assert seen["payload"] == "hq"
+    assert seen["refused"] == ["site_id"]
+    assert seen["child"] == "d2"
+    assert seen["built_after"] is True

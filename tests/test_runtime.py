@@ -399,6 +399,29 @@ def test_keyboard_interrupt_propagates(handler: Callable[..., Any]) -> None:
         asyncio.run(runtime.execute(ToolRequest("restart_device", RESTART, ALICE)))
 
 
+def test_execute_sync_leaves_ctrl_c_alone_and_survives_an_interruption() -> None:
+    """A synchronous call does not swap the process's SIGINT handler (which made each call cost
+    several awaited ones), and a call interrupted by Ctrl-C leaves the thread's loop usable."""
+    import signal
+
+    seen: list[object] = []
+
+    def records_the_handler(args: Any, meta: ToolCallMeta) -> Any:
+        seen.append(signal.getsignal(signal.SIGINT))
+        return restart_device(args, meta)
+
+    before = signal.getsignal(signal.SIGINT)
+    calm = Runtime([devices_with(restart_device=records_the_handler)], approver=approve_all)
+    assert calm.execute_sync(ToolRequest("restart_device", RESTART, ALICE)).ok
+    assert seen == [before]
+
+    interrupted = Runtime([devices_with(restart_device=interrupt_async)], approver=approve_all)
+    with pytest.raises(KeyboardInterrupt):
+        interrupted.execute_sync(ToolRequest("restart_device", RESTART, ALICE))
+    assert calm.execute_sync(ToolRequest("restart_device", RESTART, ALICE)).ok
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 def test_a_cancelled_error_of_the_tools_own_is_an_error_result() -> None:
     async def waits_for_a_cancelled_task(args: Any, meta: ToolCallMeta) -> Any:
         lookup = asyncio.ensure_future(asyncio.sleep(10))

@@ -81,7 +81,7 @@ def models_source(
                 )
             else:
                 notices.append(f"the model generator says of types.py: {said}")
-    output = _typed_defaults(output, schema, aliases)
+    output = _union_operators(_without_rebuilds(_typed_defaults(output, schema, aliases)))
     if root_classes:
         output = _with_import(output, "from pydantic import RootModel")
         output += "".join(
@@ -141,11 +141,111 @@ def _typed_defaults(source: str, schema: Mapping[str, Any], aliases: Mapping[str
     return text
 
 
+def _without_rebuilds(source: str) -> str:
+    """``source`` without the model generator's ``Model.model_rebuild()`` calls.
+
+    Models are built on first use (``defer_build``), when every class they name exists: a
+    rebuild on import would build the recursive ones, and what they hold, in every process.
+    """
+    lines = source.splitlines(keepends=True)
+    for statement in reversed(ast.parse(source).body):
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "model_rebuild"
+            and not call.args
+            and not call.keywords
+        ):
+            del lines[statement.lineno - 1 : statement.end_lineno or statement.lineno]
+    return "".join(lines)
+
+
+def _union_operators(source: str) -> str:
+    """``source`` with ``Optional[X]`` and ``Union[X, Y]`` written ``X | None`` and ``X | Y``
+    wherever that runs.
+
+    Annotations are evaluated as the classes are made, so the model generator spells a type
+    that holds a quoted forward reference with ``Optional``/``Union``; ``|`` fails only where
+    an operand is that quoted name itself (``"Node" | None``), and ruff asks for it elsewhere.
+    """
+    while True:
+        tree = ast.parse(source)
+        found = next(
+            (
+                (node, operands)
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Subscript)
+                and (operands := _union_operands(node)) is not None
+            ),
+            None,
+        )
+        if found is None:
+            return _without_unused_typing_names(source, tree)
+        node, operands = found
+        parts = [
+            "None" if operand is None else ast.get_source_segment(source, operand) or ""
+            for operand in operands
+        ]
+        start, end = _offsets(source, node)
+        source = source[:start] + " | ".join(parts) + source[end:]
+
+
+def _union_operands(node: ast.Subscript) -> list[ast.expr | None] | None:
+    """The operands of an ``Optional[...]`` or ``Union[...]`` that ``|`` can join, if ``node``
+    is one (``None`` for the ``None`` that ``Optional`` implies)."""
+    if not isinstance(node.value, ast.Name):
+        return None
+    operands: list[ast.expr | None]
+    if node.value.id == "Optional":
+        operands = [node.slice, None]
+    elif node.value.id == "Union" and isinstance(node.slice, ast.Tuple):
+        operands = list(node.slice.elts)
+    else:
+        return None
+    if any(
+        isinstance(operand, ast.Constant) and isinstance(operand.value, str) for operand in operands
+    ):
+        return None
+    return operands
+
+
+def _offsets(source: str, node: ast.expr | ast.stmt) -> tuple[int, int]:
+    """Character offsets of ``node`` in ``source`` (ast counts columns in UTF-8 bytes)."""
+    lines = source.splitlines(keepends=True)
+
+    def offset(line: int, column: int) -> int:
+        before = sum(len(text) for text in lines[: line - 1])
+        return before + len(lines[line - 1].encode("utf-8")[:column].decode("utf-8"))
+
+    return offset(node.lineno, node.col_offset), offset(
+        node.end_lineno or node.lineno, node.end_col_offset or 0
+    )
+
+
+def _without_unused_typing_names(source: str, tree: ast.Module) -> str:
+    """``source`` without ``Optional`` and ``Union`` in its ``typing`` import once unused."""
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "typing":
+            names = [alias.name for alias in statement.names]
+            kept = [name for name in names if name in used or name not in ("Optional", "Union")]
+            if kept == names:
+                return source
+            start, end = _offsets(source, statement)
+            line = f"from typing import {', '.join(kept)}" if kept else ""
+            return source[:start] + line + source[end:]
+    return source
+
+
 def _with_import(source: str, statement: str) -> str:
-    """``source`` with ``statement`` after its ``from __future__`` import (``sort_imports`` puts
-    it in its place)."""
-    future = "from __future__ import annotations\n"
-    return source.replace(future, f"{future}{statement}\n", 1)
+    """``source`` with ``statement`` before its first import (``sort_imports`` puts it in its
+    place)."""
+    first = min(
+        (at for at in (source.find("\nfrom "), source.find("\nimport ")) if at >= 0),
+        default=len(source),
+    )
+    return f"{source[: first + 1]}{statement}\n{source[first + 1 :]}"
 
 
 def _fields_with_typed_defaults(
@@ -224,6 +324,9 @@ def _generate(
         aliases=dict(aliases),
         base_class_map={name: BOUNDED_BASE_CLASS for name in bounded_classes},
         model_extra_keys={BOUNDS_CONFIG_KEY},
+        # Annotations evaluated as the classes are made (forward references quoted), not
+        # parsed from strings: a toolset's models import about three times faster.
+        disable_future_imports=True,
     )
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned no single module")

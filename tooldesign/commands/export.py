@@ -77,8 +77,11 @@ def run(args: argparse.Namespace) -> int:
             )
         except ValueError as exc:  # an option that does not apply, or tools that cannot go
             raise UserError(in_cli_words(str(exc)) + _fallback_hint(exc, args)) from None
-        text = json.dumps(provider.tools(), indent=2, ensure_ascii=False) + "\n"
+        exported = provider.tools()
+        text = json.dumps(exported, indent=2, ensure_ascii=False) + "\n"
         _note_fallbacks(provider)
+        if args.provider == "anthropic" and args.strict:
+            _warn_request_limits(exported)
     if args.out:
         write_out_file(Path(args.out), text)
     else:
@@ -114,6 +117,19 @@ def _note_fallbacks(provider: ProviderAdapter) -> None:
         sep="\n",
         file=sys.stderr,
     )
+
+
+def _warn_request_limits(exported: list[dict[str, object]]) -> None:
+    """Say on standard error which of Anthropic's per-request limits on strict tools the
+    export exceeds: each is a valid definition, but the set cannot go in one request."""
+    from tooldesign.runtime.providers.anthropic import strict_request_limits
+
+    for exceeded in strict_request_limits(exported):
+        print(
+            f"tooldesign: warning: {exceeded} (send fewer strict tools per request, or "
+            "export without --strict)",
+            file=sys.stderr,
+        )
 
 
 def _check_options(args: argparse.Namespace) -> None:

@@ -22,6 +22,7 @@ of the task running ``execute``. A tool raising ``SystemExit`` (it must not end 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import difflib
 import functools
@@ -30,7 +31,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
@@ -561,9 +562,9 @@ class Runtime:
         if loop is None:
             loop = _thread_loops.loop = _ThreadLoop()
         # In the caller's context: its current span, its progress listeners.
-        return loop.runner.run(
+        return loop.run(
             self.execute(request, approvals=approvals, approver=approver),
-            context=contextvars.copy_context(),
+            contextvars.copy_context(),
         )
 
     def _unavailable(self, name: object) -> ToolResult:
@@ -981,6 +982,26 @@ class _ThreadLoop:
 
     def __init__(self) -> None:
         self.runner = asyncio.Runner()
+
+    def run(
+        self, call: Coroutine[Any, Any, ToolResult], context: contextvars.Context
+    ) -> ToolResult:
+        """``call`` run to its end on this thread's loop.
+
+        Not through ``Runner.run``: in the main thread it swaps the SIGINT handler on every
+        call, and a call costs several times what it runs. An interruption (Ctrl-C) cancels
+        the call and waits for it to end, so nothing is left pending on the loop.
+        """
+        loop = self.runner.get_loop()
+        task = loop.create_task(call, context=context)
+        try:
+            return loop.run_until_complete(task)
+        except BaseException:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    loop.run_until_complete(task)
+            raise
 
     def __del__(self) -> None:
         try:

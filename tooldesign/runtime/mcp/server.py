@@ -57,7 +57,7 @@ from tooldesign.runtime.hints import RetryReason
 from tooldesign.runtime.mcp import control, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
-from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter, export_tools
+from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter
 from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.specs import ToolSpec
@@ -282,12 +282,15 @@ class ToolServer:
         with self._lock:
             if self._catalog is None:
                 specs = self.runtime.specs()
-                tools = tuple(types.Tool.model_validate(d) for d in export_tools(specs, "mcp"))
+                # One adapter lists the tools and later reads the calls: it converts each schema
+                # once, and keeps none of them after listing (a second one would hold them all).
+                mcp = adapter("mcp", specs)
+                tools = tuple(types.Tool.model_validate(d) for d in mcp.tools())
                 self._catalog = _Catalog(
                     tools,
                     {t.name: t for t in tools},
                     {s.name: s for s in specs},
-                    adapter("mcp", specs),
+                    mcp,
                 )
             return self._catalog
 

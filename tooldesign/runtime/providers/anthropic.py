@@ -226,6 +226,52 @@ def check_anthropic_strict(schema: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+STRICT_TOOLS_PER_REQUEST = 20
+"""Anthropic's limits on one request's strict tools (its structured-outputs documentation):
+strict tools, optional parameters across all their schemas, and parameters that take a union
+(``anyOf`` or a list of types) across all their schemas. A request over one is refused."""
+STRICT_OPTIONAL_PARAMETERS = 24
+STRICT_UNION_PARAMETERS = 16
+
+
+def strict_request_limits(tools: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The per-request limits on strict tools that exported Anthropic ``tools`` exceed, each
+    naming the limit and the count (empty when the set can go in one request)."""
+    strict = [tool for tool in tools if tool.get("strict") is True]
+    optional = unions = 0
+    for tool in strict:
+        for node in _object_nodes(tool.get("input_schema")):
+            required = set(as_list(node.get("required")))
+            for name, prop in (node.get("properties") or {}).items():
+                optional += name not in required
+                unions += isinstance(prop, Mapping) and (
+                    "anyOf" in prop or isinstance(prop.get("type"), list)
+                )
+    counts = (
+        (len(strict), STRICT_TOOLS_PER_REQUEST, "strict tools"),
+        (optional, STRICT_OPTIONAL_PARAMETERS, "optional parameters across strict tools"),
+        (unions, STRICT_UNION_PARAMETERS, "union-typed parameters across strict tools"),
+    )
+    return [
+        f"{count} {what}: Anthropic takes at most {limit} in one request"
+        for count, limit, what in counts
+        if count > limit
+    ]
+
+
+def _object_nodes(schema: Any) -> Iterable[Mapping[str, Any]]:
+    """Every schema node below ``schema`` (``$defs`` included) that has ``properties``."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if isinstance(node.get("properties"), Mapping):
+                yield node
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
 class AnthropicAdapter(ProviderAdapter):
     """Anthropic tools, tool calls (``tool_use`` blocks) and results (``tool_result`` blocks)."""
 

@@ -75,7 +75,13 @@ def is_large(data: Any) -> bool:
         seen += 1
         if seen > _WALK_ON_LOOP:
             return True
-        if isinstance(item, Mapping):
+        kind = type(item)
+        if kind is str:
+            if len(item) > LARGE_PAYLOAD_BYTES:
+                return True
+        elif kind in _PLAIN_SCALARS:
+            continue  # the common case, told without an ABC check
+        elif kind is dict or isinstance(item, Mapping):
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
             stack.extend(item)
@@ -89,6 +95,7 @@ _Entry = tuple[Any, int, Any, int | str | None]
 
 # About how many bytes a scalar takes as JSON (strings are counted by their length).
 _SCALAR_BYTES = {bool: 5, type(None): 4, float: 24}
+_PLAIN_SCALARS = frozenset({int, *_SCALAR_BYTES})
 
 
 def _walk(value: Any, limits: Limits, tool: str, *, measure: bool) -> None:
@@ -105,6 +112,10 @@ def _walk(value: Any, limits: Limits, tool: str, *, measure: bool) -> None:
         kind = type(item)
         if kind is str:
             size += len(item) + 3
+        elif kind is int:
+            size += item.bit_length() // 3 + 2
+        elif kind in _PLAIN_SCALARS:
+            size += _SCALAR_BYTES[kind]
         elif kind is dict or kind is list or kind is tuple or isinstance(item, Mapping):
             if id(item) in on_path:
                 raise _refused(tool, _path(entry), Constraint.INVALID_FORMAT, _CYCLE)
@@ -114,20 +125,39 @@ def _walk(value: Any, limits: Limits, tool: str, *, measure: bool) -> None:
             on_path.add(id(item))
             stack.append(id(item))
             size += 2
+            # Scalar children are counted here, not put on the stack: most values are scalars.
             if kind is list or kind is tuple:
                 if len(item) > limits.array_items:
                     raise _too_many_items(tool, entry, len(item), limits)
-                stack.extend((child, depth + 1, entry, i) for i, child in enumerate(item))
+                for i, child in enumerate(item):
+                    scalar = _scalar_size(child)
+                    if scalar is None:
+                        stack.append((child, depth + 1, entry, i))
+                    else:
+                        size += scalar
             else:
                 for key, child in item.items():
                     size += (len(key) if isinstance(key, str) else 8) + 4
-                    stack.append((child, depth + 1, entry, key))
-        elif kind is int:
-            size += item.bit_length() // 3 + 2
+                    scalar = _scalar_size(child)
+                    if scalar is None:
+                        stack.append((child, depth + 1, entry, key))
+                    else:
+                        size += scalar
         else:
             size += _SCALAR_BYTES.get(kind, 8)
         if measure and size > limits.payload_bytes:
             raise too_large(tool, size, limits, about=True)
+
+
+def _scalar_size(value: Any) -> int | None:
+    """About how many bytes a plain scalar takes as JSON; ``None`` for anything else."""
+    kind = type(value)
+    if kind is str:
+        return len(value) + 3
+    if kind is int:
+        bits: int = value.bit_length()
+        return bits // 3 + 2
+    return _SCALAR_BYTES.get(kind)
 
 
 _CYCLE = "refers to itself (a value that contains itself cannot be JSON)"
