@@ -163,9 +163,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     spelling = {"unrolled": args.unrolled}
-    # Runs as users run it: Python caches a design's bytecode between runs (in __pycache__)
-    # unless told not to. An environment that turns the cache off would charge every
-    # regeneration the compilation of the design module again.
+    # Runs as users run it: Python caches the bytecode of tooldesign's own modules between
+    # runs unless told not to; an environment that turns the cache off would charge every run
+    # their compilation. (A design is compiled from its source on every run regardless.)
     bytecode_off = os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None
 
     work = Path(tempfile.mkdtemp(prefix="tooldesign-bench-"))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import py_compile
 import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -520,6 +522,27 @@ def test_regeneration_gives_what_a_fresh_run_gives(
     generate([str(design)], out)
     assert tree_bytes(out) == _fresh(tmp_path, edit(THREE), "fresh")
     assert main(["gen", str(design), "--out", str(out), "--check"]) == 0
+
+
+def test_a_design_edited_within_the_second_generates_what_it_now_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python trusts a cached bytecode file whose source has the same size and whole-second
+    # modification time; a design is compiled from its source every time instead.
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as most users run Python
+    design = write(tmp_path / "design.py", THREE)
+    out = tmp_path / "out"
+    stat = design.stat()
+    py_compile.compile(str(design), doraise=True)  # a cache, as an earlier import leaves it
+    edited = THREE.replace('"Say hello"', '"Say howdy"')
+    write(design, edited)
+    os.utime(design, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size, same time
+    generate([str(design)], out)
+    assert "Say howdy" in (out / "svc" / "tool_schemas.json").read_text()
+    # And generation leaves no bytecode of its own beside the design.
+    assert sorted(p.name for p in (tmp_path / "__pycache__").iterdir()) == [
+        f"design.{sys.implementation.cache_tag}.pyc"
+    ]
 
 
 def test_check_sees_a_stale_service_catalog(

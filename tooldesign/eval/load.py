@@ -8,6 +8,7 @@ Exceptions raised by the design are reported at the design's own line.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -15,6 +16,7 @@ import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import CodeType
 
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.location import Location
@@ -63,6 +65,9 @@ def importable(entries: Sequence[tuple[str, Path | None]]) -> Iterator[None]:
     before = set(sys.modules)
     folders = design_folders(entries)
     _put_first_on_path([*folders, Path(os.getcwd())])
+    # Generation writes only into its output folder: no __pycache__ beside the user's design
+    # or application code.
+    saved_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         # Found only now that the current directory is importable (finding a dotted module
         # imports its parent packages, which are forgotten with the rest afterwards).
@@ -73,6 +78,7 @@ def importable(entries: Sequence[tuple[str, Path | None]]) -> Iterator[None]:
         yield
     finally:
         sys.path[:] = saved_path
+        sys.dont_write_bytecode = saved_bytecode
         # Design modules must run again on the next evaluation (their DSL calls record then).
         roots = tuple(str(f.resolve()) + os.sep for f in folders)
         for name in set(sys.modules) - before:
@@ -155,12 +161,23 @@ def _run_file(file: Path) -> None:
         if getattr(existing, "__file__", None) == resolved:
             return  # another design file imported it already; its calls are recorded
         name = f"_tooldesign_design_{abs(hash(resolved)):x}_{file.stem}"
-    spec = importlib.util.spec_from_file_location(name, resolved)
+    spec = importlib.util.spec_from_file_location(
+        name, resolved, loader=_SourceOnlyLoader(name, resolved)
+    )
     if spec is None or spec.loader is None:
         raise UsageError(f"{file}: cannot be loaded as Python")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+
+
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles a design file from its source on every run. A cached bytecode file is trusted
+    by Python when the source's size and whole-second modification time match, so a design
+    edited within the second it was last run, to the same size, would generate stale code."""
+
+    def get_code(self, fullname: str) -> CodeType:
+        return self.source_to_code(self.get_data(self.path), self.path)
 
 
 def _report(exc: BaseException, issues: Issues, design_paths: set[str]) -> None:
