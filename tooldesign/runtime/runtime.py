@@ -666,7 +666,12 @@ class Runtime:
     ) -> ToolResult:
         mine = [i for i in error.issues if _top_field(i) not in tool.injected]
         if mine:
-            reported = ToolValidationError(error.tool, mine, input=error.input, more=error.more)
+            # The model hears of its own fields only (the error as it is when they are all).
+            reported = (
+                error
+                if len(mine) == len(error.issues)
+                else ToolValidationError(error.tool, mine, input=error.input, more=error.more)
+            )
             hint = retry_hint_for_invalid_payload(reported, example=tool.example)
             telemetry.outcome = str(hint.reason)
             return ToolResult(
