@@ -664,9 +664,13 @@ class Runtime:
         injected: Mapping[str, Any],
         telemetry: ToolTelemetry,
     ) -> ToolResult:
-        mine = [i for i in error.issues if _top_field(i) not in tool.injected]
+        # The model hears of its own fields only, not of injected ones (the application's).
+        mine = (
+            [i for i in error.issues if _top_field(i) not in tool.injected]
+            if tool.injected
+            else error.issues
+        )
         if mine:
-            # The model hears of its own fields only (the error as it is when they are all).
             reported = (
                 error
                 if len(mine) == len(error.issues)

@@ -336,7 +336,7 @@ class _IssueBuilder:
         """The issues of ``errors`` (at most about ``limit``) and the count of errors left unread."""
         slots: list[FieldIssue | _UnionErrors] = []
         unions: dict[tuple[int | str, ...], _UnionErrors] = {}
-        seen: set[str] = set()
+        seen: set[tuple[str, Constraint]] = set()
         unread = 0
         last_union: tuple[tuple[int | str, ...], _UnionErrors] | None = None
         for index, error in enumerate(errors):
@@ -366,7 +366,7 @@ class _IssueBuilder:
                 last_union = (key, group)
                 continue
             issue = self._issue(error, known)
-            dedup = f"{issue.field}\0{issue.constraint}"
+            dedup = (issue.field, issue.constraint)
             if dedup not in seen:
                 seen.add(dedup)
                 slots.append(issue)
