@@ -395,7 +395,7 @@ class _IssueBuilder:
             actual=json_type(value) if has_value else None,
             allowed=known.allowed,
             # Each issue its own copy: a caller may change what it was given.
-            bounds=dict(known.bounds) or None,
+            bounds=dict(known.bounds) if known.bounds else None,
             pattern=known.pattern,
             format=known.format,
             examples=known.examples,
