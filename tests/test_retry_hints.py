@@ -147,6 +147,19 @@ def test_an_unknown_field_has_no_description(runtime: Runtime) -> None:
     assert issue.constraint is Constraint.UNKNOWN_FIELD and issue.description is None
 
 
+def test_a_repeated_mistake_reads_the_same_and_each_issue_is_its_own(runtime: Runtime) -> None:
+    first = hint_for(runtime, "shout", {"text": "hi", "level": 0})
+    first.issues[0].bounds["minimum"] = 99  # type: ignore[index]  # a caller changing its copy
+    again = hint_for(runtime, "shout", {"text": "hi", "level": 0})
+    assert again.message == first.message
+    assert again.issues[0].bounds == {"minimum": 1}
+    # However many keys a model makes up, each is named, and known fields read as before.
+    for n in range(600):
+        [issue] = hint_for(runtime, "shout", {"text": "hi", "level": 1, f"k{n}": 0}).issues
+        assert issue.field == f"k{n}" and issue.constraint is Constraint.UNKNOWN_FIELD
+    assert hint_for(runtime, "shout", {"text": "hi", "level": 0}).message == first.message
+
+
 # ── unions ───────────────────────────────────────────────────────────────────────────────
 
 

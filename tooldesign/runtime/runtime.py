@@ -664,9 +664,18 @@ class Runtime:
         injected: Mapping[str, Any],
         telemetry: ToolTelemetry,
     ) -> ToolResult:
-        mine = [i for i in error.issues if _top_field(i) not in tool.injected]
+        # The model hears of its own fields only, not of injected ones (the application's).
+        mine = (
+            [i for i in error.issues if _top_field(i) not in tool.injected]
+            if tool.injected
+            else error.issues
+        )
         if mine:
-            reported = ToolValidationError(error.tool, mine, input=error.input, more=error.more)
+            reported = (
+                error
+                if len(mine) == len(error.issues)
+                else ToolValidationError(error.tool, mine, input=error.input, more=error.more)
+            )
             hint = retry_hint_for_invalid_payload(reported, example=tool.example)
             telemetry.outcome = str(hint.reason)
             return ToolResult(

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 _MAX_SHOWN = 80
 _MAX_KEY_SHOWN = 40
 _MAX_PATH_SHOWN = 160
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*", re.ASCII)
+_json_string: Callable[[str], str] = json.encoder.encode_basestring
+"""A string as ``json.dumps(text, ensure_ascii=False)`` writes it, without its dispatch (a
+value is shown in every issue's message)."""
 
 
 def json_type(value: Any) -> str:
@@ -91,7 +94,7 @@ def _preview(value: Any, out: list[str], budget: int) -> int:
     if budget <= 0:
         return 0
     if isinstance(value, str):
-        text = json.dumps(value[:budget], ensure_ascii=False)
+        text = _json_string(value[:budget])
     elif value is None or isinstance(value, bool):
         text = "null" if value is None else ("true" if value else "false")
     elif isinstance(value, int):

@@ -17,7 +17,7 @@ from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolVal
 from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.specs import TypeSpec
 from tooldesign.runtime.text import path_of
-from tooldesign.runtime.validation.field_issues import field_issues
+from tooldesign.runtime.validation.field_issues import IssueSchema, field_issues
 from tooldesign.runtime.validation.json_input import has_null, json_problem, parse_object
 from tooldesign.runtime.validation.patterns import linear_validator
 from tooldesign.runtime.validation.schema import (
@@ -60,7 +60,7 @@ class PayloadCodec(Generic[ModelT]):
     __slots__ = (
         "_declared",
         "_injected",
-        "_navigator",
+        "_issue_schema",
         "_sample_items",
         "_schema_check",
         "model",
@@ -75,7 +75,7 @@ class PayloadCodec(Generic[ModelT]):
         self.spec = spec
         self.model = spec.model
         self._injected = injected
-        self._navigator: SchemaNavigator | None = None
+        self._issue_schema: IssueSchema | None = None
         self._schema_check = SchemaCheck(spec) if spec.check_schema else None
         self._declared: frozenset[str] | None = None
         self._sample_items = _SAMPLE_ITEMS
@@ -210,9 +210,9 @@ class PayloadCodec(Generic[ModelT]):
         A payload with more errors than are worth reading (a million bad items) has only its
         first part validated again for them: the hint shows a few issues and a count anyway.
         """
-        if self._navigator is None:
-            self._navigator = SchemaNavigator(
-                self.spec.schema, extra_properties=self._injected_schemas()
+        if self._issue_schema is None:
+            self._issue_schema = IssueSchema(
+                SchemaNavigator(self.spec.schema, extra_properties=self._injected_schemas())
             )
         root = prior if validated is None else validated
         count = error.error_count()
@@ -228,7 +228,7 @@ class PayloadCodec(Generic[ModelT]):
                 pass
         if errors is None:
             errors = error.errors(include_url=False)
-        issues, more = field_issues(errors, self._navigator, root)
+        issues, more = field_issues(errors, self._issue_schema, root)
         more += count - len(errors)
         return ToolValidationError(self.tool, issues, input=prior, more=more)
 
@@ -278,13 +278,13 @@ class PayloadCodec(Generic[ModelT]):
 class ResultCodec(Generic[ModelT]):
     """Validates and encodes one tool's result."""
 
-    __slots__ = ("_navigator", "_schema_check", "model", "spec", "tool")
+    __slots__ = ("_issue_schema", "_schema_check", "model", "spec", "tool")
 
     def __init__(self, tool: str, spec: TypeSpec[ModelT]) -> None:
         self.tool = tool
         self.spec = spec
         self.model = spec.model
-        self._navigator: SchemaNavigator | None = None
+        self._issue_schema: IssueSchema | None = None
         self._schema_check = SchemaCheck(spec) if spec.check_schema else None
 
     def encode(self, result: ModelT) -> str:
@@ -300,9 +300,9 @@ class ResultCodec(Generic[ModelT]):
         try:
             result = value if isinstance(value, self.model) else self.model.model_validate(value)
         except pydantic.ValidationError as exc:
-            if self._navigator is None:
-                self._navigator = SchemaNavigator(self.spec.schema)
-            issues, more = field_issues(exc.errors(include_url=False), self._navigator, value)
+            if self._issue_schema is None:
+                self._issue_schema = IssueSchema(SchemaNavigator(self.spec.schema))
+            issues, more = field_issues(exc.errors(include_url=False), self._issue_schema, value)
             raise ToolValidationError(
                 self.tool, issues, input=value, kind="result", more=more
             ) from None

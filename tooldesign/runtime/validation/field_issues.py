@@ -147,48 +147,71 @@ def _constraint(error_type: str, value: Any, node: Mapping[str, Any] | None) -> 
     return Constraint.INVALID_FIELD_TYPE
 
 
-def _message(
-    constraint: Constraint,
-    error: ErrorDetails,
-    node: Mapping[str, Any] | None,
-    parent: Mapping[str, Any] | None,
-    expected: str,
-) -> str:
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """What the design says of the field a location leads to: all an issue reads of the schema."""
+
+    field: str
+    """The location's path, as messages show it."""
+    node: Mapping[str, Any] | None
+    expected: str
+    described: str | None
+    allowed: tuple[Any, ...] | None
+    bounds: dict[str, int | float]
+    pattern: str | None
+    format: str | None
+    examples: tuple[Any, ...] | None
+    one_of: str
+    """The allowed values, shown: ``"a", "b", "c"``."""
+    range_rule: tuple[str, ...]
+    """The bounds as a message says them: ``>= 0``, ``a multiple of 5``."""
+    allowed_fields: str
+    """The fields the object holding this one declares, listed (``none`` when it has none)."""
+
+
+def _field(nav: SchemaNavigator, located: _Located) -> _Field:
+    node = located.schema
+    bounds = schema_bounds(node)
+    enum = node.get("enum") if node else None
+    allowed_fields = sorted((located.parent or {}).get("properties", {}))
+    return _Field(
+        field=shown_path(located.path),
+        node=node,
+        expected=nav.describe_type(node),
+        described=description(node) or located.described,
+        allowed=tuple(enum) if isinstance(enum, list) else None,
+        bounds=bounds,
+        pattern=node.get("pattern") if node else None,
+        format=node.get("format") if node else None,
+        examples=field_examples(node),
+        one_of=", ".join(shown(v) for v in enum or ()),
+        range_rule=tuple(
+            [f"{op} {bounds[key]}" for key, op in _RANGE_OPERATORS if key in bounds]
+            + ([f"a multiple of {bounds['multipleOf']}"] if "multipleOf" in bounds else [])
+        ),
+        allowed_fields=", ".join(allowed_fields) if allowed_fields else "none",
+    )
+
+
+_RANGE_OPERATORS = (
+    ("minimum", ">="),
+    ("exclusiveMinimum", ">"),
+    ("maximum", "<="),
+    ("exclusiveMaximum", "<"),
+)
+
+
+def _message(constraint: Constraint, error: ErrorDetails, known: _Field) -> str:
     value = error.get("input")
-    sent = f" (got {shown(value)})"
     if constraint is Constraint.MISSING_FIELD:
         if error["type"] == "union_tag_not_found":
             ctx = error.get("ctx") or {}
             return f"required field {ctx.get('discriminator', 'discriminator')!s} is missing"
-        return f"required field is missing (expected {expected})"
+        return f"required field is missing (expected {known.expected})"
     if constraint is Constraint.UNKNOWN_FIELD:
-        allowed = sorted((parent or {}).get("properties", {}))
-        listed = ", ".join(allowed) if allowed else "none"
-        return f"unknown field; allowed fields are: {listed}"
-    if constraint is Constraint.INVALID_ENUM_VALUE:
-        if error["type"] == "union_tag_invalid":
-            ctx = error.get("ctx") or {}
-            return f"unknown {ctx.get('discriminator', 'variant')}; expected one of {ctx.get('expected_tags', '')}{sent}"
-        values = (node or {}).get("enum") or []
-        return "must be one of " + ", ".join(shown(v) for v in values) + sent
-    if constraint is Constraint.INVALID_RANGE:
-        parts = []
-        bounds = schema_bounds(node)
-        for key, op in (
-            ("minimum", ">="),
-            ("exclusiveMinimum", ">"),
-            ("maximum", "<="),
-            ("exclusiveMaximum", "<"),
-        ):
-            if key in bounds:
-                parts.append(f"{op} {bounds[key]}")
-        if "multipleOf" in bounds:
-            parts.append(f"a multiple of {bounds['multipleOf']}")
-        if error["type"] == "finite_number":
-            parts.append("a finite number")
-        return "must be " + (" and ".join(parts) or "within range") + sent
+        return f"unknown field; allowed fields are: {known.allowed_fields}"
     if constraint is Constraint.INVALID_LENGTH:
-        bounds = schema_bounds(node)
+        bounds = known.bounds
         if isinstance(value, str):
             lo, hi, unit, size = (
                 bounds.get("minLength"),
@@ -208,24 +231,68 @@ def _message(
         else:
             rule = f"at most {hi}"
         return f"must have {rule} {unit} (got {size})"
+    if constraint is Constraint.INVALID_FIELD_TYPE:
+        return f"expected {known.expected}, got {got(value)}"
+    sent = f" (got {shown(value)})"
+    if constraint is Constraint.INVALID_ENUM_VALUE:
+        if error["type"] == "union_tag_invalid":
+            ctx = error.get("ctx") or {}
+            return f"unknown {ctx.get('discriminator', 'variant')}; expected one of {ctx.get('expected_tags', '')}{sent}"
+        return "must be one of " + known.one_of + sent
+    if constraint is Constraint.INVALID_RANGE:
+        parts = known.range_rule
+        if error["type"] == "finite_number":
+            parts = (*parts, "a finite number")
+        return "must be " + (" and ".join(parts) or "within range") + sent
     if constraint is Constraint.INVALID_PATTERN:
-        return f"must match the pattern {(node or {}).get('pattern', '')}{sent}"
-    if constraint is Constraint.INVALID_FORMAT:
-        fmt = (node or {}).get("format")
-        if error["type"] == RFC3339_ERROR:
-            return f"{error['msg']}{sent}"
-        if error["type"].startswith("timezone_"):
-            # A valid-looking time without an offset: say what is missing, not just "invalid".
-            return f"must be a {fmt or 'date-time'} with a timezone offset, such as 2026-01-31T09:30:00Z{sent}"
-        if fmt:
-            return f"must be a valid {fmt}{sent}"
-        return f"{error.get('msg', 'invalid format')}{sent}"
-    return f"expected {expected}, got {got(value)}"
+        return f"must match the pattern {'' if known.pattern is None else known.pattern}{sent}"
+    # INVALID_FORMAT
+    fmt = known.format
+    if error["type"] == RFC3339_ERROR:
+        return f"{error['msg']}{sent}"
+    if error["type"].startswith("timezone_"):
+        # A valid-looking time without an offset: say what is missing, not just "invalid".
+        return f"must be a {fmt or 'date-time'} with a timezone offset, such as 2026-01-31T09:30:00Z{sent}"
+    if fmt:
+        return f"must be a valid {fmt}{sent}"
+    return f"{error.get('msg', 'invalid format')}{sent}"
+
+
+class IssueSchema:
+    """A tool's schema as field issues read it, keeping what each error location leads to.
+
+    A schema never changes (specs are frozen), and a model tends to repeat its mistakes: a
+    location seen before costs a lookup instead of a walk through the schema.
+    """
+
+    __slots__ = ("_kept", "nav")
+
+    _MAX_KEPT = 512
+    """Locations kept at most (a model can send any number of unknown keys); past it, the
+    kept ones are forgotten and kept anew."""
+
+    def __init__(self, nav: SchemaNavigator) -> None:
+        self.nav = nav
+        self._kept: dict[tuple[int | str, ...], tuple[_Located, _Field | None]] = {}
+
+    def at(self, loc: Sequence[int | str]) -> tuple[_Located, _Field | None]:
+        """Where ``loc`` leads from the root, and its field (``None`` inside a plain union)."""
+        key = tuple(loc)
+        found = self._kept.get(key)
+        if found is None:
+            if len(self._kept) >= self._MAX_KEPT:
+                self._kept.clear()
+            located = _locate(self.nav, key)
+            found = self._kept[key] = (
+                located,
+                None if located.in_union else _field(self.nav, located),
+            )
+        return found
 
 
 def field_issues(
     errors: Sequence[ErrorDetails],
-    nav: SchemaNavigator,
+    schema: IssueSchema,
     root_input: Any,
     *,
     limit: int = MAX_ISSUES,
@@ -240,7 +307,7 @@ def field_issues(
     most, then the one with fewest errors), the issues are that variant's, field by field;
     otherwise one issue at the union names every variant.
     """
-    issues, more = _IssueBuilder(nav, root_input).build(errors, limit=limit)
+    issues, more = _IssueBuilder(schema, root_input).build(errors, limit=limit)
     return issues[:limit], more + max(0, len(issues) - limit)
 
 
@@ -251,10 +318,11 @@ class _UnionErrors:
 
 
 class _IssueBuilder:
-    __slots__ = ("nav", "root_input")
+    __slots__ = ("nav", "root_input", "schema")
 
-    def __init__(self, nav: SchemaNavigator, root_input: Any) -> None:
-        self.nav = nav
+    def __init__(self, schema: IssueSchema, root_input: Any) -> None:
+        self.schema = schema
+        self.nav = schema.nav
         self.root_input = root_input
 
     def build(
@@ -268,7 +336,7 @@ class _IssueBuilder:
         """The issues of ``errors`` (at most about ``limit``) and the count of errors left unread."""
         slots: list[FieldIssue | _UnionErrors] = []
         unions: dict[tuple[int | str, ...], _UnionErrors] = {}
-        seen: set[str] = set()
+        seen: set[tuple[str, Constraint]] = set()
         unread = 0
         last_union: tuple[tuple[int | str, ...], _UnionErrors] | None = None
         for index, error in enumerate(errors):
@@ -283,8 +351,12 @@ class _IssueBuilder:
             if len(slots) >= limit:
                 unread = len(errors) - index
                 break
-            located = _locate(self.nav, loc, start, offset)
-            if located.in_union:
+            if start is None:
+                located, known = self.schema.at(loc)
+            else:  # inside a union's variant: seen once per call, not kept
+                located = _locate(self.nav, loc, start, offset)
+                known = None if located.in_union else _field(self.nav, located)
+            if known is None:
                 key = tuple(loc[: located.depth])
                 group = unions.get(key)
                 if group is None:
@@ -293,8 +365,8 @@ class _IssueBuilder:
                 group.errors.append(error)
                 last_union = (key, group)
                 continue
-            issue = self._issue(error, located)
-            dedup = f"{issue.field}\0{issue.constraint}"
+            issue = self._issue(error, known)
+            dedup = (issue.field, issue.constraint)
             if dedup not in seen:
                 seen.add(dedup)
                 slots.append(issue)
@@ -308,26 +380,25 @@ class _IssueBuilder:
                 unread += more
         return issues, unread
 
-    def _issue(self, error: ErrorDetails, located: _Located) -> FieldIssue:
-        node = located.schema
+    def _issue(self, error: ErrorDetails, known: _Field) -> FieldIssue:
         value = error.get("input")
-        constraint = _constraint(error["type"], value, node)
-        expected = self.nav.describe_type(node)
+        constraint = _constraint(error["type"], value, known.node)
         has_value = constraint not in (Constraint.MISSING_FIELD, Constraint.UNKNOWN_FIELD)
         unknown = constraint is Constraint.UNKNOWN_FIELD
         return FieldIssue(
-            field=shown_path(located.path),
+            field=known.field,
             constraint=constraint,
-            message=_message(constraint, error, node, located.parent, expected),
+            message=_message(constraint, error, known),
             # An unknown field means nothing in the design: no description is its own.
-            description=None if unknown else description(node) or located.described,
-            expected=None if unknown else expected,
+            description=None if unknown else known.described,
+            expected=None if unknown else known.expected,
             actual=json_type(value) if has_value else None,
-            allowed=tuple(node["enum"]) if node and isinstance(node.get("enum"), list) else None,
-            bounds=schema_bounds(node) or None,
-            pattern=node.get("pattern") if node else None,
-            format=node.get("format") if node else None,
-            examples=field_examples(node),
+            allowed=known.allowed,
+            # Each issue its own copy: a caller may change what it was given.
+            bounds=dict(known.bounds) if known.bounds else None,
+            pattern=known.pattern,
+            format=known.format,
+            examples=known.examples,
         )
 
     def _union(self, group: _UnionErrors, limit: int) -> tuple[list[FieldIssue], int]:
