@@ -49,8 +49,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ToolAnnotations
 from tooldesign.contract.conditions import ConditionError
 from tooldesign.contract.confirm import ConfirmSpec
@@ -64,7 +62,6 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 CATALOG_NAME = "tool_schemas.json"
 """The file name of a catalog, in each generated service and toolset package."""
 
-_META_VALIDATOR = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 # Listing thousands of problems helps nobody; the first ones show what is wrong.
 _MAX_LISTED = 20
 
@@ -571,8 +568,18 @@ def _schema_error(text: str) -> tuple[str, str] | None:
     return _meta_error(json.loads(text))
 
 
+@lru_cache(maxsize=1)
+def _meta_validator() -> Any:
+    # Imported when a catalog is first read: generating one never needs jsonschema.
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(Draft202012Validator.META_SCHEMA)
+
+
 def _meta_error(schema: Any) -> tuple[str, str] | None:
-    error = best_match(_META_VALIDATOR.iter_errors(schema))
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_meta_validator().iter_errors(schema))
     if error is None:
         return None
     return "/".join(str(p) for p in error.absolute_path), error.message
