@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import contextvars
 import difflib
-import functools
 import inspect
 import logging
 import re
@@ -83,8 +82,7 @@ from tooldesign.runtime.specs import JsonSchema, ToolSpec
 from tooldesign.runtime.text import clipped, compact_json, got, path_of, quoted, shown
 from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.examples import example_from_schema
-from tooldesign.runtime.validation.repairs import AppliedRepair, decode_repaired
-from tooldesign.runtime.validation.sizes import is_large
+from tooldesign.runtime.validation.repairs import AppliedRepair, decode_call
 from tooldesign.runtime.watch import CallWatch
 from tooldesign.runtime.workers import WorkerThreadInvoke
 
@@ -516,28 +514,16 @@ class Runtime:
     async def _decode(
         self, tool: _Tool, payload: Any, injected: Mapping[str, Any]
     ) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]]:
-        """The payload decoded within the tool's limits (large arguments on the decoding
-        threads, so the loop goes on serving calls), repaired if the design allows it. Raises
-        the :class:`ToolValidationError` of what the model sent."""
-        codec = tool.binding.payload
-        try:
-            if is_large(payload):
-                decode = functools.partial(
-                    codec.decode_detailed, payload, injected=injected, limits=tool.limits
-                )
-                loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(self._decoders, decode), ()
-            return codec.decode_detailed(payload, injected=injected, limits=tool.limits), ()
-        except ToolValidationError:
-            # A slip the design agreed to repair is repaired; else the model hears what it sent.
-            repaired = (
-                decode_repaired(codec, payload, tool.spec, injected, tool.limits)
-                if tool.spec.repairs
-                else None
-            )
-            if repaired is None:
-                raise
-            return repaired
+        """The payload decoded within the tool's limits, on the runtime's decoding threads when
+        large, repaired if the design allows it (see :func:`decode_call`)."""
+        return await decode_call(
+            tool.binding.payload,
+            tool.spec,
+            payload,
+            injected=injected,
+            limits=tool.limits,
+            executor=self._decoders,
+        )
 
     def execute_sync(
         self,

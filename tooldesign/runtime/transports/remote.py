@@ -11,8 +11,6 @@ queue or a deadline are answers with retry hints like any other.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import importlib
 import logging
 import uuid
@@ -50,8 +48,7 @@ from tooldesign.runtime.transports.base import (
 )
 from tooldesign.runtime.transports.wire import CallMessage, WireError
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
-from tooldesign.runtime.validation.repairs import decode_repaired
-from tooldesign.runtime.validation.sizes import is_large
+from tooldesign.runtime.validation.repairs import decode_call
 
 log = logging.getLogger("tooldesign.transports")
 
@@ -156,25 +153,20 @@ class RemoteToolset:
             for name in binding.spec.injected
             if (value := meta.value_for(name)) is not None
         }
-        # Held to the tool's limits (the design's, over the defaults), large arguments decoded
-        # off the event loop, as the runtime does; the worker's runtime holds it to its own.
-        limits = DEFAULT_LIMITS.for_tool(binding.spec.limits)
-        decode = functools.partial(
-            binding.payload.decode_detailed, request.payload, injected=injected, limits=limits
-        )
+        # Held to the tool's limits (the design's, over the defaults), as the runtime does; the
+        # worker's runtime holds it to its own.
         try:
-            if is_large(request.payload):
-                await asyncio.get_running_loop().run_in_executor(None, decode)
-            else:
-                decode()
+            await decode_call(
+                binding.payload,
+                binding.spec,
+                request.payload,
+                injected=injected,
+                limits=DEFAULT_LIMITS.for_tool(binding.spec.limits),
+            )
         except ToolValidationError:
-            # A slip the design repairs travels as it was sent: the worker repairs it the same.
-            if not binding.spec.repairs or (
-                decode_repaired(binding.payload, request.payload, binding.spec, injected, limits)
-                is None
-            ):
-                # The runtime decodes it again and answers with its retry hint: no round trip.
-                return await call_next(request, meta)
+            # The runtime decodes it again and answers with its retry hint: no round trip. (A
+            # slip the design repairs travels as it was sent: the worker repairs it the same.)
+            return await call_next(request, meta)
         # The worker's span continues the agent's trace.
         meta = with_trace_context(replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex))
         assert meta.call_id is not None

@@ -9,11 +9,14 @@ repaired call still does not decode, the model is answered about the call it sen
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import functools
 import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +26,7 @@ from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.text import join_path, shown
 from tooldesign.runtime.validation.json_input import parse_object
-from tooldesign.runtime.validation.sizes import check_text, check_value
+from tooldesign.runtime.validation.sizes import check_text, check_value, is_large
 
 if TYPE_CHECKING:
     from tooldesign.runtime.specs import ToolSpec
@@ -86,6 +89,33 @@ def decode_repaired(
         return codec.decode_detailed(data, injected=injected, limits=limits), applied
     except ToolValidationError:
         return None
+
+
+async def decode_call(
+    codec: PayloadCodec[Any],
+    spec: ToolSpec[Any, Any],
+    payload: Any,
+    *,
+    injected: Mapping[str, Any],
+    limits: Limits,
+    executor: Executor | None = None,
+) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]]:
+    """A call's arguments decoded within ``limits`` (large ones on ``executor``'s threads, so
+    the event loop goes on serving calls), repaired if the design allows it, with the repairs
+    made. Raises the :class:`ToolValidationError` of what the model sent."""
+    try:
+        if is_large(payload):
+            decode = functools.partial(
+                codec.decode_detailed, payload, injected=injected, limits=limits
+            )
+            return await asyncio.get_running_loop().run_in_executor(executor, decode), ()
+        return codec.decode_detailed(payload, injected=injected, limits=limits), ()
+    except ToolValidationError:
+        # A slip the design agreed to repair is repaired; else the model hears what it sent.
+        repaired = decode_repaired(codec, payload, spec, injected, limits) if spec.repairs else None
+        if repaired is None:
+            raise
+        return repaired
 
 
 def repaired_payload(
@@ -190,4 +220,4 @@ def _assumed(kind: str, before: Any, after: Any) -> str:
     return f"{shown(before, _SHOWN)} read as {shown(after, _SHOWN)}"
 
 
-__all__ = ["AppliedRepair", "decode_repaired", "repaired_payload", "repairs_note"]
+__all__ = ["AppliedRepair", "decode_call", "decode_repaired", "repaired_payload", "repairs_note"]
