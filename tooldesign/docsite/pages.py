@@ -136,7 +136,7 @@ def tool_page(
         service=tool.service,
         toolset=tool.toolset,
         tags=tool.tags,
-        badges=badges(tool, entry),
+        badges=badges(tool),
         fingerprint=fingerprint_of(entry),
         file=tool_file(tool.id),
         arguments=arguments,
@@ -148,7 +148,7 @@ def tool_page(
     )
 
 
-def badges(tool: CatalogTool, entry: Mapping[str, Any]) -> tuple[Badge, ...]:
+def badges(tool: CatalogTool) -> tuple[Badge, ...]:
     """What a reader should notice first: approval, destructive, read-only, and the like."""
     out: list[Badge] = []
     if tool.confirm is not None:
