@@ -180,13 +180,19 @@ def test_ctrl_c_exits_130_with_one_line_and_leaves_the_output_as_it_was(
     design.write_text(text)
     leader, follower = pty.openpty()
     # Ctrl-C on a terminal signals the whole process group: the workers that render too.
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tooldesign", "gen", "design", "--out", "gen"],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        start_new_session=True,
-    )
+    # The child starts with Ctrl-C at its default, as a foreground job on a terminal does,
+    # even when these tests run in a background job (which inherits SIGINT ignored).
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tooldesign", "gen", "design", "--out", "gen"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            start_new_session=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, saved)
     os.close(follower)
     try:
         seen = b""
