@@ -29,6 +29,21 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """tooldesign's cache (a design's compiled code) goes to a folder of the run's own, not the
+    home folder of whoever runs the tests; subprocesses inherit it."""
+    from tooldesign.eval.bytecode import CACHE_DIR_ENV
+
+    saved = os.environ.get(CACHE_DIR_ENV)
+    os.environ[CACHE_DIR_ENV] = str(tmp_path_factory.mktemp("tooldesign-cache"))
+    yield
+    if saved is None:
+        os.environ.pop(CACHE_DIR_ENV, None)
+    else:
+        os.environ[CACHE_DIR_ENV] = saved
+
+
 @pytest.fixture
 def write_design(tmp_path: Path) -> Callable[[str, str], Path]:
     def write(text: str, name: str = "design.py") -> Path:

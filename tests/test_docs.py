@@ -243,7 +243,9 @@ class PythonSession:
 
 def normalized(text: str, root: Path) -> str:
     """``text`` as the docs write it: timings, the page's folders and this Python."""
-    text = text.replace(sys.executable, PYTHON)
+    # This Python by any of its names in its folder (a console script may run python3).
+    here = re.escape(os.path.dirname(sys.executable))
+    text = re.sub(rf"{here}/python[0-9.]*\b", PYTHON, text)
     text = text.replace(str(root / "repo"), f"{HOME}/tooldesign").replace(
         str(root / "scratch"), HOME
     )

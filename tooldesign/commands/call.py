@@ -17,7 +17,6 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tooldesign.commands._targets import built, load_target, parse_target
 from tooldesign.contract.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -86,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _call(args: argparse.Namespace, payload: str, meta: ToolCallMeta) -> ToolResult:
+    from tooldesign.commands._targets import built, load_target, parse_target
     from tooldesign.runtime import Runtime, ToolRequest
 
     target = parse_target(args.target, usage=USAGE, app_dir=args.app_dir)

@@ -6,6 +6,7 @@ import sys
 from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from types import CodeType, FrameType, TracebackType
 from typing import Any
@@ -95,20 +96,23 @@ def frame_location(frame: FrameType) -> Location:
 class _LineMap:
     """The source line of each instruction offset of one code object, found by bisection."""
 
-    __slots__ = ("_ends", "_lines", "_starts")
+    __slots__ = ("_ranges",)
 
     def __init__(self, code: CodeType) -> None:
-        ranges = [(start, end, line) for start, end, line in code.co_lines() if line is not None]
-        self._starts = [start for start, _, _ in ranges]
-        self._ends = [end for _, end, _ in ranges]
-        self._lines = [line for _, _, line in ranges]
+        # (start, end, line) per range of offsets, in order; taken whole, in one call, because
+        # a module that spells out its tools has hundreds of thousands of them.
+        self._ranges = list(code.co_lines())
 
     def line_at(self, offset: int) -> int | None:
         """The line of the instruction at ``offset``; ``None`` where the code has none."""
-        i = bisect_right(self._starts, offset) - 1
-        if i < 0 or offset >= self._ends[i]:
+        i = bisect_right(self._ranges, offset, key=_range_start) - 1
+        if i < 0:
             return None
-        return self._lines[i]
+        _, end, line = self._ranges[i]
+        return line if offset < end else None
+
+
+_range_start = itemgetter(0)
 
 
 def shape_of(record: Record | None) -> ShapeRecord | None:

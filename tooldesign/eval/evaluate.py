@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from tooldesign.binding.planner import bind
 from tooldesign.dsl.recorder import recording
 from tooldesign.eval.builder.tools import build
 from tooldesign.eval.load import UsageError, design_files, importable, run_designs
@@ -16,20 +15,27 @@ from tooldesign.ir.model import Design
 __all__ = ["DesignError", "UsageError", "evaluate"]
 
 
-def evaluate(sources: Sequence[str], *, known_valid: Callable[[str], bool] | None = None) -> Design:
+def evaluate(
+    sources: Sequence[str],
+    *,
+    known_valid: Callable[[str], bool] | None = None,
+    cache_code: bool = True,
+) -> Design:
     """The design declared by ``sources`` (files, folders or dotted modules).
 
     Raises :class:`DesignError` with every problem found, or :class:`UsageError` when a source
     is not a design at all. ``known_valid`` is asked, with a toolset's fingerprint, whether
     that exact toolset already passed validation: validation is a pure function of the
-    fingerprinted content, so it need not run again.
+    fingerprinted content, so it need not run again. ``cache_code`` keeps the compiled code of
+    design files in tooldesign's cache, as Python keeps bytecode (never when Python is told not
+    to write bytecode).
     """
     issues = Issues()
     entries = design_files(sources)
     # The design's folder stays importable while building and binding: BindTo imports
     # application code, which may sit next to the design.
-    with importable(entries), recording() as recorder:
-        ran = run_designs(entries, issues)
+    with importable(entries) as writes_bytecode, recording() as recorder:
+        ran = run_designs(entries, issues, cache_code=cache_code and writes_bytecode)
         design = build(recorder.design, issues, ran)
         if not recorder.design.services and not issues:
             raise UsageError(f"{', '.join(sources)}: not a design: no Service is declared")
@@ -48,7 +54,10 @@ def evaluate(sources: Sequence[str], *, known_valid: Callable[[str], bool] | Non
 
             validate(design, issues, trusted=trusted)
         # Last, so a tool is bound only if its own design passed every other check.
-        design = bind(design, issues)
+        if any(tool.binding is not None for tool in design.tools()):
+            from tooldesign.binding.planner import bind  # a run with nothing bound needs none
+
+            design = bind(design, issues)
     issues.raise_if_any()
     # Generation reads the binding plans too, so a changed method regenerates its toolset.
     bound = toolset_fingerprints(design, bound=True)

@@ -21,6 +21,7 @@ from types import CodeType
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.location import Location
 from tooldesign.dsl.recorder import current
+from tooldesign.eval.bytecode import design_code
 from tooldesign.ir.errors import Issues
 from tooldesign.tracebacks import user_frame
 
@@ -55,11 +56,12 @@ def design_files(sources: Sequence[str]) -> list[tuple[str, Path | None]]:
 
 
 @contextmanager
-def importable(entries: Sequence[tuple[str, Path | None]]) -> Iterator[None]:
+def importable(entries: Sequence[tuple[str, Path | None]]) -> Iterator[bool]:
     """Make each design's own folder and the current directory importable; forget designs after.
 
     A design imports its siblings the same way whether it is named by path or as a dotted
-    module: its folder comes first on ``sys.path``, then the current directory.
+    module: its folder comes first on ``sys.path``, then the current directory. Yields whether
+    the user lets Python write bytecode (turned off inside the block).
     """
     saved_path = list(sys.path)
     before = set(sys.modules)
@@ -75,7 +77,7 @@ def importable(entries: Sequence[tuple[str, Path | None]]) -> Iterator[None]:
         module_folders = [folder for folder in dotted if folder is not None]
         _put_first_on_path(module_folders)
         folders.extend(module_folders)
-        yield
+        yield not saved_bytecode
     finally:
         sys.path[:] = saved_path
         sys.dont_write_bytecode = saved_bytecode
@@ -120,10 +122,13 @@ def design_folders(entries: Sequence[tuple[str, Path | None]]) -> list[Path]:
     return sorted({f.parent for _, f in entries if f is not None})
 
 
-def run_designs(entries: Sequence[tuple[str, Path | None]], issues: Issues) -> list[str]:
+def run_designs(
+    entries: Sequence[tuple[str, Path | None]], issues: Issues, *, cache_code: bool
+) -> list[str]:
     """Run every design source, recording DSL calls. Returns the design files that ran.
 
-    Call it inside :func:`importable` for the entries' folders.
+    Call it inside :func:`importable` for the entries' folders. With ``cache_code``, the
+    compiled code of design files is kept in tooldesign's cache (see ``eval/bytecode.py``).
     """
     ran: list[str] = []
     design_paths = {str(f.resolve()) for _, f in entries if f is not None}
@@ -140,7 +145,7 @@ def run_designs(entries: Sequence[tuple[str, Path | None]], issues: Issues) -> l
                 _dotted_designs.add(label)
                 ran.append(getattr(module, "__file__", None) or label)
             else:
-                _run_file(file)
+                _run_file(file, cache_code=cache_code)
                 ran.append(str(file))
         except ModuleNotFoundError as exc:
             if file is None and exc.name and label.startswith(exc.name):
@@ -153,7 +158,7 @@ def run_designs(entries: Sequence[tuple[str, Path | None]], issues: Issues) -> l
     return ran
 
 
-def _run_file(file: Path) -> None:
+def _run_file(file: Path, *, cache_code: bool) -> None:
     resolved = str(file.resolve())
     name = file.stem
     existing = sys.modules.get(name)
@@ -162,7 +167,7 @@ def _run_file(file: Path) -> None:
             return  # another design file imported it already; its calls are recorded
         name = f"_tooldesign_design_{abs(hash(resolved)):x}_{file.stem}"
     spec = importlib.util.spec_from_file_location(
-        name, resolved, loader=_SourceOnlyLoader(name, resolved)
+        name, resolved, loader=_DesignLoader(name, resolved, cache_code=cache_code)
     )
     if spec is None or spec.loader is None:
         raise UsageError(f"{file}: cannot be loaded as Python")
@@ -171,13 +176,16 @@ def _run_file(file: Path) -> None:
     spec.loader.exec_module(module)
 
 
-class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
-    """Compiles a design file from its source on every run. A cached bytecode file is trusted
-    by Python when the source's size and whole-second modification time match, so a design
-    edited within the second it was last run, to the same size, would generate stale code."""
+class _DesignLoader(importlib.machinery.SourceFileLoader):
+    """Loads a design file's code from its source, or from tooldesign's cache of the code of
+    that exact source (never from Python's own bytecode cache: see ``eval/bytecode.py``)."""
+
+    def __init__(self, fullname: str, path: str, *, cache_code: bool) -> None:
+        super().__init__(fullname, path)
+        self.cache_code = cache_code
 
     def get_code(self, fullname: str) -> CodeType:
-        return self.source_to_code(self.get_data(self.path), self.path)
+        return design_code(self.path, self.get_data(self.path), write=self.cache_code)
 
 
 def _report(exc: BaseException, issues: Issues, design_paths: set[str]) -> None:

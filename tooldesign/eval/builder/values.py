@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import math
 from collections import deque
+from functools import partial
+from itertools import chain, compress
 from typing import Any
 
 from tooldesign.contract.constraints import constraint_options
@@ -165,45 +168,106 @@ def report_unencodable_text(design: DesignRecord, issues: Issues) -> None:
 
     Every record is walked, with what the DSL recorded in it (names, descriptions, options,
     examples, type expressions, schemas), so no place where text can hide is missed; each
-    string is reported at the DSL call that recorded it.
+    string is reported at the DSL call that recorded it. Every design pays for the walk, so
+    strings are checked where they are found and only ASCII's absence costs an encoding.
     """
+    roots = [*design.types, *design.services]
+    if not _may_hold_unencodable_text(roots):
+        return
     seen: set[int] = set()
+    # Breadth first, without recursion: types may be nested far too deep (then reported).
     pending: deque[tuple[Any, Location | None, str, str]] = deque(
-        (record, None, "", "") for record in [*design.types, *design.services]
+        (record, None, "", "") for record in roots
     )
     while pending:
         value, where, path, what = pending.popleft()
-        if isinstance(value, str):
-            bad = _lone_surrogate(value)
-            if bad is not None:
-                issues.add(
-                    f"{_DSL_WORDS.get(what, what)} holds {bad!r}, a lone surrogate that UTF-8 "
-                    "cannot encode; text in a design must be valid Unicode",
-                    where,
-                    path,
-                )
-            continue
-        if id(value) in seen or isinstance(value, Location):
+        if id(value) in seen:
             continue
         seen.add(id(value))
-        if isinstance(value, tuple) and value and isinstance(value[-1], Location):
-            where = value[-1]  # (a value, where it was given): Example, Tags, Required…
-        if isinstance(value, list | tuple | set | frozenset):
-            pending.extend((item, where, path, what) for item in value)
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                pending.append((key, where, path, what))
-                pending.append((item, where, path, key if what == "options" else what))
+        children: list[tuple[Any, str]]
+        if isinstance(value, dict):
+            children = [(key, what) for key in value]
+            children += [(v, k if what == "options" else what) for k, v in value.items()]
+        elif isinstance(value, list | tuple | set | frozenset):
+            if isinstance(value, tuple) and value and isinstance(value[-1], Location):
+                where = value[-1]  # (a value, where it was given): Example, Tags, Required…
+            children = [(item, what) for item in value]
         else:
             names = _text_fields(type(value))
-            if names:
-                record = isinstance(value, Record)
-                if record:
-                    where, path = value.location, value.path
-                for name in names:
-                    item = getattr(value, name)
-                    if item is not None and not isinstance(item, bool | int | float):
-                        pending.append((item, where, path, name if record else what))
+            if isinstance(value, Record):
+                where, path = value.location, value.path
+                children = [(getattr(value, name), name) for name in names]
+            else:
+                children = [(getattr(value, name), what) for name in names]
+        for item, said in children:
+            if isinstance(item, str):
+                if not item.isascii():
+                    _report_surrogate(item, where, path, said, issues)
+            elif item is not None and not isinstance(item, _NOT_WALKED):
+                pending.append((item, where, path, said))
+
+
+def _may_hold_unencodable_text(roots: list[Any]) -> bool:
+    """Whether any string reachable the way the walk goes may be unencodable: a screen, so that
+    a design with none (nearly all) never pays for the walk that says where.
+
+    Each level of the walk's values is taken whole: its references come from one call to the
+    collector's list of them, are sorted by kind with no Python loop per value, and its strings
+    are joined and encoded at once (joining cannot hide a lone surrogate: Python strings never
+    pair surrogates). It reaches every string the walk reaches, and a few more (a record's
+    path), so it may send a design to the walk in vain, never past it.
+    """
+    roles: dict[type, str] = {}
+    seen: set[int] = set()
+    level = roots
+    while level:
+        found = gc.get_referents(*level)
+        for kind in set(map(type, found)) - roles.keys():
+            roles[kind] = _screen_role(kind)
+        role = list(map(roles.__getitem__, map(type, found)))
+        walked = list(compress(found, map("walked".__eq__, role)))
+        fresh = dict(zip(map(id, walked), walked, strict=True))
+        new = fresh.keys() - seen
+        seen |= new
+        level = list(map(fresh.__getitem__, new))
+        # The collector's list leaves out the keys of a dict keyed by strings alone.
+        keys = list(chain.from_iterable(compress(level, map(_is_dict, level))))
+        texts = [*compress(found, map("text".__eq__, role)), *compress(keys, map(_is_str, keys))]
+        joined = "".join(texts)
+        if not joined.isascii() and _lone_surrogate(joined) is not None:
+            return True
+    return False
+
+
+def _screen_role(kind: type) -> str:
+    if issubclass(kind, str):
+        return "text"
+    if issubclass(kind, _CONTAINERS) or _text_fields(kind):
+        return "walked"
+    return "skipped"
+
+
+_CONTAINERS = (dict, list, tuple, set, frozenset)
+# isinstance(value, dict) and isinstance(value, str), callable from C with no Python frame.
+_is_dict = partial(type.__instancecheck__, dict)
+_is_str = partial(type.__instancecheck__, str)
+
+
+_NOT_WALKED = (bool, int, float, Location)
+"""Values that hold no text (a location names a file the user's own system gave)."""
+
+
+def _report_surrogate(
+    text: str, where: Location | None, path: str, what: str, issues: Issues
+) -> None:
+    bad = _lone_surrogate(text)
+    if bad is not None:
+        issues.add(
+            f"{_DSL_WORDS.get(what, what)} holds {bad!r}, a lone surrogate that UTF-8 "
+            "cannot encode; text in a design must be valid Unicode",
+            where,
+            path,
+        )
 
 
 _DSL_WORDS = {

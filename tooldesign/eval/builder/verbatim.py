@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from tooldesign.dsl.types import VerbatimExpr
-from tooldesign.eval import patterns
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import Primitive, PrimitiveType
 
@@ -14,8 +13,10 @@ from tooldesign.ir.model import Primitive, PrimitiveType
 def verbatim_type(value: VerbatimExpr, path: str, issues: Issues) -> PrimitiveType | None:
     """``Any(schema=...)``, checked to be a self-contained JSON Schema 2020-12 document
     (``None``: it is not, and why is reported)."""
+    # Imported here: most designs keep no schema verbatim, and these cost a run 50 ms.
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
+    from tooldesign.eval import patterns
 
     schema = value.schema
     try:
