@@ -73,8 +73,9 @@ class Manifest:
             listed = {str(k): str(v) for k, v in data["files"].items()}
         except (KeyError, AttributeError, TypeError):
             listed = {}
+        is_inside = Inside(out)
         for relpath, recorded in listed.items():
-            if inside(out, relpath):
+            if is_inside(relpath):
                 manifest.files[relpath] = recorded
             else:
                 manifest.refused.append(relpath)
@@ -106,20 +107,42 @@ def inside(out: Path, relpath: object) -> bool:
     links are followed, still leads inside ``out``; the folders tooldesign stages in
     (``.tooldesign-…``) hold no generated file.
     """
-    if not isinstance(relpath, str) or not relpath or "\\" in relpath or "\0" in relpath:
-        return False
-    parts = relpath.split("/")
-    if any(part in ("", ".", "..") for part in parts):
-        return False
-    if parts[0].startswith(".tooldesign-") and relpath != MANIFEST_NAME:
-        return False
-    if PurePosixPath(relpath).is_absolute() or Path(relpath).is_absolute():
-        return False
-    try:
-        root = out.resolve()
-        return (out / relpath).resolve().is_relative_to(root)
-    except (OSError, RuntimeError):  # a symbolic link loop
-        return False
+    return Inside(out)(relpath)
+
+
+class Inside:
+    """:func:`inside` for many paths of one output folder: each folder is resolved once (a
+    manifest lists hundreds of files in a few folders), then only the file's own name is
+    looked at, followed when it is a symbolic link."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self._root: Path | None = None
+        self._folders: dict[str, Path] = {}
+
+    def __call__(self, relpath: object) -> bool:
+        if not isinstance(relpath, str) or not relpath or "\\" in relpath or "\0" in relpath:
+            return False
+        parts = relpath.split("/")
+        if any(part in ("", ".", "..") for part in parts):
+            return False
+        if parts[0].startswith(".tooldesign-") and relpath != MANIFEST_NAME:
+            return False
+        if PurePosixPath(relpath).is_absolute() or Path(relpath).is_absolute():
+            return False
+        try:
+            if self._root is None:
+                self._root = self.out.resolve()
+            folder, _, name = relpath.rpartition("/")
+            resolved = self._folders.get(folder)
+            if resolved is None:
+                resolved = self._folders[folder] = (self.out / folder).resolve()
+            path = resolved / name
+            if path.is_symlink():
+                path = path.resolve()
+            return path.is_relative_to(self._root)
+        except (OSError, RuntimeError):  # a symbolic link loop
+            return False
 
 
 def on_disk_matches(out: Path, relpath: str, expected_digest: str) -> bool:

@@ -57,6 +57,7 @@ recursion), or one of ``str``, ``int``, ``float``, ``bool``."""
 
 
 _CONSTRAINT_OPTIONS = tuple(AttributeOptions.__annotations__)
+_KNOWN_OPTIONS = frozenset(_CONSTRAINT_OPTIONS)
 
 _UNSET: Any = object()
 
@@ -283,7 +284,7 @@ def Attribute(
         repair=repair,
     )
     # Checked here too: a design that no type checker has read may still misspell an option.
-    unknown = sorted(set(given) - set(_CONSTRAINT_OPTIONS))
+    unknown = sorted(given.keys() - _KNOWN_OPTIONS)
     if unknown:
         rec.issue(
             f"unknown Attribute option(s) {', '.join(unknown)}; allowed: {', '.join(_CONSTRAINT_OPTIONS)}",

@@ -96,16 +96,17 @@ def frame_location(frame: FrameType) -> Location:
 class _LineMap:
     """The source line of each instruction offset of one code object, found by bisection."""
 
-    __slots__ = ("_ranges",)
+    __slots__ = ("_ranges", "_starts")
 
     def __init__(self, code: CodeType) -> None:
-        # (start, end, line) per range of offsets, in order; taken whole, in one call, because
+        # (start, end, line) per range of offsets, in order, taken whole with no Python loop:
         # a module that spells out its tools has hundreds of thousands of them.
         self._ranges = list(code.co_lines())
+        self._starts = list(map(_range_start, self._ranges))
 
     def line_at(self, offset: int) -> int | None:
         """The line of the instruction at ``offset``; ``None`` where the code has none."""
-        i = bisect_right(self._ranges, offset, key=_range_start) - 1
+        i = bisect_right(self._starts, offset) - 1
         if i < 0:
             return None
         _, end, line = self._ranges[i]
