@@ -12,6 +12,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Iterable
+from functools import cache
 
 # Attributes of pydantic models (and of our bounded-result base) that a field must not shadow.
 # Listed, not read from pydantic, so generated code does not change with the installed version.
@@ -148,6 +149,7 @@ _NOT_WORD = re.compile(r"\W")
 _WORD_BREAK = re.compile(r"[^0-9A-Za-z]+|_+")
 
 
+@cache  # a design names the same few attributes in many tools
 def python_identifier(name: str, *, digit_prefix: str = "field_") -> str | None:
     """``name`` as a safe Python attribute name, or ``None`` if nothing usable is left.
 
@@ -176,6 +178,7 @@ def python_identifier(name: str, *, digit_prefix: str = "field_") -> str | None:
     return text
 
 
+@cache
 def pascal_case(name: str) -> str:
     """``list_devices`` → ``ListDevices``; ``atlas.time_series`` → ``AtlasTimeSeries``.
 

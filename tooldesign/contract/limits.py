@@ -34,7 +34,8 @@ class ToolLimits:
 
     def given(self) -> dict[str, int]:
         """The limits the design sets, by name, in declaration order."""
-        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        named = ((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
+        return {name: value for name, value in named if value is not None}
 
     def __bool__(self) -> bool:
         return bool(self.given())

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
+from functools import cache
 from typing import Any
 
 from tooldesign.codegen.naming import pascal_case, python_identifier
@@ -94,6 +94,7 @@ class TypeBuilder:
 
     def shape(self, rec: ShapeRecord, hint: str, description: str | None) -> ObjectShape:
         fields: list[Field] = []
+        required = {name for name, _ in rec.required}
         names = UniqueNames("attribute", self.issues)
         declared: list[str] = []  # valid or not: Required may name them without a second error
         for attr in rec.attributes:
@@ -108,10 +109,9 @@ class TypeBuilder:
             ident = python_identifier(name)
             if names.claim(name, ident, attr.location, attr.path):
                 assert ident is not None
-                fields.append(self._field(attr, ident, hint))
+                fields.append(self._field(attr, ident, hint, required=name in required))
             else:
                 self._reject_field(attr, name, hint)
-        required: set[str] = set()
         for name, where in rec.required:
             if name not in declared:
                 known = ", ".join(dict.fromkeys(declared)) or "none"
@@ -120,8 +120,6 @@ class TypeBuilder:
                     where,
                     rec.path,
                 )
-            required.add(name)
-        fields = [_required(f) if f.name in required else f for f in fields]
         examples = values.examples(rec.examples, rec.path, self.issues)
         return ObjectShape(hint, tuple(fields), description, rec.location, rec.path, examples)
 
@@ -131,7 +129,13 @@ class TypeBuilder:
         self.rejected.append(ObjectShape(parent_hint, (field,), None, attr.location, attr.path))
 
     def _field(
-        self, attr: AttributeRecord, ident: str, parent_hint: str, *, name: str | None = None
+        self,
+        attr: AttributeRecord,
+        ident: str,
+        parent_hint: str,
+        *,
+        name: str | None = None,
+        required: bool = False,
     ) -> Field:
         hint = parent_hint + pascal_case(ident)
         block = attr.shape
@@ -153,7 +157,7 @@ class TypeBuilder:
             ident=ident,
             type=t,
             description=values.text(attr.description, attr, "description", self.issues),
-            required=False,
+            required=required,
             constraints=constraints,
             location=attr.location,
             path=attr.path,
@@ -188,9 +192,9 @@ class TypeBuilder:
         self, value: Any, where: Location, path: str, block: ShapeRecord | None, hint: str
     ) -> TypeExpr:
         if isinstance(value, PrimitiveExpr):
-            return PrimitiveType(Primitive(value.kind))
+            return _primitive(value.kind)
         if isinstance(value, type) and value in BUILTIN_ALIASES:
-            return PrimitiveType(Primitive(BUILTIN_ALIASES[value].kind))
+            return _primitive(BUILTIN_ALIASES[value].kind)
         if isinstance(value, ObjectExpr):
             if block is None or not block.attributes:
                 self.issues.add(
@@ -259,8 +263,9 @@ class TypeBuilder:
         return ANY
 
 
-def _required(f: Field) -> Field:
-    return dataclasses.replace(f, required=True)
+@cache  # one frozen value per kind, shared by every field of that kind
+def _primitive(kind: str) -> PrimitiveType:
+    return PrimitiveType(Primitive(kind))
 
 
 def _contains_object(value: Any) -> bool:
