@@ -169,6 +169,9 @@ def main() -> None:
     bytecode_off = os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None
 
     work = Path(tempfile.mkdtemp(prefix="tooldesign-bench-"))
+    # tooldesign's cache (a design's compiled code, kept by its source's hash) starts empty and
+    # lives with the run: the first run of each design text compiles it, as a user's would.
+    os.environ["TOOLDESIGN_CACHE_DIR"] = str(work / "cache")
     try:
         design = write_design(work / "design", toolsets=args.toolsets, tools=args.tools, **spelling)
         full, unchanged, one_tool, one_arg, floors, single_rss, tree_rss = (
