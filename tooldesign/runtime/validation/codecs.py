@@ -61,9 +61,9 @@ class PayloadCodec(Generic[ModelT]):
         "_declared",
         "_injected",
         "_issue_schema",
+        "_model",
         "_sample_items",
         "_schema_check",
-        "model",
         "spec",
         "tool",
     )
@@ -73,12 +73,20 @@ class PayloadCodec(Generic[ModelT]):
     ) -> None:
         self.tool = tool
         self.spec = spec
-        self.model = spec.model
+        self._model: type[ModelT] | None = None
         self._injected = injected
         self._issue_schema: IssueSchema | None = None
         self._schema_check = SchemaCheck(spec) if spec.check_schema else None
         self._declared: frozenset[str] | None = None
         self._sample_items = _SAMPLE_ITEMS
+
+    @property
+    def model(self) -> type[ModelT]:
+        """The payload's model, read when a call first needs it (see ``TypeSpec.model``)."""
+        model = self._model
+        if model is None:
+            model = self._model = self.spec.model
+        return model
 
     @property
     def injected(self) -> tuple[str, ...]:
@@ -278,14 +286,22 @@ class PayloadCodec(Generic[ModelT]):
 class ResultCodec(Generic[ModelT]):
     """Validates and encodes one tool's result."""
 
-    __slots__ = ("_issue_schema", "_schema_check", "model", "spec", "tool")
+    __slots__ = ("_issue_schema", "_model", "_schema_check", "spec", "tool")
 
     def __init__(self, tool: str, spec: TypeSpec[ModelT]) -> None:
         self.tool = tool
         self.spec = spec
-        self.model = spec.model
+        self._model: type[ModelT] | None = None
         self._issue_schema: IssueSchema | None = None
         self._schema_check = SchemaCheck(spec) if spec.check_schema else None
+
+    @property
+    def model(self) -> type[ModelT]:
+        """The result's model, read when a result is first checked (see ``TypeSpec.model``)."""
+        model = self._model
+        if model is None:
+            model = self._model = self.spec.model
+        return model
 
     def encode(self, result: ModelT) -> str:
         """The result as compact JSON with wire names; absent optional fields are left out."""
