@@ -58,13 +58,15 @@ class TypeSpec(Generic[ModelT]):
         field_descriptions: Mapping[str, str] | None = None,
         check_schema: bool = False,
     ) -> None:
-        # A frozen dataclass sets its fields through object's __setattr__, as its __init__ does.
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "_model", model)
-        object.__setattr__(self, "schema", freeze(schema))
-        object.__setattr__(self, "example", freeze(example))
-        object.__setattr__(self, "field_descriptions", freeze(field_descriptions or {}))
-        object.__setattr__(self, "check_schema", check_schema)
+        _set_fields(
+            self,
+            name=name,
+            _model=model,
+            schema=freeze(schema),
+            example=freeze(example),
+            field_descriptions=freeze(field_descriptions or {}),
+            check_schema=check_schema,
+        )
 
     @property
     def model(self) -> type[ModelT]:
@@ -93,11 +95,14 @@ class ServerDataSpec(Generic[ModelT]):
         description: str | None,
         default: Literal["on", "off"],
     ) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "_model", model)
-        object.__setattr__(self, "schema", freeze(schema))
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "default", default)
+        _set_fields(
+            self,
+            kind=kind,
+            _model=model,
+            schema=freeze(schema),
+            description=description,
+            default=default,
+        )
 
     @property
     def model(self) -> type[ModelT]:
@@ -148,6 +153,12 @@ class ToolSpec(Generic[PayloadT, ResultT]):
             if spec.kind == kind:
                 return spec
         return None
+
+
+def _set_fields(spec: object, **values: Any) -> None:
+    for name, value in values.items():
+        # A frozen dataclass sets its fields through object's __setattr__, as its __init__ does.
+        object.__setattr__(spec, name, value)
 
 
 def _resolved(model: type[ModelT] | ModelRef[ModelT]) -> type[ModelT]:
