@@ -350,54 +350,104 @@ def test_a_single_value_payload_is_an_object_with_a_value_field() -> None:
     assert result.raw == {"lines": ["64 bytes", None, 1.5, True]}
 
 
-BUILT_ON_FIRST_USE = """
+MODELS_ON_FIRST_USE = """
 import json, sys
 import pydantic
-from gen.assistant.toolsets.sites import codecs, executor, types
+from tooldesign.runtime import Runtime, ToolRequest
+from tooldesign.runtime.mcp.server import mcp_server
+from tooldesign.runtime.providers import export_tools
+from tooldesign.runtime.tool_index import tool_index_registration
 
+from examples.netops.services import (
+    DeviceService, DocumentService, Inventory, MetricsService, ProfileService, SiteService,
+)
+from gen.assistant.toolsets.devices import codecs as device_codecs
+from gen.assistant.toolsets.devices import executor as devices
+from gen.assistant.toolsets.docs import executor as docs
+from gen.assistant.toolsets.metrics import executor as metrics
+from gen.assistant.toolsets.profiles import executor as profiles
+from gen.assistant.toolsets.sites import executor as sites
+from gen.assistant.toolsets.sites import specs as site_specs
+
+
+def models_imported():
+    return sorted(m for m in sys.modules if ".gen." in f".{m}" and m.endswith(".types"))
+
+
+inventory = Inventory()
+runtime = Runtime([
+    sites.new_registration(service=SiteService(inventory)),
+    devices.new_registration(
+        service=DeviceService(inventory), handlers={"restart_device": lambda args, meta: None}
+    ),
+    metrics.new_registration(service=MetricsService(inventory)),
+    profiles.new_registration(service=ProfileService()),
+    docs.new_registration(service=DocumentService()),
+])
+runtime.register(tool_index_registration(runtime))
+listed = [tool.name for tool in mcp_server(runtime).tools()]
+exported = export_tools(runtime.specs(), "openai", strict=True, fallback=True)
+schema = site_specs.GET_TOPOLOGY_SPEC.result.schema
+imported_to_list = models_imported()
+
+site = runtime.execute_sync(ToolRequest("get_site", {"site_id": "hq"}))
+refused = runtime.execute_sync(ToolRequest("get_site", '{"site_id": 5}'))
+tree = runtime.execute_sync(ToolRequest("get_topology", {"site_id": "hq"}))
+imported_by_calls = models_imported()
+
+# A toolset's models are still built on first use once imported (defer_build).
+from gen.assistant.toolsets.devices import types as device_types
 models = [
-    value for value in vars(types).values()
+    value for value in vars(device_types).values()
     if isinstance(value, type) and issubclass(value, pydantic.BaseModel)
-    and value.__module__ == types.__name__
+    and value.__module__ == device_types.__name__
 ]
 built_on_import = sorted(m.__name__ for m in models if m.__pydantic_complete__)
-payload = codecs.decode_get_site_payload('{"site_id": "hq"}')
-try:
-    codecs.decode_get_site_payload('{"site_id": "h"}')
-except Exception as exc:
-    refused = [issue.field for issue in exc.issues]
-tree = types.TopologyNode.model_validate(
-    {"device_id": "d1", "name": "a", "role": "core",
-     "children": [{"device_id": "d2", "name": "b", "role": "access"}]}
-)
+payload = device_codecs.decode_get_device_payload('{"device_id": "dev-0a1b2c3d"}')
 print(json.dumps({
+    "listed": len(listed),
+    "exported": len(exported),
+    "schema": sorted(schema["properties"]),
+    "imported_to_list": imported_to_list,
+    "site": site.result.name if site.result is not None else repr(site.error),
+    "refused": [issue.field for issue in refused.retry_hint.issues],
+    "child": tree.result.children[0].role if tree.result is not None else repr(tree.error),
+    "imported_by_calls": imported_by_calls,
     "models": len(models),
     "built_on_import": built_on_import,
-    "payload": payload.site_id,
-    "refused": refused,
-    "child": tree.children[0].device_id,
-    "built_after": types.GetSitePayload.__pydantic_complete__,
+    "payload": type(payload) is device_types.GetDevicePayload,
+    "built_after": device_types.GetDevicePayload.__pydantic_complete__,
 }))
 """
 
 
-def test_generated_models_are_built_on_first_use_not_on_import() -> None:
-    """A process serving many toolsets pays for the validators of the tools it calls; the
-    first call of each still decodes, refuses and nests as ever (a recursive model too)."""
+def test_generated_models_are_imported_and_built_on_first_use() -> None:
+    """A process serving many toolsets pays for the models of the tools it calls: importing
+    every executor, building a runtime and listing its tools (over MCP, to a provider, the
+    specs' schemas) imports no toolset's models; the first call of each still decodes,
+    refuses, checks its result and nests as ever (a recursive model too)."""
     import subprocess
     import sys
 
     ran = subprocess.run(
-        [sys.executable, "-c", BUILT_ON_FIRST_USE],
+        [sys.executable, "-c", MODELS_ON_FIRST_USE],
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
         cwd=REPO,
     )
+    assert ran.returncode == 0, ran.stderr
     seen = json.loads(ran.stdout)
+    assert seen["listed"] == seen["exported"] == 14
+    assert "children" in seen["schema"]
+    assert seen["imported_to_list"] == []
+    assert seen["site"] == "Headquarters"
+    assert seen["refused"] == ["site_id"]
+    assert seen["child"] == "core"
+    assert seen["imported_by_calls"] == ["gen.assistant.toolsets.sites.types"], (
+        "a call imports its own toolset's models only"
+    )
     assert seen["models"] >= 4
     assert seen["built_on_import"] == []
-    assert seen["payload"] == "hq"
-    assert seen["refused"] == ["site_id"]
-    assert seen["child"] == "d2"
+    assert seen["payload"] is True
     assert seen["built_after"] is True

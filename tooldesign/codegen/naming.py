@@ -100,23 +100,25 @@ TYPES_MODULE_NAMES = frozenset(
 defaults)."""
 
 SPECS_MODULE_NAMES = frozenset(
-    {"Any", "Final", "Mapping", "rt", "t"}
-    | {"SPECS", "BY_ID", "BY_NAME", "MCP_SERVER", "spec_by_id", "spec_by_name"}
+    {"TYPE_CHECKING", "Any", "Final", "Mapping", "rt", "t"}
+    | {"TYPES", "SPECS", "BY_ID", "BY_NAME", "MCP_SERVER", "spec_by_id", "spec_by_name"}
 )
 """Names ``specs.py`` imports, then the names it defines for every toolset."""
 
-CODECS_MODULE_NAMES = frozenset({"Any", "Final", "Mapping", "rt", "specs", "t"})
+CODECS_MODULE_NAMES = frozenset({"TYPE_CHECKING", "Any", "Final", "Mapping", "rt", "specs", "t"})
 """Names ``codecs.py`` imports."""
 
 EXECUTOR_MODULE_NAMES = frozenset(
-    {"Awaitable", "Protocol", "Required", "Sequence", "TypedDict", "cast", "overload"}
+    {"TYPE_CHECKING", "Awaitable", "Protocol", "Required", "Sequence", "TypedDict", "cast"}
+    | {"overload"}
     | {"codecs", "rt", "specs", "t", "tr"}
     | {"Handlers", "HandlersWithoutService", "new_registration"}
 )
 """Names ``executor.py`` (an MCPToolset's too) imports, then the names it defines."""
 
 TRANSFORMS_MODULE_NAMES = frozenset(
-    {"Any", "Literal", "NotRequired", "TypedDict", "datetime", "ipaddress", "uuid", "t"}
+    {"TYPE_CHECKING", "Any", "Literal", "NotRequired", "TypedDict", "datetime", "ipaddress"}
+    | {"uuid", "t"}
 )
 """Names ``transforms.py`` imports besides the application's modules (which are aliased)."""
 

@@ -21,7 +21,7 @@ Split by who reads it:
   used (its own extra);
 - the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
   (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
-  read-only by ``frozen``), ``limits`` (what one call may carry), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
+  read-only by ``frozen``; their models imported on first use by ``lazy_types``), ``limits`` (what one call may carry), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
   values);
 - control over what tools do: ``approvals`` (``Confirm``: requests, decisions, approvers),
   ``recovery`` (what a planner does after a failure), ``progress`` and ``events`` (what a
@@ -62,6 +62,7 @@ from tooldesign.runtime.events import (
 from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
 from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.lazy_types import TypesImportError
 from tooldesign.runtime.limits import Limits, ToolLimits
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
 from tooldesign.runtime.otel import Tracing
@@ -140,6 +141,7 @@ __all__ = [
     "ToolsetRegistration",
     "Tracing",
     "TypeSpec",
+    "TypesImportError",
     "pending_approvals",
     "progress_to",
     "report_progress",

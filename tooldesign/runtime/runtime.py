@@ -57,6 +57,7 @@ from tooldesign.runtime.errors import (
 )
 from tooldesign.runtime.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
 from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
+from tooldesign.runtime.lazy_types import TypesImportError
 from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.otel import Tracer, Tracing
 from tooldesign.runtime.recovery import Recovery, recovery_for
@@ -131,10 +132,10 @@ class _Tool:
     """A registered tool with its precomposed call chain."""
 
     __slots__ = (
+        "_cursor",
         "_version",
         "binding",
         "chain",
-        "cursor",
         "example",
         "injected",
         "limits",
@@ -162,17 +163,21 @@ class _Tool:
         self.example = (
             payload.example if payload.example is not None else example_from_schema(payload.schema)
         )
-        # The payload attribute that takes a paging cursor (by its wire name in the spec).
+        # The payload attribute that takes a paging cursor, by its wire name in the spec: looked
+        # up on the first call that needs it ("" when there is none), as the payload's model is
+        # imported only then.
         bounds = binding.spec.bounds
-        wire = bounds.cursor_field if bounds is not None else None
-        self.cursor = next(
-            (
-                attr
-                for attr, info in payload.model.model_fields.items()
-                if wire is not None and (info.alias or attr) == wire
-            ),
-            None,
-        )
+        self._cursor: str | None = None if bounds is not None and bounds.cursor_field else ""
+
+    def gave_cursor(self, args: Any) -> bool:
+        """Whether decoded arguments carry a paging cursor: the call asked for a later page."""
+        if self._cursor is None:
+            wire = self.spec.bounds.cursor_field if self.spec.bounds is not None else None
+            fields = self.spec.payload.model.model_fields
+            self._cursor = next(
+                (attr for attr, info in fields.items() if (info.alias or attr) == wire), ""
+            )
+        return bool(self._cursor) and getattr(args, self._cursor, None) is not None
 
     def version(self) -> str:
         """The catalog version of the tool's toolset (what an approval is bound to)."""
@@ -615,6 +620,14 @@ class Runtime:
             decoded, telemetry.repairs = await self._decode(tool, request.payload, injected)
         except ToolValidationError as error:
             return self._invalid(spec, tool, error, injected, telemetry)
+        except TypesImportError as error:
+            # The application's models are broken, not the model's call: logged in full.
+            log.exception("tool %s cannot run: its models could not be imported", spec.id)
+            message = (
+                f"Tool {spec.name!r} is unavailable: the application could not load it. This "
+                "is not a problem with your arguments; do not retry this call."
+            )
+            return self._failed(spec, message, error, telemetry)
         telemetry.discarded_injected = decoded.discarded_injected
         # 5. Call the bound method or the handler.
         try:
@@ -635,7 +648,7 @@ class Runtime:
             message = f"Tool {spec.name!r} failed with an internal error. Try again later or use another tool."
             return self._failed(spec, message, exc, telemetry)
         # A call that pages past the end honestly returns nothing of a non-empty total.
-        paged = tool.cursor is not None and getattr(decoded.value, tool.cursor, None) is not None
+        paged = tool.gave_cursor(decoded.value)
         result = self._finish(spec, binding, outcome, meta, telemetry, paged=paged)
         # 9. What the model reads stays within the tool's result budget.
         if result.error is None:

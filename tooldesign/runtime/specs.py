@@ -19,6 +19,7 @@ from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
 from tooldesign.runtime.frozen import freeze
+from tooldesign.runtime.lazy_types import ModelRef
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 PayloadT = TypeVar("PayloadT", bound=BaseModel)
@@ -27,10 +28,12 @@ ResultT = TypeVar("ResultT", bound=BaseModel)
 JsonSchema = Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class TypeSpec(Generic[ModelT]):
     """A payload, result or server-data type: its generated model and model-facing schema.
 
+    ``model`` is the model class; generated specs give a :class:`ModelRef` instead, so that
+    their toolset's models are imported when one is first read, not with the specs.
     ``schema`` is what a model sees (JSON Schema 2020-12; injected fields removed).
     ``field_descriptions`` maps dotted field paths (``devices[].id``) to design descriptions.
     ``check_schema`` is set when parts of ``schema`` are kept verbatim (``Any(schema=...)``):
@@ -40,31 +43,71 @@ class TypeSpec(Generic[ModelT]):
     """
 
     name: str
-    model: type[ModelT]
     schema: JsonSchema
-    example: Any = None
-    field_descriptions: Mapping[str, str] = field(default_factory=dict)
-    check_schema: bool = False
+    example: Any
+    field_descriptions: Mapping[str, str]
+    check_schema: bool
+    _model: type[ModelT] | ModelRef[ModelT]
 
-    def __post_init__(self) -> None:
-        _freeze_fields(self, "schema", "example", "field_descriptions")
+    def __init__(
+        self,
+        name: str,
+        model: type[ModelT] | ModelRef[ModelT],
+        schema: JsonSchema,
+        example: Any = None,
+        field_descriptions: Mapping[str, str] | None = None,
+        check_schema: bool = False,
+    ) -> None:
+        _set_fields(
+            self,
+            name=name,
+            _model=model,
+            schema=freeze(schema),
+            example=freeze(example),
+            field_descriptions=freeze(field_descriptions or {}),
+            check_schema=check_schema,
+        )
+
+    @property
+    def model(self) -> type[ModelT]:
+        """The model class (its toolset's models imported on first use)."""
+        return _resolved(self._model)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         return self  # immutable: a copy could only be a spec whose JSON is not frozen
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ServerDataSpec(Generic[ModelT]):
     """Typed data a tool emits for observers (UIs, logs), never for the model."""
 
     kind: str
-    model: type[ModelT]
     schema: JsonSchema
     description: str | None
     default: Literal["on", "off"]
+    _model: type[ModelT] | ModelRef[ModelT]
 
-    def __post_init__(self) -> None:
-        _freeze_fields(self, "schema")
+    def __init__(
+        self,
+        kind: str,
+        model: type[ModelT] | ModelRef[ModelT],
+        schema: JsonSchema,
+        description: str | None,
+        default: Literal["on", "off"],
+    ) -> None:
+        _set_fields(
+            self,
+            kind=kind,
+            _model=model,
+            schema=freeze(schema),
+            description=description,
+            default=default,
+        )
+
+    @property
+    def model(self) -> type[ModelT]:
+        """The model class (its toolset's models imported on first use)."""
+        return _resolved(self._model)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         return self  # immutable: a copy could only be a spec whose JSON is not frozen
@@ -112,7 +155,11 @@ class ToolSpec(Generic[PayloadT, ResultT]):
         return None
 
 
-def _freeze_fields(spec: object, *names: str) -> None:
-    for name in names:
+def _set_fields(spec: object, **values: Any) -> None:
+    for name, value in values.items():
         # A frozen dataclass sets its fields through object's __setattr__, as its __init__ does.
-        object.__setattr__(spec, name, freeze(getattr(spec, name)))
+        object.__setattr__(spec, name, value)
+
+
+def _resolved(model: type[ModelT] | ModelRef[ModelT]) -> type[ModelT]:
+    return model.resolve() if isinstance(model, ModelRef) else model

@@ -18,6 +18,7 @@ from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.runtime.lazy_types import LazyTypes, ModelRef
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams
 from tooldesign.runtime.registration import (
     Interceptor,
@@ -38,8 +39,10 @@ __all__ = [
     "FieldRepair",
     "Interceptor",
     "Invoke",
+    "LazyTypes",
     "MCPClient",
     "MCPServerParams",
+    "ModelRef",
     "Outcome",
     "PayloadCodec",
     "ResultCodec",

@@ -10,14 +10,20 @@ Its design lives in ``tooldesign/builtin/design``; the package is generated like
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tooldesign.builtin.gen.builtin.toolsets.tool_index import executor
-from tooldesign.builtin.gen.builtin.toolsets.tool_index import types as t
 from tooldesign.runtime.errors import ToolFailure
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.result import ToolCallMeta
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.text import shown
+
+if TYPE_CHECKING:
+    from tooldesign.builtin.gen.builtin.toolsets.tool_index import types as t
+else:
+    # Its models are imported on the first call, as every generated toolset's are.
+    from tooldesign.builtin.gen.builtin.toolsets.tool_index.specs import TYPES as t
 
 SERVICE = "builtin"
 TOOLSET = "tool_index"

@@ -47,7 +47,26 @@ class Decoded(Generic[ModelT]):
     discarded_injected: tuple[str, ...] = ()
 
 
-class PayloadCodec(Generic[ModelT]):
+class _ModelCodec(Generic[ModelT]):
+    """What both codecs share: a tool's type spec, whose model is read when a call first needs
+    it (a generated toolset's models are imported then: see ``TypeSpec.model``)."""
+
+    __slots__ = ("_model", "spec", "tool")
+
+    def __init__(self, tool: str, spec: TypeSpec[ModelT]) -> None:
+        self.tool = tool
+        self.spec = spec
+        self._model: type[ModelT] | None = None
+
+    @property
+    def model(self) -> type[ModelT]:
+        model = self._model
+        if model is None:
+            model = self._model = self.spec.model
+        return model
+
+
+class PayloadCodec(_ModelCodec[ModelT]):
     """Decodes one tool's payload.
 
     Only wire names are accepted (``class``, not the Python attribute ``class_``): exactly the
@@ -63,17 +82,12 @@ class PayloadCodec(Generic[ModelT]):
         "_issue_schema",
         "_sample_items",
         "_schema_check",
-        "model",
-        "spec",
-        "tool",
     )
 
     def __init__(
         self, tool: str, spec: TypeSpec[ModelT], *, injected: tuple[str, ...] = ()
     ) -> None:
-        self.tool = tool
-        self.spec = spec
-        self.model = spec.model
+        super().__init__(tool, spec)
         self._injected = injected
         self._issue_schema: IssueSchema | None = None
         self._schema_check = SchemaCheck(spec) if spec.check_schema else None
@@ -275,15 +289,13 @@ class PayloadCodec(Generic[ModelT]):
         return out
 
 
-class ResultCodec(Generic[ModelT]):
+class ResultCodec(_ModelCodec[ModelT]):
     """Validates and encodes one tool's result."""
 
-    __slots__ = ("_issue_schema", "_schema_check", "model", "spec", "tool")
+    __slots__ = ("_issue_schema", "_schema_check")
 
     def __init__(self, tool: str, spec: TypeSpec[ModelT]) -> None:
-        self.tool = tool
-        self.spec = spec
-        self.model = spec.model
+        super().__init__(tool, spec)
         self._issue_schema: IssueSchema | None = None
         self._schema_check = SchemaCheck(spec) if spec.check_schema else None
 

@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="assistant", toolset="devices")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 LIST_DEVICES: Final = rt.ToolIdent("assistant.devices.list_devices")
 GET_DEVICE: Final = rt.ToolIdent("assistant.devices.get_device")
@@ -26,7 +30,7 @@ LIST_DEVICES_SPEC: Final[rt.ToolSpec[t.ListDevicesPayload, t.ListDevicesResult]]
     tags=("inventory",),
     payload=rt.TypeSpec(
         name="ListDevicesPayload",
-        model=t.ListDevicesPayload,
+        model=rt.ModelRef(TYPES, "ListDevicesPayload"),
         schema={
             "type": "object",
             "properties": {
@@ -56,7 +60,7 @@ LIST_DEVICES_SPEC: Final[rt.ToolSpec[t.ListDevicesPayload, t.ListDevicesResult]]
     ),
     result=rt.TypeSpec(
         name="ListDevicesResult",
-        model=t.ListDevicesResult,
+        model=rt.ModelRef(TYPES, "ListDevicesResult"),
         schema={
             "type": "object",
             "properties": {
@@ -159,7 +163,7 @@ GET_DEVICE_SPEC: Final[rt.ToolSpec[t.GetDevicePayload, t.Device]] = rt.ToolSpec(
     tags=("inventory",),
     payload=rt.TypeSpec(
         name="GetDevicePayload",
-        model=t.GetDevicePayload,
+        model=rt.ModelRef(TYPES, "GetDevicePayload"),
         schema={
             "type": "object",
             "properties": {
@@ -177,7 +181,7 @@ GET_DEVICE_SPEC: Final[rt.ToolSpec[t.GetDevicePayload, t.Device]] = rt.ToolSpec(
     ),
     result=rt.TypeSpec(
         name="Device",
-        model=t.Device,
+        model=rt.ModelRef(TYPES, "Device"),
         schema={
             "type": "object",
             "description": "A managed network device",
@@ -247,7 +251,7 @@ RESTART_DEVICE_SPEC: Final[rt.ToolSpec[t.RestartDevicePayload, t.RestartDeviceRe
         tags=("inventory", "write"),
         payload=rt.TypeSpec(
             name="RestartDevicePayload",
-            model=t.RestartDevicePayload,
+            model=rt.ModelRef(TYPES, "RestartDevicePayload"),
             schema={
                 "type": "object",
                 "properties": {
@@ -274,7 +278,7 @@ RESTART_DEVICE_SPEC: Final[rt.ToolSpec[t.RestartDevicePayload, t.RestartDeviceRe
         ),
         result=rt.TypeSpec(
             name="RestartDeviceResult",
-            model=t.RestartDeviceResult,
+            model=rt.ModelRef(TYPES, "RestartDeviceResult"),
             schema={
                 "type": "object",
                 "properties": {
@@ -319,7 +323,7 @@ SCHEDULE_MAINTENANCE_SPEC: Final[rt.ToolSpec[t.MaintenanceRequest, t.ScheduleMai
         tags=("inventory", "write"),
         payload=rt.TypeSpec(
             name="MaintenanceRequest",
-            model=t.MaintenanceRequest,
+            model=rt.ModelRef(TYPES, "MaintenanceRequest"),
             schema={
                 "type": "object",
                 "description": "A maintenance window to open on some devices",
@@ -381,7 +385,7 @@ SCHEDULE_MAINTENANCE_SPEC: Final[rt.ToolSpec[t.MaintenanceRequest, t.ScheduleMai
         ),
         result=rt.TypeSpec(
             name="ScheduleMaintenanceResult",
-            model=t.ScheduleMaintenanceResult,
+            model=rt.ModelRef(TYPES, "ScheduleMaintenanceResult"),
             schema={
                 "type": "object",
                 "properties": {

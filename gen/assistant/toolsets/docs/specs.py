@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="assistant", toolset="docs")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 SEARCH_DOCS: Final = rt.ToolIdent("assistant.docs.search_docs")
 ANSWER_QUESTION: Final = rt.ToolIdent("assistant.docs.answer_question")
@@ -24,7 +28,7 @@ SEARCH_DOCS_SPEC: Final[rt.ToolSpec[t.SearchDocsPayload, t.SearchDocsResult]] = 
     tags=("knowledge",),
     payload=rt.TypeSpec(
         name="SearchDocsPayload",
-        model=t.SearchDocsPayload,
+        model=rt.ModelRef(TYPES, "SearchDocsPayload"),
         schema={
             "type": "object",
             "properties": {
@@ -59,7 +63,7 @@ SEARCH_DOCS_SPEC: Final[rt.ToolSpec[t.SearchDocsPayload, t.SearchDocsResult]] = 
     ),
     result=rt.TypeSpec(
         name="SearchDocsResult",
-        model=t.SearchDocsResult,
+        model=rt.ModelRef(TYPES, "SearchDocsResult"),
         schema={
             "type": "object",
             "properties": {
@@ -175,7 +179,7 @@ ANSWER_QUESTION_SPEC: Final[rt.ToolSpec[t.AnswerQuestionPayload, t.AnswerQuestio
         tags=("knowledge",),
         payload=rt.TypeSpec(
             name="AnswerQuestionPayload",
-            model=t.AnswerQuestionPayload,
+            model=rt.ModelRef(TYPES, "AnswerQuestionPayload"),
             schema={
                 "type": "object",
                 "properties": {
@@ -189,7 +193,7 @@ ANSWER_QUESTION_SPEC: Final[rt.ToolSpec[t.AnswerQuestionPayload, t.AnswerQuestio
         ),
         result=rt.TypeSpec(
             name="AnswerQuestionResult",
-            model=t.AnswerQuestionResult,
+            model=rt.ModelRef(TYPES, "AnswerQuestionResult"),
             schema={"type": "string", "description": "The answer"},
             example=None,
             field_descriptions={},

@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="assistant", toolset="metrics")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 GET_TIME_SERIES: Final = rt.ToolIdent("assistant.metrics.get_time_series")
 CHECK_REACHABILITY: Final = rt.ToolIdent("assistant.metrics.check_reachability")
@@ -25,7 +29,7 @@ GET_TIME_SERIES_SPEC: Final[rt.ToolSpec[t.GetTimeSeriesPayload, t.GetTimeSeriesR
         tags=("telemetry",),
         payload=rt.TypeSpec(
             name="GetTimeSeriesPayload",
-            model=t.GetTimeSeriesPayload,
+            model=rt.ModelRef(TYPES, "GetTimeSeriesPayload"),
             schema={
                 "type": "object",
                 "properties": {
@@ -58,7 +62,7 @@ GET_TIME_SERIES_SPEC: Final[rt.ToolSpec[t.GetTimeSeriesPayload, t.GetTimeSeriesR
         ),
         result=rt.TypeSpec(
             name="GetTimeSeriesResult",
-            model=t.GetTimeSeriesResult,
+            model=rt.ModelRef(TYPES, "GetTimeSeriesResult"),
             schema={
                 "type": "object",
                 "properties": {
@@ -93,7 +97,7 @@ GET_TIME_SERIES_SPEC: Final[rt.ToolSpec[t.GetTimeSeriesPayload, t.GetTimeSeriesR
         server_data=(
             rt.ServerDataSpec(
                 kind="atlas.time_series",
-                model=t.TimeSeries,
+                model=rt.ModelRef(TYPES, "TimeSeries"),
                 schema={
                     "type": "object",
                     "description": "A metric's full series, for charts",
@@ -131,7 +135,7 @@ GET_TIME_SERIES_SPEC: Final[rt.ToolSpec[t.GetTimeSeriesPayload, t.GetTimeSeriesR
             ),
             rt.ServerDataSpec(
                 kind="atlas.thresholds",
-                model=t.GetTimeSeriesAtlasThresholdsServerData,
+                model=rt.ModelRef(TYPES, "GetTimeSeriesAtlasThresholdsServerData"),
                 schema={
                     "type": "object",
                     "description": "Alert thresholds for the metric",
@@ -164,7 +168,7 @@ CHECK_REACHABILITY_SPEC: Final[
     tags=("telemetry",),
     payload=rt.TypeSpec(
         name="CheckReachabilityPayload",
-        model=t.CheckReachabilityPayload,
+        model=rt.ModelRef(TYPES, "CheckReachabilityPayload"),
         schema={
             "type": "object",
             "description": "Host name or IP address to probe",
@@ -179,7 +183,7 @@ CHECK_REACHABILITY_SPEC: Final[
     ),
     result=rt.TypeSpec(
         name="CheckReachabilityResult",
-        model=t.CheckReachabilityResult,
+        model=rt.ModelRef(TYPES, "CheckReachabilityResult"),
         schema={
             "type": "object",
             "properties": {

@@ -8,11 +8,15 @@
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 import examples.netops.models as app_models
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+else:
+    # The models are imported when a transform first builds or checks one.
+    from .specs import TYPES as t
 
 
 class GetTimeSeriesArguments(TypedDict):

@@ -10,7 +10,7 @@ Without a service, handlers must replace every method the toolset binds.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict, cast, overload
+from typing import TYPE_CHECKING, Protocol, Required, TypedDict, cast, overload
 
 from tooldesign.runtime import support as rt
 
@@ -18,7 +18,9 @@ import examples.netops.services as app_services
 
 from . import codecs, specs
 from . import transforms as tr
-from . import types as t
+
+if TYPE_CHECKING:
+    from . import types as t
 
 
 class GetProfileHandler(Protocol):

@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="assistant", toolset="profiles")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 GET_PROFILE: Final = rt.ToolIdent("assistant.profiles.get_profile")
 UPDATE_PREFERENCES: Final = rt.ToolIdent("assistant.profiles.update_preferences")
@@ -24,14 +28,14 @@ GET_PROFILE_SPEC: Final[rt.ToolSpec[t.GetProfilePayload, t.Profile]] = rt.ToolSp
     tags=("account",),
     payload=rt.TypeSpec(
         name="GetProfilePayload",
-        model=t.GetProfilePayload,
+        model=rt.ModelRef(TYPES, "GetProfilePayload"),
         schema={"type": "object", "properties": {}, "additionalProperties": False},
         example=None,
         field_descriptions={},
     ),
     result=rt.TypeSpec(
         name="Profile",
-        model=t.Profile,
+        model=rt.ModelRef(TYPES, "Profile"),
         schema={
             "type": "object",
             "description": "The signed-in user's profile",
@@ -82,7 +86,7 @@ UPDATE_PREFERENCES_SPEC: Final[rt.ToolSpec[t.UpdatePreferencesPayload, t.Profile
     tags=("account",),
     payload=rt.TypeSpec(
         name="UpdatePreferencesPayload",
-        model=t.UpdatePreferencesPayload,
+        model=rt.ModelRef(TYPES, "UpdatePreferencesPayload"),
         schema={
             "type": "object",
             "properties": {
@@ -102,7 +106,7 @@ UPDATE_PREFERENCES_SPEC: Final[rt.ToolSpec[t.UpdatePreferencesPayload, t.Profile
     ),
     result=rt.TypeSpec(
         name="Profile",
-        model=t.Profile,
+        model=rt.ModelRef(TYPES, "Profile"),
         schema={
             "type": "object",
             "description": "The signed-in user's profile",

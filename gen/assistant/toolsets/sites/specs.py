@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="assistant", toolset="sites")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 LIST_SITES: Final = rt.ToolIdent("assistant.sites.list_sites")
 GET_SITE: Final = rt.ToolIdent("assistant.sites.get_site")
@@ -25,7 +29,7 @@ LIST_SITES_SPEC: Final[rt.ToolSpec[t.ListSitesPayload, t.ListSitesResult]] = rt.
     tags=("inventory",),
     payload=rt.TypeSpec(
         name="ListSitesPayload",
-        model=t.ListSitesPayload,
+        model=rt.ModelRef(TYPES, "ListSitesPayload"),
         schema={
             "type": "object",
             "properties": {
@@ -49,7 +53,7 @@ LIST_SITES_SPEC: Final[rt.ToolSpec[t.ListSitesPayload, t.ListSitesResult]] = rt.
     ),
     result=rt.TypeSpec(
         name="ListSitesResult",
-        model=t.ListSitesResult,
+        model=rt.ModelRef(TYPES, "ListSitesResult"),
         schema={
             "type": "object",
             "properties": {
@@ -157,7 +161,7 @@ GET_SITE_SPEC: Final[rt.ToolSpec[t.GetSitePayload, t.Site]] = rt.ToolSpec(
     tags=("inventory",),
     payload=rt.TypeSpec(
         name="GetSitePayload",
-        model=t.GetSitePayload,
+        model=rt.ModelRef(TYPES, "GetSitePayload"),
         schema={
             "type": "object",
             "properties": {
@@ -176,7 +180,7 @@ GET_SITE_SPEC: Final[rt.ToolSpec[t.GetSitePayload, t.Site]] = rt.ToolSpec(
     ),
     result=rt.TypeSpec(
         name="Site",
-        model=t.Site,
+        model=rt.ModelRef(TYPES, "Site"),
         schema={
             "type": "object",
             "description": "A physical site with network devices",
@@ -245,7 +249,7 @@ GET_TOPOLOGY_SPEC: Final[rt.ToolSpec[t.GetTopologyPayload, t.TopologyNode]] = rt
     tags=("inventory",),
     payload=rt.TypeSpec(
         name="GetTopologyPayload",
-        model=t.GetTopologyPayload,
+        model=rt.ModelRef(TYPES, "GetTopologyPayload"),
         schema={
             "type": "object",
             "properties": {
@@ -266,7 +270,7 @@ GET_TOPOLOGY_SPEC: Final[rt.ToolSpec[t.GetTopologyPayload, t.TopologyNode]] = rt
     ),
     result=rt.TypeSpec(
         name="TopologyNode",
-        model=t.TopologyNode,
+        model=rt.ModelRef(TYPES, "TopologyNode"),
         schema={
             "type": "object",
             "description": "A device in the site topology, with the devices behind it",

@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="builtin", toolset="tool_index")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 TOOL_INDEX: Final = rt.ToolIdent("builtin.tool_index.tool_index")
 
@@ -23,7 +27,7 @@ TOOL_INDEX_SPEC: Final[rt.ToolSpec[t.ToolIndexPayload, t.ToolIndexResult]] = rt.
     tags=("discovery",),
     payload=rt.TypeSpec(
         name="ToolIndexPayload",
-        model=t.ToolIndexPayload,
+        model=rt.ModelRef(TYPES, "ToolIndexPayload"),
         schema={
             "type": "object",
             "properties": {
@@ -43,7 +47,7 @@ TOOL_INDEX_SPEC: Final[rt.ToolSpec[t.ToolIndexPayload, t.ToolIndexResult]] = rt.
     ),
     result=rt.TypeSpec(
         name="ToolIndexResult",
-        model=t.ToolIndexResult,
+        model=rt.ModelRef(TYPES, "ToolIndexResult"),
         schema={
             "type": "object",
             "properties": {

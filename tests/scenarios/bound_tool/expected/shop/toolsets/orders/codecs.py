@@ -10,12 +10,14 @@ payload or raises ``tooldesign.runtime.ToolValidationError`` naming every bad fi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
 from . import specs
-from . import types as t
+
+if TYPE_CHECKING:
+    from . import types as t
 
 FIND_ORDERS_PAYLOAD: Final = rt.PayloadCodec(
     "find_orders", specs.FIND_ORDERS_SPEC.payload, injected=()

@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="shop", toolset="orders")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 FIND_ORDERS: Final = rt.ToolIdent("shop.orders.find_orders")
 COUNT_ORDERS: Final = rt.ToolIdent("shop.orders.count_orders")
@@ -24,7 +28,7 @@ FIND_ORDERS_SPEC: Final[rt.ToolSpec[t.FindOrdersPayload, t.FindOrdersResult]] = 
     tags=(),
     payload=rt.TypeSpec(
         name="FindOrdersPayload",
-        model=t.FindOrdersPayload,
+        model=rt.ModelRef(TYPES, "FindOrdersPayload"),
         schema={
             "type": "object",
             "properties": {
@@ -39,7 +43,7 @@ FIND_ORDERS_SPEC: Final[rt.ToolSpec[t.FindOrdersPayload, t.FindOrdersResult]] = 
     ),
     result=rt.TypeSpec(
         name="FindOrdersResult",
-        model=t.FindOrdersResult,
+        model=rt.ModelRef(TYPES, "FindOrdersResult"),
         schema={
             "type": "object",
             "properties": {
@@ -87,7 +91,7 @@ COUNT_ORDERS_SPEC: Final[rt.ToolSpec[t.CountOrdersPayload, t.CountOrdersResult]]
     tags=(),
     payload=rt.TypeSpec(
         name="CountOrdersPayload",
-        model=t.CountOrdersPayload,
+        model=rt.ModelRef(TYPES, "CountOrdersPayload"),
         schema={
             "type": "object",
             "properties": {"customer": {"type": "string", "description": "Customer id"}},
@@ -99,7 +103,7 @@ COUNT_ORDERS_SPEC: Final[rt.ToolSpec[t.CountOrdersPayload, t.CountOrdersResult]]
     ),
     result=rt.TypeSpec(
         name="CountOrdersResult",
-        model=t.CountOrdersResult,
+        model=rt.ModelRef(TYPES, "CountOrdersResult"),
         schema={"type": "integer", "description": "The count"},
         example=None,
         field_descriptions={},

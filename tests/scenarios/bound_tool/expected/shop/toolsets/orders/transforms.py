@@ -8,11 +8,15 @@
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import scenario_shop as app_scenario_shop
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+else:
+    # The models are imported when a transform first builds or checks one.
+    from .specs import TYPES as t
 
 
 class FindOrdersArguments(TypedDict):

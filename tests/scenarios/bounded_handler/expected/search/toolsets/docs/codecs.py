@@ -10,12 +10,14 @@ payload or raises ``tooldesign.runtime.ToolValidationError`` naming every bad fi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
 from . import specs
-from . import types as t
+
+if TYPE_CHECKING:
+    from . import types as t
 
 FIND_DOCS_PAYLOAD: Final = rt.PayloadCodec("find_docs", specs.FIND_DOCS_SPEC.payload, injected=())
 FIND_DOCS_RESULT: Final = rt.ResultCodec("find_docs", specs.FIND_DOCS_SPEC.result)

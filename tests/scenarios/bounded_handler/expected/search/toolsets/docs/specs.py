@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="search", toolset="docs")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 FIND_DOCS: Final = rt.ToolIdent("search.docs.find_docs")
 
@@ -23,7 +27,7 @@ FIND_DOCS_SPEC: Final[rt.ToolSpec[t.FindDocsPayload, t.FindDocsResult]] = rt.Too
     tags=(),
     payload=rt.TypeSpec(
         name="FindDocsPayload",
-        model=t.FindDocsPayload,
+        model=rt.ModelRef(TYPES, "FindDocsPayload"),
         schema={
             "type": "object",
             "properties": {
@@ -44,7 +48,7 @@ FIND_DOCS_SPEC: Final[rt.ToolSpec[t.FindDocsPayload, t.FindDocsResult]] = rt.Too
     ),
     result=rt.TypeSpec(
         name="FindDocsResult",
-        model=t.FindDocsResult,
+        model=rt.ModelRef(TYPES, "FindDocsResult"),
         schema={
             "type": "object",
             "properties": {

@@ -11,12 +11,14 @@ A handler given by tool name replaces the remote call.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from tooldesign.runtime import support as rt
 
 from . import codecs, specs
-from . import types as t
+
+if TYPE_CHECKING:
+    from . import types as t
 
 
 class GetForecastHandler(Protocol):

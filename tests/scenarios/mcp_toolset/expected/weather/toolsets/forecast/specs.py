@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="weather", toolset="forecast")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 GET_FORECAST: Final = rt.ToolIdent("weather.forecast.get_forecast")
 
@@ -23,7 +27,7 @@ GET_FORECAST_SPEC: Final[rt.ToolSpec[t.GetForecastPayload, t.GetForecastResult]]
     tags=(),
     payload=rt.TypeSpec(
         name="GetForecastPayload",
-        model=t.GetForecastPayload,
+        model=rt.ModelRef(TYPES, "GetForecastPayload"),
         schema={
             "type": "object",
             "properties": {"city": {"type": "string", "description": "City name"}},
@@ -35,7 +39,7 @@ GET_FORECAST_SPEC: Final[rt.ToolSpec[t.GetForecastPayload, t.GetForecastResult]]
     ),
     result=rt.TypeSpec(
         name="GetForecastResult",
-        model=t.GetForecastResult,
+        model=rt.ModelRef(TYPES, "GetForecastResult"),
         schema={
             "type": "object",
             "properties": {

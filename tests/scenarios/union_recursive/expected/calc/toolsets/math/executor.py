@@ -9,12 +9,14 @@ service's methods through ``transforms``; the others call the handlers given by 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, Required, TypedDict, cast
+from typing import TYPE_CHECKING, Protocol, Required, TypedDict, cast
 
 from tooldesign.runtime import support as rt
 
 from . import codecs, specs
-from . import types as t
+
+if TYPE_CHECKING:
+    from . import types as t
 
 
 class EvaluateHandler(Protocol):

@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tooldesign.runtime import support as rt
 
-from . import types as t
+if TYPE_CHECKING:
+    from . import types as t
+
+TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="calc", toolset="math")
+"""The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 EVALUATE: Final = rt.ToolIdent("calc.math.evaluate")
 
@@ -23,7 +27,7 @@ EVALUATE_SPEC: Final[rt.ToolSpec[t.EvaluatePayload, t.EvaluateResult]] = rt.Tool
     tags=(),
     payload=rt.TypeSpec(
         name="EvaluatePayload",
-        model=t.EvaluatePayload,
+        model=rt.ModelRef(TYPES, "EvaluatePayload"),
         schema={
             "type": "object",
             "properties": {
@@ -75,7 +79,7 @@ EVALUATE_SPEC: Final[rt.ToolSpec[t.EvaluatePayload, t.EvaluateResult]] = rt.Tool
     ),
     result=rt.TypeSpec(
         name="EvaluateResult",
-        model=t.EvaluateResult,
+        model=rt.ModelRef(TYPES, "EvaluateResult"),
         schema={"type": "number", "description": "Its value"},
         example=None,
         field_descriptions={},
