@@ -623,9 +623,11 @@ class Runtime:
         telemetry = ToolTelemetry()
         # 2-3. Decode with the generated codec; fill injected fields from the metadata (a value
         # the model sent for one is discarded and recorded).
-        injected = {
-            name: value for name in tool.injected if (value := meta.value_for(name)) is not None
-        }
+        injected = (
+            {name: value for name in tool.injected if (value := meta.value_for(name)) is not None}
+            if tool.injected
+            else {}
+        )
         try:
             decoded, telemetry.repairs = await self._decode(tool, request.payload, injected)
         except ToolValidationError as error:

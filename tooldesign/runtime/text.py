@@ -74,6 +74,8 @@ def shown(value: Any, limit: int = _MAX_SHOWN) -> str:
         parts: list[str] = []
         _preview(value, parts, limit + 1)
         text = "".join(parts)
+    if len(text) <= limit and text.isprintable():
+        return text
     return printable(clipped(text, limit))
 
 

@@ -407,6 +407,7 @@ class _IssueBuilder:
         seen: set[tuple[str, Constraint]] = set()
         unread = 0
         last_union: tuple[tuple[int | str, ...], _UnionErrors] | None = None
+        at, issue_of = self.schema.at, self._issue
         for index, error in enumerate(errors):
             loc = error["loc"]
             # A union's errors come together: the next ones of the same union need no lookup.
@@ -420,7 +421,7 @@ class _IssueBuilder:
                 unread = len(errors) - index
                 break
             if start is None:
-                located, known = self.schema.at(loc)
+                located, known = at(loc)
             else:  # inside a union's variant: seen once per call, not kept
                 located = _locate(self.nav, loc, start, offset)
                 known = None if located.in_union else _field(self.nav, located)
@@ -433,7 +434,7 @@ class _IssueBuilder:
                 group.errors.append(error)
                 last_union = (key, group)
                 continue
-            issue = self._issue(error, known)
+            issue = issue_of(error, known)
             dedup = (issue.field, issue.constraint)
             if dedup not in seen:
                 seen.add(dedup)
