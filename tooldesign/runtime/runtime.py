@@ -272,9 +272,7 @@ class Runtime:
             chain = _chain(interceptors, self._core)
             if isinstance(binding.invoke, WorkerThreadInvoke):
                 binding = replace(binding, invoke=binding.invoke.on(self._workers))
-            tool = _Tool(
-                binding, registration, chain, self._limits, intercepted=bool(interceptors)
-            )
+            tool = _Tool(binding, registration, chain, self._limits, intercepted=bool(interceptors))
             added[binding.spec.id] = added[binding.spec.name] = tool
         self._registrations[registration.key] = registration
         self._tools.update(added)
