@@ -22,6 +22,7 @@ from tooldesign.runtime.validation.json_input import has_null, json_problem, par
 from tooldesign.runtime.validation.patterns import linear_validator
 from tooldesign.runtime.validation.schema import (
     SchemaNavigator,
+    has_integral_float,
     integral_numbers,
     resolve,
     strip_optional_nulls,
@@ -362,22 +363,17 @@ def _settled(refused: pydantic.ValidationError) -> list[pydantic_core.ErrorDetai
     if refused.error_count() > _READ_ALL_ERRORS:
         return None
     errors = error_details(refused)
-    stack: list[Any] = []
+    if errors[0]["type"] == "json_invalid":  # unreadable: its only error then
+        return None
+    nested: list[Any] = []
     for error in errors:
-        if error["type"] == "json_invalid":
-            return None
         value = error.get("input")
-        kind = type(value)
-        if kind is not str and kind is not int and kind is not bool:  # else nothing to change
-            stack.append(value)
-    while stack:
-        item = stack.pop()
-        if item is None or (type(item) is float and item.is_integer()):
+        if value is None or (type(value) is float and value.is_integer()):
             return None
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+        if isinstance(value, dict | list):
+            nested.append(value)
+    if nested and (has_null(nested) or has_integral_float(nested)):
+        return None
     return errors
 
 

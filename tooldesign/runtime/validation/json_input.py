@@ -132,7 +132,7 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def has_null(value: dict[str, Any]) -> bool:
+def has_null(value: dict[str, Any] | list[Any]) -> bool:
     """Whether a null is anywhere in ``value`` (then optional nulls are worth stripping)."""
     stack: list[Any] = [value]
     while stack:
