@@ -217,9 +217,10 @@ class _Rule:
     text: str | None
     """The whole message, when it says nothing of the value (a missing or unknown field)."""
     lead: str | None
-    """Else what the message says before the value: ``must be >= 0`` and `` (got -1)``, or
-    ``expected integer, got `` and ``string "3"`` (when :attr:`names_type`). ``None`` when the
-    message is written from the error itself (:func:`_message`)."""
+    """Else what the message says before the value it shows: ``must be >= 0``, then
+    ``(got -1)``; or, when :attr:`names_type`, ``expected integer, got``, then the value with
+    its type (``string "3"``). ``None`` when the message is written from the error itself
+    (:func:`_message`)."""
     names_type: bool
 
 
