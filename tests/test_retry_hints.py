@@ -7,17 +7,21 @@ the variant the call clearly meant.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import importlib
 import json
 import sys
 import textwrap
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from tooldesign.codegen.pipeline import generate
 from tooldesign.runtime import (
     Constraint,
+    FieldIssue,
     RetryHint,
     RetryReason,
     Runtime,
@@ -69,6 +73,13 @@ with Service("notify", "Notifications"):
                 Attribute("level", Int, "How loud", minimum=1)
                 Required("text", "level")
             Return(String, "Echo")
+        with Tool("count", "Count to a number"):
+            with Args():
+                Attribute("upto", Int, "Where to stop", minimum=1)
+                Attribute("step", Int, "Step between numbers", maximum=10)
+                Attribute("note", String, "A note")
+                Required("upto")
+            Return(String, "The count")
         with Tool("whisper", "Whisper a message"):
             with Args():
                 Attribute("text", String, "What to whisper", example="psst")
@@ -103,7 +114,11 @@ def runtime(generated: Generated) -> Runtime:
         return "ok"
 
     return Runtime(
-        [executor.new_registration(handlers={"send": echo, "shout": echo, "whisper": echo})]
+        [
+            executor.new_registration(
+                handlers={"send": echo, "shout": echo, "count": echo, "whisper": echo}
+            )
+        ]
     )
 
 
@@ -158,6 +173,89 @@ def test_a_repeated_mistake_reads_the_same_and_each_issue_is_its_own(runtime: Ru
         [issue] = hint_for(runtime, "shout", {"text": "hi", "level": 1, f"k{n}": 0}).issues
         assert issue.field == f"k{n}" and issue.constraint is Constraint.UNKNOWN_FIELD
     assert hint_for(runtime, "shout", {"text": "hi", "level": 0}).message == first.message
+
+
+def test_each_value_sent_for_a_field_is_named_however_often_the_field_is_wrong(
+    runtime: Runtime,
+) -> None:
+    # How a field reads is kept per kind of mistake; what was sent is each call's own.
+    sent = [0, -5, "x", 2.5, None, 0, "x", -5]
+    said = [hint_for(runtime, "shout", {"text": "hi", "level": level}).issues for level in sent]
+    messages = [issue.message for [issue] in said]
+    assert messages[:5] == [
+        "must be >= 1 (got 0)",
+        "must be >= 1 (got -5)",
+        'expected integer, got string "x"',
+        "expected integer, got number 2.5",
+        "expected integer, got null",
+    ]
+    assert messages[5:] == [messages[0], messages[2], messages[1]]
+    assert [issue.constraint for [issue] in said[:3]] == [
+        Constraint.INVALID_RANGE,
+        Constraint.INVALID_RANGE,
+        Constraint.INVALID_FIELD_TYPE,
+    ]
+    assert [issue.actual for [issue] in said[:5]] == [
+        "integer",
+        "integer",
+        "string",
+        "number",
+        "null",
+    ]
+    assert all(issue.description == "How loud" for [issue] in said)
+
+
+def test_concurrent_invalid_calls_each_read_as_alone(runtime: Runtime) -> None:
+    levels: list[Any] = [0, -1, "x", 2.5, None, -(10**30)] * 20
+    requests = [
+        ToolRequest("shout", json.dumps({"text": "hi", "level": level}), SESSION)
+        for level in levels
+    ]
+    alone = [runtime.execute_sync(request).for_model() for request in requests]
+
+    async def together() -> list[str]:
+        results = await asyncio.gather(*(runtime.execute(request) for request in requests))
+        return [result.for_model() for result in results]
+
+    assert asyncio.run(together()) == alone
+    with ThreadPoolExecutor(max_workers=8) as threads:
+        texts = list(threads.map(lambda r: runtime.execute_sync(r).for_model(), requests))
+    assert texts == alone
+
+
+def test_a_refused_call_holding_nulls_and_whole_numbers_names_only_what_is_wrong(
+    runtime: Runtime,
+) -> None:
+    # A null for an optional field is "not given" and 2.0 is the integer 2: neither is a
+    # problem, whatever else is.
+    hint = hint_for(runtime, "count", {"upto": 2.0, "note": None, "step": 11})
+    assert [(i.field, i.message) for i in hint.issues] == [("step", "must be <= 10 (got 11)")]
+    # Read as an integer, a whole number is held to the integer's bounds.
+    hint = hint_for(runtime, "count", {"upto": 0.0, "note": None})
+    assert [(i.field, i.message) for i in hint.issues] == [("upto", "must be >= 1 (got 0)")]
+    hint = hint_for(runtime, "count", {"upto": 3, "step": [2.0, None]})
+    assert [(i.field, i.message) for i in hint.issues] == [
+        ("step", "expected integer, got array [2.0, null]")
+    ]
+
+
+def test_issues_and_hints_are_frozen_dataclasses(runtime: Runtime) -> None:
+    hint = hint_for(runtime, "shout", {"text": "hi", "level": 0})
+    [issue] = hint.issues
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        issue.message = "changed"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        hint.message = "changed"  # type: ignore[misc]
+    assert dataclasses.replace(issue, message="m").message == "m"
+    assert dataclasses.replace(hint, issues=()).issues == ()
+    assert dataclasses.replace(hint) == hint and dataclasses.replace(issue) == issue
+    assert FieldIssue("f", Constraint.MISSING_FIELD, "gone") == FieldIssue(
+        field="f", constraint=Constraint.MISSING_FIELD, message="gone"
+    )
+    assert FieldIssue("f", Constraint.MISSING_FIELD, "gone").bounds is None
+    bare = RetryHint(RetryReason.TIMEOUT, "shout", "too slow")
+    assert (bare.restrict_to_tool, bare.issues, bare.more_issues) == (False, (), 0)
+    assert RetryHint.from_dict(hint.to_dict()) == hint
 
 
 # ── unions ───────────────────────────────────────────────────────────────────────────────
@@ -217,6 +315,20 @@ def test_a_discriminated_union_names_its_variants_and_reports_the_picked_ones_fi
     assert "shape.radius: must be > 0 (got 0) — Radius in cm; example: 2.5" in hint.message
 
 
+def test_a_discriminators_problems_name_it_and_its_values(runtime: Runtime) -> None:
+    hint = hint_for(runtime, "send", {**GOOD, "shape": {"kind": "triangle", "radius": 1}})
+    [issue] = hint.issues
+    assert (issue.field, issue.constraint) == ("shape", Constraint.INVALID_ENUM_VALUE)
+    assert issue.message == (
+        "unknown 'kind'; expected one of 'circle', 'square' "
+        '(got {"kind": "triangle", "radius": 1})'
+    )
+    hint = hint_for(runtime, "send", {**GOOD, "shape": {"radius": 1}})
+    [issue] = hint.issues
+    assert (issue.field, issue.constraint) == ("shape", Constraint.MISSING_FIELD)
+    assert issue.message == "required field 'kind' is missing"
+
+
 # ── example_input ────────────────────────────────────────────────────────────────────────
 
 
@@ -252,6 +364,12 @@ def test_a_missing_injected_field_names_its_type(generated: Generated) -> None:
     [issue] = caught.value.issues
     assert issue.field == "session_id"
     assert issue.message == "required field is missing (expected string)"
+    # The error's own text, written when read.
+    assert str(caught.value) == (
+        "invalid payload for tool 'send':\n"
+        "  - session_id: required field is missing (expected string) — Caller session"
+    )
+    assert repr(caught.value) == f"ToolValidationError({str(caught.value)!r})"
     # Still never offered to the model as a field it may send.
     with pytest.raises(ToolValidationError) as caught:
         codecs.decode_send_payload(json.dumps({**GOOD, "x": 1}), injected={"session_id": "s"})

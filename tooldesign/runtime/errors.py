@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,7 @@ MAX_ISSUES = 20
 """Issues kept per error: past them, a call's problems are counted, not described."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class FieldIssue:
     """One problem with one field of a payload or result.
 
@@ -59,6 +59,35 @@ class FieldIssue:
     pattern: str | None = None
     format: str | None = None
     examples: tuple[Any, ...] | None = None
+
+    def __init__(
+        self,
+        field: str,
+        constraint: Constraint,
+        message: str,
+        description: str | None = None,
+        expected: str | None = None,
+        actual: str | None = None,
+        allowed: tuple[Any, ...] | None = None,
+        bounds: Mapping[str, int | float] | None = None,
+        pattern: str | None = None,
+        format: str | None = None,
+        examples: tuple[Any, ...] | None = None,
+    ) -> None:
+        # Frozen: each slot is set through its own descriptor, which costs half what the
+        # generated __init__'s object.__setattr__ does (an invalid call builds one per bad field).
+        s = _ISSUE_SLOTS
+        s[0](self, field)
+        s[1](self, constraint)
+        s[2](self, message)
+        s[3](self, description)
+        s[4](self, expected)
+        s[5](self, actual)
+        s[6](self, allowed)
+        s[7](self, bounds)
+        s[8](self, pattern)
+        s[9](self, format)
+        s[10](self, examples)
 
     def describe(self) -> str:
         """One line for a human or a model.
@@ -116,6 +145,12 @@ class FieldIssue:
         )
 
 
+_ISSUE_SLOTS: tuple[Callable[[FieldIssue, Any], None], ...] = tuple(
+    vars(FieldIssue)[f.name].__set__ for f in fields(FieldIssue)
+)
+"""The setter of each of :class:`FieldIssue`'s slots, in the order its ``__init__`` takes them."""
+
+
 def _shown_example(value: Any) -> str:
     return clipped(json.dumps(value, ensure_ascii=False, default=str), _MAX_EXAMPLE_SHOWN)
 
@@ -146,9 +181,14 @@ class ToolValidationError(ValueError):
         self.kind = kind
         self.more = more
         """Problems found beyond ``issues``: counted, not described (see :data:`MAX_ISSUES`)."""
-        super().__init__(self._summary())
+        # The summary is written when read (str()): the runtime answers a model with a hint
+        # built from the issues, and never reads it.
+        super().__init__()
 
-    def _summary(self) -> str:
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
+
+    def __str__(self) -> str:
         lines = [f"invalid {self.kind} for tool {self.tool!r}:"]
         lines.extend(f"  - {issue.describe()}" for issue in self.issues)
         if self.more:
@@ -157,7 +197,8 @@ class ToolValidationError(ValueError):
 
     @property
     def missing_fields(self) -> tuple[str, ...]:
-        return tuple(i.field for i in self.issues if i.constraint is Constraint.MISSING_FIELD)
+        missing = Constraint.MISSING_FIELD  # looked up once: an enum member's lookup is slow
+        return tuple([i.field for i in self.issues if i.constraint is missing])
 
 
 @dataclass(slots=True)

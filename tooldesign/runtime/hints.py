@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any
 
@@ -28,7 +29,7 @@ OUTCOME_UNKNOWN_TEXT = "the worker running this call was lost; it may or may not
 """What a model reads about an ``outcome_unknown`` call, after the tool's name."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class RetryHint:
     """Guidance attached to an error result so the caller (usually a model) can try again.
 
@@ -46,11 +47,44 @@ class RetryHint:
     clarifying_question: str | None = None
     issues: tuple[FieldIssue, ...] = ()
     retry_after: float | None = None
-    valid_tools: tuple[str, ...] = field(default=())
+    valid_tools: tuple[str, ...] = ()
     suggested_tools: tuple[str, ...] = ()
     """For ``tool_unavailable``: the valid names the unknown one was probably meant as."""
     more_issues: int = 0
     """Problems found beyond ``issues``: counted, not described."""
+
+    def __init__(
+        self,
+        reason: RetryReason,
+        tool: str,
+        message: str,
+        restrict_to_tool: bool = False,
+        missing_fields: tuple[str, ...] = (),
+        example_input: Any = None,
+        prior_input: Any = None,
+        clarifying_question: str | None = None,
+        issues: tuple[FieldIssue, ...] = (),
+        retry_after: float | None = None,
+        valid_tools: tuple[str, ...] = (),
+        suggested_tools: tuple[str, ...] = (),
+        more_issues: int = 0,
+    ) -> None:
+        # Frozen: each slot is set through its own descriptor, at half the cost of the
+        # generated __init__'s object.__setattr__ (every invalid call builds one).
+        s = _HINT_SLOTS
+        s[0](self, reason)
+        s[1](self, tool)
+        s[2](self, message)
+        s[3](self, restrict_to_tool)
+        s[4](self, missing_fields)
+        s[5](self, example_input)
+        s[6](self, prior_input)
+        s[7](self, clarifying_question)
+        s[8](self, issues)
+        s[9](self, retry_after)
+        s[10](self, valid_tools)
+        s[11](self, suggested_tools)
+        s[12](self, more_issues)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -100,6 +134,12 @@ class RetryHint:
         )
 
 
+_HINT_SLOTS: tuple[Callable[[RetryHint, Any], None], ...] = tuple(
+    vars(RetryHint)[f.name].__set__ for f in fields(RetryHint)
+)
+"""The setter of each of :class:`RetryHint`'s slots, in the order its ``__init__`` takes them."""
+
+
 def retry_hint_for_invalid_payload(
     error: ToolValidationError,
     *,
@@ -111,29 +151,48 @@ def retry_hint_for_invalid_payload(
     names every bad field, what was expected and the field's design description, and shows the
     design's example.
     """
+    return invalid_payload_hint(error, example, example_line(example))
+
+
+def example_line(example: Any) -> str | None:
+    """The line of an invalid-arguments hint that shows ``example`` (``None`` without one)."""
+    return None if example is None else f"Example of valid arguments: {compact_json(example)}"
+
+
+def invalid_payload_hint(
+    error: ToolValidationError, example: Any, example_line: str | None
+) -> RetryHint:
+    """:func:`retry_hint_for_invalid_payload` with the example's line already written (a
+    runtime writes each tool's once: its example is frozen)."""
+    issues = error.issues
     missing = error.missing_fields
-    only_missing = bool(missing) and len(missing) == len(error.issues) and not error.more
-    reason = RetryReason.MISSING_FIELDS if only_missing else RetryReason.INVALID_ARGUMENTS
-    lines = [f"The arguments for tool {error.tool!r} are invalid:"]
-    lines.extend(f"- {issue.describe()}" for issue in error.issues)
+    only_missing = bool(missing) and len(missing) == len(issues) and not error.more
+    tool = error.tool
+    # One line per issue ("- field: what is wrong"), in one join.
+    lines = [f"The arguments for tool {tool!r} are invalid:", *[i.describe() for i in issues]]
     if error.more:
-        lines.append(f"- {more_problems(error.more)}")
-    if example is not None:
-        lines.append(f"Example of valid arguments: {compact_json(example)}")
-    lines.append(f"Call {error.tool!r} again with corrected arguments.")
-    question = None
+        lines.append(more_problems(error.more))
+    text = "\n- ".join(lines)
+    if example_line is not None:
+        text += "\n" + example_line
+    text += f"\nCall {tool!r} again with corrected arguments."
     if only_missing:
-        names = ", ".join(missing)
-        question = f"What value should be used for {names}?"
+        reason = RetryReason.MISSING_FIELDS
+        question: str | None = f"What value should be used for {', '.join(missing)}?"
+    else:
+        reason, question = RetryReason.INVALID_ARGUMENTS, None
     return RetryHint(
-        reason=reason,
-        tool=error.tool,
-        message="\n".join(lines),
-        restrict_to_tool=True,
-        missing_fields=missing,
-        example_input=example,
-        prior_input=error.input,
-        clarifying_question=question,
-        issues=error.issues,
-        more_issues=error.more,
+        reason,
+        tool,
+        text,
+        True,  # restrict_to_tool
+        missing,
+        example,
+        error.input,
+        question,
+        issues,
+        None,  # retry_after
+        (),  # valid_tools
+        (),  # suggested_tools
+        error.more,
     )

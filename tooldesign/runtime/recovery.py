@@ -8,6 +8,7 @@ words (:func:`recovery_line`), so a model and a scripted planner read the same d
 
 from __future__ import annotations
 
+import functools
 from enum import StrEnum
 
 from tooldesign.runtime.hints import RetryReason
@@ -48,6 +49,7 @@ def recovery_for(reason: RetryReason | None) -> Recovery:
     return _BY_REASON.get(reason, Recovery.REPLAN)
 
 
+@functools.lru_cache(maxsize=256)  # a runtime's few tool names: each line is written once
 def recovery_line(recovery: Recovery, tool: str) -> str:
     """The last line of ``for_model()`` for a failed call of ``tool``: the action, in words
     (the name shown quoted and on one line, whatever a model sent as a name)."""

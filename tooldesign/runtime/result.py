@@ -432,7 +432,7 @@ class ToolResult:
         """
         if self.error is None:
             text = self._result_text()
-        elif self.awaiting_approval and self.approval is not None:
+        elif self.approval is not None and self.awaiting_approval:
             return _awaiting_text(self.approval)
         else:
             # A retry hint's message is written for the model and complete; the error's own

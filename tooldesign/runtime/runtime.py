@@ -56,7 +56,8 @@ from tooldesign.runtime.errors import (
     ToolValidationError,
 )
 from tooldesign.runtime.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
-from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
+from tooldesign.runtime.frozen import freeze
+from tooldesign.runtime.hints import RetryHint, RetryReason, example_line, invalid_payload_hint
 from tooldesign.runtime.lazy_types import TypesImportError
 from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.otel import Tracer, Tracing
@@ -137,7 +138,9 @@ class _Tool:
         "binding",
         "chain",
         "example",
+        "example_line",
         "injected",
+        "intercepted",
         "limits",
         "registration",
         "spec",
@@ -149,20 +152,28 @@ class _Tool:
         registration: ToolsetRegistration,
         chain: CallNext,
         limits: Limits,
+        *,
+        intercepted: bool,
     ) -> None:
         self.binding = binding
         self.spec = binding.spec
         self.registration = registration
         self.injected = binding.spec.injected
         self.chain = chain
+        self.intercepted = intercepted
+        """Interceptors run before the tool (they see its calls by id)."""
         self._version: str | None = None
         # The runtime's limits, with those the tool's design sets over them.
         self.limits = limits.for_tool(binding.spec.limits)
         payload = binding.spec.payload
-        # The design's Example(), else one built from the fields' own examples.
+        # The design's Example(), else one built from the fields' own examples: frozen, so its
+        # line in an invalid call's hint is written once.
         self.example = (
-            payload.example if payload.example is not None else example_from_schema(payload.schema)
+            payload.example
+            if payload.example is not None
+            else freeze(example_from_schema(payload.schema))
         )
+        self.example_line = example_line(self.example)
         # The payload attribute that takes a paging cursor, by its wire name in the spec: looked
         # up on the first call that needs it ("" when there is none), as the payload's model is
         # imported only then.
@@ -262,10 +273,11 @@ class Runtime:
                         f"tool name {binding.spec.name!r} of {binding.spec.id} clashes with {other.spec.id}: "
                         "models call tools by name, so names must be unique in a runtime"
                     )
-            chain = _chain((*self._interceptors, *registration.interceptors), self._core)
+            interceptors = (*self._interceptors, *registration.interceptors)
+            chain = _chain(interceptors, self._core)
             if isinstance(binding.invoke, WorkerThreadInvoke):
                 binding = replace(binding, invoke=binding.invoke.on(self._workers))
-            tool = _Tool(binding, registration, chain, self._limits)
+            tool = _Tool(binding, registration, chain, self._limits, intercepted=bool(interceptors))
             added[binding.spec.id] = added[binding.spec.name] = tool
         self._registrations[registration.key] = registration
         self._tools.update(added)
@@ -359,7 +371,7 @@ class Runtime:
             result = self._unavailable(request.name)
             watch = None
         else:
-            if request.name != tool.spec.id:
+            if tool.intercepted and request.name != tool.spec.id:  # interceptors see ids
                 request = ToolRequest(tool.spec.id, request.payload, meta)
             watch = CallWatch.start(self._events, self._tracer, tool.spec, request)
             try:
@@ -392,9 +404,9 @@ class Runtime:
         except BaseException as exc:  # an interceptor's bug: still an answer, never a crash
             if _propagates(exc):
                 raise
-            log.exception("interceptor failed for %s", request.name)
+            log.exception("interceptor failed for %s", tool.spec.id)
             result = ToolResult.failure(
-                request.name, "The tool call failed inside the runtime.", cause=exc
+                tool.spec.id, "The tool call failed inside the runtime.", cause=exc
             )
             result.telemetry.outcome = "error"
         # A result an interceptor or a handler made itself says nothing of its outcome.
@@ -516,12 +528,13 @@ class Runtime:
             )
         return decision
 
-    async def _decode(
+    def _decode(
         self, tool: _Tool, payload: Any, injected: Mapping[str, Any]
-    ) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]]:
+    ) -> Coroutine[Any, Any, tuple[Decoded[Any], tuple[AppliedRepair, ...]]]:
         """The payload decoded within the tool's limits, on the runtime's decoding threads when
-        large, repaired if the design allows it (see :func:`decode_call`)."""
-        return await decode_call(
+        large, repaired if the design allows it (see :func:`decode_call`). Awaited by the
+        caller: no coroutine of its own for a bad call's error to pass through."""
+        return decode_call(
             tool.binding.payload,
             tool.spec,
             payload,
@@ -613,9 +626,11 @@ class Runtime:
         telemetry = ToolTelemetry()
         # 2-3. Decode with the generated codec; fill injected fields from the metadata (a value
         # the model sent for one is discarded and recorded).
-        injected = {
-            name: value for name in tool.injected if (value := meta.value_for(name)) is not None
-        }
+        injected = (
+            {name: value for name in tool.injected if (value := meta.value_for(name)) is not None}
+            if tool.injected
+            else {}
+        )
         try:
             decoded, telemetry.repairs = await self._decode(tool, request.payload, injected)
         except ToolValidationError as error:
@@ -675,7 +690,7 @@ class Runtime:
                 if len(mine) == len(error.issues)
                 else ToolValidationError(error.tool, mine, input=error.input, more=error.more)
             )
-            hint = retry_hint_for_invalid_payload(reported, example=tool.example)
+            hint = invalid_payload_hint(reported, tool.example, tool.example_line)
             telemetry.outcome = str(hint.reason)
             return ToolResult(
                 spec.id,

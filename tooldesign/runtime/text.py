@@ -23,6 +23,9 @@ value is shown in every issue's message)."""
 
 def json_type(value: Any) -> str:
     """The JSON type name of a decoded JSON value."""
+    name = _JSON_TYPES.get(type(value))
+    if name is not None:
+        return name
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -40,6 +43,21 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+_JSON_TYPES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    dict: "object",
+    list: "array",
+}
+"""The JSON type of each type JSON decodes to (subclasses are looked at one by one)."""
+
+_MAX_INT_BITS = 256
+"""Integers shown in full are shorter than this: a longer one is shown by its size."""
+
+
 def shown(value: Any, limit: int = _MAX_SHOWN) -> str:
     """A value as JSON, cut short: safe to put in a one-line message whatever it contains.
 
@@ -47,9 +65,18 @@ def shown(value: Any, limit: int = _MAX_SHOWN) -> str:
     than a short one), and characters that are not printable — line breaks, NUL, bidirectional
     controls, lone surrogates — are escaped, so a value can never start a line of its own.
     """
-    parts: list[str] = []
-    _preview(value, parts, limit + 1)
-    return printable(clipped("".join(parts), limit))
+    kind = type(value)
+    if kind is str:  # most values shown are short strings and numbers: written at once
+        text = _json_string(value[: limit + 1])
+    elif kind is int and value.bit_length() < _MAX_INT_BITS:
+        text = str(value)
+    else:
+        parts: list[str] = []
+        _preview(value, parts, limit + 1)
+        text = "".join(parts)
+    if len(text) <= limit and text.isprintable():
+        return text
+    return printable(clipped(text, limit))
 
 
 def clipped(text: str, limit: int = _MAX_SHOWN) -> str:
@@ -101,7 +128,9 @@ def _preview(value: Any, out: list[str], budget: int) -> int:
         # A huge number by its size: str() costs its length squared, and raises past 4,300 digits.
         bits = value.bit_length()
         text = (
-            str(value) if bits < 256 else f"<an integer of about {int(bits * 0.30103) + 1} digits>"
+            str(value)
+            if bits < _MAX_INT_BITS
+            else f"<an integer of about {int(bits * 0.30103) + 1} digits>"
         )
     elif isinstance(value, float):
         text = json.dumps(value)

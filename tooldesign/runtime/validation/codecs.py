@@ -17,11 +17,12 @@ from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolVal
 from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.specs import TypeSpec
 from tooldesign.runtime.text import path_of
-from tooldesign.runtime.validation.field_issues import IssueSchema, field_issues
+from tooldesign.runtime.validation.field_issues import IssueSchema, error_details, field_issues
 from tooldesign.runtime.validation.json_input import has_null, json_problem, parse_object
 from tooldesign.runtime.validation.patterns import linear_validator
 from tooldesign.runtime.validation.schema import (
     SchemaNavigator,
+    has_integral_float,
     integral_numbers,
     resolve,
     strip_optional_nulls,
@@ -141,6 +142,8 @@ class PayloadCodec(_ModelCodec[ModelT]):
                 except pydantic.ValidationError as exc:
                     refused = exc
             raw = parse_object(data, self.tool)
+            if refused is not None and (errors := _settled(refused)) is not None:
+                raise self._invalid(refused, raw, errors=errors)
             if not small:
                 check_value(raw, limits, self.tool, measure=False)
         else:
@@ -216,10 +219,16 @@ class PayloadCodec(_ModelCodec[ModelT]):
         return ToolValidationError(self.tool, [issue], input=sent)
 
     def _invalid(
-        self, error: pydantic.ValidationError, prior: Any, validated: Any = None
+        self,
+        error: pydantic.ValidationError,
+        prior: Any,
+        validated: Any = None,
+        *,
+        errors: list[pydantic_core.ErrorDetails] | None = None,
     ) -> ToolValidationError:
         """The issues of a validation error; ``prior`` is what was sent, ``validated`` what was
-        checked (nulls read as "not given" left out), when they differ.
+        checked (nulls read as "not given" left out), when they differ; ``errors`` are its
+        errors when they were read already.
 
         A payload with more errors than are worth reading (a million bad items) has only its
         first part validated again for them: the hint shows a few issues and a count anyway.
@@ -230,18 +239,17 @@ class PayloadCodec(_ModelCodec[ModelT]):
             )
         root = prior if validated is None else validated
         count = error.error_count()
-        errors: list[pydantic_core.ErrorDetails] | None = None
-        if count > _READ_ALL_ERRORS and isinstance(root, dict):
+        if errors is None and count > _READ_ALL_ERRORS and isinstance(root, dict):
             keep = self._declared_names()  # sets _sample_items too
             sample = first_part(root, items=self._sample_items, keep=keep)
             try:
                 self._validate_text(pydantic_core.to_json(sample, inf_nan_mode="constants"))
             except pydantic.ValidationError as exc:
-                errors, root = exc.errors(include_url=False), sample
+                errors, root = error_details(exc), sample
             except ValueError:  # the sample cannot be JSON: read the errors as they are
                 pass
         if errors is None:
-            errors = error.errors(include_url=False)
+            errors = error_details(error)
         issues, more = field_issues(errors, self._issue_schema, root)
         more += count - len(errors)
         return ToolValidationError(self.tool, issues, input=prior, more=more)
@@ -314,7 +322,7 @@ class ResultCodec(_ModelCodec[ModelT]):
         except pydantic.ValidationError as exc:
             if self._issue_schema is None:
                 self._issue_schema = IssueSchema(SchemaNavigator(self.spec.schema))
-            issues, more = field_issues(exc.errors(include_url=False), self._issue_schema, value)
+            issues, more = field_issues(error_details(exc), self._issue_schema, value)
             raise ToolValidationError(
                 self.tool, issues, input=value, kind="result", more=more
             ) from None
@@ -357,6 +365,28 @@ _READ_ALL_ERRORS = 1_000
 
 _SAMPLE_ITEMS = 100
 """Items of each array (and undeclared keys of each object) in that first part."""
+
+
+def _settled(refused: pydantic.ValidationError) -> list[pydantic_core.ErrorDetails] | None:
+    """The errors of a payload refused as it was sent, when reading it again cannot change
+    them: none is at a null (which may mean "not given") or a number such as 3.0 (which JSON
+    Schema's integer takes), nor holds one, and pydantic-core could read the JSON. ``None``
+    otherwise, or when there are too many errors to read one by one."""
+    if refused.error_count() > _READ_ALL_ERRORS:
+        return None
+    errors = error_details(refused)
+    if errors[0]["type"] == "json_invalid":  # unreadable: its only error then
+        return None
+    nested: list[Any] = []
+    for error in errors:
+        value = error.get("input")
+        if value is None or (type(value) is float and value.is_integer()):
+            return None
+        if isinstance(value, dict | list):
+            nested.append(value)
+    if nested and (has_null(nested) or has_integral_float(nested)):
+        return None
+    return errors
 
 
 def _unreadable(exc: pydantic.ValidationError) -> bool:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, ValidationError
 from tooldesign.contract.constraints import pydantic_errors
 from tooldesign.contract.formats import PYDANTIC_ERROR_PREFIXES
 from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
@@ -167,6 +167,9 @@ class _Field:
     """The bounds as a message says them: ``>= 0``, ``a multiple of 5``."""
     allowed_fields: str
     """The fields the object holding this one declares, listed (``none`` when it has none)."""
+    rules: dict[tuple[str, bool], _Rule]
+    """How each kind of error here reads, by pydantic's error type and whether the value is
+    text: written the first time one is seen."""
 
 
 def _field(nav: SchemaNavigator, located: _Located) -> _Field:
@@ -190,6 +193,7 @@ def _field(nav: SchemaNavigator, located: _Located) -> _Field:
             + ([f"a multiple of {bounds['multipleOf']}"] if "multipleOf" in bounds else [])
         ),
         allowed_fields=", ".join(allowed_fields) if allowed_fields else "none",
+        rules={},
     )
 
 
@@ -201,15 +205,78 @@ _RANGE_OPERATORS = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """How one kind of error at one field reads: all of an issue that its value plays no part in."""
+
+    constraint: Constraint
+    description: str | None
+    expected: str | None
+    has_value: bool
+    """The issue says what type of value was sent (``actual``)."""
+    text: str | None
+    """The whole message, when it says nothing of the value (a missing or unknown field)."""
+    lead: str | None
+    """Else what the message says before the value it shows: ``must be >= 0``, then
+    ``(got -1)``; or, when :attr:`names_type`, ``expected integer, got``, then the value with
+    its type (``string "3"``). ``None`` when the message is written from the error itself
+    (:func:`_message`)."""
+    names_type: bool
+
+
+def _rule(error_type: str, value: Any, known: _Field) -> _Rule:
+    constraint = _constraint(error_type, value, known.node)
+    unknown = constraint is Constraint.UNKNOWN_FIELD
+    text = lead = None
+    names_type = False
+    if constraint is Constraint.MISSING_FIELD and error_type == "missing":
+        text = f"required field is missing (expected {known.expected})"
+    elif unknown:
+        text = f"unknown field; allowed fields are: {known.allowed_fields}"
+    elif constraint is Constraint.INVALID_FIELD_TYPE:
+        lead, names_type = f"expected {known.expected}, got ", True
+    else:
+        lead = _lead(constraint, error_type, known)
+    return _Rule(
+        constraint,
+        # An unknown field means nothing in the design: no description is its own.
+        None if unknown else known.described,
+        None if unknown else known.expected,
+        constraint not in (Constraint.MISSING_FIELD, Constraint.UNKNOWN_FIELD),
+        text,
+        lead,
+        names_type,
+    )
+
+
+def _lead(constraint: Constraint, error_type: str, known: _Field) -> str | None:
+    """What the message of a bad value says before the value shown, when that is all it says
+    (``must be >= 0``); ``None`` when the error itself has more to say."""
+    if constraint is Constraint.INVALID_ENUM_VALUE:
+        return None if error_type == "union_tag_invalid" else "must be one of " + known.one_of
+    if constraint is Constraint.INVALID_RANGE:
+        parts = known.range_rule
+        if error_type == "finite_number":
+            parts = (*parts, "a finite number")
+        return "must be " + (" and ".join(parts) or "within range")
+    if constraint is Constraint.INVALID_PATTERN:
+        return f"must match the pattern {'' if known.pattern is None else known.pattern}"
+    if constraint is Constraint.INVALID_FORMAT and error_type != RFC3339_ERROR:
+        fmt = known.format
+        if error_type.startswith("timezone_"):
+            # A valid-looking time without an offset: say what is missing, not just "invalid".
+            return f"must be a {fmt or 'date-time'} with a timezone offset, such as 2026-01-31T09:30:00Z"
+        if fmt:
+            return f"must be a valid {fmt}"
+    return None
+
+
 def _message(constraint: Constraint, error: ErrorDetails, known: _Field) -> str:
+    """The message of an error that has more to say than its value (see :class:`_Rule`)."""
     value = error.get("input")
-    if constraint is Constraint.MISSING_FIELD:
-        if error["type"] == "union_tag_not_found":
-            ctx = error.get("ctx") or {}
-            return f"required field {ctx.get('discriminator', 'discriminator')!s} is missing"
-        return f"required field is missing (expected {known.expected})"
-    if constraint is Constraint.UNKNOWN_FIELD:
-        return f"unknown field; allowed fields are: {known.allowed_fields}"
+    if constraint is Constraint.MISSING_FIELD:  # a discriminator
+        ctx = error.get("ctx") or {}
+        return f"required field {ctx.get('discriminator', 'discriminator')!s} is missing"
     if constraint is Constraint.INVALID_LENGTH:
         bounds = known.bounds
         if isinstance(value, str):
@@ -231,31 +298,31 @@ def _message(constraint: Constraint, error: ErrorDetails, known: _Field) -> str:
         else:
             rule = f"at most {hi}"
         return f"must have {rule} {unit} (got {size})"
-    if constraint is Constraint.INVALID_FIELD_TYPE:
-        return f"expected {known.expected}, got {got(value)}"
     sent = f" (got {shown(value)})"
-    if constraint is Constraint.INVALID_ENUM_VALUE:
-        if error["type"] == "union_tag_invalid":
-            ctx = error.get("ctx") or {}
-            return f"unknown {ctx.get('discriminator', 'variant')}; expected one of {ctx.get('expected_tags', '')}{sent}"
-        return "must be one of " + known.one_of + sent
-    if constraint is Constraint.INVALID_RANGE:
-        parts = known.range_rule
-        if error["type"] == "finite_number":
-            parts = (*parts, "a finite number")
-        return "must be " + (" and ".join(parts) or "within range") + sent
-    if constraint is Constraint.INVALID_PATTERN:
-        return f"must match the pattern {'' if known.pattern is None else known.pattern}{sent}"
-    # INVALID_FORMAT
-    fmt = known.format
+    if constraint is Constraint.INVALID_ENUM_VALUE:  # a discriminator's
+        ctx = error.get("ctx") or {}
+        return f"unknown {ctx.get('discriminator', 'variant')}; expected one of {ctx.get('expected_tags', '')}{sent}"
+    # INVALID_FORMAT, read from the error
     if error["type"] == RFC3339_ERROR:
         return f"{error['msg']}{sent}"
-    if error["type"].startswith("timezone_"):
-        # A valid-looking time without an offset: say what is missing, not just "invalid".
-        return f"must be a {fmt or 'date-time'} with a timezone offset, such as 2026-01-31T09:30:00Z{sent}"
-    if fmt:
-        return f"must be a valid {fmt}{sent}"
     return f"{error.get('msg', 'invalid format')}{sent}"
+
+
+_READ_CONTEXT = frozenset({"union_tag_invalid", "union_tag_not_found"})
+"""The errors whose message reads their context (the discriminator and its values)."""
+
+
+def error_details(error: ValidationError) -> list[ErrorDetails]:
+    """The errors of ``error`` as :func:`field_issues` reads them.
+
+    Their context is rendered only when a message reads it: for the other errors it costs as
+    much as all the rest, on every invalid call.
+    """
+    errors = error.errors(include_url=False, include_context=False)
+    for detail in errors:
+        if detail["type"] in _READ_CONTEXT:
+            return error.errors(include_url=False)
+    return errors
 
 
 class IssueSchema:
@@ -308,7 +375,9 @@ def field_issues(
     otherwise one issue at the union names every variant.
     """
     issues, more = _IssueBuilder(schema, root_input).build(errors, limit=limit)
-    return issues[:limit], more + max(0, len(issues) - limit)
+    if len(issues) <= limit:
+        return issues, more
+    return issues[:limit], more + len(issues) - limit
 
 
 @dataclass(slots=True)
@@ -339,6 +408,7 @@ class _IssueBuilder:
         seen: set[tuple[str, Constraint]] = set()
         unread = 0
         last_union: tuple[tuple[int | str, ...], _UnionErrors] | None = None
+        at, issue_of = self.schema.at, self._issue
         for index, error in enumerate(errors):
             loc = error["loc"]
             # A union's errors come together: the next ones of the same union need no lookup.
@@ -352,7 +422,7 @@ class _IssueBuilder:
                 unread = len(errors) - index
                 break
             if start is None:
-                located, known = self.schema.at(loc)
+                located, known = at(loc)
             else:  # inside a union's variant: seen once per call, not kept
                 located = _locate(self.nav, loc, start, offset)
                 known = None if located.in_union else _field(self.nav, located)
@@ -365,11 +435,13 @@ class _IssueBuilder:
                 group.errors.append(error)
                 last_union = (key, group)
                 continue
-            issue = self._issue(error, known)
+            issue = issue_of(error, known)
             dedup = (issue.field, issue.constraint)
             if dedup not in seen:
                 seen.add(dedup)
                 slots.append(issue)
+        if not unions:  # every slot is an issue
+            return cast("list[FieldIssue]", slots), unread
         issues: list[FieldIssue] = []
         for slot in slots:
             if isinstance(slot, FieldIssue):
@@ -382,23 +454,33 @@ class _IssueBuilder:
 
     def _issue(self, error: ErrorDetails, known: _Field) -> FieldIssue:
         value = error.get("input")
-        constraint = _constraint(error["type"], value, known.node)
-        has_value = constraint not in (Constraint.MISSING_FIELD, Constraint.UNKNOWN_FIELD)
-        unknown = constraint is Constraint.UNKNOWN_FIELD
-        return FieldIssue(
-            field=known.field,
-            constraint=constraint,
-            message=_message(constraint, error, known),
-            # An unknown field means nothing in the design: no description is its own.
-            description=None if unknown else known.described,
-            expected=None if unknown else known.expected,
-            actual=json_type(value) if has_value else None,
-            allowed=known.allowed,
+        kind = error["type"]
+        key = (kind, isinstance(value, str))
+        rule = known.rules.get(key)
+        if rule is None:
+            rule = known.rules[key] = _rule(kind, value, known)
+        if rule.text is not None:
+            message = rule.text
+        elif rule.lead is None:
+            message = _message(rule.constraint, error, known)
+        elif rule.names_type:
+            message = rule.lead + got(value)
+        else:
+            message = f"{rule.lead} (got {shown(value)})"
+        bounds = known.bounds
+        return FieldIssue(  # positional: one is built for each bad field of every call
+            known.field,
+            rule.constraint,
+            message,
+            rule.description,
+            rule.expected,
+            json_type(value) if rule.has_value else None,
+            known.allowed,
             # Each issue its own copy: a caller may change what it was given.
-            bounds=dict(known.bounds) if known.bounds else None,
-            pattern=known.pattern,
-            format=known.format,
-            examples=known.examples,
+            dict(bounds) if bounds else None,
+            known.pattern,
+            known.format,
+            known.examples,
         )
 
     def _union(self, group: _UnionErrors, limit: int) -> tuple[list[FieldIssue], int]:

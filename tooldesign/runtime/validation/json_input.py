@@ -26,7 +26,7 @@ def parse_object(data: Any, tool: str) -> Mapping[str, Any]:
         if _is_blank(data):
             return {}
         data = parse_json(data, tool)
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):  # a Mapping's check is slow
         issue = FieldIssue(
             ROOT_PATH,
             Constraint.INVALID_FIELD_TYPE,
@@ -132,7 +132,7 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def has_null(value: dict[str, Any]) -> bool:
+def has_null(value: dict[str, Any] | list[Any]) -> bool:
     """Whether a null is anywhere in ``value`` (then optional nulls are worth stripping)."""
     stack: list[Any] = [value]
     while stack:

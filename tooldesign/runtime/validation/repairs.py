@@ -103,8 +103,11 @@ async def decode_call(
     """A call's arguments decoded within ``limits`` (large ones on ``executor``'s threads, so
     the event loop goes on serving calls), repaired if the design allows it, with the repairs
     made. Raises the :class:`ToolValidationError` of what the model sent."""
+    large = is_large(payload)
+    if not large and not spec.repairs:  # nothing to repair: its error is the answer
+        return codec.decode_detailed(payload, injected=injected, limits=limits), ()
     try:
-        if is_large(payload):
+        if large:
             decode = functools.partial(
                 codec.decode_detailed, payload, injected=injected, limits=limits
             )

@@ -390,7 +390,7 @@ def integral_numbers(value: Any, schema: Mapping[str, Any]) -> Any:
     """``value`` with each number that has no fractional part (``3.0``) made an ``int`` where
     ``schema`` asks for an integer, as JSON Schema's ``integer`` takes it; ``value`` itself when
     there is none to change."""
-    if not _has_integral_float(value):
+    if not has_integral_float(value):
         return value
     changed = False
 
@@ -407,7 +407,8 @@ def integral_numbers(value: Any, schema: Mapping[str, Any]) -> Any:
     return rewritten if changed else value
 
 
-def _has_integral_float(value: Any) -> bool:
+def has_integral_float(value: Any) -> bool:
+    """Whether a number with no fractional part (``3.0``) is anywhere in ``value``."""
     stack = [value]
     while stack:
         item = stack.pop()
