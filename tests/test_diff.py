@@ -669,11 +669,13 @@ def schema_pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
 def _consistent(schema: dict[str, Any]) -> bool:
     """Whether some value matches every subschema (a mutation may leave min above max), and
     no array of unique items draws from a few values (unique booleans are at most two: a
-    maxItems of 2 added then narrows nothing, which the diff cannot tell)."""
+    maxItems of 2 added then narrows nothing, which the diff cannot tell; unique empty strings
+    are at most one, so a minItems of 2 leaves nothing to take)."""
     for path in _places(schema):
         node = _at(schema, path)
         items = node.get("items", {})
-        if node.get("uniqueItems") and ("enum" in items or items.get("type") == "boolean"):
+        few = "enum" in items or items.get("type") == "boolean" or items.get("maxLength") == 0
+        if node.get("uniqueItems") and few:
             return False
         for low, high in (
             ("minimum", "maximum"),

@@ -88,4 +88,5 @@ def _catalog(parts: Iterable[Any]) -> str:
             else part
         )
     ]
-    return catalog_text(build_catalog(tools))
+    # Entries made by catalog_entry, or read from a toolset catalog generation found intact.
+    return catalog_text(build_catalog(tools, keep_fingerprints=True))
