@@ -136,3 +136,21 @@ def test_a_types_module_older_than_its_specs_is_named(
         f"toolset 'trees' of service 'lab': {types_module(generated)} has no model "
         "'GrowPayload'; its generated package is out of date (run tooldesign gen again)"
     )
+
+
+def test_a_process_may_load_every_model_at_start_and_fail_there(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    generated = gen_design(DESIGN)
+    executor = generated.module("lab.toolsets.trees.executor")
+    runtime = Runtime([executor.new_registration(handlers={"grow": grow})])
+    runtime.load_models()
+    assert types_module(generated) in sys.modules
+
+    broken = gen_design(DESIGN)
+    path = broken.out / "lab" / "toolsets" / "trees" / "types.py"
+    path.write_text("import lab_app_gone\n" + path.read_text(), encoding="utf-8")
+    executor = broken.module("lab.toolsets.trees.executor")
+    runtime = Runtime([executor.new_registration(handlers={"grow": grow})])
+    with pytest.raises(TypesImportError, match="toolset 'trees' of service 'lab'"):
+        runtime.load_models("trees")

@@ -336,6 +336,18 @@ class Runtime:
                 out.extend(b.spec for b in registration.tools)
         return out
 
+    def load_models(self, toolset: str | None = None) -> None:
+        """Import the generated models of every registered toolset (or of one) now, rather than
+        on each toolset's first call: for a process that would rather pay, and fail, at start.
+
+        Raises :class:`TypesImportError` naming the first toolset whose models cannot be
+        imported.
+        """
+        for spec in self.specs(toolset):
+            _ = spec.payload.model, spec.result.model
+            for data in spec.server_data:
+                _ = data.model
+
     def spec(self, name: str) -> ToolSpec[Any, Any] | None:
         """The spec of a tool by id or provider-facing name."""
         tool = self._tools.get(name)
