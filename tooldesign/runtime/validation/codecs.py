@@ -32,6 +32,7 @@ from tooldesign.runtime.validation.sizes import (
     check_text,
     check_value,
     first_part,
+    is_large,
     unchecked_text_bytes,
 )
 
@@ -115,14 +116,23 @@ class PayloadCodec(_ModelCodec[ModelT]):
         *,
         injected: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
+        large: bool | None = None,
     ) -> Decoded[ModelT]:
         """Decode ``data`` held to ``limits`` (the defaults when left out): arguments over a
-        limit are refused before they are validated."""
+        limit are refused before they are validated. ``large`` is ``is_large(data)``, when the
+        caller knows it already."""
         limits = DEFAULT_LIMITS if limits is None else limits
         # Every payload is validated as JSON in strict mode, the way its schema reads: "3" is
         # not an integer, true is not 1, a date-time is an RFC 3339 string. A dict is JSON
         # already parsed.
         refused: pydantic.ValidationError | None = None
+        if type(data) is dict and not (is_large(data) if large is None else large):
+            # Arguments given parsed (Anthropic, MCP and Gemini give a dict) are written as JSON
+            # once, in pydantic-core, and read as text: one pass in Rust instead of walks in
+            # Python. What cannot be written (a cycle, a lone surrogate, an object) takes the
+            # path below, which names the field; so does a large dict, refused over the size
+            # limit as soon as its count passes it, never written whole.
+            data = _written(data) or data
         if isinstance(data, str | bytes | bytearray):
             # Measured before it is read (text of a quarter of the limit cannot be over it);
             # text too short to break a shape limit needs no walk.
@@ -387,6 +397,15 @@ def _settled(refused: pydantic.ValidationError) -> list[pydantic_core.ErrorDetai
     if nested and (has_null(nested) or has_integral_float(nested)):
         return None
     return errors
+
+
+def _written(arguments: dict[str, Any]) -> bytes | None:
+    """Arguments as compact JSON (NaN and Infinity kept as such, so a number field names them
+    as the text path does), or ``None`` when they cannot be JSON."""
+    try:
+        return pydantic_core.to_json(arguments, inf_nan_mode="constants")
+    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+        return None
 
 
 def _unreadable(exc: pydantic.ValidationError) -> bool:

@@ -105,7 +105,7 @@ async def decode_call(
     made. Raises the :class:`ToolValidationError` of what the model sent."""
     large = is_large(payload)
     if not large and not spec.repairs:  # nothing to repair: its error is the answer
-        return codec.decode_detailed(payload, injected=injected, limits=limits), ()
+        return codec.decode_detailed(payload, injected=injected, limits=limits, large=False), ()
     try:
         if large:
             decode = functools.partial(
