@@ -566,11 +566,8 @@ class Runtime:
 
         Each thread keeps one event loop for its calls, closed when the thread ends.
         """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
+        # asyncio's own check, without raising for the usual answer (no loop): every call pays it.
+        if asyncio._get_running_loop() is not None:
             raise RuntimeError(
                 "execute_sync cannot run inside a running event loop; await execute() instead"
             )
