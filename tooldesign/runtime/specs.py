@@ -28,8 +28,24 @@ ResultT = TypeVar("ResultT", bound=BaseModel)
 JsonSchema = Mapping[str, Any]
 
 
+class _HoldsModel(Generic[ModelT]):
+    """What both kinds of type spec do with their model: resolve it on first read, and stay
+    themselves when copied."""
+
+    __slots__ = ()
+    _model: type[ModelT] | ModelRef[ModelT]
+
+    @property
+    def model(self) -> type[ModelT]:
+        """The model class (its toolset's models imported on first use)."""
+        return _resolved(self._model)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self  # immutable: a copy could only be a spec whose JSON is not frozen
+
+
 @dataclass(frozen=True, slots=True, init=False)
-class TypeSpec(Generic[ModelT]):
+class TypeSpec(_HoldsModel[ModelT]):
     """A payload, result or server-data type: its generated model and model-facing schema.
 
     ``model`` is the model class; generated specs give a :class:`ModelRef` instead, so that
@@ -68,17 +84,9 @@ class TypeSpec(Generic[ModelT]):
             check_schema=check_schema,
         )
 
-    @property
-    def model(self) -> type[ModelT]:
-        """The model class (its toolset's models imported on first use)."""
-        return _resolved(self._model)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        return self  # immutable: a copy could only be a spec whose JSON is not frozen
-
 
 @dataclass(frozen=True, slots=True, init=False)
-class ServerDataSpec(Generic[ModelT]):
+class ServerDataSpec(_HoldsModel[ModelT]):
     """Typed data a tool emits for observers (UIs, logs), never for the model."""
 
     kind: str
@@ -103,14 +111,6 @@ class ServerDataSpec(Generic[ModelT]):
             description=description,
             default=default,
         )
-
-    @property
-    def model(self) -> type[ModelT]:
-        """The model class (its toolset's models imported on first use)."""
-        return _resolved(self._model)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        return self  # immutable: a copy could only be a spec whose JSON is not frozen
 
 
 @dataclass(frozen=True, slots=True)

@@ -201,12 +201,9 @@ class PayloadCodec(_ModelCodec[ModelT]):
     ) -> tuple[Any, pydantic.ValidationError | None]:
         """The payload from ``arguments`` (with the injected values), or why it is invalid."""
         arguments = self._with_injected(arguments, injected)
-        try:
-            # NaN and Infinity stay what they are, so a number field names them as the text
-            # path does.
-            text = pydantic_core.to_json(arguments, inf_nan_mode="constants")
-        except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
-            raise self._not_json(arguments, sent) from None
+        text = _written(arguments)
+        if text is None:
+            raise self._not_json(arguments, sent)
         try:
             return self._validate_text(text), None
         except pydantic.ValidationError as exc:
@@ -399,7 +396,7 @@ def _settled(refused: pydantic.ValidationError) -> list[pydantic_core.ErrorDetai
     return errors
 
 
-def _written(arguments: dict[str, Any]) -> bytes | None:
+def _written(arguments: Mapping[str, Any]) -> bytes | None:
     """Arguments as compact JSON (NaN and Infinity kept as such, so a number field names them
     as the text path does), or ``None`` when they cannot be JSON."""
     try:
