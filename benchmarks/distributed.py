@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest
-from tooldesign.runtime.catalog import toolset_version
+from tooldesign.runtime.spec.catalog import toolset_version
 from tooldesign.runtime.transports import remote_registration
 from tooldesign.runtime.transports.redis import RedisTransport
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from tooldesign.codegen.pipeline import generate
-from tooldesign.runtime.catalog import (
+from tooldesign.runtime.spec.catalog import (
     Catalog,
     CatalogError,
     CatalogLoader,

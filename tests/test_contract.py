@@ -18,7 +18,7 @@ from pathlib import Path
 from tooldesign.contract import annotations, constraints, formats, providers
 from tooldesign.contract.catalog import CatalogTool, ToolDefinition, catalog_entry
 from tooldesign.ir.model import Constraints
-from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.spec.specs import ToolSpec
 
 from tests.support import REPO
 
@@ -34,8 +34,8 @@ def test_the_stages_read_the_format_table() -> None:
     from tooldesign.codegen.model_types import RUNTIME_TYPES
     from tooldesign.govern.witness import _FORMAT_SAMPLES
     from tooldesign.importers.python.annotations import _FORMATTED
-    from tooldesign.runtime.formats import EXAMPLES, model_types
     from tooldesign.runtime.providers import anthropic, gemini, openai
+    from tooldesign.runtime.spec.formats import EXAMPLES, model_types
 
     names = {f.name for f in formats.FORMATS}
     assert set(_FORMAT_SAMPLES) == names
@@ -114,7 +114,7 @@ import tooldesign
 from tooldesign.codegen.pipeline import generate
 from tooldesign.dsl import Annotations
 from tooldesign.eval.evaluate import evaluate
-from tooldesign.runtime.catalog import load_catalog
+from tooldesign.runtime.spec.catalog import load_catalog
 from tooldesign.runtime.providers import export_tools
 
 design, out = sys.argv[1], Path(sys.argv[2])

@@ -47,8 +47,8 @@ from tooldesign.runtime import (
     progress_to,
     report_progress,
 )
-from tooldesign.runtime.approvals import approval_id
-from tooldesign.runtime.recovery import recovery_for
+from tooldesign.runtime.control.approvals import approval_id
+from tooldesign.runtime.reasons import recovery_for
 
 from examples.netops.agent import build_runtime
 from examples.netops.services import DeviceService, Inventory, MetricsService, SiteService
@@ -602,7 +602,7 @@ class NoOtel:
 for name in [m for m in sys.modules if m.startswith("opentelemetry")]:
     del sys.modules[name]
 sys.meta_path.insert(0, NoOtel())
-import tooldesign.runtime.otel as otel
+import tooldesign.runtime.control.otel as otel
 otel._api, otel._absent = None, False
 assert build_runtime().execute_sync(ToolRequest("get_site", {"site_id": "hq"})).ok
 assert otel._absent

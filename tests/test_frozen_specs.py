@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 from tooldesign.runtime import ToolValidationError, TypeSpec
-from tooldesign.runtime.frozen import FrozenDict, FrozenList, copy_json, freeze
 from tooldesign.runtime.providers import export_tools
+from tooldesign.runtime.spec.frozen import FrozenDict, FrozenList, copy_json, freeze
 
 from gen.assistant.toolsets.devices import codecs as device_codecs
 from gen.assistant.toolsets.devices import specs as device_specs

@@ -356,7 +356,7 @@ import pydantic
 from tooldesign.runtime import Runtime, ToolRequest
 from tooldesign.runtime.mcp.server import mcp_server
 from tooldesign.runtime.providers import export_tools
-from tooldesign.runtime.tool_index import tool_index_registration
+from tooldesign.builtin.tool_index import tool_index_registration
 
 from examples.netops.services import (
     DeviceService, DocumentService, Inventory, MetricsService, ProfileService, SiteService,

@@ -1157,7 +1157,7 @@ def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     from tooldesign.codegen.views import toolset_view
     from tooldesign.contract.catalog import build_catalog, catalog_text
     from tooldesign.eval.evaluate import evaluate
-    from tooldesign.runtime.catalog import parse_catalog
+    from tooldesign.runtime.spec.catalog import parse_catalog
 
     from benchmarks.synthetic import write_design
 

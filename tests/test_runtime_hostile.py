@@ -33,9 +33,9 @@ from tooldesign.runtime import (
     ToolResult,
 )
 from tooldesign.runtime.errors import MAX_ISSUES
-from tooldesign.runtime.limits import DEFAULT_LIMITS, MIB, Limits
 from tooldesign.runtime.result import Bounds
 from tooldesign.runtime.runtime import bounds_problems
+from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, MIB, Limits
 from tooldesign.runtime.text import quoted
 
 from examples.netops.agent import restart_device

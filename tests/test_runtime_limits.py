@@ -33,9 +33,9 @@ from tooldesign.runtime import (
     ToolValidationError,
     TypeSpec,
 )
-from tooldesign.runtime.limits import MIB
 from tooldesign.runtime.providers import adapter
 from tooldesign.runtime.result import Bounds, ServerDataItem
+from tooldesign.runtime.spec.limits import MIB
 from tooldesign.runtime.validation.codecs import PayloadCodec
 
 DESIGN = """

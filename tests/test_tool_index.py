@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 import pytest
+from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import Runtime, ToolRequest, ToolResult
-from tooldesign.runtime.tool_index import tool_index_registration
 
 from examples.netops.mcp_server import runtime as netops_runtime
 from examples.netops.services import ProfileService

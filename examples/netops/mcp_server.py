@@ -13,8 +13,8 @@ answers that this session has none: the model cannot pick another user's session
 
 from __future__ import annotations
 
+from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import LogCalls, Runtime, Timeout, ToolCallMeta
-from tooldesign.runtime.tool_index import tool_index_registration
 
 from examples.netops.services import (
     DeviceService,

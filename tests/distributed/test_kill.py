@@ -38,7 +38,7 @@ def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
         remote = agent.specs("devices")
 
         async def run() -> tuple[list[ToolResult], float]:
-            from tooldesign.runtime.catalog import toolset_version
+            from tooldesign.runtime.spec.catalog import toolset_version
 
             await wait_live(transport, "assistant.devices", toolset_version(remote))
             done = 0

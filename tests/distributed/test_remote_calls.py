@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
-from tooldesign.runtime.catalog import toolset_version
-from tooldesign.runtime.result import stable_call_id
+from tooldesign.runtime.request import stable_call_id
+from tooldesign.runtime.spec.catalog import toolset_version
 from tooldesign.runtime.transports import remote_registration
 from tooldesign.runtime.transports.redis import RedisKeys, RedisTransport
 

@@ -32,10 +32,11 @@ from tooldesign.runtime import (
     ToolResult,
     ToolTelemetry,
 )
-from tooldesign.runtime.catalog import load_catalog, toolset_version
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.errors import RemoteError, ToolError
-from tooldesign.runtime.result import JsonData, ServerDataItem, stable_call_id
+from tooldesign.runtime.request import stable_call_id
+from tooldesign.runtime.result import JsonData, ServerDataItem
+from tooldesign.runtime.spec.catalog import load_catalog, toolset_version
 from tooldesign.runtime.transports import TransportError
 from tooldesign.runtime.transports.redis import require_server
 from tooldesign.runtime.transports.wire import CallMessage, ReplyMessage, WireError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tooldesign.runtime import ToolCallMeta, ToolRequest
-from tooldesign.runtime.catalog import toolset_version
+from tooldesign.runtime.spec.catalog import toolset_version
 
 from gen.assistant.toolsets import devices
 from tests.distributed import app

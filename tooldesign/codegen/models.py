@@ -102,7 +102,7 @@ def _typed_defaults(source: str, schema: Mapping[str, Any], aliases: Mapping[str
     wanted = _fields_with_typed_defaults(schema, aliases)
     if not wanted:
         return source
-    from tooldesign.runtime.formats import model_types
+    from tooldesign.runtime.spec.formats import model_types
 
     types = model_types()
     tree = ast.parse(source)

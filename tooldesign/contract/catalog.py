@@ -33,7 +33,7 @@ Each entry lists what a model may see of one tool, and what an application build
 ==================  ========================================================================
 
 :func:`catalog_entry` builds an entry from anything that satisfies :class:`ToolDefinition`: a
-runtime :class:`~tooldesign.runtime.specs.ToolSpec`, a :class:`CatalogTool` read back from a
+runtime :class:`~tooldesign.runtime.spec.specs.ToolSpec`, a :class:`CatalogTool` read back from a
 catalog, or code generation's view of a tool. :func:`catalog_hash` is the catalog's ``hash``
 (and its first 12 digits its ``version``); :func:`parse_catalog` reads a catalog and checks
 everything a consumer relies on.

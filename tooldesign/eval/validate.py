@@ -365,7 +365,7 @@ def _reads_as(fmt: str) -> Callable[[object], bool]:
         if not isinstance(value, str):
             return True  # a format says nothing about other types
         from pydantic import TypeAdapter, ValidationError
-        from tooldesign.runtime.formats import model_types
+        from tooldesign.runtime.spec.formats import model_types
 
         if not adapters:
             adapters.append(TypeAdapter(model_types()[fmt]))

@@ -14,8 +14,8 @@ Split by who reads it:
   the one schema navigator, examples built from a schema;
 - ``tooldesign.runtime.providers`` exports tools to OpenAI, Anthropic, Gemini and MCP and
   reads their tool calls; ``tooldesign.runtime.mcp`` serves a runtime over MCP (the ``mcp``
-  extra) and calls MCP servers; ``tooldesign.runtime.tool_index`` lists a runtime's tools to a
-  model; ``tooldesign.runtime.catalog`` loads ``tool_schemas.json``;
+  extra) and calls MCP servers; ``tooldesign.builtin.tool_index`` lists a runtime's tools to a
+  model; ``tooldesign.runtime.spec.catalog`` loads ``tool_schemas.json``;
 - ``tooldesign.runtime.integrations`` puts a runtime's tools in agent frameworks (pydantic-ai,
   the OpenAI Agents SDK, LangChain/LangGraph), one module per framework, each imported only when
   used (its own extra);
@@ -37,20 +37,12 @@ from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.repairs import FieldRepair
-from tooldesign.runtime.approvals import (
+from tooldesign.runtime.control.approvals import (
     ApprovalDecision,
     ApprovalRequest,
     Approver,
-    pending_approvals,
 )
-from tooldesign.runtime.errors import (
-    Constraint,
-    FieldIssue,
-    ToolError,
-    ToolFailure,
-    ToolValidationError,
-)
-from tooldesign.runtime.events import (
+from tooldesign.runtime.control.events import (
     ApprovalDecided,
     ApprovalRequested,
     CallEvent,
@@ -59,32 +51,39 @@ from tooldesign.runtime.events import (
     CallStarted,
     Subscription,
 )
-from tooldesign.runtime.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
-from tooldesign.runtime.hints import RetryHint, RetryReason, retry_hint_for_invalid_payload
-from tooldesign.runtime.interceptors import LogCalls, RateLimit, Timeout
-from tooldesign.runtime.lazy_types import TypesImportError
-from tooldesign.runtime.limits import Limits, ToolLimits
+from tooldesign.runtime.control.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.control.otel import Tracing
+from tooldesign.runtime.control.progress import ProgressUpdate, progress_to, report_progress
+from tooldesign.runtime.errors import (
+    Constraint,
+    FieldIssue,
+    ToolError,
+    ToolFailure,
+    ToolValidationError,
+)
+from tooldesign.runtime.hints import RetryHint, retry_hint_for_invalid_payload
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
-from tooldesign.runtime.otel import Tracing
-from tooldesign.runtime.progress import ProgressUpdate, progress_to, report_progress
-from tooldesign.runtime.recovery import Recovery
+from tooldesign.runtime.reasons import Recovery, RetryReason
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
     RegistrationError,
     ToolsetRegistration,
 )
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import (
     BoundedResultModel,
     Bounds,
     ServerDataItem,
-    ToolCallMeta,
-    ToolRequest,
     ToolResult,
     ToolTelemetry,
+    pending_approvals,
 )
 from tooldesign.runtime.runtime import Runtime, ToolsetInfo
-from tooldesign.runtime.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
+from tooldesign.runtime.spec.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
+from tooldesign.runtime.spec.lazy_types import TypesImportError
+from tooldesign.runtime.spec.limits import Limits, ToolLimits
+from tooldesign.runtime.spec.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
 from tooldesign.runtime.validation.repairs import AppliedRepair
 
 __all__ = [

@@ -12,7 +12,7 @@ from tooldesign.runtime.dict_reader import DictFormatError, DictReader
 from tooldesign.runtime.text import clipped
 
 if TYPE_CHECKING:
-    from tooldesign.runtime.recovery import Recovery
+    from tooldesign.runtime.reasons import Recovery
 
 
 class Constraint(StrEnum):

@@ -4,29 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from enum import StrEnum
 from typing import Any
 
 from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import FieldIssue, ToolValidationError, more_problems
+from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.text import compact_json
-
-
-class RetryReason(StrEnum):
-    INVALID_ARGUMENTS = "invalid_arguments"
-    MISSING_FIELDS = "missing_fields"
-    MALFORMED_RESPONSE = "malformed_response"
-    TIMEOUT = "timeout"
-    RATE_LIMITED = "rate_limited"
-    TOOL_UNAVAILABLE = "tool_unavailable"
-    OUTCOME_UNKNOWN = "outcome_unknown"
-    """The process running the call was lost: the call may or may not have taken effect."""
-    RESULT_TOO_LARGE = "result_too_large"
-    """The result is over the tool's result budget: the call must ask for less."""
-
-
-OUTCOME_UNKNOWN_TEXT = "the worker running this call was lost; it may or may not have taken effect"
-"""What a model reads about an ``outcome_unknown`` call, after the tool's name."""
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tooldesign.contract.errors import UserError
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
-from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
 
 

@@ -39,7 +39,8 @@ import pydantic
 import pydantic_core
 from tooldesign.contract.catalog import toolset_version
 from tooldesign.contract.confirm import render_prompt
-from tooldesign.runtime.approvals import (
+from tooldesign.runtime.budget import within_budget
+from tooldesign.runtime.control.approvals import (
     ApprovalDecision,
     ApprovalRequest,
     Approver,
@@ -47,6 +48,9 @@ from tooldesign.runtime.approvals import (
     decision_for,
     find_decision,
 )
+from tooldesign.runtime.control.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
+from tooldesign.runtime.control.otel import Tracer, Tracing
+from tooldesign.runtime.control.watch import CallWatch
 from tooldesign.runtime.errors import (
     MAX_ISSUES,
     Constraint,
@@ -55,13 +59,8 @@ from tooldesign.runtime.errors import (
     ToolFailure,
     ToolValidationError,
 )
-from tooldesign.runtime.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
-from tooldesign.runtime.frozen import freeze
-from tooldesign.runtime.hints import RetryHint, RetryReason, example_line, invalid_payload_hint
-from tooldesign.runtime.lazy_types import TypesImportError
-from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
-from tooldesign.runtime.otel import Tracer, Tracing
-from tooldesign.runtime.recovery import Recovery, recovery_for
+from tooldesign.runtime.hints import RetryHint, example_line, invalid_payload_hint
+from tooldesign.runtime.reasons import Recovery, RetryReason, recovery_for
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -70,22 +69,22 @@ from tooldesign.runtime.registration import (
     ToolBinding,
     ToolsetRegistration,
 )
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import (
     BoundedResultModel,
     Bounds,
     ServerDataItem,
-    ToolCallMeta,
-    ToolRequest,
     ToolResult,
     ToolTelemetry,
 )
-from tooldesign.runtime.result_budget import within_budget
-from tooldesign.runtime.specs import JsonSchema, ToolSpec
+from tooldesign.runtime.spec.frozen import freeze
+from tooldesign.runtime.spec.lazy_types import TypesImportError
+from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
+from tooldesign.runtime.spec.specs import JsonSchema, ToolSpec
 from tooldesign.runtime.text import clipped, compact_json, got, path_of, quoted, shown
 from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.examples import example_from_schema
 from tooldesign.runtime.validation.repairs import AppliedRepair, decode_call
-from tooldesign.runtime.watch import CallWatch
 from tooldesign.runtime.workers import WorkerThreadInvoke
 
 log = logging.getLogger("tooldesign.runtime")

@@ -18,7 +18,6 @@ from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
-from tooldesign.runtime.lazy_types import LazyTypes, ModelRef
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams
 from tooldesign.runtime.registration import (
     Interceptor,
@@ -28,8 +27,10 @@ from tooldesign.runtime.registration import (
     ToolBinding,
     ToolsetRegistration,
 )
-from tooldesign.runtime.result import ToolCallMeta, ToolResult
-from tooldesign.runtime.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
+from tooldesign.runtime.request import ToolCallMeta
+from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.spec.lazy_types import LazyTypes, ModelRef
+from tooldesign.runtime.spec.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
 from tooldesign.runtime.workers import WorkerThreadInvoke, in_worker_thread
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from tooldesign.runtime.registration import Invoke, Outcome
-from tooldesign.runtime.result import ToolCallMeta
+from tooldesign.runtime.request import ToolCallMeta
 
 SyncInvoke = Callable[[Any, ToolCallMeta], Outcome]
 """Runs one sync tool (in a worker thread): typed payload and call metadata in, outcome out."""

@@ -2,7 +2,7 @@
 
 Generated into ``tooldesign/builtin/gen`` with
 ``tooldesign gen tooldesign/builtin/design --out tooldesign/builtin/gen``; the handler is
-``tooldesign.runtime.tool_index``.
+``tooldesign.builtin.tool_index``.
 """
 
 from tooldesign.dsl import (

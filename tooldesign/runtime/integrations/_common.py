@@ -18,9 +18,10 @@ from typing import Any
 
 from tooldesign.runtime.providers import adapter
 from tooldesign.runtime.providers._common import decode_arguments
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
-from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.spec.specs import ToolSpec
 
 Toolsets = str | Iterable[str] | None
 """Which toolsets to hand a framework: ``None`` for every registered one, else names

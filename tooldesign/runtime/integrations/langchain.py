@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
@@ -44,9 +44,10 @@ from tooldesign.runtime.integrations._common import (
     select_specs,
     with_call_ids,
 )
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
-from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.spec.specs import ToolSpec
 
 try:
     from langchain_core.callbacks import (

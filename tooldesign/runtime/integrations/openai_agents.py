@@ -36,7 +36,8 @@ from tooldesign.runtime.integrations._common import (
     select_specs,
     with_call_ids,
 )
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 
 try:

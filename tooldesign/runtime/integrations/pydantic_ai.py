@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
     Toolsets,
@@ -42,8 +42,9 @@ from tooldesign.runtime.integrations._common import (
     select_specs,
     with_call_ids,
 )
-from tooldesign.runtime.recovery import Recovery
-from tooldesign.runtime.result import ToolCallMeta, ToolResult
+from tooldesign.runtime.reasons import Recovery
+from tooldesign.runtime.request import ToolCallMeta
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 
 try:

@@ -36,10 +36,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import RetryHint, RetryReason
+from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.registration import Invoke, Outcome
-from tooldesign.runtime.result import ToolCallMeta, ToolResult
-from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.request import ToolCallMeta
+from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.validation.schema import declared_only
 
 if TYPE_CHECKING:

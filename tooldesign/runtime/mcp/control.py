@@ -32,11 +32,11 @@ from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.types.version import is_version_at_least
 from starlette.requests import Request
-from tooldesign.runtime import progress
-from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
-from tooldesign.runtime.otel import TRACE_KEYS
-from tooldesign.runtime.progress import ProgressUpdate
-from tooldesign.runtime.result import ToolCallMeta
+from tooldesign.runtime.control import progress
+from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.control.otel import TRACE_KEYS
+from tooldesign.runtime.control.progress import ProgressUpdate
+from tooldesign.runtime.request import ToolCallMeta
 
 log = logging.getLogger("tooldesign.runtime.mcp")
 

@@ -53,14 +53,15 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from tooldesign.runtime.hints import RetryReason
 from tooldesign.runtime.mcp import control, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.reasons import RetryReason
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
-from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.text import clipped, shown
 
 log = logging.getLogger("tooldesign.runtime.mcp")

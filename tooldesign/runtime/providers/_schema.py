@@ -2,7 +2,7 @@
 
 Every transform builds new dictionaries and never mutates its input: the schemas it reads are
 the specs' (frozen) and the loaded catalogs', both shared. What it copies as it is, it copies
-with :func:`~tooldesign.runtime.frozen.copy_json`.
+with :func:`~tooldesign.runtime.spec.frozen.copy_json`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from tooldesign.runtime.frozen import FrozenDict, FrozenList
+from tooldesign.runtime.spec.frozen import FrozenDict, FrozenList
 from tooldesign.runtime.text import json_type
 from tooldesign.runtime.validation.schema import (
     JSON_ARRAYS,

@@ -32,7 +32,6 @@ from typing import Any, ClassVar, Literal
 
 from tooldesign.contract.formats import FORMATS
 from tooldesign.contract.providers import Provider
-from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
@@ -57,6 +56,7 @@ from tooldesign.runtime.providers._schema import (
     value_types,
 )
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.spec.frozen import copy_json
 from tooldesign.runtime.validation.schema import (
     JSON_ARRAYS,
     MAPS,

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from tooldesign.contract.providers import Provider
-from tooldesign.runtime.frozen import copy_json
 from tooldesign.runtime.providers._common import (
     ProviderAdapter,
     ToolIndex,
@@ -25,6 +24,7 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import IGNORED, Schema
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.spec.frozen import copy_json
 
 WRAPPED_RESULT_KEY = "result"
 """The property a non-object result is carried in (the convention MCP servers share)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tooldesign.contract.catalog import CATALOG_NAME, CatalogTool
 from tooldesign.contract.errors import UserError
-from tooldesign.runtime.catalog import load_catalog
+from tooldesign.runtime.spec.catalog import load_catalog
 
 
 def load_tools(paths: Iterable[str | os.PathLike[str]]) -> list[CatalogTool]:

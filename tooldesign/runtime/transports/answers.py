@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import OUTCOME_UNKNOWN_TEXT, RetryHint, RetryReason
+from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime.reasons import OUTCOME_UNKNOWN_TEXT, RetryReason
 from tooldesign.runtime.result import ToolResult
 
 

@@ -21,10 +21,9 @@ from typing import Any
 
 import pydantic_core
 from tooldesign.contract.catalog import toolset_version
+from tooldesign.runtime.control.otel import with_trace_context
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.errors import ToolValidationError
-from tooldesign.runtime.limits import DEFAULT_LIMITS
-from tooldesign.runtime.otel import with_trace_context
 from tooldesign.runtime.registration import (
     CallNext,
     Interceptor,
@@ -33,9 +32,11 @@ from tooldesign.runtime.registration import (
     ToolBinding,
     ToolsetRegistration,
 )
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import granted_approval
-from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.spec.limits import DEFAULT_LIMITS
+from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.transports import answers
 from tooldesign.runtime.transports.base import (
     BadAnswer,

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.contract.catalog import toolset_version
-from tooldesign.runtime.result import ToolRequest, ToolResult
+from tooldesign.runtime.request import ToolRequest
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
-from tooldesign.runtime.specs import ToolSpec
+from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.transports import answers
 from tooldesign.runtime.transports.base import TransportError
 from tooldesign.runtime.transports.wire import CallMessage

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pydantic_core
-from tooldesign.runtime.approvals import ApprovalDecision
+from tooldesign.runtime.control.approvals import ApprovalDecision
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
-from tooldesign.runtime.result import ToolCallMeta
+from tooldesign.runtime.request import ToolCallMeta
 
 WIRE_VERSION = 1
 """The version of the message format; a message of another version is refused, not guessed at."""

@@ -14,8 +14,8 @@ from typing import Any, Generic, TypeVar
 import pydantic
 import pydantic_core
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
-from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
-from tooldesign.runtime.specs import TypeSpec
+from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
+from tooldesign.runtime.spec.specs import TypeSpec
 from tooldesign.runtime.text import path_of
 from tooldesign.runtime.validation.field_issues import IssueSchema, error_details, field_issues
 from tooldesign.runtime.validation.json_input import has_null, json_problem, parse_object

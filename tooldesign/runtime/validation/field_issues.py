@@ -15,7 +15,7 @@ from pydantic_core import ErrorDetails, ValidationError
 from tooldesign.contract.constraints import pydantic_errors
 from tooldesign.contract.formats import PYDANTIC_ERROR_PREFIXES
 from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
-from tooldesign.runtime.formats import RFC3339_ERROR
+from tooldesign.runtime.spec.formats import RFC3339_ERROR
 from tooldesign.runtime.text import got, join_path, json_type, shown, shown_path
 from tooldesign.runtime.validation.schema import (
     SchemaNavigator,

@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 from tooldesign.contract.repairs import ITEMS, VALUES, FieldRepair, RepairKind
 from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import ToolValidationError
-from tooldesign.runtime.limits import DEFAULT_LIMITS, Limits
+from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.text import join_path, shown
 from tooldesign.runtime.validation.json_input import parse_object
 from tooldesign.runtime.validation.sizes import check_text, check_value, is_large
 
 if TYPE_CHECKING:
-    from tooldesign.runtime.specs import ToolSpec
+    from tooldesign.runtime.spec.specs import ToolSpec
     from tooldesign.runtime.validation.codecs import Decoded, PayloadCodec
 
 _INTEGER = re.compile(r"\s*[+-]?\d{1,18}\s*", re.ASCII)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tooldesign.runtime.frozen import FrozenList
+from tooldesign.runtime.spec.frozen import FrozenList
 from tooldesign.runtime.text import shown
 
 MAPS = (dict, Mapping)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
-from tooldesign.runtime.limits import MAX_DEPTH, Limits, byte_size
+from tooldesign.runtime.spec.limits import MAX_DEPTH, Limits, byte_size
 from tooldesign.runtime.text import path_of
 
 LARGE_PAYLOAD_BYTES = 64 * 1024

@@ -2,7 +2,7 @@
 
 Specs are immutable data. They are what agents introspect, what the runtime dispatches on,
 and what provider exports are built from. Their schemas, examples and field descriptions are
-frozen when a spec is made (:mod:`tooldesign.runtime.frozen`): what a model is shown cannot be
+frozen when a spec is made (:mod:`tooldesign.runtime.spec.frozen`): what a model is shown cannot be
 changed away from what the decoder checks. Copy one (``copy.deepcopy``) to change it.
 """
 
@@ -18,8 +18,8 @@ from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
-from tooldesign.runtime.frozen import freeze
-from tooldesign.runtime.lazy_types import ModelRef
+from tooldesign.runtime.spec.frozen import freeze
+from tooldesign.runtime.spec.lazy_types import ModelRef
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 PayloadT = TypeVar("PayloadT", bound=BaseModel)

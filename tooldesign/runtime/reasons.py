@@ -1,4 +1,5 @@
-"""What a planner should do after a failed call: fix the call, do something else, or stop.
+"""Why a call failed (:class:`RetryReason`) and what a planner should do next (:class:`Recovery`):
+fix the call, do something else, or stop. A leaf: every module of the call path may read it.
 
 Every failing :class:`~tooldesign.runtime.ToolResult` carries a :class:`Recovery`. It is derived
 from the retry hint's reason (:func:`recovery_for`) unless the tool says otherwise
@@ -11,8 +12,24 @@ from __future__ import annotations
 import functools
 from enum import StrEnum
 
-from tooldesign.runtime.hints import RetryReason
 from tooldesign.runtime.text import quoted
+
+
+class RetryReason(StrEnum):
+    INVALID_ARGUMENTS = "invalid_arguments"
+    MISSING_FIELDS = "missing_fields"
+    MALFORMED_RESPONSE = "malformed_response"
+    TIMEOUT = "timeout"
+    RATE_LIMITED = "rate_limited"
+    TOOL_UNAVAILABLE = "tool_unavailable"
+    OUTCOME_UNKNOWN = "outcome_unknown"
+    """The process running the call was lost: the call may or may not have taken effect."""
+    RESULT_TOO_LARGE = "result_too_large"
+    """The result is over the tool's result budget: the call must ask for less."""
+
+
+OUTCOME_UNKNOWN_TEXT = "the worker running this call was lost; it may or may not have taken effect"
+"""What a model reads about an ``outcome_unknown`` call, after the tool's name."""
 
 
 class Recovery(StrEnum):
@@ -61,4 +78,4 @@ def recovery_line(recovery: Recovery, tool: str) -> str:
     return f"Recovery: finish — stop and tell the user what happened; do not call {name} again."
 
 
-__all__ = ["Recovery", "recovery_for", "recovery_line"]
+__all__ = ["OUTCOME_UNKNOWN_TEXT", "Recovery", "RetryReason", "recovery_for", "recovery_line"]

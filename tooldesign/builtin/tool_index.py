@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from tooldesign.builtin.gen.builtin.toolsets.tool_index import executor
 from tooldesign.runtime.errors import ToolFailure
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
-from tooldesign.runtime.result import ToolCallMeta
+from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.text import shown
 

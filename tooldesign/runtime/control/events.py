@@ -26,10 +26,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 
 if TYPE_CHECKING:
-    from tooldesign.runtime.recovery import Recovery
+    from tooldesign.runtime.reasons import Recovery
     from tooldesign.runtime.result import Bounds
 
 log = logging.getLogger("tooldesign.runtime")

@@ -12,9 +12,10 @@ telemetry (``extra["result_cut"]``).
 from __future__ import annotations
 
 from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import RetryHint, RetryReason
-from tooldesign.runtime.limits import byte_size
+from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.result import ToolResult, text_result
+from tooldesign.runtime.spec.limits import byte_size
 from tooldesign.runtime.text import clipped, printable
 from tooldesign.runtime.validation.sizes import text_bytes
 

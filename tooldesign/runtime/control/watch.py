@@ -9,8 +9,8 @@ from __future__ import annotations
 import contextvars
 from typing import TYPE_CHECKING, Any
 
-from tooldesign.runtime import progress
-from tooldesign.runtime.events import (
+from tooldesign.runtime.control import progress
+from tooldesign.runtime.control.events import (
     ApprovalDecided,
     ApprovalRequested,
     CallFinished,
@@ -18,13 +18,14 @@ from tooldesign.runtime.events import (
     CallStarted,
     EventBus,
 )
-from tooldesign.runtime.progress import ProgressUpdate
+from tooldesign.runtime.control.progress import ProgressUpdate
 
 if TYPE_CHECKING:
-    from tooldesign.runtime.approvals import ApprovalDecision, ApprovalRequest
-    from tooldesign.runtime.otel import CallSpan, Tracer
-    from tooldesign.runtime.result import ToolRequest, ToolResult
-    from tooldesign.runtime.specs import ToolSpec
+    from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
+    from tooldesign.runtime.control.otel import CallSpan, Tracer
+    from tooldesign.runtime.request import ToolRequest
+    from tooldesign.runtime.result import ToolResult
+    from tooldesign.runtime.spec.specs import ToolSpec
 
 
 class CallWatch:

@@ -23,12 +23,10 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
-
-if TYPE_CHECKING:
-    from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 
 _ID_VERSION = "tooldesign-approval/1"
 
@@ -79,8 +77,6 @@ class ApprovalRequest:
 
     def tool_request(self, meta: ToolCallMeta | None = None) -> ToolRequest:
         """The exact call this request is about, to run again once decided."""
-        from tooldesign.runtime.result import ToolRequest
-
         return ToolRequest(self.tool_id, dict(self.arguments), meta)
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,12 +186,6 @@ def find_decision(
     return found
 
 
-def pending_approvals(results: Iterable[ToolResult]) -> list[ApprovalRequest]:
-    """The approval requests of the results still awaiting a decision: what an application
-    asks its user about before it runs the calls again with the decisions."""
-    return [r.approval for r in results if r.awaiting_approval and r.approval is not None]
-
-
 __all__ = [
     "ApprovalDecision",
     "ApprovalRequest",
@@ -203,5 +193,4 @@ __all__ = [
     "ApproverAnswer",
     "approval_id",
     "canonical_json",
-    "pending_approvals",
 ]

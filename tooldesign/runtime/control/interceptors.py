@@ -14,9 +14,11 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import RetryHint, RetryReason
+from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.registration import CallNext
-from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.workers import cancelled_before_start
 
 

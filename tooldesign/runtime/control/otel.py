@@ -29,8 +29,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tooldesign.runtime.result import ToolCallMeta, ToolRequest, ToolResult
-    from tooldesign.runtime.specs import ToolSpec
+    from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+    from tooldesign.runtime.result import ToolResult
+    from tooldesign.runtime.spec.specs import ToolSpec
 
 INSTRUMENTATION = "tooldesign"
 

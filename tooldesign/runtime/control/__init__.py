@@ -1,0 +1,1 @@
+"""tooldesign.runtime.control."""

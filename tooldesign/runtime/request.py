@@ -1,0 +1,141 @@
+"""A call as the runtime receives it: the tool's name, the arguments as the model sent them, and
+the caller's metadata (the source of injected fields)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from tooldesign.runtime.control.progress import report_progress
+from tooldesign.runtime.dict_reader import DictFormatError, DictReader
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallMeta:
+    """Who is calling, from where. The source of injected fields.
+
+    ``labels`` carry application values (tenant, user) that injected fields can also be filled
+    from. ``server_data`` turns server-data kinds on or off for this call, overriding the design's
+    default.
+    """
+
+    run_id: str | None = None
+    session_id: str | None = None
+    turn_id: str | None = None
+    tool_call_id: str | None = None
+    parent_tool_call_id: str | None = None
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    server_data: Mapping[str, bool] = field(default_factory=dict)
+    call_id: str | None = None
+    """The call's stable id: the same for every attempt at one call, so a tool can recognise a
+    call it has already carried out. Left out, :meth:`stable_id` derives it."""
+    trace: Mapping[str, str] = field(default_factory=dict)
+    """W3C trace context (``traceparent``, ``tracestate``) of the call, when the caller has one;
+    it travels with calls sent to workers."""
+
+    def stable_id(self) -> str | None:
+        """``call_id``, else one derived from ``run_id`` and ``tool_call_id`` (``None`` without
+        both: nothing then tells two attempts at one call apart from two calls)."""
+        if self.call_id:
+            return self.call_id
+        if self.run_id and self.tool_call_id:
+            return stable_call_id(self.run_id, self.tool_call_id)
+        return None
+
+    def progress(
+        self, progress: float, message: str | None = None, *, total: float | None = None
+    ) -> None:
+        """Report how far this call has come (see :func:`~tooldesign.runtime.report_progress`):
+        a fraction from 0 to 1, or a count of ``total``. A no-op when nobody listens."""
+        report_progress(progress, message, total=total)
+
+    def value_for(self, name: str) -> Any:
+        """The value an injected field called ``name`` takes, or ``None`` if the caller gave none.
+
+        An empty string counts as none: a tool must never run with a blank session or user id.
+        """
+        if name == "call_id":
+            return self.stable_id()
+        if name in _META_FIELDS:
+            value = getattr(self, name)
+            if value is not None and value != "":
+                return value
+        value = self.labels.get(name)
+        return None if value == "" else value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The metadata as a JSON object (ids, labels, server-data switches, trace context)."""
+        data: dict[str, Any] = {
+            name: value for name in _ID_FIELDS if (value := getattr(self, name)) is not None
+        }
+        if self.labels:
+            data["labels"] = dict(self.labels)
+        if self.server_data:
+            data["server_data"] = dict(self.server_data)
+        if self.trace:
+            data["trace"] = dict(self.trace)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> ToolCallMeta:
+        """The metadata :meth:`to_dict` described; raises ``DictFormatError`` naming a bad key."""
+        read = DictReader(data, "call metadata")
+        ids = {name: read.text(name, None) for name in _ID_FIELDS}
+        server_data = read.mapping("server_data")
+        for kind, on in server_data.items():
+            if not isinstance(on, bool):
+                raise DictFormatError(f"call metadata: server_data[{kind!r}] must be a boolean")
+        trace = read.mapping("trace")
+        for key, value in trace.items():
+            if not isinstance(value, str):
+                raise DictFormatError(f"call metadata: trace[{key!r}] must be a string")
+        return cls(
+            **ids,
+            labels=read.mapping("labels"),
+            server_data=server_data,
+            trace=trace,
+        )
+
+
+_META_FIELDS = frozenset({"run_id", "session_id", "turn_id", "tool_call_id", "parent_tool_call_id"})
+_ID_FIELDS = ("run_id", "session_id", "turn_id", "tool_call_id", "parent_tool_call_id", "call_id")
+
+
+def stable_call_id(run_id: str, tool_call_id: str) -> str:
+    """The id of tool call ``tool_call_id`` of run ``run_id``: retries of one call share it,
+    and equal tool call ids of two runs (models reuse short ones) do not."""
+    # Length-prefixed: ("a:b", "c") and ("a", "b:c") must not meet.
+    key = f"{len(run_id)}:{run_id}:{tool_call_id}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+NO_META = ToolCallMeta(labels=MappingProxyType({}), server_data=MappingProxyType({}))
+"""The metadata of a call that has none: no ids, no labels, server data at the design's defaults."""
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class ToolRequest:
+    """One tool call to execute.
+
+    ``name`` is the tool's id (``service.toolset.tool``) or its provider-facing name;
+    ``payload`` is the arguments as the model sent them (JSON text, bytes, or a dict);
+    ``meta`` may be left out (or ``None``) for a call with no metadata.
+    """
+
+    name: str
+    payload: str | bytes | Mapping[str, Any]
+    meta: ToolCallMeta
+
+    def __init__(
+        self,
+        name: str,
+        payload: str | bytes | Mapping[str, Any] = "{}",
+        meta: ToolCallMeta | None = None,
+    ) -> None:
+        # Frozen: set through object's __setattr__, as the generated __init__ would.
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "meta", NO_META if meta is None else meta)
