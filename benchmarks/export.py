@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import write_design
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 from tooldesign.runtime.providers import export_tools
 from tooldesign.runtime.providers.tokens import token_counter
 from tooldesign.runtime.spec.catalog import load_catalog

@@ -31,9 +31,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import write_design
-from tooldesign.codegen.pipeline import generate
 from tooldesign.contract.catalog import build_catalog, catalog_text
 from tooldesign.docsite import build_site
+from tooldesign.generate import generate
 from tooldesign.govern import diff_catalogs, read_source
 from tooldesign.runtime.providers.tokens import token_counter
 

@@ -440,7 +440,7 @@ def main() -> None:
         gen = args.gen
         # Only the import and mcp sections read the 1,000-tool design; the others build their own.
         if gen is None and {"import", "mcp"} & set(only):
-            from tooldesign.codegen.pipeline import generate
+            from tooldesign.generate import generate
 
             root = Path(folder)
             design = write_design(root / "design", toolsets=TOOLSETS, tools=TOOLS)

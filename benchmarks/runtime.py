@@ -89,7 +89,7 @@ PAYLOAD = json.dumps(
 
 
 def generate_package(work: Path) -> Any:
-    from tooldesign.codegen.pipeline import generate
+    from tooldesign.generate import generate
 
     design = work / "bench_design.py"
     design.write_text(DESIGN)

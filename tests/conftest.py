@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 
 from tests.support.generated import Generated
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 from tooldesign.runtime.spec.catalog import (
     Catalog,
     CatalogError,

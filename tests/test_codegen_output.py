@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from tooldesign.cli import main
 from tooldesign.codegen import commit, formatting, output
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 from tooldesign.runtime import Constraint, ToolValidationError
 
 from tests.support import tree_bytes

@@ -111,7 +111,7 @@ import inspect, json, sys
 from pathlib import Path
 
 import tooldesign
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 from tooldesign.dsl import Annotations
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime.spec.catalog import load_catalog

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tooldesign.codegen.pipeline import generate
 from tooldesign.eval import bytecode
+from tooldesign.generate import generate
 
 DESIGN = """
 from tooldesign.dsl import *

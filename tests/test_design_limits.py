@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 
 from tests.conftest import Generated
 from tests.support import REPO, run_cli

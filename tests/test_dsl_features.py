@@ -16,8 +16,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from tooldesign.codegen.pipeline import generate
 from tooldesign.eval.evaluate import evaluate
+from tooldesign.generate import generate
 from tooldesign.runtime import Constraint, ToolValidationError
 
 from tests.support.generated import Generated

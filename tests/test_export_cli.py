@@ -109,7 +109,7 @@ with Service(SERVICE, "A service"):
 def test_the_prompt_format_refuses_two_tools_a_model_could_not_tell_apart(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from tooldesign.codegen.pipeline import generate
+    from tooldesign.generate import generate
 
     # Generated apart (generated together, the tool name in two services is a design error).
     folders = []
@@ -283,7 +283,7 @@ with Service("many", "Many small tools"):
 def test_strict_anthropic_export_warns_of_the_per_request_limits_it_exceeds(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from tooldesign.codegen.pipeline import generate
+    from tooldesign.generate import generate
 
     design = tmp_path / "many_design.py"
     design.write_text(MANY_STRICT_TOOLS)

@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 from tooldesign.runtime import (
     Bounds,
     Constraint,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from tooldesign.codegen import formatting
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 from tooldesign.importers.draft import (
     ANY,
     BOOLEAN,

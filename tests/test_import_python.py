@@ -28,9 +28,9 @@ from typing import Any, cast
 import pydantic
 import pytest
 from tooldesign.cli import main
-from tooldesign.codegen.pipeline import generate
 from tooldesign.commands import import_python as import_python_command
 from tooldesign.contract.errors import UserError
+from tooldesign.generate import generate
 from tooldesign.importers.draft import (
     ANY,
     FLOAT,

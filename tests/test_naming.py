@@ -10,18 +10,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tooldesign.codegen.files import package_dir
-from tooldesign.codegen.naming import (
+from tooldesign.codegen.views import ToolsetView, toolset_views
+from tooldesign.contract.naming import (
     ANNOTATION_NAMES,
     CODECS_MODULE_NAMES,
     EXECUTOR_MODULE_NAMES,
     SPECS_MODULE_NAMES,
     TRANSFORMS_MODULE_NAMES,
     TYPES_MODULE_NAMES,
+    package_dir,
     pascal_case,
     python_identifier,
 )
-from tooldesign.codegen.views import ToolsetView, toolset_views
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest
 
@@ -279,7 +279,7 @@ with Service("svc", "A service"):
 @pytest.fixture(scope="module")
 def named_like_imports(tmp_path_factory: pytest.TempPathFactory) -> Generated:
     """The design generated once for the tests below, importable as ``tdnames``."""
-    from tooldesign.codegen.pipeline import generate
+    from tooldesign.generate import generate
 
     root = tmp_path_factory.mktemp("names")
     design = root / "design.py"

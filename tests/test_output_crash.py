@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from tooldesign.codegen.commit import STAGING_PREFIX, recover
 from tooldesign.codegen.files import CATALOG_NAME
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 
 from tests.support import REPO, tree_bytes
 from tests.test_codegen_output import SMALL

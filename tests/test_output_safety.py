@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tooldesign.codegen.commit import STAGING_PREFIX, OutputFolder
 from tooldesign.codegen.output import MANIFEST_NAME
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 
 from tests.support import run_cli, tree_bytes
 from tests.test_codegen_output import SMALL, write

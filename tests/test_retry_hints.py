@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 from tooldesign.runtime import (
     Constraint,
     FieldIssue,

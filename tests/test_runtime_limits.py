@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 from tooldesign.runtime import (
     Constraint,
     Limits,

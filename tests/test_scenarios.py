@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from tooldesign.codegen.output import MANIFEST_NAME
-from tooldesign.codegen.pipeline import generate
+from tooldesign.generate import generate
 
 from tests.support import tree_bytes
 

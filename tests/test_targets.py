@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from tooldesign.cli import main
-from tooldesign.codegen.pipeline import generate
 from tooldesign.codegen.targets import target_check
 from tooldesign.contract.errors import UserError
+from tooldesign.generate import generate
 from tooldesign.ir.errors import DesignError
 from tooldesign.runtime.providers.targets import TARGETS, by_tool, check_targets, parse_targets
 

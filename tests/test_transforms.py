@@ -405,7 +405,7 @@ def test_every_problem_of_a_design_is_reported_at_once(tmp_path: Path) -> None:
 def test_a_bound_method_that_changes_regenerates_its_transforms(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tooldesign.codegen.pipeline import generate
+    from tooldesign.generate import generate
 
     write_app(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -50,7 +50,7 @@ from tooldesign.binding.pytypes import (
     PyUnion,
 )
 from tooldesign.codegen.literals import py_literal
-from tooldesign.codegen.naming import (
+from tooldesign.contract.naming import (
     EXECUTOR_MODULE_NAMES,
     TRANSFORMS_MODULE_NAMES,
     NameScope,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldesign.codegen.output import HEADER
 from tooldesign.contract.catalog import CATALOG_NAME, catalog_entry
+from tooldesign.contract.naming import package_dir
 
 if TYPE_CHECKING:
     from tooldesign.codegen.views import ToolsetView
@@ -46,11 +47,6 @@ class GeneratedFile:
     first_party: frozenset[str] | None = None
     """For a module that imports application code: its top-level packages, so its imports are
     sorted as in the application's project."""
-
-
-def package_dir(service_ident: str, toolset_ident: str) -> str:
-    """Where a toolset's package goes, relative to the output folder."""
-    return f"{service_ident}/toolsets/{toolset_ident}"
 
 
 def catalog_entries(view: ToolsetView) -> list[dict[str, Any]]:

@@ -17,11 +17,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
 
 import tooldesign
 from tooldesign.codegen.commit import OutputFolder, commit, interrupted
@@ -32,11 +33,9 @@ from tooldesign.codegen.files import (
     CatalogPart,
     GeneratedFile,
     catalog_entries,
-    package_dir,
     service_files,
     toolset_files,
 )
-from tooldesign.codegen.naming import SHADOWED_MODULES, python_identifier
 from tooldesign.codegen.output import (
     MANIFEST_NAME,
     Manifest,
@@ -47,9 +46,7 @@ from tooldesign.codegen.output import (
     plan,
 )
 from tooldesign.contract.catalog import CATALOG_NAME
-from tooldesign.contract.collector import cycle_collector_paused
-from tooldesign.contract.location import Location
-from tooldesign.eval.evaluate import evaluate
+from tooldesign.contract.naming import package_dir
 from tooldesign.ir.errors import DesignNotice
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import Design, Service, Toolset
@@ -222,54 +219,51 @@ def _render_job(job: RenderJob) -> Rendered:
     return render_files(job.files)
 
 
-def generate(
-    sources: Sequence[str],
-    out: str | Path,
-    *,
-    check: bool = False,
-    targets: Sequence[str] = (),
-    server_name: str | None = None,
-    progress: Progress | None = None,
-) -> Report:
-    """Generate the packages of ``sources`` into ``out``. With ``check``, write nothing.
+class Output:
+    """The output folder of one generation, from before the design is read to the commit:
+    checked, locked while a run that writes is under way (a killed run's half-done commit
+    undone first), its manifest read (which toolsets are known valid)."""
 
-    Before anything is written, every service's tools are checked against the targets its
-    ``Targets(...)`` declares (a design error) and against ``targets`` (notices; counted under
-    the MCP server name ``server_name``, default each service's). ``progress`` is told each
-    phase as it starts, and each toolset rendered.
-    """
-    started = time.perf_counter()
-    out = Path(out)
-    _check_output_path(out)
-    report = Report(progress=progress)
-    # A run that writes locks the folder, and undoes a killed run's half-done commit, before it
-    # reads the manifest.
-    with _output_folder(out, check=check) as folder:
-        report.notices.extend(_folder_notices(out, folder))
-        old = Manifest.load(out)
-        validated = {entry.design for entry in old.toolsets.values()}
-        with cycle_collector_paused():
-            with report.phase("evaluate"):
-                design = evaluate(sources, known_valid=validated.__contains__, cache_code=not check)
-            report.notices.extend(_targets_checked(design, targets, server_name))
-            return write_design(
-                design, out, check=check, started=started, report=report, old=old, folder=folder
-            )
+    def __init__(self, out: str | Path, *, check: bool = False, progress: Progress | None = None):
+        self.out = Path(out)
+        self.check = check
+        self.report = Report(progress=progress)
+        self._folder: OutputFolder | None = None
+        self._old = Manifest()
 
+    def __enter__(self) -> Self:
+        _check_output_path(self.out)
+        if not self.check:
+            self._folder = OutputFolder(self.out).__enter__()
+        self.report.notices.extend(_folder_notices(self.out, self._folder))
+        self._old = Manifest.load(self.out)
+        self._validated = {entry.design for entry in self._old.toolsets.values()}
+        return self
 
-def _targets_checked(
-    design: Design, targets: Sequence[str], server_name: str | None
-) -> list[DesignNotice]:
-    """What the targets the design declares, and ``targets``, say of its tools."""
-    if not targets and all(service.targets is None for service in design.services):
-        return []  # most designs: nothing to check, and no views to build for it
-    from tooldesign.codegen.targets import target_check
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._folder is not None:
+            self._folder.__exit__(kind, error, traceback)
 
-    return target_check(targets, server=server_name)(design)
+    def known_valid(self, fingerprint: str) -> bool:
+        """Whether a toolset of this fingerprint passed validation when it was last written."""
+        return fingerprint in self._validated
 
-
-def _output_folder(out: Path, *, check: bool) -> OutputFolder | nullcontext[None]:
-    return nullcontext() if check else OutputFolder(out)
+    def write(self, design: Design, *, started: float) -> Report:
+        """Write ``design``'s packages (with ``check``, only find what would change)."""
+        return write_design(
+            design,
+            self.out,
+            check=self.check,
+            started=started,
+            report=self.report,
+            old=self._old,
+            folder=self._folder,
+        )
 
 
 def _folder_notices(out: Path, folder: OutputFolder | None) -> list[DesignNotice]:
@@ -355,8 +349,6 @@ def _decide_reuse(
     services: list[tuple[Service, list[_ToolsetWork]]] = []
     report.services = len(design.services)
     for service in design.services:
-        report.notices.extend(_layout_notices(service))
-        report.notices.extend(_approval_notices(service))
         work: list[_ToolsetWork] = []
         for toolset in service.toolsets:
             report.toolsets += 1
@@ -475,69 +467,6 @@ def _commit(
     )
     if folder is not None and (changes.write or changes.remove or changes.manifest is not None):
         commit(out, folder.staging(), changes)
-
-
-def _layout_notices(service: Service) -> list[DesignNotice]:
-    """Where a name becomes another folder name than the design's, and an empty service."""
-    notices: list[DesignNotice] = []
-    if service.ident != service.name:
-        # A name Python takes as it is was changed for the module it would shadow.
-        shadows = (
-            service.name in SHADOWED_MODULES or python_identifier(service.name) == service.name
-        )
-        notices.append(
-            _renamed(service.name, service.ident, service.location, service.path, shadows=shadows)
-        )
-    if not service.toolsets:
-        notices.append(
-            DesignNotice(
-                f"declares no toolsets: {service.ident}/ holds no toolset package and its "
-                "tool_schemas.json lists no tools",
-                service.location,
-                service.path,
-            )
-        )
-    for toolset in service.toolsets:
-        if toolset.ident != toolset.name:
-            notices.append(
-                _renamed(
-                    toolset.name,
-                    package_dir(service.ident, toolset.ident),
-                    toolset.location,
-                    toolset.path,
-                )
-            )
-    return notices
-
-
-def _approval_notices(service: Service) -> list[DesignNotice]:
-    """A destructive tool whose calls no person approves: the hint alone stops nothing."""
-    return [
-        DesignNotice(
-            "is annotated destructive=True, but nothing asks a person before it runs (the "
-            "annotation is only a hint to clients): add Confirm(prompt=...) to have each call "
-            "approved, or Confirm(..., when=...) for the risky ones",
-            tool.location,
-            tool.path,
-        )
-        for toolset in service.toolsets
-        for tool in toolset.tools
-        if tool.annotations.destructive and tool.confirm is None
-    ]
-
-
-def _renamed(
-    name: str, folder: str, location: Location, path: str, *, shadows: bool = False
-) -> DesignNotice:
-    python_name = folder.rsplit("/", 1)[-1]
-    if shadows:
-        why = (
-            f"{name!r} is also the name of a module (of Python's standard library, or one "
-            "generated code imports), which its package would shadow"
-        )
-    else:
-        why = f"{name!r} cannot name a Python package"
-    return DesignNotice(f"{why}: it is generated as {python_name!r}, in {folder}/", location, path)
 
 
 def _catalog_still_lists(

@@ -19,17 +19,17 @@ from tooldesign.codegen.bindings import (
     TransformsView,
 )
 from tooldesign.codegen.model_types import model_constraints, needs_schema_check
-from tooldesign.codegen.naming import (
+from tooldesign.contract import BOUNDS_CONFIG_KEY
+from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.limits import ToolLimits
+from tooldesign.contract.naming import (
     CODECS_MODULE_NAMES,
     RESERVED_CLASS_NAMES,
     SPECS_MODULE_NAMES,
     NameScope,
     constant_name,
 )
-from tooldesign.contract import BOUNDS_CONFIG_KEY
-from tooldesign.contract.annotations import ToolAnnotations
-from tooldesign.contract.confirm import ConfirmSpec
-from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
 from tooldesign.ir.model import (
     ArrayType,

@@ -53,8 +53,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldesign.codegen.pipeline import generate
     from tooldesign.commands._progress import ProgressLine
+    from tooldesign.generate import generate
 
     targets: tuple[str, ...] = ()
     if getattr(args, "targets", None):

@@ -122,7 +122,7 @@ def scaffold_files(name: str) -> dict[str, str]:
 
 def _generate(folder: Path) -> Report:
     """``tooldesign gen design --out gen``, run in the new project as its user would."""
-    from tooldesign.codegen.pipeline import generate
+    from tooldesign.generate import generate
 
     with _inside(folder):
         return generate(["design"], "gen")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tooldesign.codegen.naming import python_identifier
 from tooldesign.contract.location import Location
+from tooldesign.contract.naming import python_identifier
 from tooldesign.dsl.records import ToolRecord
 from tooldesign.eval.builder.fields import STRING, TypeBuilder
 from tooldesign.eval.builder.messages import own_shape

@@ -6,8 +6,8 @@ import difflib
 from functools import cache
 from typing import Any
 
-from tooldesign.codegen.naming import pascal_case, python_identifier
 from tooldesign.contract.location import Location
+from tooldesign.contract.naming import pascal_case, python_identifier
 from tooldesign.dsl.calls import block_record
 from tooldesign.dsl.records import AttributeRecord, ShapeRecord, TypeRecord
 from tooldesign.dsl.types import (

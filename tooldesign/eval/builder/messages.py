@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from tooldesign.codegen.naming import pascal_case
 from tooldesign.contract.location import Location
+from tooldesign.contract.naming import pascal_case
 from tooldesign.dsl.records import MessageRecord, ToolRecord
 from tooldesign.eval.builder import values
 from tooldesign.eval.builder.fields import TypeBuilder

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from tooldesign.codegen.naming import python_identifier
 from tooldesign.contract.location import Location
+from tooldesign.contract.naming import python_identifier
 from tooldesign.ir.errors import Issues
 
 # Matched whole (``fullmatch``): with ``$``, a name ending in a newline would pass.

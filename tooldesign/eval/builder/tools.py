@@ -12,10 +12,10 @@ import importlib
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from tooldesign.codegen.naming import SHADOWED_MODULES, pascal_case
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
 from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
 from tooldesign.contract.location import Location
+from tooldesign.contract.naming import SHADOWED_MODULES, pascal_case
 from tooldesign.dsl.records import (
     BindRecord,
     DesignRecord,

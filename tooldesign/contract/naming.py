@@ -1,8 +1,8 @@
 """Names in generated code: design names turned into Python identifiers and class names, and the
 names each generated module keeps for itself, in one place.
 
-A leaf module (it imports nothing from tooldesign): evaluation names the IR's identifiers with
-it, so a name is decided once, where the design is read.
+A contract between stages: evaluation names the IR's identifiers with it, so a name is decided
+once, where the design is read, and code generation writes the names it decided.
 """
 
 from __future__ import annotations
@@ -226,3 +226,8 @@ def word_ident(name: str, fallback: str) -> str:
     """``atlas.time-series`` → ``atlas_time_series``: a name's words joined by ``_`` (``fallback``
     when it has none), for the part of a longer identifier that it names."""
     return re.sub(r"\W+", "_", name).strip("_") or fallback
+
+
+def package_dir(service_ident: str, toolset_ident: str) -> str:
+    """Where a toolset's package goes, relative to the output folder."""
+    return f"{service_ident}/toolsets/{toolset_ident}"
