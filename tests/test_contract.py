@@ -51,9 +51,9 @@ def test_the_stages_read_the_format_table() -> None:
 def test_annotations_are_one_type_from_the_dsl_to_the_catalog() -> None:
     import inspect
 
+    from tooldesign.contract.annotations import ToolAnnotations
     from tooldesign.dsl import Annotations
     from tooldesign.ir.model import Tool
-    from tooldesign.runtime import ToolAnnotations
 
     assert ToolAnnotations is annotations.ToolAnnotations
     assert typing.get_type_hints(Tool)["annotations"] is annotations.ToolAnnotations

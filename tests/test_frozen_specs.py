@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from tooldesign.runtime import ToolValidationError, TypeSpec
+from tooldesign.runtime import ToolValidationError
 from tooldesign.runtime.providers import export_tools
 from tooldesign.runtime.spec.frozen import FrozenDict, FrozenList, copy_json, freeze
+from tooldesign.runtime.spec.specs import TypeSpec
 
 from gen.assistant.toolsets.devices import codecs as device_codecs
 from gen.assistant.toolsets.devices import specs as device_specs

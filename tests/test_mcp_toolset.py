@@ -28,13 +28,13 @@ from tooldesign.cli import main
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import (
     MCPClient,
-    MCPServerParams,
     RetryReason,
     Runtime,
     ToolCallMeta,
     ToolRequest,
     ToolResult,
 )
+from tooldesign.runtime.mcp.client import MCPServerParams
 from tooldesign.runtime.validation.schema import declared_only
 
 from tests.support import REPO

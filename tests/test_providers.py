@@ -27,14 +27,8 @@ from openai.types.chat import (
 from openai.types.responses import FunctionToolParam, Response
 from openai.types.responses.response_input_param import FunctionCallOutput
 from pydantic import TypeAdapter
-from tooldesign.runtime import (
-    Runtime,
-    ToolCallMeta,
-    ToolIdent,
-    ToolRequest,
-    ToolResult,
-    ToolSpec,
-)
+from tooldesign.contract.ident import ToolIdent
+from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult, ToolSpec
 from tooldesign.runtime.providers import (
     ExportError,
     ToolDescription,

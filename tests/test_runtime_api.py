@@ -72,3 +72,11 @@ def test_the_user_api_is_what_users_write() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "tooldesign.runtime":
                 imported.update(alias.name for alias in node.names)
     assert imported and imported <= set(runtime.__all__)
+
+
+def test_every_name_of_the_user_api_is_taught_by_the_docs() -> None:
+    page = (REPO / "docs" / "runtime.md").read_text(encoding="utf-8")
+    start = page.index("`tooldesign.runtime` holds what application code writes")
+    paragraph = page[start : page.index("\n\n", start)]
+    taught = set(re.findall(r"`(\w+)`", paragraph))
+    assert set(runtime.__all__) <= taught

@@ -34,7 +34,7 @@ from tooldesign.runtime import (
 )
 from tooldesign.runtime.errors import MAX_ISSUES
 from tooldesign.runtime.result import Bounds
-from tooldesign.runtime.runtime import bounds_problems
+from tooldesign.runtime.result_check import bounds_problems
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, MIB, Limits
 from tooldesign.runtime.text import quoted
 

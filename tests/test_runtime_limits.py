@@ -27,15 +27,14 @@ from tooldesign.runtime import (
     RetryReason,
     Runtime,
     ToolCallMeta,
-    ToolLimits,
     ToolRequest,
     ToolResult,
     ToolValidationError,
-    TypeSpec,
 )
 from tooldesign.runtime.providers import adapter
 from tooldesign.runtime.result import Bounds, ServerDataItem
-from tooldesign.runtime.spec.limits import MIB
+from tooldesign.runtime.spec.limits import MIB, ToolLimits
+from tooldesign.runtime.spec.specs import TypeSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec
 
 DESIGN = """

@@ -17,7 +17,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tooldesign.runtime import (
-    AppliedRepair,
     ApprovalDecision,
     ApprovalRequest,
     Bounds,
@@ -40,6 +39,7 @@ from tooldesign.runtime.spec.catalog import load_catalog, toolset_version
 from tooldesign.runtime.transports import TransportError
 from tooldesign.runtime.transports.redis import require_server
 from tooldesign.runtime.transports.wire import CallMessage, ReplyMessage, WireError
+from tooldesign.runtime.validation.repairs import AppliedRepair
 
 from examples.netops.services import Inventory, MetricsService
 from gen.assistant.toolsets.metrics import executor as metrics

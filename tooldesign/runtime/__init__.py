@@ -1,47 +1,36 @@
 """tooldesign's runtime: runs the tools of generated toolsets and answers every call.
 
-Split by who reads it:
+This module is the user API: the names application code writes, each taught in docs/runtime.md
+or docs/control.md. Plumbing stays importable from its own module, not from here.
 
-- ``tooldesign.runtime`` (this module) is the user API: the names application code writes —
-  the :class:`Runtime` and its requests, metadata and results, retry hints, errors, the
-  interceptors that ship and the interceptor types, specs and tool ids, registrations, the
-  RFC 3339 types generated models use, and the MCP client;
-- ``tooldesign.runtime.support`` is what generated packages call (``from tooldesign.runtime
-  import support as rt``): exactly the names their ``specs.py``, ``codecs.py`` and
-  ``executor.py`` use, plumbing included; application code does not need it;
-- ``tooldesign.runtime.validation`` checks what a model sends and what a tool returns: the
-  codecs, reading arguments as JSON, pydantic and ``jsonschema`` errors as :class:`FieldIssue`,
-  the one schema navigator, examples built from a schema;
-- ``tooldesign.runtime.providers`` exports tools to OpenAI, Anthropic, Gemini and MCP and
-  reads their tool calls; ``tooldesign.runtime.mcp`` serves a runtime over MCP (the ``mcp``
-  extra) and calls MCP servers; ``tooldesign.builtin.tool_index`` lists a runtime's tools to a
-  model; ``tooldesign.runtime.spec.catalog`` loads ``tool_schemas.json``;
-- ``tooldesign.runtime.integrations`` puts a runtime's tools in agent frameworks (pydantic-ai,
-  the OpenAI Agents SDK, LangChain/LangGraph), one module per framework, each imported only when
-  used (its own extra);
-- the modules behind these: ``runtime`` (the call pipeline), ``registration``, ``workers``
-  (sync tools in threads), ``interceptors``, ``result``, ``hints``, ``errors``, ``specs`` (held
-  read-only by ``frozen``; their models imported on first use by ``lazy_types``), ``limits`` (what one call may carry), ``formats`` (the RFC 3339 types) and ``text`` (how messages show
-  values);
-- control over what tools do: ``approvals`` (``Confirm``: requests, decisions, approvers),
-  ``recovery`` (what a planner does after a failure), ``progress`` and ``events`` (what a
-  running call reports, to subscribers), ``otel`` (OpenTelemetry spans), ``watch`` (one call's
-  observers) and ``validation.repairs`` (designed repairs).
+The package, by who reads it:
 
-What the runtime shares with the stages that generate code for it — the catalog format,
-annotations (:class:`ToolAnnotations`), a tool's limits (:class:`ToolLimits`), formats, constraints, tool ids (:class:`ToolIdent`) —
-is defined once in ``tooldesign.contract``; the runtime never imports those stages.
+- the root is the call path. ``pipeline`` runs one call's steps in order (resolve, observe,
+  interceptors, decode, approve, run, check result, budget, answer), each step a module of its
+  own (``registry``, ``arguments``, ``approval``, ``invoke`` with ``workers``,
+  ``result_check``, ``budget``); ``answers`` writes every failure a model reads; ``runtime``
+  is the :class:`Runtime` that holds what the steps run with; ``request``, ``result``,
+  ``errors``, ``hints`` and ``reasons`` are the call's data; ``registration`` is what a
+  generated executor hands the runtime, ``support`` what generated code imports
+  (``from tooldesign.runtime import support as rt``), ``sync`` runs ``execute_sync``;
+- ``control/`` is control over what tools do: approvals (requests, decisions, approvers),
+  events and progress, OpenTelemetry spans, one call's observers (``watch``), and the
+  interceptors that ship (``Timeout``, ``RateLimit``, ``LogCalls``);
+- ``spec/`` is what the runtime knows of a tool before any call: specs (frozen, their models
+  imported on first use), formats (the RFC 3339 types), limits, catalogs;
+- ``validation/`` checks what a model sends and what a tool returns: codecs, JSON input,
+  field issues, designed repairs, sizes;
+- ``providers/`` exports tools to OpenAI, Anthropic, Gemini and MCP and reads their calls;
+  ``mcp/`` serves a runtime over MCP and calls MCP servers; ``transports/`` runs toolsets on
+  workers over Redis; ``integrations/`` puts a runtime's tools in agent frameworks, one module
+  per framework, each imported only when used.
+
+What the runtime shares with the stages that generate code for it is defined once in
+``tooldesign.contract``; the runtime never imports those stages, nor generated code.
 """
 
-from tooldesign.contract.annotations import ToolAnnotations
-from tooldesign.contract.confirm import ConfirmSpec
-from tooldesign.contract.ident import ToolIdent
-from tooldesign.contract.repairs import FieldRepair
-from tooldesign.runtime.control.approvals import (
-    ApprovalDecision,
-    ApprovalRequest,
-    Approver,
-)
+from tooldesign.runtime.answers import retry_hint_for_invalid_payload
+from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest, Approver
 from tooldesign.runtime.control.events import (
     ApprovalDecided,
     ApprovalRequested,
@@ -49,7 +38,6 @@ from tooldesign.runtime.control.events import (
     CallFinished,
     CallProgress,
     CallStarted,
-    Subscription,
 )
 from tooldesign.runtime.control.interceptors import LogCalls, RateLimit, Timeout
 from tooldesign.runtime.control.otel import Tracing
@@ -61,8 +49,8 @@ from tooldesign.runtime.errors import (
     ToolFailure,
     ToolValidationError,
 )
-from tooldesign.runtime.hints import RetryHint, retry_hint_for_invalid_payload
-from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams, MCPUnavailable
+from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime.mcp.client import MCPClient
 from tooldesign.runtime.reasons import Recovery, RetryReason
 from tooldesign.runtime.registration import (
     CallNext,
@@ -70,6 +58,7 @@ from tooldesign.runtime.registration import (
     RegistrationError,
     ToolsetRegistration,
 )
+from tooldesign.runtime.registry import ToolsetInfo
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import (
     BoundedResultModel,
@@ -79,15 +68,13 @@ from tooldesign.runtime.result import (
     ToolTelemetry,
     pending_approvals,
 )
-from tooldesign.runtime.runtime import Runtime, ToolsetInfo
+from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.spec.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
 from tooldesign.runtime.spec.lazy_types import TypesImportError
-from tooldesign.runtime.spec.limits import Limits, ToolLimits
-from tooldesign.runtime.spec.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
-from tooldesign.runtime.validation.repairs import AppliedRepair
+from tooldesign.runtime.spec.limits import Limits
+from tooldesign.runtime.spec.specs import ToolSpec
 
 __all__ = [
-    "AppliedRepair",
     "ApprovalDecided",
     "ApprovalDecision",
     "ApprovalRequest",
@@ -95,22 +82,17 @@ __all__ = [
     "Approver",
     "BoundedResultModel",
     "Bounds",
-    "BoundsSpec",
     "CallEvent",
     "CallFinished",
     "CallNext",
     "CallProgress",
     "CallStarted",
-    "ConfirmSpec",
     "Constraint",
     "FieldIssue",
-    "FieldRepair",
     "Interceptor",
     "Limits",
     "LogCalls",
     "MCPClient",
-    "MCPServerParams",
-    "MCPUnavailable",
     "ProgressUpdate",
     "RateLimit",
     "Recovery",
@@ -122,15 +104,10 @@ __all__ = [
     "Rfc3339Time",
     "Runtime",
     "ServerDataItem",
-    "ServerDataSpec",
-    "Subscription",
     "Timeout",
-    "ToolAnnotations",
     "ToolCallMeta",
     "ToolError",
     "ToolFailure",
-    "ToolIdent",
-    "ToolLimits",
     "ToolRequest",
     "ToolResult",
     "ToolSpec",
@@ -139,7 +116,6 @@ __all__ = [
     "ToolsetInfo",
     "ToolsetRegistration",
     "Tracing",
-    "TypeSpec",
     "TypesImportError",
     "pending_approvals",
     "progress_to",

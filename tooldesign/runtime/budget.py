@@ -11,18 +11,14 @@ telemetry (``extra["result_cut"]``).
 
 from __future__ import annotations
 
-from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import RetryHint
+from tooldesign.runtime import answers
 from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.result import ToolResult, text_result
 from tooldesign.runtime.spec.limits import byte_size
-from tooldesign.runtime.text import clipped, printable
 from tooldesign.runtime.validation.sizes import text_bytes
 
 CUT_KEY = "result_cut"
 """The telemetry entry (``telemetry.extra``) that records a cut or refused result."""
-
-_MAX_REFINEMENT_SHOWN = 300
 
 
 def within_budget(result: ToolResult, budget: int, tool: str) -> ToolResult:
@@ -64,35 +60,7 @@ def _notice(size: int, budget: int, shown: int | None = None) -> str:
 
 
 def _refused(result: ToolResult, size: int, budget: int, tool: str) -> ToolResult:
-    lines = [
-        (
-            f"Tool {tool!r} returned {byte_size(size)} of data, more than the "
-            f"{byte_size(budget)} it may return at once, so the result is not shown."
-        )
-    ]
-    bounds = result.bounds
-    if bounds is not None:
-        of = f" of {bounds.total:,}" if bounds.total is not None else ""
-        lines.append(f"It returned {bounds.returned:,}{of} items.")
-        if bounds.refinement_hint:
-            hint = printable(clipped(bounds.refinement_hint, _MAX_REFINEMENT_SHOWN))
-            lines.append(f"To narrow the request: {hint}")
-    lines.append(
-        f"Call {tool!r} again asking for less: narrower filters, fewer items or a smaller page."
-    )
-    message = "\n".join(lines)
-    refused = ToolResult(
-        result.name,
-        # The full result stays here for observers; the error is what the model reads.
-        result=result.result,
-        error=ToolError(message, details={"result_bytes": size, "budget": budget}),
-        retry_hint=RetryHint(RetryReason.RESULT_TOO_LARGE, tool, message, restrict_to_tool=True),
-        bounds=bounds,
-        server_data=result.server_data,
-        telemetry=result.telemetry,
-        tool_call_id=result.tool_call_id,
-        result_json=result.result_json,
-    )
+    refused = answers.result_too_large(result, size, budget, tool)
     refused.telemetry.outcome = str(RetryReason.RESULT_TOO_LARGE)
     refused.telemetry.extra[CUT_KEY] = {"bytes": size, "budget": budget, "shown": 0}
     return refused

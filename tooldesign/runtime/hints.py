@@ -7,9 +7,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from tooldesign.runtime.dict_reader import DictReader
-from tooldesign.runtime.errors import FieldIssue, ToolValidationError, more_problems
+from tooldesign.runtime.errors import FieldIssue
 from tooldesign.runtime.reasons import RetryReason
-from tooldesign.runtime.text import compact_json
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -121,61 +120,3 @@ _HINT_SLOTS: tuple[Callable[[RetryHint, Any], None], ...] = tuple(
     vars(RetryHint)[f.name].__set__ for f in fields(RetryHint)
 )
 """The setter of each of :class:`RetryHint`'s slots, in the order its ``__init__`` takes them."""
-
-
-def retry_hint_for_invalid_payload(
-    error: ToolValidationError,
-    *,
-    example: Any = None,
-) -> RetryHint:
-    """Turn a payload validation error into the hint a model needs to repair its call.
-
-    Missing fields only → ``missing_fields``; anything else → ``invalid_arguments``. The message
-    names every bad field, what was expected and the field's design description, and shows the
-    design's example.
-    """
-    return invalid_payload_hint(error, example, example_line(example))
-
-
-def example_line(example: Any) -> str | None:
-    """The line of an invalid-arguments hint that shows ``example`` (``None`` without one)."""
-    return None if example is None else f"Example of valid arguments: {compact_json(example)}"
-
-
-def invalid_payload_hint(
-    error: ToolValidationError, example: Any, example_line: str | None
-) -> RetryHint:
-    """:func:`retry_hint_for_invalid_payload` with the example's line already written (a
-    runtime writes each tool's once: its example is frozen)."""
-    issues = error.issues
-    missing = error.missing_fields
-    only_missing = bool(missing) and len(missing) == len(issues) and not error.more
-    tool = error.tool
-    # One line per issue ("- field: what is wrong"), in one join.
-    lines = [f"The arguments for tool {tool!r} are invalid:", *[i.describe() for i in issues]]
-    if error.more:
-        lines.append(more_problems(error.more))
-    text = "\n- ".join(lines)
-    if example_line is not None:
-        text += "\n" + example_line
-    text += f"\nCall {tool!r} again with corrected arguments."
-    if only_missing:
-        reason = RetryReason.MISSING_FIELDS
-        question: str | None = f"What value should be used for {', '.join(missing)}?"
-    else:
-        reason, question = RetryReason.INVALID_ARGUMENTS, None
-    return RetryHint(
-        reason,
-        tool,
-        text,
-        True,  # restrict_to_tool
-        missing,
-        example,
-        error.input,
-        question,
-        issues,
-        None,  # retry_after
-        (),  # valid_tools
-        (),  # suggested_tools
-        error.more,
-    )

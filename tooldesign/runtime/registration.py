@@ -70,6 +70,10 @@ class Remote(Protocol):
         """Whether a worker serving the toolset was live when last seen (``None``: not seen yet)."""
         ...
 
+    async def run(self, tool_id: str, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
+        """The call answered where the toolset runs, its result checked there."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ToolsetRegistration:

@@ -173,7 +173,8 @@ class ToolResult:
     ``telemetry.approval``; none yet while :attr:`awaiting_approval`)."""
     model_text: str | None = None
     """What the model reads when it is not the whole result: a text result cut to the tool's
-    result budget, with a notice of the cut (``result`` keeps the whole)."""
+    result budget, with a notice of the cut (``result`` keeps the whole); for a call awaiting
+    approval, what it is told of the wait."""
 
     @property
     def ok(self) -> bool:
@@ -313,8 +314,8 @@ class ToolResult:
         """
         if self.error is None:
             text = self._result_text()
-        elif self.approval is not None and self.awaiting_approval:
-            return _awaiting_text(self.approval)
+        elif self.awaiting_approval and self.model_text is not None:
+            return self.model_text  # the call did not run: nothing more to add
         else:
             # A retry hint's message is written for the model and complete; the error's own
             # message is the short form kept for logs.
@@ -342,14 +343,6 @@ class ToolResult:
         if isinstance(self.result, BaseModel):
             return self.result.model_dump_json(by_alias=True, exclude_none=True)
         return compact_json(self.result)
-
-
-def _awaiting_text(request: ApprovalRequest) -> str:
-    return (
-        f"Tool {request.tool!r} needs a person's approval before it runs; they were asked: "
-        f"{compact_json(request.prompt)}. Do not call it again for this: the call runs (or "
-        "not) once they decide, and you will be told."
-    )
 
 
 def text_result(result: Any) -> str | None:

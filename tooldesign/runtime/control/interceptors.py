@@ -8,14 +8,14 @@ interceptor may rewrite it); calls to unknown tools are answered before any inte
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import logging
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 
-from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import RetryHint
-from tooldesign.runtime.reasons import RetryReason
+from tooldesign.runtime import answers
 from tooldesign.runtime.registration import CallNext
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
@@ -52,29 +52,45 @@ class Timeout:
     ) -> ToolResult:
         limit = self.limit_for(request)
         try:
-            async with asyncio.timeout(limit):
-                return await call_next(request, meta)
+            async with asyncio.timeout(limit) as deadline:
+                token = _deadlines.set((*_deadlines.get(), deadline))
+                try:
+                    return await call_next(request, meta)
+                finally:
+                    _deadlines.reset(token)
         except TimeoutError as exc:
-            name = _tool_name(request)
+            # Every worker thread may have been busy (with other calls, or with tools that
+            # hang): then the tool never ran, and the same call may well succeed in a moment.
             queued = cancelled_before_start(exc)
-            if queued:
-                # Every worker thread was busy (with other calls, or with tools that hang): the
-                # tool never ran, and the same call may well succeed in a moment.
-                message = (
-                    f"Tool {name!r} could not start within {limit:g} s because the runtime is busy "
-                    "with other calls; it did not run. Try the same call again shortly."
-                )
-            else:
-                message = (
-                    f"Tool {name!r} did not finish within {limit:g} s. Try again, or narrow the "
-                    "request (fewer items, a smaller window) so it finishes sooner."
-                )
-            hint = RetryHint(RetryReason.TIMEOUT, name, message, restrict_to_tool=queued)
-            result = ToolResult(request.name, error=ToolError(message, cause=exc), retry_hint=hint)
-            result.telemetry.outcome = str(RetryReason.TIMEOUT)
-            if queued:
-                result.telemetry.extra["not_started"] = True
-            return result
+            return answers.timed_out(request.name, limit, queued=queued, cause=exc)
+
+
+_deadlines: contextvars.ContextVar[tuple[asyncio.Timeout, ...]] = contextvars.ContextVar(
+    "tooldesign_deadlines", default=()
+)
+"""The deadlines of the ``Timeout`` interceptors a call is running under, outermost first."""
+
+
+@contextlib.contextmanager
+def deadlines_paused() -> Iterator[None]:
+    """Stop the clock of every ``Timeout`` the call runs under, until the block ends.
+
+    A person's time is not the tool's: while a call waits for an approver's decision, its
+    deadlines do not run, and they resume with the time they had left.
+    """
+    loop = asyncio.get_running_loop()
+    held: list[tuple[asyncio.Timeout, float]] = []
+    for deadline in _deadlines.get():
+        when = deadline.when()
+        if when is not None and not deadline.expired():
+            held.append((deadline, when - loop.time()))
+            deadline.reschedule(None)
+    try:
+        yield
+    finally:
+        now = loop.time()
+        for deadline, left in held:
+            deadline.reschedule(now + max(left, 0.0))
 
 
 @dataclass
@@ -178,20 +194,7 @@ class RateLimit:
         wait = self._bucket(request, meta, now).take(now)
         if wait == 0:
             return await call_next(request, meta)
-        name = _tool_name(request)
-        message = (
-            f"Tool {name!r} is being called too often. Wait {wait:.2f} s before calling it again."
-        )
-        hint = RetryHint(
-            RetryReason.RATE_LIMITED,
-            name,
-            message,
-            restrict_to_tool=True,
-            retry_after=round(wait, 3),
-        )
-        result = ToolResult(request.name, error=ToolError(message), retry_hint=hint)
-        result.telemetry.outcome = str(RetryReason.RATE_LIMITED)
-        return result
+        return answers.rate_limited(request.name, wait)
 
 
 _MIN_PRUNE_AT = 1024

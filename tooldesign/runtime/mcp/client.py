@@ -35,9 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from tooldesign.runtime.errors import ToolError
-from tooldesign.runtime.hints import RetryHint
-from tooldesign.runtime.reasons import RetryReason
+from tooldesign.runtime import answers
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.result import ToolResult
@@ -204,25 +202,24 @@ class MCPClient:
             try:
                 answer = await self.call(name, arguments, retry_safe=retry_safe)
             except TimeoutError as exc:
-                return Outcome(_timed_out(name, str(exc)))
+                return Outcome(answers.server_timed_out(name, str(exc)))
             except MCPMalformedResult as exc:
-                return Outcome(_malformed(name, str(exc)))
+                log.error("tool %s: the MCP server broke its own output schema: %s", name, exc)
+                return Outcome(answers.malformed_response(name, name, str(exc)))
             except MCPUnavailable as exc:
                 log.error("MCP server %s is unavailable: %s", exc.server, exc.cause)
-                return Outcome(_unavailable(name, "its server cannot be reached", exc))
+                return Outcome(
+                    answers.server_unavailable(name, "its server cannot be reached", exc)
+                )
             except MCPError as exc:
                 log.error("MCP server %s refused %s: %s", self.describe(), name, exc.message)
                 return Outcome(_refused(name, exc))
             except Exception as exc:  # the client's own failure: still an answer
                 log.exception("MCP client failed calling %s on %s", name, self.describe())
-                message = (
-                    f"Tool {name!r} failed while calling its server. Try again later or use "
-                    "another tool."
-                )
-                return Outcome(ToolResult(name, error=ToolError(message, cause=exc)))
+                return Outcome(answers.client_failed(name, exc))
             if answer.is_error:
                 text = _without_error_prefix(_text_of(answer)) or "the tool failed"
-                return Outcome(ToolResult(name, error=ToolError(text, details={"remote": True})))
+                return Outcome(answers.server_failed(name, text))
             return Outcome(self._read_result(name, _value_of(answer, unwrap), result_schema))
 
         return invoke
@@ -478,58 +475,15 @@ _NAIVE_TIMES = {
 }
 
 
-def _malformed(name: str, detail: str) -> ToolResult:
-    log.error("tool %s: the MCP server broke its own output schema: %s", name, detail)
-    message = (
-        f"Tool {name!r} returned a malformed response. The problem is in the tool, not in your "
-        "arguments; try again later or use another tool."
-    )
-    hint = RetryHint(RetryReason.MALFORMED_RESPONSE, name, message)
-    result = ToolResult(
-        name, error=ToolError(message, details={"problem": detail}), retry_hint=hint
-    )
-    result.telemetry.outcome = str(RetryReason.MALFORMED_RESPONSE)
-    return result
-
-
-def _unavailable(name: str, why: str, cause: BaseException) -> ToolResult:
-    message = (
-        f"Tool {name!r} is unavailable right now ({why}). Try again later or use another tool."
-    )
-    hint = RetryHint(RetryReason.TOOL_UNAVAILABLE, name, message)
-    result = ToolResult(name, error=ToolError(message, cause=cause), retry_hint=hint)
-    result.telemetry.outcome = str(RetryReason.TOOL_UNAVAILABLE)
-    return result
-
-
 def _refused(name: str, exc: Any) -> ToolResult:
     """The server answered the call with a protocol error (``exc``, the SDK's ``MCPError``)."""
     from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
 
-    details = {"remote": True, "code": exc.code}
     if exc.code == METHOD_NOT_FOUND:
-        return _unavailable(name, "its server does not offer it", exc)
+        return answers.server_unavailable(name, "its server does not offer it", exc)
     if exc.code == INVALID_PARAMS:
-        message = f"Tool {name!r} refused the arguments: {exc.message}"
-        hint = RetryHint(RetryReason.INVALID_ARGUMENTS, name, message, restrict_to_tool=True)
-        result = ToolResult(
-            name, error=ToolError(message, details=details, cause=exc), retry_hint=hint
-        )
-        result.telemetry.outcome = str(RetryReason.INVALID_ARGUMENTS)
-        return result
-    message = f"Tool {name!r} failed on its server: {exc.message}"
-    return ToolResult(name, error=ToolError(message, details=details, cause=exc))
-
-
-def _timed_out(name: str, detail: str) -> ToolResult:
-    message = (
-        f"Tool {name!r} did not answer in time ({detail}). Try again, or narrow the request so "
-        "it finishes sooner."
-    )
-    hint = RetryHint(RetryReason.TIMEOUT, name, message, restrict_to_tool=False)
-    result = ToolResult(name, error=ToolError(message), retry_hint=hint)
-    result.telemetry.outcome = str(RetryReason.TIMEOUT)
-    return result
+        return answers.server_refused_arguments(name, exc.message, exc, exc.code)
+    return answers.server_failed(name, exc.message, cause=exc, code=exc.code)
 
 
 __all__ = ["MCPClient", "MCPMalformedResult", "MCPServerParams", "MCPUnavailable"]

@@ -37,9 +37,10 @@ from typing import Any
 
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
+from tooldesign.runtime import answers
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
-from tooldesign.runtime.transports import answers, serving
+from tooldesign.runtime.transports import serving
 from tooldesign.runtime.transports.base import TransportError
 from tooldesign.runtime.transports.redis import (
     DEFAULT_PREFIX,
@@ -54,7 +55,6 @@ from tooldesign.runtime.transports.redis import (
     open_server,
     process_id,
 )
-from tooldesign.runtime.transports.serving import ServedToolset
 from tooldesign.runtime.transports.wire import CallMessage, ReplyMessage, WireError
 
 log = logging.getLogger("tooldesign.worker")
@@ -68,7 +68,7 @@ class WorkerFailed(TransportError):
 class _Stream:
     """One served toolset version and its request stream."""
 
-    served: ServedToolset
+    served: serving.ServedToolset
     key: str
 
 

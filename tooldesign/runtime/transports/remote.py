@@ -21,11 +21,12 @@ from typing import Any
 
 import pydantic_core
 from tooldesign.contract.catalog import toolset_version
+from tooldesign.runtime import answers
+from tooldesign.runtime.approval import granted_approval
 from tooldesign.runtime.control.otel import with_trace_context
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.registration import (
-    CallNext,
     Interceptor,
     Outcome,
     RegistrationError,
@@ -34,10 +35,7 @@ from tooldesign.runtime.registration import (
 )
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.runtime import granted_approval
-from tooldesign.runtime.spec.limits import DEFAULT_LIMITS
 from tooldesign.runtime.spec.specs import ToolSpec
-from tooldesign.runtime.transports import answers
 from tooldesign.runtime.transports.base import (
     BadAnswer,
     NoAnswer,
@@ -49,7 +47,6 @@ from tooldesign.runtime.transports.base import (
 )
 from tooldesign.runtime.transports.wire import CallMessage, WireError
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
-from tooldesign.runtime.validation.repairs import decode_call
 
 log = logging.getLogger("tooldesign.transports")
 
@@ -79,7 +76,7 @@ def remote_registration(
         service=specs[0].service,
         toolset=specs[0].toolset,
         tools=tuple(remote.bindings.values()),
-        interceptors=(*interceptors, remote),
+        interceptors=tuple(interceptors),
         remote=remote,
     )
 
@@ -107,7 +104,8 @@ def _specs_of(toolset: ModuleType | Iterable[ToolSpec[Any, Any]]) -> list[ToolSp
 
 
 class RemoteToolset:
-    """The last interceptor of a remote registration: sends valid calls to the workers.
+    """Where a remote registration's calls run: the pipeline sends each call that decoded (and
+    was approved, if it needed to be) to the workers, in place of running a tool.
 
     It also tells ``Runtime.toolsets()`` whether a worker of this toolset's version was live
     when the transport last looked.
@@ -143,31 +141,12 @@ class RemoteToolset:
         spec = binding.spec
         return self.per_tool.get(spec.id, self.per_tool.get(spec.name, self.timeout))
 
-    async def __call__(
-        self, request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
-    ) -> ToolResult:
-        binding = self.bindings.get(request.name)
-        if binding is None:  # renamed by an interceptor: the runtime answers it
-            return await call_next(request, meta)
-        injected = {
-            name: value
-            for name in binding.spec.injected
-            if (value := meta.value_for(name)) is not None
-        }
-        # Held to the tool's limits (the design's, over the defaults), as the runtime does; the
-        # worker's runtime holds it to its own.
-        try:
-            await decode_call(
-                binding.payload,
-                binding.spec,
-                request.payload,
-                injected=injected,
-                limits=DEFAULT_LIMITS.for_tool(binding.spec.limits),
-            )
-        except ToolValidationError:
-            # The runtime decodes it again and answers with its retry hint: no round trip. (A
-            # slip the design repairs travels as it was sent: the worker repairs it the same.)
-            return await call_next(request, meta)
+    async def run(self, tool_id: str, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
+        """The call of ``tool_id`` answered by a worker: ``request``'s payload as the last
+        interceptor passed it on (the worker decodes it, and repairs it, the same), with the
+        approval the call was granted. The worker checks the result and holds it to its
+        budget; it comes back typed through the tool's codecs."""
+        binding = self.bindings[tool_id]
         # The worker's span continues the agent's trace.
         meta = with_trace_context(replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex))
         assert meta.call_id is not None
@@ -228,8 +207,8 @@ class RemoteToolset:
 
 
 async def _runs_remotely(args: Any, meta: ToolCallMeta) -> Outcome:
-    """The invoke of a remote tool: never reached, since the remote interceptor answers every
-    call that decodes (and the runtime answers the others before invoking)."""
+    """The invoke of a remote tool: never reached, since the pipeline sends a remote tool's
+    calls to its workers (``RemoteToolset.run``) in place of invoking it."""
     raise RuntimeError("a remote tool cannot run in this process")
 
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.contract.catalog import toolset_version
+from tooldesign.runtime import answers
 from tooldesign.runtime.request import ToolRequest
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.spec.specs import ToolSpec
-from tooldesign.runtime.transports import answers
 from tooldesign.runtime.transports.base import TransportError
 from tooldesign.runtime.transports.wire import CallMessage
 

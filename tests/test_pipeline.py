@@ -1,0 +1,186 @@
+"""Where the call pipeline's features meet, the order it decides holds: interceptors before the
+approval (what a person approves is exactly what runs), every call observable by interceptors
+(a call waiting for approval included), a person's time not counted against a ``Timeout``, and
+pending approvals never holding the threads that run tools."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from typing import Any
+
+import pytest
+from tooldesign.runtime import (
+    ApprovalDecision,
+    ApprovalRequest,
+    CallNext,
+    LogCalls,
+    Runtime,
+    Timeout,
+    ToolCallMeta,
+    ToolRequest,
+    ToolResult,
+)
+from tooldesign.runtime.pipeline import __doc__ as PIPELINE_DOC
+
+from examples.netops.services import DeviceService, Inventory
+from gen.assistant.toolsets.devices import executor as devices
+from tests.support import REPO
+from tests.support.netops import Restarts
+
+META = ToolCallMeta(session_id="s-1", run_id="run-1", tool_call_id="call-1")
+SENT = {"device_id": "dev-0a1b2c3d", "reason": "stuck after update"}
+REWRITTEN = {"device_id": "dev-99999999", "reason": "stuck after update"}
+
+
+async def rewrite_device(
+    request: ToolRequest, meta: ToolCallMeta, call_next: CallNext
+) -> ToolResult:
+    """An interceptor that changes which device is restarted."""
+    if request.name.endswith("restart_device"):
+        request = ToolRequest(request.name, REWRITTEN, request.meta)
+    return await call_next(request, meta)
+
+
+def runtime(restarts: Restarts, **options: Any) -> Runtime:
+    registration = devices.new_registration(
+        service=DeviceService(Inventory()), handlers={"restart_device": restarts}
+    )
+    return Runtime([registration], **options)
+
+
+def test_an_approval_of_the_call_as_sent_does_not_run_what_an_interceptor_rewrote() -> None:
+    restarts = Restarts()
+    rt = runtime(restarts, interceptors=[rewrite_device])
+    sent = rt.execute_sync(ToolRequest("restart_device", SENT, META))
+    assert sent.awaiting_approval and sent.approval is not None
+    # What a person is asked about is what would run: the rewritten device.
+    assert sent.approval.arguments == REWRITTEN
+    # A decision on the call as the model sent it unlocks nothing else.
+    as_sent = ApprovalRequest(
+        id="0" * 32,
+        tool="restart_device",
+        tool_id=sent.approval.tool_id,
+        prompt="",
+        arguments=SENT,
+        version="",
+    )
+    forged = ApprovalDecision(as_sent.id, True, by="alice")
+    again = rt.execute_sync(ToolRequest("restart_device", SENT, META), approvals=[forged])
+    assert again.awaiting_approval and restarts.ran == []
+    # The decision on what runs, runs it, once.
+    approved = rt.execute_sync(
+        ToolRequest("restart_device", SENT, META), approvals=[sent.approval.approve(by="alice")]
+    )
+    assert approved.ok and restarts.ran == ["dev-99999999"]
+    assert approved.telemetry.approval is not None and approved.telemetry.approval.by == "alice"
+
+
+def test_an_approver_is_asked_about_the_arguments_an_interceptor_passed_on() -> None:
+    asked: list[dict[str, Any]] = []
+
+    def approver(request: ApprovalRequest, meta: ToolCallMeta) -> bool:
+        asked.append(dict(request.arguments))
+        return True
+
+    restarts = Restarts()
+    rt = runtime(restarts, interceptors=[rewrite_device], approver=approver)
+    result = rt.execute_sync(ToolRequest("restart_device", SENT, META))
+    assert result.ok and asked == [REWRITTEN] and restarts.ran == ["dev-99999999"]
+
+
+def test_log_calls_logs_a_call_that_waits_for_approval(caplog: pytest.LogCaptureFixture) -> None:
+    restarts = Restarts()
+    rt = runtime(restarts, interceptors=[LogCalls()])
+    with caplog.at_level(logging.INFO, logger="tooldesign.calls"):
+        result = rt.execute_sync(ToolRequest("restart_device", SENT, META))
+    assert result.awaiting_approval
+    logged = [r.tooldesign for r in caplog.records if hasattr(r, "tooldesign")]
+    assert [(f["tool"], f["outcome"]) for f in logged] == [
+        ("assistant.devices.restart_device", "awaiting_approval")
+    ]
+
+
+def test_a_person_s_time_does_not_count_against_a_timeout() -> None:
+    async def slow_person(request: ApprovalRequest, meta: ToolCallMeta) -> bool:
+        await asyncio.sleep(0.6)  # longer than the timeout
+        return True
+
+    restarts = Restarts()
+    rt = runtime(restarts, interceptors=[Timeout(0.3)], approver=slow_person)
+    result = rt.execute_sync(ToolRequest("restart_device", SENT, META))
+    assert result.ok, result.for_model()
+    assert restarts.ran == ["dev-0a1b2c3d"]
+
+
+def test_a_timeout_still_bounds_the_tool_after_its_approval() -> None:
+    class SlowRestarts(Restarts):
+        async def __call__(self, args: Any, meta: ToolCallMeta) -> Any:
+            await asyncio.sleep(2)
+            return await super().__call__(args, meta)
+
+    async def quick_person(request: ApprovalRequest, meta: ToolCallMeta) -> bool:
+        await asyncio.sleep(0.2)
+        return True
+
+    rt = runtime(SlowRestarts(), interceptors=[Timeout(0.5)], approver=quick_person)
+    started = time.monotonic()
+    result = rt.execute_sync(ToolRequest("restart_device", SENT, META))
+    assert result.retry_hint is not None and str(result.retry_hint.reason) == "timeout"
+    # The deadline went on where it stopped: about 0.2 s of waiting plus 0.5 s of running.
+    assert time.monotonic() - started < 1.5
+
+
+def test_a_person_waiting_on_a_sync_approver_holds_no_tool_thread() -> None:
+    release = threading.Event()
+
+    def patient_person(request: ApprovalRequest, meta: ToolCallMeta) -> bool:
+        release.wait(10)
+        return True
+
+    inventory = Inventory()
+    rt = Runtime(
+        [
+            devices.new_registration(
+                service=DeviceService(inventory), handlers={"restart_device": Restarts()}
+            )
+        ],
+        approver=patient_person,
+        worker_threads=1,
+    )
+
+    async def main() -> tuple[ToolResult, ToolResult, float]:
+        waiting = asyncio.ensure_future(rt.execute(ToolRequest("restart_device", SENT, META)))
+        await asyncio.sleep(0.1)
+        started = time.monotonic()
+        # list_devices is bound to a sync method: it needs the runtime's one tool thread.
+        other = await rt.execute(ToolRequest("list_devices", {"site_id": "hq"}, META))
+        took = time.monotonic() - started
+        release.set()
+        return await waiting, other, took
+
+    approved, other, took = asyncio.run(main())
+    assert other.ok and approved.ok
+    assert took < 2  # not held behind the person (who waited up to 10 s)
+
+
+def test_the_pipeline_s_order_is_documented_where_users_read() -> None:
+    steps = [
+        "resolve",
+        "observe",
+        "interceptors",
+        "decode",
+        "approve",
+        "run",
+        "check result",
+        "budget",
+        "answer",
+    ]
+    assert PIPELINE_DOC is not None
+    positions = [PIPELINE_DOC.index(f". {step}") for step in steps]
+    assert positions == sorted(positions)
+    runtime_doc = (REPO / "docs" / "runtime.md").read_text(encoding="utf-8")
+    documented = [runtime_doc.index(f"**{step}**") for step in steps]
+    assert documented == sorted(documented)

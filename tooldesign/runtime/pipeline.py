@@ -1,0 +1,213 @@
+"""The call pipeline: what happens to one call, in the order that defines what it means.
+
+    1. resolve       the tool, by id or provider-facing name; an unknown name is answered at
+                     once, before any interceptor (interceptors see registered tools, by id)
+    2. observe       the call's span and ``CallStarted`` (only when someone listens)
+    3. interceptors  the runtime's, then the toolset's, in registration order: each may rewrite
+                     the request (its raw payload, its metadata), answer it without going on,
+                     or post-process the answer; at the end of the chain, on the request as
+                     the last one passed it on:
+    4. decode        the arguments, within the tool's limits, with the design's repairs (under
+                     the same limits), injected fields filled from the metadata
+    5. approve       a ``Confirm`` tool's exact decoded arguments: run, refused, or waiting
+    6. run           the bound method or the handler
+    7. check result  the result type, the bounded-result contract, server data, encoding
+    8. budget        what the model reads, cut (text) or refused (data) past the result budget
+    9. answer        recovery, timing, the call's id; the span ends; ``CallFinished``, last
+
+Where two features meet, this order decides it, here and nowhere else:
+- interceptors run before decoding and approval, so what a person approves is exactly what
+  runs: an interceptor that rewrites the arguments rewrites what is approved, and a call waiting
+  for approval has been through every interceptor (``LogCalls`` logs it);
+- repairs run inside decoding, under the limits the payload is held to;
+- a person's time is not the tool's: while an approver waits, ``Timeout`` clocks stop;
+- a failure at any step is answered by :mod:`.answers`, and still ends with step 9.
+
+Nothing a model or a tool does makes ``execute`` raise (see :mod:`.invoke` for what propagates).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import time
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+from tooldesign.runtime import answers
+from tooldesign.runtime.approval import Decisions, approve, granted_run
+from tooldesign.runtime.arguments import decode_arguments
+from tooldesign.runtime.budget import within_budget
+from tooldesign.runtime.control.events import EventBus
+from tooldesign.runtime.control.otel import Tracer
+from tooldesign.runtime.control.watch import CallWatch
+from tooldesign.runtime.invoke import propagates, run
+from tooldesign.runtime.reasons import recovery_for
+from tooldesign.runtime.registration import Interceptor
+from tooldesign.runtime.registry import RegisteredTool, Registry
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult, ToolTelemetry
+from tooldesign.runtime.result_check import check_result
+from tooldesign.runtime.spec.limits import Limits
+
+log = logging.getLogger("tooldesign.runtime")
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """What the steps at the end of the chain need of the call that entered the pipeline."""
+
+    decisions: Decisions
+    watch: CallWatch | None
+
+
+_NO_CALL = _Call(Decisions(), None)
+
+_current: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
+    "tooldesign_call", default=None
+)
+
+
+class Pipeline:
+    """The steps, and what they run with (a :class:`~tooldesign.runtime.Runtime` builds one).
+
+    ``workers`` run sync tools; ``decoders`` decode large arguments, off the event loop;
+    ``approvers`` are where sync approvers wait for a person, apart from the tools' threads.
+    """
+
+    def __init__(
+        self,
+        *,
+        interceptors: Sequence[Interceptor],
+        limits: Limits,
+        expose: tuple[type[BaseException], ...],
+        events: EventBus,
+        tracer: Tracer,
+        workers: Executor,
+        decoders: Executor,
+        approvers: Executor,
+    ) -> None:
+        self.registry = Registry(
+            interceptors=interceptors,
+            end_of_chain=self.end_of_chain,
+            limits=limits,
+            workers=workers,
+        )
+        self.expose = expose
+        self.events = events
+        self.tracer = tracer
+        self.decoders = decoders
+        self.approvers = approvers
+
+    async def execute(self, request: ToolRequest, decisions: Decisions) -> ToolResult:
+        """One call through every step, answered whatever happens."""
+        started = time.perf_counter()
+        tool = self.registry.resolve(request.name)  # 1. resolve
+        if tool is None:
+            return _answered(self.registry.unknown(request.name), request.meta, started, None)
+        if tool.intercepted and request.name != tool.spec.id:  # interceptors see ids
+            request = ToolRequest(tool.spec.id, request.payload, request.meta)
+        watch = CallWatch.start(self.events, self.tracer, tool.spec, request)  # 2. observe
+        token = _current.set(_Call(decisions, watch))
+        try:
+            result = await self._through_interceptors(tool, request)  # 3. (4–8 at their end)
+        except BaseException:
+            if watch is not None:
+                watch.abort()
+            raise
+        finally:
+            _current.reset(token)
+        return _answered(result, request.meta, started, watch)  # 9. answer
+
+    async def _through_interceptors(self, tool: RegisteredTool, request: ToolRequest) -> ToolResult:
+        try:
+            result = await tool.chain(request, request.meta)
+            if not isinstance(result, ToolResult):
+                raise TypeError(
+                    f"an interceptor answered with {type(result).__name__}, not a ToolResult"
+                )
+        except BaseException as exc:  # an interceptor's bug: still an answer, never a crash
+            if propagates(exc):
+                raise
+            log.exception("interceptor failed for %s", tool.spec.id)
+            return answers.interceptor_failed(tool.spec.id, exc)
+        return result
+
+    async def end_of_chain(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
+        """Steps 4 to 8, on the request and metadata the last interceptor passed on."""
+        tool = self.registry.resolve(request.name)
+        if tool is None:  # renamed by an interceptor, or unregistered while the call waited
+            return self.registry.unknown(request.name)
+        call = _current.get() or _NO_CALL
+        telemetry = ToolTelemetry()
+        args = await decode_arguments(tool, request.payload, meta, telemetry, self.decoders)  # 4
+        if isinstance(args, ToolResult):
+            return _with_telemetry(args, telemetry)
+        if tool.spec.confirm is None:
+            return await self._run_and_check(tool, request, args.value, meta, telemetry)  # 6-8
+        approved = await approve(  # 5. approve
+            tool, args.value, meta, call.decisions, call.watch, self.approvers
+        )
+        if isinstance(approved, ToolResult):
+            return _with_telemetry(approved, telemetry)
+        run_and_check = self._run_and_check(tool, request, args.value, meta, telemetry)
+        if approved is None:  # not a call the design's condition selects
+            return await run_and_check
+        result = await granted_run(approved[1], run_and_check)  # 6-8, under the decision
+        result.approval, result.telemetry.approval = approved
+        return result
+
+    async def _run_and_check(
+        self,
+        tool: RegisteredTool,
+        request: ToolRequest,
+        args: Any,
+        meta: ToolCallMeta,
+        telemetry: ToolTelemetry,
+    ) -> ToolResult:
+        """Steps 6 to 8. A remote toolset's workers do all three and answer with the result."""
+        remote = tool.registration.remote
+        if remote is not None:
+            return await remote.run(tool.spec.id, request, meta)
+        outcome = await run(tool, args, meta, self.expose)  # 6. run
+        if isinstance(outcome, ToolResult):
+            return _with_telemetry(outcome, telemetry)
+        # A call that pages past the end honestly returns nothing of a non-empty total.
+        paged = tool.gave_cursor(args)
+        result = check_result(tool, outcome, meta, telemetry, paged=paged)  # 7. check result
+        if result.error is not None:
+            return _with_telemetry(result, telemetry)
+        return within_budget(result, tool.limits.result_bytes, tool.spec.name)  # 8. budget
+
+
+def _with_telemetry(result: ToolResult, telemetry: ToolTelemetry) -> ToolResult:
+    """``result`` (an answer from a step) carrying what the call's telemetry recorded before it
+    (repairs made, injected values discarded)."""
+    if result.telemetry is telemetry:
+        return result
+    own = result.telemetry
+    telemetry.outcome = own.outcome
+    telemetry.extra.update(own.extra)
+    if own.approval is not None:
+        telemetry.approval = own.approval
+    result.telemetry = telemetry
+    return result
+
+
+def _answered(
+    result: ToolResult, meta: ToolCallMeta, started: float, watch: CallWatch | None
+) -> ToolResult:
+    """Step 9: the answer as the caller gets it, and its observers told, last."""
+    # A result an interceptor or a handler made itself says nothing of its outcome.
+    result.settle_outcome()
+    result.telemetry.duration_ms = (time.perf_counter() - started) * 1000
+    if result.tool_call_id is None:
+        result.tool_call_id = meta.tool_call_id
+    if result.error is not None and result.recovery is None and not result.awaiting_approval:
+        hint = result.retry_hint
+        result.recovery = recovery_for(hint.reason if hint is not None else None)
+    if watch is not None:
+        watch.finish(result)
+    return result
