@@ -184,3 +184,103 @@ def test_the_pipeline_s_order_is_documented_where_users_read() -> None:
     runtime_doc = (REPO / "docs" / "runtime.md").read_text(encoding="utf-8")
     documented = [runtime_doc.index(f"**{step}**") for step in steps]
     assert documented == sorted(documented)
+
+
+# ── every call ends, once, last ─────────────────────────────────────────────────────────────
+
+
+def slow_probe(args: Any, meta: ToolCallMeta) -> Any:
+    """check_reachability's handler: a sync tool that reports progress for about a second,
+    long after a short Timeout answered for it."""
+    from gen.assistant.toolsets.metrics import types as metric_types
+
+    for step in range(20):
+        meta.progress(step, f"probe {step}", total=20)
+        time.sleep(0.05)
+    return metric_types.Reachability(reachable=True, loss=0.0, rtt_ms=1.0, raw={})
+
+
+def test_nothing_is_heard_of_a_call_after_its_end() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from tooldesign.runtime import CallEvent, CallFinished, CallProgress, Tracing
+
+    from examples.netops.services import MetricsService
+    from gen.assistant.toolsets.metrics import executor as metrics
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    rt = Runtime(
+        [
+            metrics.new_registration(
+                service=MetricsService(Inventory()), handlers={"check_reachability": slow_probe}
+            )
+        ],
+        interceptors=[Timeout(0.2)],
+        tracing=Tracing(tracer_provider=provider),
+    )
+    events: list[CallEvent] = []
+    subscription = rt.subscribe(events.append)
+    result = rt.execute_sync(ToolRequest("check_reachability", {"value": "core.hq"}, META))
+    assert result.retry_hint is not None and str(result.retry_hint.reason) == "timeout"
+    time.sleep(1.5)  # the tool's thread goes on reporting, to no one
+    subscription.close()
+    kinds = [type(event) for event in events]
+    assert kinds.count(CallFinished) == 1 and kinds[-1] is CallFinished
+    assert CallProgress in kinds  # it was heard while it ran
+    (span,) = exporter.get_finished_spans()
+    assert span.end_time is not None
+    assert all(event.timestamp <= span.end_time for event in span.events)
+
+
+def test_a_cancelled_call_finishes_for_its_observers() -> None:
+    from tooldesign.runtime import CallEvent, CallFinished
+
+    class Stuck(Restarts):
+        async def __call__(self, args: Any, meta: ToolCallMeta) -> Any:
+            await asyncio.sleep(30)
+
+    rt = runtime(Stuck(), approver=lambda request, meta: True)
+    events: list[CallEvent] = []
+    subscription = rt.subscribe(events.append)
+
+    async def main() -> None:
+        call = asyncio.ensure_future(rt.execute(ToolRequest("restart_device", SENT, META)))
+        await asyncio.sleep(0.2)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    asyncio.run(main())
+    subscription.close()
+    finished = [event for event in events if isinstance(event, CallFinished)]
+    assert len(finished) == 1 and events[-1] is finished[0]
+    assert finished[0].outcome == "cancelled" and not finished[0].ok
+
+
+def test_a_full_queue_drops_progress_before_how_a_call_started_and_ended() -> None:
+    from tooldesign.runtime import CallEvent, CallFinished, CallStarted
+
+    release = threading.Event()
+    events: list[CallEvent] = []
+
+    def slow_subscriber(event: CallEvent) -> None:
+        release.wait(10)
+        events.append(event)
+
+    from examples.netops.services import MetricsService
+    from gen.assistant.toolsets.metrics import executor as metrics
+
+    rt = Runtime([metrics.new_registration(service=MetricsService(Inventory()))])
+    subscription = rt.subscribe(slow_subscriber, max_queued=6)
+    for _ in range(3):
+        assert rt.execute_sync(ToolRequest("check_reachability", {"value": "core.hq"}, META)).ok
+    release.set()
+    subscription.close()
+    # 3 calls of 7 events each (5 of them progress) through a queue of 6 that nobody reads:
+    # progress was dropped, every start and every end was kept.
+    assert subscription.dropped > 0
+    ends = [type(e) for e in events if isinstance(e, CallStarted | CallFinished)]
+    assert ends == [CallStarted, CallFinished] * 3

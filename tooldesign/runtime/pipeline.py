@@ -113,9 +113,9 @@ class Pipeline:
         token = _current.set(_Call(decisions, watch))
         try:
             result = await self._through_interceptors(tool, request)  # 3. (4–8 at their end)
-        except BaseException:
+        except BaseException:  # the call is cancelled: it still finishes, for its observers
             if watch is not None:
-                watch.abort()
+                watch.abort((time.perf_counter() - started) * 1000)
             raise
         finally:
             _current.reset(token)

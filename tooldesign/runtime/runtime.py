@@ -104,9 +104,10 @@ class Runtime:
         self, callback: Subscriber, *, max_queued: int = DEFAULT_MAX_QUEUED
     ) -> Subscription:
         """Deliver every call's events to ``callback`` (sync or async), on a thread of its own:
-        started, progress, approval requested and decided, finished. A callback that raises or
-        blocks never slows a call; past ``max_queued`` waiting events the oldest are dropped
-        (counted in ``subscription.dropped``). ``subscription.close()`` ends it."""
+        started, progress, approval requested and decided, finished (one per call, last). A
+        callback that raises or blocks never slows a call; past ``max_queued`` waiting events the
+        oldest progress updates are dropped first (counted in ``subscription.dropped``).
+        ``subscription.close()`` ends it."""
         return self._events.subscribe(callback, max_queued=max_queued)
 
     # ── introspection ─────────────────────────────────────────────────────────────────────

@@ -6,8 +6,11 @@
 ``call`` number.
 
 A subscriber can never slow or break a call: publishing only appends to the subscriber's
-bounded queue (``max_queued`` events; when it is full the oldest event is dropped and counted
-in :attr:`Subscription.dropped`), and a thread of the subscriber's own delivers them in order.
+bounded queue (``max_queued`` events; when it is full the oldest progress update is dropped,
+else the oldest event, and counted in :attr:`Subscription.dropped`), and a thread of the
+subscriber's own delivers them in order. Every call publishes exactly one
+:class:`CallFinished`, its last event, however it ends (answered, failed, timed out, waiting
+for approval, or cancelled: outcome ``cancelled``).
 A callback that raises is logged and keeps its subscription; one that blocks holds only its
 own thread (and, past its queue, loses the oldest events). An ``async def`` callback is run on
 that thread's event loop.
@@ -110,10 +113,21 @@ class Subscription:
             if self._closed:
                 return
             if len(self._queue) >= self._max:
-                self._queue.popleft()
-                self.dropped += 1
+                self._drop_one()
             self._queue.append(event)
             self._ready.notify()
+
+    def _drop_one(self) -> None:
+        """Make room: the oldest progress update goes first, so that a slow subscriber still
+        hears how each call started and finished; only a queue of nothing else loses its
+        oldest event."""
+        for index, queued in enumerate(self._queue):
+            if isinstance(queued, CallProgress):
+                del self._queue[index]
+                break
+        else:
+            self._queue.popleft()
+        self.dropped += 1
 
     def close(self, *, timeout: float | None = 5.0) -> None:
         """Stop receiving events; wait (``timeout`` seconds at most) for the queued ones."""

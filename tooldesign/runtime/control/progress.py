@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import math
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -84,24 +85,61 @@ def _finite(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def attach(sink: ProgressSink) -> contextvars.Token[ProgressSink | None]:
-    """Send the progress of the running context to ``sink`` too, until :func:`detach`."""
+class _Gate:
+    """A sink that closes for good when its call ends.
+
+    A thread can outlive its call (a sync tool still running after a ``Timeout`` answered): it
+    keeps the context it was started with, sink included, and reports into a closed gate. The
+    lock makes the close a line: an update that got in before it is delivered before
+    :func:`detach` returns, none after, so nothing reaches an observer after the call's end.
+    """
+
+    __slots__ = ("_lock", "_open", "_sink")
+
+    def __init__(self, sink: ProgressSink) -> None:
+        self._sink = sink
+        self._lock = threading.Lock()
+        self._open = True
+
+    def __call__(self, update: ProgressUpdate) -> None:
+        with self._lock:
+            if self._open:
+                self._sink(update)
+
+    def close(self) -> None:
+        with self._lock:
+            self._open = False
+
+
+@dataclass(frozen=True, slots=True)
+class Attached:
+    """What :func:`attach` returns, for :func:`detach`."""
+
+    token: contextvars.Token[ProgressSink | None]
+    gate: _Gate
+
+
+def attach(sink: ProgressSink) -> Attached:
+    """Send the progress of the running context to ``sink`` too, until :func:`detach` (after
+    which ``sink`` hears nothing more, from any thread)."""
+    gate = _Gate(sink)
     outer = _sink.get()
     if outer is None:
-        return _sink.set(sink)
+        return Attached(_sink.set(gate), gate)
 
     def chained(update: ProgressUpdate) -> None:
         try:
-            sink(update)
+            gate(update)
         finally:
             outer(update)
 
-    return _sink.set(chained)
+    return Attached(_sink.set(chained), gate)
 
 
-def detach(token: contextvars.Token[ProgressSink | None]) -> None:
-    """Undo the :func:`attach` that returned ``token``."""
-    _sink.reset(token)
+def detach(attached: Attached) -> None:
+    """Undo the :func:`attach` that returned ``attached``: its sink is closed for good."""
+    attached.gate.close()
+    _sink.reset(attached.token)
 
 
 @contextmanager
@@ -121,6 +159,7 @@ def listening() -> bool:
 
 
 __all__ = [
+    "Attached",
     "ProgressSink",
     "ProgressUpdate",
     "attach",

@@ -6,7 +6,6 @@ SDK), which is what keeps an unobserved call as cheap as it was.
 
 from __future__ import annotations
 
-import contextvars
 from typing import TYPE_CHECKING, Any
 
 from tooldesign.runtime.control import progress
@@ -44,7 +43,7 @@ class CallWatch:
         self.tool = str(spec.id)
         self.name = spec.name
         self.tool_call_id = request.meta.tool_call_id
-        self.token: contextvars.Token[progress.ProgressSink | None] | None = None
+        self.token: progress.Attached | None = None
 
     @classmethod
     def start(
@@ -109,10 +108,15 @@ class CallWatch:
                 )
             )
 
-    def abort(self) -> None:
-        """The call is being cancelled: undo what :meth:`start` set, end the span."""
+    def abort(self, duration_ms: float) -> None:
+        """The call is being cancelled: progress stops being listened to, the span ends, and
+        subscribers hear that it finished, cancelled (every call has its ``CallFinished``)."""
         if self.token is not None:
             progress.detach(self.token)
             self.token = None
         if self.span is not None:
             self.span.abort()
+        if self.bus is not None:
+            self.bus.publish(
+                CallFinished(**self._ids(), outcome="cancelled", ok=False, duration_ms=duration_ms)
+            )
