@@ -197,7 +197,7 @@ def slow_probe(args: Any, meta: ToolCallMeta) -> Any:
     for step in range(20):
         meta.progress(step, f"probe {step}", total=20)
         time.sleep(0.05)
-    return metric_types.Reachability(reachable=True, loss=0.0, rtt_ms=1.0, raw={})
+    return metric_types.CheckReachabilityResult(reachable=True, loss=0.0, rtt_ms=1.0, raw={})
 
 
 def test_nothing_is_heard_of_a_call_after_its_end() -> None:
