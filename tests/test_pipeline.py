@@ -284,3 +284,54 @@ def test_a_full_queue_drops_progress_before_how_a_call_started_and_ended() -> No
     assert subscription.dropped > 0
     ends = [type(e) for e in events if isinstance(e, CallStarted | CallFinished)]
     assert ends == [CallStarted, CallFinished] * 3
+
+
+# ── repairs run under the limits ───────────────────────────────────────────────────────────
+
+REPAIRED_DESIGN = """
+from tooldesign.dsl import *
+
+with Type("Filter", "What to match") as Filter:
+    Attribute("site", String, "A site")
+
+with Service("shop", "Shop"):
+    with Toolset("orders", "Orders"):
+        with Tool("find", "Find orders"):
+            with Args():
+                Attribute("filter", Filter, "The filter", repair=["json_string"])
+                Required("filter")
+            Return(String, "What was found")
+        with Tool("refund", "Refund orders"):
+            with Args():
+                Attribute("filter", Filter, "The filter", repair=["json_string"])
+                Required("filter")
+            Return(String, "What was refunded")
+            Confirm("Refund the orders of {filter}?")
+"""
+
+
+@pytest.mark.parametrize("tool", ["find", "refund"])
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_json_text_a_repair_reads_is_held_to_the_limits(
+    gen_design: Any, tool: str, depth: int
+) -> None:
+    generated = gen_design(REPAIRED_DESIGN)
+    executor = generated.module("shop.toolsets.orders.executor")
+    ran: list[str] = []
+
+    def handler(args: Any, meta: ToolCallMeta) -> str:
+        ran.append(tool)
+        return "done"
+
+    rt = Runtime(
+        [executor.new_registration(handlers={"find": handler, "refund": handler})],
+        approver=lambda request, meta: True,
+    )
+    nested = '{"site":' * depth + '"hq"' + "}" * depth
+    result = rt.execute_sync(ToolRequest(tool, {"filter": nested}, META))  # never raises
+    assert not result.ok and ran == []
+    assert result.retry_hint is not None
+    assert str(result.retry_hint.reason) == "invalid_arguments"
+    # A shallow one is repaired and runs.
+    fine = rt.execute_sync(ToolRequest(tool, {"filter": '{"site": "hq"}'}, META))
+    assert fine.ok and ran == [tool]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -25,7 +24,7 @@ from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.text import join_path, shown
-from tooldesign.runtime.validation.json_input import parse_object
+from tooldesign.runtime.validation.json_input import parse_json, parse_object
 from tooldesign.runtime.validation.sizes import check_text, check_value, is_large
 
 if TYPE_CHECKING:
@@ -86,6 +85,9 @@ def decode_repaired(
         return None
     data, applied = repaired
     try:
+        # What a repair read out of a string (JSON text) is held to the limits the payload is:
+        # its nesting, its arrays and its size.
+        check_value(data, limits, spec.name)
         return codec.decode_detailed(data, injected=injected, limits=limits), applied
     except ToolValidationError:
         return None
@@ -193,9 +195,9 @@ def _repaired(kind: str, value: Any, repair: FieldRepair) -> Any:
         if word in ("true", "false"):
             return word == "true"
     elif kind == RepairKind.JSON_STRING and isinstance(value, str) and len(value) <= _MAX_JSON_TEXT:
-        try:
-            parsed = json.loads(value)
-        except ValueError:
+        try:  # read as arguments are: nesting past what any tool takes is refused, not recursed
+            parsed = parse_json(value, "")
+        except ToolValidationError:
             return _UNCHANGED
         wanted = dict if repair.json_type == "object" else list
         if isinstance(parsed, wanted):
