@@ -154,16 +154,43 @@ def test_an_approval_unlocks_exactly_that_call() -> None:
     assert restarts.ran == ["dev-0a1b2c3d"]
     assert result.approval is not None and result.approval.id == pending.approval.id
     assert result.telemetry.approval == granted and granted.by == "alice@example.com"
-    # Key order, defaults and JSON text or dict: the same call, the same approval.
+    # Key order, defaults and JSON text or dict: the same call, the same approval; sent again
+    # (the same call id), it is answered with its one run's result.
     reordered = json.dumps({"reason": "stuck after update", "device_id": "dev-0a1b2c3d"})
-    assert call(runtime, "restart_device", reordered, approvals=[granted]).ok
+    again = call(runtime, "restart_device", reordered, approvals=[granted])
+    assert again.ok and again.result_json == result.result_json
+    assert again.telemetry.extra.get("replayed") is True
     # An edited argument is another call: it needs its own approval.
     edited = call(
         runtime, "restart_device", {**RESTART, "reason": "other reason"}, approvals=[granted]
     )
     assert edited.awaiting_approval and edited.approval is not None
     assert edited.approval.id != granted.id
+    assert restarts.ran == ["dev-0a1b2c3d"]
+
+
+def test_an_approval_unlocks_one_run_of_one_call() -> None:
+    restarts = Restarts()
+    runtime = devices_runtime(restarts)
+    pending = call(runtime, "restart_device", RESTART)
+    assert pending.approval is not None
+    # restart_device is destructive: its approvals are spent by the call they let run.
+    spent = pending.approval.approve(by="alice")
+    assert call(runtime, "restart_device", RESTART, approvals=[spent]).ok
+    other = ToolRequest(
+        "restart_device",
+        RESTART,
+        ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-2"),
+    )
+    later = runtime.execute_sync(other, approvals=[spent])
+    assert later.awaiting_approval and restarts.ran == ["dev-0a1b2c3d"]
+    # A decision that says it may be used again unlocks an identical call again.
+    reusable = pending.approval.approve(by="alice", once=False)
+    assert runtime.execute_sync(other, approvals=[reusable]).ok
     assert restarts.ran == ["dev-0a1b2c3d", "dev-0a1b2c3d"]
+    # ...and still each call runs once: the same call again is answered from its run.
+    replayed = runtime.execute_sync(other, approvals=[reusable])
+    assert replayed.ok and restarts.ran == ["dev-0a1b2c3d", "dev-0a1b2c3d"]
 
 
 def test_an_approval_is_bound_to_the_contract_it_was_given_under() -> None:

@@ -28,6 +28,7 @@ from tooldesign.runtime import (
 from tooldesign.runtime.integrations.langchain import (
     LangChainCall,
     ToolCallFailed,
+    approval_answers,
     tooldesign_langchain_tools,
 )
 from tooldesign.runtime.providers import export_tools
@@ -269,3 +270,103 @@ def test_a_field_named_runtime_stays_the_models(gen_design: Callable[[str], Gene
     message = graph.compile().invoke({"messages": [call]})["messages"][-1]
     assert isinstance(message, ToolMessage)
     assert message.content == '{"used":"py3.11"}'
+
+
+def _restarts_runtime() -> tuple[Runtime, Any]:
+    from examples.netops.services import DeviceService, Inventory
+    from gen.assistant.toolsets.devices import executor as devices
+    from tests.support.netops import Restarts
+
+    restarts = Restarts()
+    registration = devices.new_registration(
+        service=DeviceService(Inventory()), handlers={"restart_device": restarts}
+    )
+    return Runtime([registration]), restarts
+
+
+@pytest.mark.parametrize("path", ["sync", "async"])
+@pytest.mark.parametrize(
+    "answers",
+    [
+        (True, True),
+        (False, False),
+        (True, False),
+        (False, True),
+        (True, True, True),
+        (True, False, True),
+    ],
+    ids=lambda a: "-".join("yes" if x else "no" for x in a),
+)
+def test_each_approved_call_of_a_turn_runs_once(answers: tuple[bool, ...], path: str) -> None:
+    """LangGraph runs a tool node again from its start each time the graph resumes: with
+    several calls that wait for a person in one turn, the calls approved earlier come round
+    again. Each one runs once; the replay is answered with its run's result."""
+    runtime, restarts = _restarts_runtime()
+    devices = [f"dev-{n}{n}{n}{n}{n}{n}{n}{n}" for n in range(len(answers))]
+    turn = [
+        ("restart_device", {"device_id": device, "reason": "stuck"}, f"r{n}")
+        for n, device in enumerate(devices)
+    ]
+    graph = graph_of(runtime, [turn], [], checkpointer=InMemorySaver())
+    thread: Any = {"configurable": {"thread_id": "t-replay"}}
+    context = UserContext(SESSION)
+
+    def run(value: Any) -> dict[str, Any]:
+        if path == "sync":
+            return graph.invoke(value, thread, context=context)  # type: ignore[no-any-return]
+        return asyncio.run(graph.ainvoke(value, thread, context=context))  # type: ignore[no-any-return]
+
+    state = run(PROMPT)
+    decided: dict[str, object] = {}
+    asked: list[str] = []
+    for _ in range(10):
+        if not state.get("__interrupt__"):
+            break
+        for waiting in state["__interrupt__"]:
+            request = ApprovalRequest.from_dict(waiting.value)
+            if request.id not in decided:  # a person is asked once per call
+                asked.append(request.tool_call_id or "")
+                decided[request.id] = answers[int((request.tool_call_id or "r0")[1:])]
+        state = run(Command(resume=approval_answers(state["__interrupt__"], decided)))
+    assert not state.get("__interrupt__")
+    assert sorted(asked) == sorted(f"r{n}" for n in range(len(answers)))
+    approved = [device for device, yes in zip(devices, answers, strict=True) if yes]
+    assert sorted(restarts.ran) == sorted(approved)  # each approved call ran, once
+    answered = answers_in(state["messages"])
+    assert sorted(answered) == sorted(f"r{n}" for n in range(len(answers)))
+    for n, yes in enumerate(answers):
+        result = answered[f"r{n}"].result
+        if yes:
+            assert result is not None and result.ok
+        else:
+            assert result is None  # a denial is a ToolException: LangChain answers its text
+
+
+@pytest.mark.parametrize("path", ["sync", "async"])
+def test_a_bare_answer_decides_no_call_of_a_turn_where_several_wait(path: str) -> None:
+    """LangGraph hands a resume value to whichever call asks first: with two calls waiting, a
+    bare ``True`` meant for one could approve the other. It decides neither: both are asked
+    again, and nothing ran."""
+    runtime, restarts = _restarts_runtime()
+    turn = [
+        ("restart_device", {"device_id": "dev-00000000", "reason": "stuck"}, "r0"),
+        ("restart_device", {"device_id": "dev-11111111", "reason": "stuck"}, "r1"),
+    ]
+    graph = graph_of(runtime, [turn], [], checkpointer=InMemorySaver())
+    thread: Any = {"configurable": {"thread_id": "t-bare"}}
+    context = UserContext(SESSION)
+
+    def run(value: Any) -> dict[str, Any]:
+        if path == "sync":
+            return graph.invoke(value, thread, context=context)  # type: ignore[no-any-return]
+        return asyncio.run(graph.ainvoke(value, thread, context=context))  # type: ignore[no-any-return]
+
+    state = run(PROMPT)
+    first = state["__interrupt__"][0]
+    state = run(Command(resume={first.id: True}))
+    assert restarts.ran == []
+    # Still waiting, on one or both: the bare answer was taken by whichever asked first, and
+    # that one asks again.
+    again = [ApprovalRequest.from_dict(w.value) for w in state["__interrupt__"]]
+    assert again and {r.tool_call_id for r in again} <= {"r0", "r1"}
+    assert not answers_in(state["messages"])

@@ -111,6 +111,7 @@ def comparable(result: ToolResult) -> dict[str, Any]:
         if decided is not None:  # when a decision or a request was made
             decided.pop("at", None)
             decided.pop("requested_at", None)
+            decided.pop("nonce", None)  # tells two decisions apart, as "at" does
     return data
 
 

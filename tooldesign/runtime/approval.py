@@ -7,7 +7,9 @@ rewrites the arguments rewrites what a person is asked about), after repairs, wi
 filled and injected fields left out. An approval therefore unlocks exactly the call that runs.
 
 A decision comes from those given to ``execute(approvals=...)``, else from the approver (the
-call's, else the runtime's). While an approver waits for a person, the clocks of the call's
+call's, else the runtime's). An approval unlocks one run of each call: the same call presented
+again is answered with its run's result, and a ``once`` decision (a destructive tool's, by
+default) is spent by the call it let run (:mod:`tooldesign.runtime.control.approved_runs`). While an approver waits for a person, the clocks of the call's
 ``Timeout`` interceptors stop: a person's time is not the tool's. A sync approver waits on
 threads of its own, never on those that run tools.
 """
@@ -33,6 +35,7 @@ from tooldesign.runtime.control.approvals import (
     decision_for,
     find_decision,
 )
+from tooldesign.runtime.control.approved_runs import ApprovedRuns
 from tooldesign.runtime.control.interceptors import deadlines_paused
 from tooldesign.runtime.control.watch import CallWatch
 from tooldesign.runtime.registry import RegisteredTool
@@ -96,6 +99,14 @@ def approval_request(tool: RegisteredTool, args: Any, meta: ToolCallMeta) -> App
     )
 
 
+def once(tool: RegisteredTool, decision: ApprovalDecision) -> bool:
+    """Whether ``decision`` unlocks one call only: as it says, else as the tool's side effects
+    say (a destructive tool's approvals are spent by the call they let run)."""
+    if decision.once is not None:
+        return decision.once
+    return bool(tool.spec.annotations.destructive)
+
+
 async def approve(
     tool: RegisteredTool,
     args: Any,
@@ -103,13 +114,22 @@ async def approve(
     decisions: Decisions,
     watch: CallWatch | None,
     approvers: Executor,
+    runs: ApprovedRuns,
 ) -> tuple[ApprovalRequest, ApprovalDecision] | ToolResult | None:
-    """The granted request and decision this call runs under; the answer to a call refused or
-    left waiting; ``None`` for a call that needs no approval."""
+    """The granted request and decision this call runs under; the answer to a call refused,
+    left waiting, or that already ran under its approval; ``None`` for a call that needs no
+    approval."""
     request = approval_request(tool, args, meta)
     if request is None:  # not a call the design's condition selects
         return None
+    # The same call again (a framework replaying a node, a retry): its one run's answer.
+    replayed = runs.replayed(request.id, meta.stable_id())
+    if replayed is not None:
+        return replayed
     decision = find_decision(decisions.given, request)
+    if decision is not None and decision.granted and once(tool, decision) and runs.used(decision):
+        log.info("approval %s was for one call, which ran: %s asks again", request.id, tool.spec.id)
+        decision = None
     if decision is None:
         if watch is not None:
             watch.requested(request)

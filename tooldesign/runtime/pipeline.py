@@ -37,9 +37,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.runtime import answers
-from tooldesign.runtime.approval import Decisions, approve, granted_run
+from tooldesign.runtime.approval import Decisions, approve, granted_run, once
 from tooldesign.runtime.arguments import decode_arguments
 from tooldesign.runtime.budget import within_budget
+from tooldesign.runtime.control.approved_runs import ApprovedRuns
 from tooldesign.runtime.control.events import EventBus
 from tooldesign.runtime.control.otel import Tracer
 from tooldesign.runtime.control.watch import CallWatch
@@ -100,6 +101,7 @@ class Pipeline:
         self.tracer = tracer
         self.decoders = decoders
         self.approvers = approvers
+        self.approved_runs = ApprovedRuns()
 
     async def execute(self, request: ToolRequest, decisions: Decisions) -> ToolResult:
         """One call through every step, answered whatever happens."""
@@ -148,15 +150,17 @@ class Pipeline:
         if tool.spec.confirm is None:
             return await self._run_and_check(tool, request, args.value, meta, telemetry)  # 6-8
         approved = await approve(  # 5. approve
-            tool, args.value, meta, call.decisions, call.watch, self.approvers
+            tool, args.value, meta, call.decisions, call.watch, self.approvers, self.approved_runs
         )
         if isinstance(approved, ToolResult):
             return _with_telemetry(approved, telemetry)
         run_and_check = self._run_and_check(tool, request, args.value, meta, telemetry)
         if approved is None:  # not a call the design's condition selects
             return await run_and_check
-        result = await granted_run(approved[1], run_and_check)  # 6-8, under the decision
+        decision = approved[1]
+        result = await granted_run(decision, run_and_check)  # 6-8, under the decision
         result.approval, result.telemetry.approval = approved
+        self.approved_runs.record(decision, once(tool, decision), meta.stable_id(), result)
         return result
 
     async def _run_and_check(

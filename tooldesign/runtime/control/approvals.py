@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -67,9 +68,14 @@ class ApprovalRequest:
     session_id: str | None = None
     run_id: str | None = None
 
-    def approve(self, *, by: str | None = None, note: str | None = None) -> ApprovalDecision:
-        """The decision that lets this call run; ``by`` says who decided (for the audit trail)."""
-        return ApprovalDecision(self.id, True, by=by, reason=note)
+    def approve(
+        self, *, by: str | None = None, note: str | None = None, once: bool | None = None
+    ) -> ApprovalDecision:
+        """The decision that lets this call run; ``by`` says who decided (for the audit trail).
+
+        ``once=True`` makes it unlock one call only, ``False`` any call of these arguments;
+        left out, the tool decides (once for a destructive tool)."""
+        return ApprovalDecision(self.id, True, by=by, reason=note, once=once)
 
     def deny(self, *, by: str | None = None, reason: str | None = None) -> ApprovalDecision:
         """The decision that refuses this call; ``reason`` is passed on to the model."""
@@ -120,6 +126,12 @@ class ApprovalDecision:
     ``by`` names who decided and ``at`` when (seconds since the epoch): the audit trail that
     telemetry, events and ``on_result`` observers see. ``reason`` (of a denial) is passed on
     to the model after the design's ``denied`` text.
+
+    A granted decision is tied to the call's content (its ``id``), so it unlocks an identical
+    call again, unless it is ``once``: then it unlocks the first call it runs, and no other.
+    ``once=None`` leaves it to the tool: once for a tool annotated ``destructive``. Either way
+    one call (its stable id, see ``ToolCallMeta.stable_id``) runs once: presented again with
+    its decision, it is answered with the result of its run.
     """
 
     id: str
@@ -127,6 +139,10 @@ class ApprovalDecision:
     by: str | None = None
     at: float = field(default_factory=time.time)
     reason: str | None = None
+    once: bool | None = None
+    nonce: str = field(default_factory=lambda: secrets.token_hex(8))
+    """Tells two decisions on the same call apart: a ``once`` decision is spent by the call it
+    lets run, another decision on the same arguments is not."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "granted": self.granted, "at": self.at}
@@ -134,6 +150,9 @@ class ApprovalDecision:
             data["by"] = self.by
         if self.reason is not None:
             data["reason"] = self.reason
+        if self.once is not None:
+            data["once"] = self.once
+        data["nonce"] = self.nonce
         return data
 
     @classmethod
@@ -148,6 +167,8 @@ class ApprovalDecision:
             by=read.text("by", None),
             at=float(read.number("at")),
             reason=read.text("reason", None),
+            once=read.flag("once", False) if "once" in read.data else None,
+            **({"nonce": read.text("nonce")} if "nonce" in read.data else {}),
         )
 
 

@@ -24,14 +24,19 @@ dict (``ApprovalRequest.from_dict`` reads it back; a dict survives any checkpoin
 ``Command(resume=True)`` — or with an ``ApprovalDecision`` (or its dict) on that request, to say
 who decided — the runtime runs that exact call with the approval; resumed with anything else
 (a string is the person's reason) the runtime denies it, so the model reads the design's
-``denied`` text and observers see the denial.
+``denied`` text and observers see the denial. When several calls of one turn wait, LangGraph
+hands resume values out by position, not by call: resume with the answers keyed by approval id
+(:func:`approval_answers`), and a bare answer asks again rather than decide another call.
+LangGraph runs the tool node again from its start each time it resumes: a call that already ran
+under its approval is answered with its run's result (the graph's thread is the calls' run id),
+never run twice.
 """
 
 # No ``from __future__ import annotations``: LangChain reads the tools' signatures (the
 # RunnableConfig parameter) on every call, and string annotations would be evaluated each time.
 import asyncio
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -153,7 +158,11 @@ class TooldesignTool(BaseTool):
     ) -> ToolRequest:
         call = LangChainCall(config, tool_call_id or _runtime_call_id(runtime), runtime)
         base = self._meta(call) if self._meta is not None else ToolCallMeta()
-        meta = with_call_ids(base, run_id=None, tool_call_id=call.tool_call_id)
+        # A graph's thread is the run its calls belong to: with the call's id, a stable id
+        # that recognises a call LangGraph runs again when it resumes a node.
+        thread = (config.get("configurable") or {}).get("thread_id")
+        run_id = str(thread) if thread is not None else None
+        meta = with_call_ids(base, run_id=run_id, tool_call_id=call.tool_call_id)
         return self._tool.request(arguments, meta)
 
     def _run(
@@ -169,8 +178,8 @@ class TooldesignTool(BaseTool):
         if self.spec.confirm is None:
             return _answer(self._runtime.execute_sync(request))
         # The thread runs no event loop (LangChain runs sync tools in threads of its own).
-        approval = asyncio.run(self._runtime.approval_for(request))
-        approvals = _decided(approval)
+        approval, others = asyncio.run(self._waiting(request, runtime, config))
+        approvals = _decided(approval, others)
         return _answer(self._runtime.execute_sync(request, approvals=approvals))
 
     async def _arun(
@@ -185,8 +194,24 @@ class TooldesignTool(BaseTool):
         request = self._request(arguments, tool_call_id, runtime, config)
         if self.spec.confirm is None:
             return _answer(await self._runtime.execute(request))
-        approvals = _decided(await self._runtime.approval_for(request))
-        return _answer(await self._runtime.execute(request, approvals=approvals))
+        approval, others = await self._waiting(request, runtime, config)
+        return _answer(await self._runtime.execute(request, approvals=_decided(approval, others)))
+
+    async def _waiting(
+        self, request: ToolRequest, runtime: Any, config: RunnableConfig
+    ) -> tuple[ApprovalRequest | None, bool]:
+        """The approval this call waits on, and whether other calls of its turn wait too (then
+        LangGraph may hand a bare answer to the wrong one: see :func:`_decision`)."""
+        approval = await self._runtime.approval_for(request)
+        if approval is None or not isinstance(runtime, ToolRuntime):
+            return approval, False
+        for name, arguments, call_id in _turn_calls(runtime, request.meta.tool_call_id):
+            if self._runtime.spec(name) is None:
+                continue  # another integration's tool
+            sibling = self._request(arguments, call_id, runtime, config)
+            if await self._runtime.approval_for(sibling) is not None:
+                return approval, True
+        return approval, False
 
 
 def _asks_runtime(runtime: ToolRuntime[Any, Any]) -> None:
@@ -218,28 +243,82 @@ def tooldesign_langchain_tools(
     ]
 
 
-def _decided(approval: ApprovalRequest | None) -> list[ApprovalDecision]:
+def _turn_calls(runtime: Any, own: str | None) -> list[tuple[str, Any, str | None]]:
+    """The other tool calls of the model's turn that holds call ``own`` (name, arguments, id)."""
+    state = runtime.state
+    messages = (
+        state.get("messages", ()) if isinstance(state, Mapping) else getattr(state, "messages", ())
+    )
+    for message in reversed(list(messages)):
+        calls = getattr(message, "tool_calls", None) or []
+        if any(call.get("id") == own for call in calls):
+            return [
+                (c["name"], c.get("args", {}), c.get("id")) for c in calls if c.get("id") != own
+            ]
+    return []
+
+
+def _decided(approval: ApprovalRequest | None, others: bool) -> list[ApprovalDecision]:
     """Where a call that needs approval becomes LangGraph's interrupt: the graph stops with the
     request and, resumed, the node runs again and carries on here with the person's answer —
-    the decision the runtime runs (or refuses) the call with. No approval: no decision."""
+    the decision the runtime runs (or refuses) the call with. No approval: no decision.
+
+    An answer that is not this call's (``others``: the turn has several calls waiting, and
+    LangGraph hands resume values out by position, not by call) asks again.
+    """
     if approval is None:
         return []
-    return [_decision(approval, interrupt(approval.to_dict()))]
+    value: dict[str, Any] = approval.to_dict()
+    while True:
+        decision = _decision(approval, interrupt(value), others)
+        if decision is not None:
+            return [decision]
+        value = {**approval.to_dict(), "asked_again": _ASKED_AGAIN}
 
 
-def _decision(approval: ApprovalRequest, answer: object) -> ApprovalDecision:
-    """The person's answer as a decision on ``approval``: ``True``, or a decision (or its dict)
-    on this very call, grants it; anything else denies it (a string says why)."""
-    if answer is True:
-        return approval.approve()
+_ASKED_AGAIN = (
+    "the answer was not for this call: with several calls waiting in one turn, resume with the "
+    "answers keyed by approval id (approval_answers(interrupts, {request.id: answer}))"
+)
+
+
+def _decision(approval: ApprovalRequest, answer: object, others: bool) -> ApprovalDecision | None:
+    """The person's answer as a decision on ``approval``, or ``None`` when it is not this call's.
+
+    Answers keyed by approval id (``{request.id: answer}``) pick this call's; a decision (or its
+    dict) counts when it is on this very call. A bare answer counts when no other call of the
+    turn waits: ``True`` grants, anything else denies (a string says why).
+    """
+    if isinstance(answer, Mapping) and "granted" not in answer:  # keyed by approval id
+        if approval.id not in answer:
+            return None
+        return _decision(approval, answer[approval.id], others=False)
     if isinstance(answer, Mapping):
         try:
             answer = ApprovalDecision.from_dict(answer)
         except DictFormatError:
-            pass
-    if isinstance(answer, ApprovalDecision) and answer.id == approval.id:
-        return answer
+            return None
+    if isinstance(answer, ApprovalDecision):
+        return answer if answer.id == approval.id else None
+    if others:
+        return None
+    if answer is True:
+        return approval.approve()
     return approval.deny(reason=answer if isinstance(answer, str) and answer else None)
+
+
+def approval_answers(
+    interrupts: Iterable[Any], answers: Mapping[str, object]
+) -> dict[str, Mapping[str, object]]:
+    """What to resume a graph with: the answers so far, by approval id (``True``, ``False``, a
+    reason to deny, or an ``ApprovalDecision`` or its dict), given to every waiting interrupt —
+    each call takes its own. ``Command(resume=approval_answers(state["__interrupt__"], answers))``.
+    """
+    keyed = {
+        key: value.to_dict() if isinstance(value, ApprovalDecision) else value
+        for key, value in answers.items()
+    }
+    return {waiting.id: keyed for waiting in interrupts}
 
 
 def _answer(result: ToolResult) -> tuple[str, ToolResult]:
@@ -260,5 +339,6 @@ __all__ = [
     "MetaFromCall",
     "ToolCallFailed",
     "TooldesignTool",
+    "approval_answers",
     "tooldesign_langchain_tools",
 ]

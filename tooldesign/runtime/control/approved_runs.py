@@ -1,0 +1,73 @@
+"""The calls a runtime ran under a person's approval: an approval unlocks one run of one call.
+
+Frameworks replay: LangGraph runs a node again from its start when the graph resumes, so a tool
+node with two calls that each waited for a person runs the first one again when the second is
+approved; a client may send the same call again after a lost answer. Each approved run is kept
+here by its approval id and the call's stable id (``ToolCallMeta.stable_id``), and the same call
+presented again with its approval is answered with the result of its one run. A ``once``
+decision (the default for a destructive tool), once used, unlocks no other call.
+
+Kept in memory, the most recent runs first, up to ``size`` (calls older than that are no longer
+recognised). A call without a stable id (no ``call_id``, or not both ``run_id`` and
+``tool_call_id``) cannot be recognised as the same call again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from typing import Any
+
+from tooldesign.runtime.control.approvals import ApprovalDecision
+from tooldesign.runtime.result import ToolResult
+
+DEFAULT_SIZE = 10_000
+"""Approved runs remembered by default."""
+
+REPLAYED_KEY = "replayed"
+"""The telemetry entry (``telemetry.extra``) of an answer given from an earlier run."""
+
+
+class ApprovedRuns:
+    """What ran under which approval (see the module doc)."""
+
+    def __init__(self, size: int = DEFAULT_SIZE) -> None:
+        if size < 1:
+            raise ValueError("size must be at least 1")
+        self._size = size
+        self._runs: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
+        self._used: OrderedDict[str, None] = OrderedDict()
+
+    def replayed(self, approval_id: str, call_id: str | None) -> ToolResult | None:
+        """The answer to a call that already ran under this approval, given again (``None``:
+        it did not). A copy, marked in its telemetry as replayed."""
+        if call_id is None:
+            return None
+        result = self._runs.get((approval_id, call_id))
+        if result is None:
+            return None
+        telemetry = dataclasses.replace(
+            result.telemetry, extra={**result.telemetry.extra, REPLAYED_KEY: True}
+        )
+        return dataclasses.replace(result, telemetry=telemetry)
+
+    def used(self, decision: ApprovalDecision) -> bool:
+        """Whether ``decision``, a ``once`` one, has already let a call run."""
+        return decision.nonce in self._used
+
+    def record(
+        self, decision: ApprovalDecision, once: bool, call_id: str | None, result: ToolResult
+    ) -> None:
+        """The call ``call_id`` ran under ``decision`` and was answered ``result``."""
+        if once:
+            self._used[decision.nonce] = None
+            _bound(self._used, self._size)
+        if call_id is not None:
+            self._runs[(decision.id, call_id)] = result
+            _bound(self._runs, self._size)
+
+
+def _bound(entries: OrderedDict[Any, Any], size: int) -> None:
+    """Forget the oldest entries past ``size``."""
+    while len(entries) > size:
+        entries.popitem(last=False)
