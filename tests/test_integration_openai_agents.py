@@ -13,7 +13,7 @@ from agents import Agent, FunctionTool, RunConfig, Runner, ToolCallOutputItem
 from agents.items import ToolApprovalItem
 from agents.strict_schema import ensure_strict_json_schema
 from agents.testing import ScriptedModel, assistant_message, function_call
-from tooldesign.runtime import ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime import ApprovalRequest, ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.integrations.openai_agents import ResultText, tooldesign_tools
 from tooldesign.runtime.providers import export_tools
 
@@ -165,3 +165,26 @@ def test_a_call_the_design_does_not_select_runs_without_approval() -> None:
     assert not done.interruptions and done.final_output == ANSWER
     (answer,) = answers_in(done.new_items).values()
     assert answer.result is not None and answer.result.ok
+
+
+def test_who_approved_is_recorded_when_the_application_says() -> None:
+    """The SDK keeps that a call was approved, not by whom: ``approved_by`` names them."""
+    runtime, _ = netops_runtime()
+    approvers: dict[str, str] = {}  # what the application keeps when it approves, by call id
+
+    def approved_by(ctx: Any, request: ApprovalRequest) -> str | None:
+        return approvers.get(ctx.tool_call_id)
+
+    tools = tooldesign_tools(
+        runtime, meta=lambda ctx: session_meta(ctx.context), approved_by=approved_by
+    )
+    agent = Agent[str](name="netops", model=scripted([[RESTART]]), tools=tools)
+    waiting = Runner.run_sync(agent, "restart it", context=SESSION, run_config=OFFLINE)
+    (interruption,) = waiting.interruptions
+    state = waiting.to_state()
+    approvers[str(interruption.call_id)] = "alice"
+    state.approve(interruption)
+    done = Runner.run_sync(agent, state, context=SESSION, run_config=OFFLINE)
+    (answer,) = answers_in(done.new_items).values()
+    assert answer.result is not None and answer.result.telemetry.approval is not None
+    assert answer.result.telemetry.approval.by == "alice"

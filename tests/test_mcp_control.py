@@ -108,6 +108,28 @@ async def test_a_refusal_answers_the_designs_denied_text(
     assert block.text.splitlines()[-1].startswith("Recovery: replan")
 
 
+@pytest.mark.parametrize(
+    "content", [{"approve": True, "force": True}, {"yes": True}, {"approve": "yes"}, {}], ids=repr
+)
+async def test_an_answer_that_does_not_match_the_form_is_no_refusal(
+    mode: str, content: dict[str, Any]
+) -> None:
+    """Fields the form did not ask for, or a missing or mistyped ``approve``, say nothing of
+    what the person chose: the call stays awaiting approval, and the model is not told that a
+    person declined it."""
+    restarts = Restarts()
+    person = Person("accept", content=content)
+    async with Client(
+        mcp_server(served(restarts)).server, mode=mode, elicitation_callback=person
+    ) as client:
+        result = await client.call_tool("restart_device", RESTART)
+    assert result.is_error is True and restarts.ran == []
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    assert "declined" not in block.text and "needs a person's approval" in block.text
+    assert result.meta is not None and APPROVAL_META_KEY in result.meta
+
+
 async def test_a_dismissed_question_leaves_the_call_awaiting_approval(mode: str) -> None:
     restarts = Restarts()
     async with Client(

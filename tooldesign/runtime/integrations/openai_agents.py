@@ -18,7 +18,8 @@ none of which reach the model.
 A call the design's ``Confirm`` selects waits for a person: the tool's ``needs_approval`` asks
 :meth:`Runtime.approval_for`, so the SDK interrupts the run with the call
 (``result.interruptions``; ``runtime.approval_for`` gives its prompt) and, once approved
-(``state.approve(item)``), runs that exact call with the approval. A rejected call never reaches
+(``state.approve(item)``), runs that exact call with the approval (the SDK does not record who
+approved: ``approved_by=`` names them). A rejected call never reaches
 the tool: the SDK answers the model itself (``state.reject(item, rejection_message=...)``; the
 design's ``denied`` text is ``runtime.spec(name).confirm.denied``).
 """
@@ -29,6 +30,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Self
 
+from tooldesign.runtime.control.approvals import ApprovalRequest
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
     Toolsets,
@@ -76,6 +78,7 @@ def tooldesign_tools(
     *,
     meta: MetaFromContext | None = None,
     strict: bool = True,
+    approved_by: ApprovedBy | None = None,
 ) -> list[Tool]:
     """``FunctionTool``s for ``runtime``'s tools (of ``toolsets``, or all), as the list an
     ``Agent``'s ``tools`` takes.
@@ -84,16 +87,26 @@ def tooldesign_tools(
     is the run's context object, which usually holds the session or user the injected fields
     need); the tool call id is the context's unless it sets one. ``strict=False`` sends every
     tool's generated schema without strict mode. Calls the design's ``Confirm`` selects wait
-    for approval (the SDK's run interruptions).
+    for approval (the SDK's run interruptions). The SDK records that a call was approved, not
+    who approved it: ``approved_by(ctx, request)`` names them for the audit trail (the
+    decision's ``by``), from what the application keeps in its context when it calls
+    ``state.approve(item)``; without it, ``by`` is ``None``.
     """
     return [
-        _function_tool(runtime, tool, meta)
+        _function_tool(runtime, tool, meta, approved_by)
         for tool in export(select_specs(runtime, toolsets), strict=strict)
     ]
 
 
+ApprovedBy = Callable[[ToolContext[Any], ApprovalRequest], str | None]
+"""``approved_by(ctx, request)``: who approved ``request``, for the decision's ``by``."""
+
+
 def _function_tool(
-    runtime: Runtime, tool: ExportedTool, meta: MetaFromContext | None
+    runtime: Runtime,
+    tool: ExportedTool,
+    meta: MetaFromContext | None,
+    approved_by: ApprovedBy | None,
 ) -> FunctionTool:
     def request(ctx: ToolContext[Any], arguments: Any) -> ToolRequest:
         base = meta(ctx) if meta is not None else ToolCallMeta()
@@ -108,8 +121,10 @@ def _function_tool(
         # The SDK invokes a call needing approval only once it is approved: the runtime runs
         # it with that approval, bound to exactly these arguments.
         approval = await runtime.approval_for(call)
-        approved = approval is not None and ctx.is_tool_approved(tool.name, ctx.tool_call_id)
-        approvals = [approval.approve()] if approved and approval is not None else []
+        approvals = []
+        if approval is not None and ctx.is_tool_approved(tool.name, ctx.tool_call_id):
+            by = approved_by(ctx, approval) if approved_by is not None else None
+            approvals.append(approval.approve(by=by))
         return _answer(await runtime.execute(call, approvals=approvals))
 
     async def needs_approval(
@@ -141,4 +156,4 @@ def _answer(result: ToolResult) -> ResultText:
     return ResultText(result)
 
 
-__all__ = ["MetaFromContext", "ResultText", "tooldesign_tools"]
+__all__ = ["ApprovedBy", "MetaFromContext", "ResultText", "tooldesign_tools"]

@@ -7,7 +7,8 @@
   question, and the client calls again with the answer, whose ``requestState`` must be the
   approval id of the call as sent again (the id binds the exact arguments, so an answer can
   never unlock another call). Accepting with ``approve`` checked grants the call; declining,
-  or accepting unchecked, denies it; dismissing leaves it awaiting. A client that cannot be
+  or accepting unchecked, denies it; dismissing, or an answer that does not match the form,
+  leaves it awaiting. A client that cannot be
   asked gets ``isError`` with the pending approval (``_meta`` key :data:`APPROVAL_META_KEY`)
   and a text telling the model to wait. A runtime with an approver of its own decides itself.
 - **Progress.** A client that sent a progress token gets ``notifications/progress`` for what
@@ -98,11 +99,23 @@ def _arguments(request: ApprovalRequest) -> str:
 def decision_of(
     answer: types.ElicitResult, request: ApprovalRequest, client: str | None
 ) -> ApprovalDecision | None:
-    """The client's answer as a decision (``None``: dismissed without a choice)."""
+    """The client's answer as a decision (``None``: no choice was made).
+
+    Declining is a person's refusal; accepting is a decision only with the form as asked (one
+    ``approve`` boolean, nothing else): an answer that does not match it says nothing of what
+    the person chose, and leaves the call awaiting a decision, as dismissing does.
+    """
     by = f"mcp client {client}" if client else "mcp client"
-    if answer.action == "cancel":
+    if answer.action == "decline":
+        return ApprovalDecision(request.id, False, by=by)
+    content = answer.content
+    if answer.action != "accept" or not isinstance(content, Mapping) or set(content) != {"approve"}:
+        log.warning("an answer to approval %s does not match its form; still awaiting", request.id)
         return None
-    approved = answer.action == "accept" and bool((answer.content or {}).get("approve") is True)
+    approved = content["approve"]
+    if not isinstance(approved, bool):
+        log.warning("an answer to approval %s does not match its form; still awaiting", request.id)
+        return None
     return ApprovalDecision(request.id, approved, by=by)
 
 
