@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import py_compile
@@ -706,3 +707,30 @@ def test_names_changed_for_python_and_empty_services_are_told(
     assert (tmp_path / "out/my_svc/toolsets/class_/specs.py").is_file()
     assert (tmp_path / "out/my_svc/toolsets/plain/specs.py").is_file()
     assert json.loads((tmp_path / "out/later/tool_schemas.json").read_text())["count"] == 0
+
+
+LINE_BREAKS = "carriage\rreturn, both\r\nat once, form\x0cfeed, next\x85line, separator\u2028here"
+
+
+def test_a_description_with_any_line_break_round_trips_into_the_docstring(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    generated = gen_design(
+        f"""
+from tooldesign.dsl import *
+
+with Type("Odd", {LINE_BREAKS!r}) as Odd:
+    Attribute("note", String, {LINE_BREAKS!r})
+
+with Service("svc", "A service"):
+    with Toolset("ts", "A toolset"):
+        with Tool("echo", {LINE_BREAKS!r}):
+            Args(Odd)
+            Return(String, "What was sent")
+"""
+    )
+    types = generated.module("svc.toolsets.ts.types")
+    assert inspect.cleandoc(types.Odd.__doc__ or "") == LINE_BREAKS
+    assert types.Odd.model_fields["note"].description == LINE_BREAKS
+    spec = generated.module("svc.toolsets.ts.specs").ECHO_SPEC
+    assert spec.description == LINE_BREAKS

@@ -394,6 +394,63 @@ def test_types_nested_32_levels_generate_and_decode(
     assert json.loads(check.stdout) == value
 
 
+NAMED_CHAIN = """
+from tooldesign.dsl import *
+
+previous = String
+for level in range(LEVELS, 0, -1):
+    with Type(f"Level{level}", f"Level {level}") as previous_type:  # <-- error
+        Attribute("next", previous, "The next level")
+    previous = previous_type
+
+with Service("svc", "A service"):
+    with Toolset("ts", "A toolset"):
+        with Tool("deep", "Deep arguments"):  # <-- tool
+            with Args():
+                Attribute("levels", ArrayOf(previous), "Deep arguments")
+            Return(String, "A greeting")
+"""
+
+
+@pytest.mark.parametrize("levels", [65, 200, 3000])
+def test_named_types_nested_too_deep_are_a_design_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], levels: int
+) -> None:
+    """Each Type holding the next: no inline expression is deep, the chain is. It is refused
+    by name, never a RecursionError while the schemas are written."""
+    path = tmp_path / "design.py"
+    path.write_text(NAMED_CHAIN.replace("LEVELS", str(levels)))
+    code, err = run_cli(["gen", str(path), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2, err
+    # Reported once, where the chain gets too deep (the types it holds are within the limit).
+    assert err.count("nests more than 64 levels deep") == 1, err
+    where = levels - 64
+    assert f"type 'Level{where}' nests more than 64 levels deep (Level{where} › " in err
+    assert f"design.py:{line_of(path, ERROR)}: " in err
+
+
+def test_arguments_that_nest_too_deep_on_named_types_are_a_design_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each type within the limit, the tool's arguments past it (an object holding a list of
+    them): the tool is named."""
+    path = tmp_path / "design.py"
+    path.write_text(NAMED_CHAIN.replace("LEVELS", "64"))
+    code, err = run_cli(["gen", str(path), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2, err
+    assert "its arguments nest more than 64 levels deep (DeepPayload › [] › Level1 › …" in err
+    assert f"design.py:{line_of(path, '# <-- tool')}: " in err
+
+
+def test_named_types_nested_62_levels_generate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "design.py"
+    path.write_text(NAMED_CHAIN.replace("LEVELS", "62"))
+    code, err = run_cli(["gen", str(path), "--out", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+
+
 def test_a_value_nested_too_deep_is_a_design_error(tmp_path: Path) -> None:
     attribute_issue(
         tmp_path,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -170,7 +171,11 @@ def test_invalid_calls_use_up_the_tools_retry_budget() -> None:
         agent.run_sync("go", deps=SESSION)
     # Each retry sent the hint back: the model was asked three times in all.
     assert len(seen) == 3
-    assert "site_id: required field is missing" in returns(seen[-1][-1:])[0].model_response_str()
+    retried = returns(seen[-1][-1:])[0].model_response_str()
+    assert "site_id: required field is missing" in retried
+    # As docs/frameworks.md says: a retry's text ends with the recovery too.
+    text = json.loads(retried)["error"]
+    assert text.splitlines()[-1].startswith("Recovery: correct_call")
 
 
 def test_a_failure_the_model_cannot_repair_is_a_failed_call_and_costs_no_retry() -> None:
@@ -185,6 +190,9 @@ def test_a_failure_the_model_cannot_repair_is_a_failed_call_and_costs_no_retry()
     parts = returns(result.all_messages())
     assert [p.outcome for p in parts] == ["failed"] * 3
     assert "no device" in parts[0].model_response_str(wrap_if_error=False)
+    # A failure that is not the model's to fix ends with the recovery, in words.
+    last_line = parts[0].model_response_str(wrap_if_error=False).rstrip().splitlines()[-1]
+    assert last_line.startswith("Recovery: replan")
 
 
 def test_without_the_runs_metadata_a_tool_with_injected_fields_does_not_run() -> None:

@@ -118,7 +118,7 @@ def test_a_person_s_time_does_not_count_against_a_timeout() -> None:
 def test_a_timeout_still_bounds_the_tool_after_its_approval() -> None:
     class SlowRestarts(Restarts):
         async def __call__(self, args: Any, meta: ToolCallMeta) -> Any:
-            await asyncio.sleep(2)
+            await asyncio.sleep(5)
             return await super().__call__(args, meta)
 
     async def quick_person(request: ApprovalRequest, meta: ToolCallMeta) -> bool:
@@ -129,8 +129,8 @@ def test_a_timeout_still_bounds_the_tool_after_its_approval() -> None:
     started = time.monotonic()
     result = rt.execute_sync(ToolRequest("restart_device", SENT, META))
     assert result.retry_hint is not None and str(result.retry_hint.reason) == "timeout"
-    # The deadline went on where it stopped: about 0.2 s of waiting plus 0.5 s of running.
-    assert time.monotonic() - started < 1.5
+    # The deadline went on once decided: the Timeout answered, long before the tool's 5 s.
+    assert time.monotonic() - started < 4
 
 
 def test_a_person_waiting_on_a_sync_approver_holds_no_tool_thread() -> None:

@@ -330,4 +330,7 @@ def _generate(
     )
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned no single module")
-    return output
+    # It writes a description's carriage return into a docstring as it is, and Python reads a
+    # bare CR in source as a line break: written as an escape, the docstring keeps it. (Its
+    # other escapes are its own; nowhere else in its output does a bare CR belong.)
+    return output.replace("\r", "\\r")

@@ -12,6 +12,7 @@ import jsonschema
 from tooldesign.contract.constraints import constraint_options
 from tooldesign.contract.formats import FORMAT_NAMES, NON_STRING_FORMATS
 from tooldesign.eval import patterns
+from tooldesign.eval.nesting import check_tools
 from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.fingerprint import toolset_key
 from tooldesign.ir.model import (
@@ -66,6 +67,8 @@ class _Validator:
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
 
     def run(self, trusted: frozenset[str]) -> None:
+        if not check_tools(self.design, self.issues):
+            return  # every other rule walks the types
         checked_tools: list[Tool] = []
         trusted_types: set[str] = set()
         for service in self.design.services:

@@ -30,6 +30,7 @@ from tooldesign.eval.builder.bounded import bounded
 from tooldesign.eval.builder.fields import TypeBuilder
 from tooldesign.eval.builder.mcp import mcp_server_spec, remote_name
 from tooldesign.eval.builder.names import GROUP_NAME, TOOL_NAME, UniqueNames, ident
+from tooldesign.eval.nesting import check_types
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
     Binding,
@@ -51,6 +52,8 @@ def build(record: DesignRecord, issues: Issues, sources: Iterable[str] = ()) -> 
     values.report_unencodable_text(record, issues)
     types = TypeBuilder(issues)
     types.user_types(record.types)
+    if not check_types(types.types, issues):
+        issues.raise_if_any()  # every later step walks the types
     services = _TreeBuilder(types).services(record.services)
     return Design(
         services=services,

@@ -104,7 +104,7 @@ def with_call_ids(
 
 
 def retry_text(result: ToolResult) -> str:
-    """What a framework's own retry request carries: the hint's message, complete and written
-    for the model (the framework adds its own "try again")."""
-    hint = result.retry_hint
-    return hint.message if hint is not None else result.for_model()
+    """What a framework's own retry request carries: the runtime's text for the model, ending
+    with the recovery as every failed call's does, without the ``Error:`` the framework's own
+    framing says already."""
+    return result.for_model().removeprefix("Error: ")
