@@ -36,6 +36,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldesign.codegen.toolchain import check_toolchain
+
+    check_toolchain("docs")
     from tooldesign.commands._catalogs import refuse_designs
     from tooldesign.docsite import build_site
 

@@ -53,6 +53,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldesign.codegen.toolchain import check_toolchain
+
+    check_toolchain("gen")
     from tooldesign.commands._progress import ProgressLine
     from tooldesign.generate import generate
 

@@ -24,6 +24,9 @@ def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldesign.codegen.toolchain import check_toolchain
+
+    check_toolchain("import mcp")
     import shlex
 
     from tooldesign.commands._output import write_imported_design

@@ -28,6 +28,9 @@ def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldesign.codegen.toolchain import check_toolchain
+
+    check_toolchain("import python")
     from pathlib import Path
 
     from tooldesign.commands._output import write_imported_design

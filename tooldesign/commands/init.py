@@ -12,6 +12,8 @@ The files are the templates in ``scaffold/`` (``${name}`` is the project's name)
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import json
 import keyword
 import re
 import string
@@ -56,6 +58,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldesign.codegen.toolchain import check_toolchain
+
+    check_toolchain("init")
     folder = Path(args.folder)
     name = project_name(args.name, folder)
     files = scaffold_files(name)
@@ -110,14 +115,31 @@ def _is_package_name(name: str) -> bool:
 
 
 def scaffold_files(name: str) -> dict[str, str]:
-    """The project's files (relative path → text), the templates filled in for ``name``."""
+    """The project's files (relative path → text), the templates filled in for ``name`` (and
+    ``install``: what installs this tooldesign)."""
     files: dict[str, str] = {}
+    install = install_requirement("gen,mcp")
     for template in sorted(SCAFFOLD.rglob("*.tmpl")):
         relative = template.relative_to(SCAFFOLD).as_posix().removesuffix(".tmpl")
         relative = relative.replace("NAME", name)
-        text = string.Template(template.read_text(encoding="utf-8")).substitute(name=name)
+        text = string.Template(template.read_text(encoding="utf-8")).substitute(
+            name=name, install=install
+        )
         files[relative] = text
     return files
+
+
+def install_requirement(extras: str) -> str:
+    """What installs the tooldesign that runs this, with ``extras``: from where it was installed
+    (a clone, a built wheel: recorded by pip), else by name from the package index."""
+    try:
+        recorded = importlib.metadata.distribution("tooldesign").read_text("direct_url.json")
+        url = json.loads(recorded).get("url") if recorded else None
+    except (importlib.metadata.PackageNotFoundError, ValueError, AttributeError):
+        url = None
+    if isinstance(url, str) and url.startswith("file://"):
+        return f"tooldesign[{extras}] @ {url}"
+    return f"tooldesign[{extras}]"
 
 
 def _generate(folder: Path) -> Report:
