@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "codegen": {"contract", "jsonschema", "runtime", "ir", "binding"},
     "generate": {"contract", "ir", "eval", "codegen"},
     # toolsets that ship with tooldesign: designed with the DSL, generated onto the runtime
-    "builtin": {"contract", "runtime", "dsl"},
+    "builtin": {"contract", "jsonschema", "runtime", "dsl"},
     # on top
     "govern": {"contract", "jsonschema", "runtime", "ir"},
     "docsite": {"contract", "jsonschema", "runtime", "govern"},
@@ -69,9 +69,9 @@ runtime about JSON Schema lives in ``jsonschema/``."""
 MAX_LINES = 600
 LARGER_FILES = {
     "runtime/runtime.py": 1063,
-    "govern/schemas.py": 1032,
+    "govern/schemas.py": 1015,
     "binding/planner.py": 951,
-    "importers/mcp.py": 858,
+    "importers/mcp.py": 801,
     "runtime/mcp/server.py": 751,
     "runtime/transports/redis.py": 697,
     "runtime/transports/redis_worker.py": 659,
@@ -206,7 +206,6 @@ def test_the_circle_check_finds_a_circle() -> None:
     assert [group for group in _strongly_connected(graph) if len(group) > 1] == [{"a", "b", "c"}]
 
 
-@pytest.mark.xfail(strict=True, reason="until the JSON Schema helpers move to jsonschema/")
 @pytest.mark.parametrize("package", ["govern", "docsite", "importers"])
 def test_the_packages_on_top_use_no_runtime_helper(package: str) -> None:
     used = sorted(

@@ -25,6 +25,11 @@ This module itself holds the names generated code and the runtime share; it impo
 so code generation reads them cheaply.
 """
 
+WRAPPED_RESULT_KEY = "result"
+"""Where MCP carries a result that is not an object (``{"result": …}``), the convention MCP
+servers share: the MCP export wraps such results in it, the MCP client unwraps them, and the
+MCP importer reads a wrapped result as what it wraps."""
+
 BOUNDS_CONFIG_KEY = "x-tooldesign-bounds"
 """Key in a bounded result model's ``json_schema_extra`` naming its next-cursor attribute."""
 

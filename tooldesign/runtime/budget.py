@@ -11,12 +11,12 @@ telemetry (``extra["result_cut"]``).
 
 from __future__ import annotations
 
+from tooldesign.jsonschema.text import clipped, printable
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint
 from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.result import ToolResult, text_result
 from tooldesign.runtime.spec.limits import byte_size
-from tooldesign.runtime.text import clipped, printable
 from tooldesign.runtime.validation.sizes import text_bytes
 
 CUT_KEY = "result_cut"

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
+from tooldesign.jsonschema.text import compact_json
 from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import FieldIssue, ToolValidationError, more_problems
 from tooldesign.runtime.reasons import RetryReason
-from tooldesign.runtime.text import compact_json
 
 
 @dataclass(frozen=True, slots=True, init=False)

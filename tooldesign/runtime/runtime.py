@@ -39,6 +39,7 @@ import pydantic
 import pydantic_core
 from tooldesign.contract.catalog import toolset_version
 from tooldesign.contract.confirm import render_prompt
+from tooldesign.jsonschema.text import clipped, compact_json, got, path_of, quoted, shown
 from tooldesign.runtime.budget import within_budget
 from tooldesign.runtime.control.approvals import (
     ApprovalDecision,
@@ -81,7 +82,6 @@ from tooldesign.runtime.spec.frozen import freeze
 from tooldesign.runtime.spec.lazy_types import TypesImportError
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.spec.specs import JsonSchema, ToolSpec
-from tooldesign.runtime.text import clipped, compact_json, got, path_of, quoted, shown
 from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.examples import example_from_schema
 from tooldesign.runtime.validation.repairs import AppliedRepair, decode_call

@@ -14,6 +14,10 @@ from typing import Any, ClassVar
 
 from tooldesign.contract.formats import FORMATS
 from tooldesign.contract.providers import Provider
+from tooldesign.jsonschema.navigate import MAPS, type_list
+from tooldesign.jsonschema.refs import ref_target
+from tooldesign.jsonschema.text import FieldPath
+from tooldesign.jsonschema.words import phrases, restate
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProviderAdapter,
@@ -24,22 +28,14 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
-    FieldPath,
     Schema,
     cyclic,
     object_root,
-    phrases,
     recursive_defs,
-    restate,
     split_keywords,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.validation.schema import (
-    JSON_ARRAYS,
-    MAPS,
-    ref_target,
-    type_list,
-)
+from tooldesign.runtime.validation.schema import JSON_ARRAYS
 
 STRICT_FORMATS = frozenset(f.name for f in FORMATS if f.anthropic_strict)
 _KEPT = frozenset(

@@ -32,6 +32,10 @@ from typing import Any, ClassVar, Literal
 
 from tooldesign.contract.formats import FORMATS
 from tooldesign.contract.providers import Provider
+from tooldesign.jsonschema.navigate import MAPS, merge_single_all_of, type_list
+from tooldesign.jsonschema.refs import ref_name, ref_target
+from tooldesign.jsonschema.text import FieldPath, compact_json
+from tooldesign.jsonschema.words import phrases, restate
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
@@ -44,27 +48,16 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
-    FieldPath,
     Schema,
     enum_values,
-    json_text,
     object_root,
-    phrases,
-    restate,
     split_keywords,
     takes_value,
     value_types,
 )
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.frozen import copy_json
-from tooldesign.runtime.validation.schema import (
-    JSON_ARRAYS,
-    MAPS,
-    merge_single_all_of,
-    ref_name,
-    ref_target,
-    type_list,
-)
+from tooldesign.runtime.validation.schema import JSON_ARRAYS
 
 GeminiApi = Literal["parameters", "json_schema"]
 
@@ -364,7 +357,7 @@ def _inferred_type(schema: Mapping[str, Any]) -> str | None:
 
 def _enum_text(value: Any) -> str:
     """Gemini's enums are strings: a number is listed as its JSON text."""
-    return value if isinstance(value, str) else json_text(value)
+    return value if isinstance(value, str) else compact_json(value)
 
 
 class GeminiAdapter(ProviderAdapter):
