@@ -25,9 +25,9 @@ BASE = {"contract", "jsonschema", "runtime"}
 runtime. Everything else of tooldesign builds or reads designs."""
 
 ALLOWED: dict[str, set[str]] = {
-    # the base, bottom up
-    "contract": set(),
-    "jsonschema": {"contract"},
+    # the base, bottom up: the dialect, the contracts stated in its words, the runtime
+    "jsonschema": set(),
+    "contract": {"jsonschema"},
     "runtime": {"contract", "jsonschema"},
     # the stages a design flows through
     "dsl": {"contract"},

@@ -3,7 +3,8 @@
 A design flows dsl → eval → ir → binding → codegen → runtime, and each contract below is read
 by several of those stages (and by govern, docsite, importers and commands on top). Each is
 defined here once; the stages derive what they need from it instead of spelling it again.
-This package imports nothing else of tooldesign.
+It imports nothing else of tooldesign but the JSON Schema dialect
+(:mod:`tooldesign.jsonschema`), in whose words the contracts about schemas are stated.
 
 - :mod:`~tooldesign.contract.catalog` — the ``tool_schemas.json`` format: what an entry holds,
   the one function that builds an entry (from a runtime spec or a catalog entry alike), writing,

@@ -51,6 +51,9 @@ Narrows = Literal["higher", "lower"]
 """Which value of a bound narrows what a schema accepts: a higher one, or a lower one."""
 Source = Literal["2020-12", "older", "openapi"]
 
+DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+"""The dialect designs are written in, as ``$schema`` names it: JSON Schema 2020-12."""
+
 # ── the names ──────────────────────────────────────────────────────────────────────────────
 # core
 SCHEMA: Final = "$schema"

@@ -75,8 +75,9 @@ def ref_name(ref: str) -> str:
 
 
 def def_ref(name: str) -> str:
-    """The reference to the definition ``name`` in ``$defs``: ``#/$defs/Device``."""
-    return _DEFS_PREFIX + pointer_token(name)
+    """The reference to the definition ``name`` in ``$defs``: ``#/$defs/Device`` (a ``%`` in
+    it escaped, so that it reads back as itself)."""
+    return _DEFS_PREFIX + pointer_token(name).replace("%", "%25")
 
 
 def def_name(ref: Any) -> str | None:

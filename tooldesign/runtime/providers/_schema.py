@@ -22,7 +22,7 @@ Schema = dict[str, Any]
 """A JSON Schema a transform builds."""
 
 # Keywords with no meaning for a model: dropped without a word.
-IGNORED = frozenset({"$schema", "$comment"})
+IGNORED = frozenset({K.SCHEMA, K.COMMENT})
 
 
 def split_keywords(
@@ -54,16 +54,16 @@ def complete_arrays(schema: Any) -> None:
         node = stack.pop()
         if not isinstance(node, dict):
             continue
-        if "items" not in node and "array" in type_list(node):
-            node["items"] = {}
+        if K.ITEMS not in node and "array" in type_list(node):
+            node[K.ITEMS] = {}
         stack.extend(subschemas(node))
 
 
 def enum_values(schema: Mapping[str, Any]) -> list[Any] | None:
     """The values a schema's ``const`` or ``enum`` allows; ``None`` when it has neither."""
-    if "const" in schema:
-        return [schema["const"]]
-    values = schema.get("enum")
+    if K.CONST in schema:
+        return [schema[K.CONST]]
+    values = schema.get(K.ENUM)
     return values if type(values) in JSON_ARRAYS else None
 
 
@@ -87,20 +87,20 @@ def object_root(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     inside. A root whose own keywords would clash with the definition's (both declare
     ``properties``, say) is left as it is, and reported as not an object by the exports.
     """
-    ref = schema.get("$ref")
+    ref = schema.get(K.REF)
     if type(ref) is not str or ref == "#":
         return schema
     target = resolve(schema, schema)
-    if "$ref" in target:  # points nowhere, or round in a circle
+    if K.REF in target:  # points nowhere, or round in a circle
         return schema
-    siblings = {k: v for k, v in schema.items() if k != "$ref"}
+    siblings = {k: v for k, v in schema.items() if k != K.REF}
     if not _ANNOTATIONS.issuperset(siblings.keys() & target.keys()):
         return schema
     return {**target, **siblings}
 
 
 # Keywords that only annotate: the root's own win over the definition's.
-_ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "$defs", "$schema"})
+_ANNOTATIONS = frozenset({K.DESCRIPTION, K.TITLE, K.COMMENT, K.EXAMPLES, K.DEFS, K.SCHEMA})
 
 
 def takes_value(types: list[str], value: Any) -> bool:
@@ -115,7 +115,7 @@ def takes_value(types: list[str], value: Any) -> bool:
 
 def recursive_defs(root: Mapping[str, Any]) -> frozenset[str]:
     """Names of the ``$defs`` entries that refer back to themselves, directly or not."""
-    defs = root.get("$defs")
+    defs = root.get(K.DEFS)
     if not isinstance(defs, MAPS):
         return frozenset()
     return cyclic({name: _refs_in(body) for name, body in defs.items()})
