@@ -61,8 +61,7 @@ ANNOTATIONS = K.ANNOTATIONS
 
 _NOT_COMPARED = frozenset({K.DEFS, K.DEFINITIONS, K.SCHEMA, K.ID, K.ANCHOR, K.REF})
 _UNIONS = K.UNIONS
-_LENGTHS = (K.MIN_LENGTH, K.MIN_ITEMS, K.MIN_PROPERTIES)
-"""The lower end of each size pair the walk compares (the upper is its pair)."""
+_LENGTHS = (K.MIN_LENGTH, K.MIN_ITEMS, K.MIN_PROPERTIES)  # each with its pair, the upper end
 _HANDLED = frozenset(
     {
         K.TYPE,
@@ -223,7 +222,8 @@ class _Walk:
         old_node, _ = self.resolve(old, self.old_root, place.pointer)
         new_node, pointer = self.resolve(new, self.new_root, place.pointer)
         if old_node is not old or new_node is not new:
-            key = (id(old_node), id(new_node))
+            # Each pair once, so recursive types end; every empty schema is one (made afresh or not).
+            key = (id(old_node) if old_node else 0, id(new_node) if new_node else 0)
             if key in self.seen:
                 return
             self.seen.add(key)

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 from tooldesign.contract.formats import FORMATS
 from tooldesign.contract.providers import Provider
 from tooldesign.jsonschema.navigate import MAPS, merge_single_all_of, type_list
-from tooldesign.jsonschema.refs import ref_target
+from tooldesign.jsonschema.refs import def_name, ref_target
 from tooldesign.jsonschema.text import FieldPath
 from tooldesign.jsonschema.words import phrases, restate
 from tooldesign.runtime.providers._common import (
@@ -314,7 +314,7 @@ def check_openai_strict(schema: Mapping[str, Any]) -> list[str]:
         if ref is not None:
             if set(node) - {"$ref"}:
                 problems.append(f"{where}: keywords beside $ref: {sorted(set(node) - {'$ref'})}")
-            if not (isinstance(ref, str) and (ref == "#" or ref.removeprefix("#/$defs/") in defs)):
+            if not (ref == "#" or def_name(ref) in defs):
                 problems.append(f"{where}: $ref {ref!r} does not point into $defs")
             return
         if "anyOf" in node:
