@@ -335,6 +335,18 @@ def test_what_is_prompt_only(what: str) -> None:
     assert change.breaks == frozenset()
 
 
+def test_a_recursive_field_compared_with_an_open_object_ends() -> None:
+    node = {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}
+    old = {**node, "$defs": {"Node": node}}
+    new = {"type": "object"}  # the field removed: the object takes any key
+    changes = compare_schemas(old, new, pointer="/payload/schema", direction="input", noun="x")
+    assert (changes[0].kind, changes[0].path) == (
+        "property_removed",
+        "/payload/schema/properties/child",
+    )
+    assert {c.impact for c in changes} == {"compatible"}
+
+
 def test_unchanged_tools_are_counted_not_listed() -> None:
     tools, unchanged = diff_entries(entries(), entries())
     assert (tools, unchanged) == ([], 13)

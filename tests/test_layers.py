@@ -25,9 +25,9 @@ BASE = {"contract", "jsonschema", "runtime"}
 runtime. Everything else of tooldesign builds or reads designs."""
 
 ALLOWED: dict[str, set[str]] = {
-    # the base, bottom up
-    "contract": set(),
-    "jsonschema": {"contract"},
+    # the base, bottom up: the dialect, the contracts stated in its words, the runtime
+    "jsonschema": set(),
+    "contract": {"jsonschema"},
     "runtime": {"contract", "jsonschema"},
     # the stages a design flows through
     "dsl": {"contract"},
@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "codegen": {"contract", "jsonschema", "runtime", "ir", "binding"},
     "generate": {"contract", "ir", "eval", "codegen"},
     # toolsets that ship with tooldesign: designed with the DSL, generated onto the runtime
-    "builtin": {"contract", "runtime", "dsl"},
+    "builtin": {"contract", "jsonschema", "runtime", "dsl"},
     # on top
     "govern": {"contract", "jsonschema", "runtime", "ir"},
     "docsite": {"contract", "jsonschema", "runtime", "govern"},
@@ -68,9 +68,9 @@ runtime about JSON Schema lives in ``jsonschema/``."""
 
 MAX_LINES = 600
 LARGER_FILES = {
-    "govern/schemas.py": 1032,
+    "govern/schemas.py": 1015,
     "binding/planner.py": 951,
-    "importers/mcp.py": 858,
+    "importers/mcp.py": 801,
     "runtime/mcp/server.py": 751,
     "runtime/transports/redis.py": 697,
     "runtime/transports/redis_worker.py": 659,
@@ -205,7 +205,6 @@ def test_the_circle_check_finds_a_circle() -> None:
     assert [group for group in _strongly_connected(graph) if len(group) > 1] == [{"a", "b", "c"}]
 
 
-@pytest.mark.xfail(strict=True, reason="until the JSON Schema helpers move to jsonschema/")
 @pytest.mark.parametrize("package", ["govern", "docsite", "importers"])
 def test_the_packages_on_top_use_no_runtime_helper(package: str) -> None:
     used = sorted(

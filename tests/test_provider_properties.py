@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 from mcp import types as mcp
 from pydantic import TypeAdapter
 from tooldesign.contract.ident import ToolIdent
+from tooldesign.jsonschema.navigate import type_list
 from tooldesign.runtime.providers import (
     ExportError,
     ToolDescription,
@@ -30,7 +31,7 @@ from tooldesign.runtime.providers import (
     openai_strict_schema,
     prompt_listing,
 )
-from tooldesign.runtime.validation.schema import strip_optional_nulls, type_list
+from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 from tests.support.providers import valid_gemini_declaration
 from tests.support.strategies import from_schema

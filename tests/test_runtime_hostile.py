@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from tooldesign.jsonschema.text import quoted
 from tooldesign.runtime import (
     RegistrationError,
     RetryReason,
@@ -36,7 +37,6 @@ from tooldesign.runtime.errors import MAX_ISSUES
 from tooldesign.runtime.result import Bounds
 from tooldesign.runtime.result_check import bounds_problems
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, MIB, Limits
-from tooldesign.runtime.text import quoted
 
 from examples.netops.agent import restart_device
 from examples.netops.services import (

@@ -10,8 +10,8 @@ import asyncio
 import math
 from datetime import UTC, datetime, timedelta
 
+from tooldesign.jsonschema.text import quoted
 from tooldesign.runtime import report_progress
-from tooldesign.runtime.text import quoted
 
 from examples.netops.models import (
     Address,

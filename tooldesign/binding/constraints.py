@@ -22,6 +22,8 @@ from tooldesign.ir.model import (
     PrimitiveType,
     TypeExpr,
 )
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.words import counted, quantity
 
 # ── the application's constraints ────────────────────────────────────────────────────────────
 
@@ -145,15 +147,14 @@ def constraint_gaps(tool: TypeExpr, constraints: Constraints, app: PyConstraints
         case ArrayType(items=items, min_items=lo, max_items=hi):
             lo = constraints.min_items if constraints.min_items is not None else lo
             hi = constraints.max_items if constraints.max_items is not None else hi
-            gaps = _length_gaps(app, lo, hi, "min_items", "max_items", unit=" items")
+            gaps = _length_gaps(app, lo, hi, "min_items", "max_items", unit=K.MIN_ITEMS)
             if app.inner is not None:
                 inner = dataclasses.replace(constraints, min_items=None, max_items=None)
                 gaps += [f"items: {g}" for g in constraint_gaps(items, inner, app.inner)]
             return gaps
         case MapType(values=values):
-            gaps = _length_gaps(
-                app, None, None, "bound on entries", "bound on entries", unit=" entries"
-            )
+            bound = f"bound on the {quantity(K.MIN_PROPERTIES)}"
+            gaps = _length_gaps(app, None, None, bound, bound, unit=K.MIN_PROPERTIES)
             if app.inner is not None:
                 gaps += [f"values: {g}" for g in constraint_gaps(values, NO_CONSTRAINTS, app.inner)]
             return gaps
@@ -192,18 +193,24 @@ def _length_gaps(
     tool_max: int | None,
     min_name: str = "min_length",
     max_name: str = "max_length",
-    unit: str = "",
+    unit: str | None = None,
 ) -> list[str]:
+    """How the application's length bounds reject values the tool's allow; ``unit`` is the size
+    keyword whose noun says what the lengths count (characters go unsaid)."""
     gaps: list[str] = []
     if app.min_length is not None and app.min_length > (tool_min or 0):
         tool_side = f"allows {min_name}={tool_min}" if tool_min else f"sets no {min_name}"
-        gaps.append(f"min_length={app.min_length}{unit} where the tool {tool_side}")
+        gaps.append(f"min_length={_counted(app.min_length, unit)} where the tool {tool_side}")
     if app.max_length is not None and (tool_max is None or tool_max > app.max_length):
         tool_side = (
             f"allows {max_name}={tool_max}" if tool_max is not None else f"sets no {max_name}"
         )
-        gaps.append(f"max_length={app.max_length}{unit} where the tool {tool_side}")
+        gaps.append(f"max_length={_counted(app.max_length, unit)} where the tool {tool_side}")
     return gaps
+
+
+def _counted(length: int, unit: str | None) -> str:
+    return counted(length, unit) if unit else str(length)
 
 
 def _bound_gaps(app: PyConstraints, tool: Constraints, integer: bool) -> list[str]:

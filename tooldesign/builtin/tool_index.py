@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tooldesign.builtin.gen.builtin.toolsets.tool_index import executor
+from tooldesign.jsonschema.text import shown
 from tooldesign.runtime.errors import ToolFailure
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.runtime import Runtime
-from tooldesign.runtime.text import shown
 
 if TYPE_CHECKING:
     from tooldesign.builtin.gen.builtin.toolsets.tool_index import types as t

@@ -25,6 +25,7 @@ from tooldesign.codegen.views import ToolsetView
 from tooldesign.contract import BOUNDED_BASE_CLASS, BOUNDS_CONFIG_KEY
 from tooldesign.contract.formats import NON_STRING_FORMATS
 from tooldesign.ir.schema import value_schema
+from tooldesign.jsonschema import keywords as K
 
 MODEL_TEMPLATES = Path(__file__).parent / "model_templates"
 """Overrides of datamodel-code-generator's templates (its own, with tooldesign's settings)."""
@@ -253,12 +254,12 @@ def _fields_with_typed_defaults(
 ) -> dict[tuple[str, str], tuple[str, Any]]:
     """``(class, python name) → (format, default)`` for each defaulted field of such a format."""
     found: dict[tuple[str, str], tuple[str, Any]] = {}
-    for class_name, definition in (schema.get("$defs") or {}).items():
-        for wire_name, prop in (definition.get("properties") or {}).items():
-            fmt = value_schema(prop).get("format") if isinstance(prop, dict) else None
-            if fmt in NON_STRING_FORMATS and "enum" not in value_schema(prop) and "default" in prop:
+    for class_name, definition in (schema.get(K.DEFS) or {}).items():
+        for wire_name, prop in (definition.get(K.PROPERTIES) or {}).items():
+            fmt = value_schema(prop).get(K.FORMAT) if isinstance(prop, dict) else None
+            if fmt in NON_STRING_FORMATS and K.ENUM not in value_schema(prop) and K.DEFAULT in prop:
                 name = aliases.get(f"{class_name}.{wire_name}", wire_name)
-                found[class_name, name] = (fmt, prop["default"])
+                found[class_name, name] = (fmt, prop[K.DEFAULT])
     return found
 
 

@@ -49,6 +49,7 @@ from tooldesign.ir.model import (
 )
 from tooldesign.ir.schema import SchemaBuilder
 from tooldesign.ir.walk import inline_shapes, messages, used_user_types
+from tooldesign.jsonschema import keywords as K
 
 
 @dataclass(frozen=True)
@@ -331,12 +332,12 @@ class _ToolsetViewBuilder:
         if shape is not None:
             # Providers want an object at the root, so a user type is inlined there, not a $ref.
             root = builder.object_schema(shape, omit=omit)
-            if message.description and "description" not in root:
-                root = {"description": message.description, **root}
+            if message.description and K.DESCRIPTION not in root:
+                root = {K.DESCRIPTION: message.description, **root}
         else:
             root = builder.type_schema(message.type)
             if message.description:
-                root = {**root, "description": message.description}
+                root = {**root, K.DESCRIPTION: message.description}
         descriptions: dict[str, str] = {}
         if shape is not None:
             _collect_descriptions(self.design, shape, "", descriptions, frozenset(), omit)
@@ -377,11 +378,11 @@ class _ToolsetViewBuilder:
         for tool in self.toolset.tools:
             for message in messages(tool):
                 schema = builder.type_schema(message.type)
-                if "$ref" not in schema:
+                if K.REF not in schema:
                     # A non-object message (``Return(String)``): its value is a type alias, and
                     # the root model over it is written beside the generated models.
                     if message.description:
-                        schema["description"] = message.description
+                        schema[K.DESCRIPTION] = message.description
                     builder.defs[self.message_value[id(message)]] = schema
         aliases: dict[str, str] = {}
         shapes: list[tuple[str, ObjectShape]] = [

@@ -3,7 +3,8 @@
 A design flows dsl → eval → ir → binding → codegen → runtime, and each contract below is read
 by several of those stages (and by govern, docsite, importers and commands on top). Each is
 defined here once; the stages derive what they need from it instead of spelling it again.
-This package imports nothing else of tooldesign.
+It imports nothing else of tooldesign but the JSON Schema dialect
+(:mod:`tooldesign.jsonschema`), in whose words the contracts about schemas are stated.
 
 - :mod:`~tooldesign.contract.catalog` — the ``tool_schemas.json`` format: what an entry holds,
   the one function that builds an entry (from a runtime spec or a catalog entry alike), writing,
@@ -24,6 +25,11 @@ This package imports nothing else of tooldesign.
 This module itself holds the names generated code and the runtime share; it imports nothing,
 so code generation reads them cheaply.
 """
+
+WRAPPED_RESULT_KEY = "result"
+"""Where MCP carries a result that is not an object (``{"result": …}``), the convention MCP
+servers share: the MCP export wraps such results in it, the MCP client unwraps them, and the
+MCP importer reads a wrapped result as what it wraps."""
 
 BOUNDS_CONFIG_KEY = "x-tooldesign-bounds"
 """Key in a bounded result model's ``json_schema_extra`` naming its next-cursor attribute."""

@@ -55,9 +55,9 @@ from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.fingerprint import FINGERPRINT_KEY, tool_fingerprint
 from tooldesign.contract.ident import ToolIdent
+from tooldesign.jsonschema import keywords as K
 
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
-"""The JSON Schema dialect every catalog schema is written in."""
+DIALECT = K.DIALECT  # every catalog schema is written in the dialect designs use
 
 CATALOG_NAME = "tool_schemas.json"
 """The file name of a catalog, in each generated service and toolset package."""
@@ -493,7 +493,7 @@ def _parse_tool(
         problems.append(f"{where}: 'service' and 'toolset' do not match the id {ident!r}")
     payload = _parse_type(entry.get("payload"), f"{where}.payload", problems)
     result = _parse_type(entry.get("result"), f"{where}.result", problems)
-    if payload is not None and payload.schema.get("type") != "object":
+    if payload is not None and payload.schema.get(K.TYPE) != "object":
         problems.append(f"{where}.payload.schema: the arguments' schema must be an object")
     annotations = _parse_annotations(entry.get("annotations", {}), where, problems)
     server_data = _parse_server_data(entry.get("server_data", []), where, problems)

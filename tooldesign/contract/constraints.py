@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias, TypedDict
 
 from tooldesign.contract.formats import FormatName
+from tooldesign.jsonschema import keywords as K
 
 AppliesTo = Literal["any", "string", "number", "array"]
 Takes = Literal["values", "number", "count", "text"]
@@ -56,17 +57,17 @@ class ConstraintKeyword:
 
 CONSTRAINTS: tuple[ConstraintKeyword, ...] = (
     ConstraintKeyword(
-        "enum", "enum", "any", "values", None, ("literal_error", "enum"), "invalid_enum_value"
+        "enum", K.ENUM, "any", "values", None, ("literal_error", "enum"), "invalid_enum_value"
     ),
     ConstraintKeyword(
-        "minimum", "minimum", "number", "number", "ge", ("greater_than_equal",), "invalid_range"
+        "minimum", K.MINIMUM, "number", "number", "ge", ("greater_than_equal",), "invalid_range"
     ),
     ConstraintKeyword(
-        "maximum", "maximum", "number", "number", "le", ("less_than_equal",), "invalid_range"
+        "maximum", K.MAXIMUM, "number", "number", "le", ("less_than_equal",), "invalid_range"
     ),
     ConstraintKeyword(
         "exclusive_minimum",
-        "exclusiveMinimum",
+        K.EXCLUSIVE_MINIMUM,
         "number",
         "number",
         "gt",
@@ -75,7 +76,7 @@ CONSTRAINTS: tuple[ConstraintKeyword, ...] = (
     ),
     ConstraintKeyword(
         "exclusive_maximum",
-        "exclusiveMaximum",
+        K.EXCLUSIVE_MAXIMUM,
         "number",
         "number",
         "lt",
@@ -84,7 +85,7 @@ CONSTRAINTS: tuple[ConstraintKeyword, ...] = (
     ),
     ConstraintKeyword(
         "min_length",
-        "minLength",
+        K.MIN_LENGTH,
         "string",
         "count",
         "min_length",
@@ -93,7 +94,7 @@ CONSTRAINTS: tuple[ConstraintKeyword, ...] = (
     ),
     ConstraintKeyword(
         "max_length",
-        "maxLength",
+        K.MAX_LENGTH,
         "string",
         "count",
         "max_length",
@@ -102,7 +103,7 @@ CONSTRAINTS: tuple[ConstraintKeyword, ...] = (
     ),
     ConstraintKeyword(
         "pattern",
-        "pattern",
+        K.PATTERN,
         "string",
         "text",
         "pattern",
@@ -110,12 +111,12 @@ CONSTRAINTS: tuple[ConstraintKeyword, ...] = (
         "invalid_pattern",
     ),
     # Which values a format takes, and what says one is wrong, is the format table's.
-    ConstraintKeyword("format", "format", "string", "text", None, (), "invalid_format"),
+    ConstraintKeyword("format", K.FORMAT, "string", "text", None, (), "invalid_format"),
     ConstraintKeyword(
-        "min_items", "minItems", "array", "count", "min_length", ("too_short",), "invalid_length"
+        "min_items", K.MIN_ITEMS, "array", "count", "min_length", ("too_short",), "invalid_length"
     ),
     ConstraintKeyword(
-        "max_items", "maxItems", "array", "count", "max_length", ("too_long",), "invalid_length"
+        "max_items", K.MAX_ITEMS, "array", "count", "max_length", ("too_long",), "invalid_length"
     ),
 )
 """Every constraint a design may give an attribute."""

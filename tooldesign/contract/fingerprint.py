@@ -23,6 +23,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from tooldesign.jsonschema import keywords as K
+
 FINGERPRINT_KEY = "fingerprint"
 """The catalog entry key that carries the fingerprint (left out of what it digests)."""
 
@@ -37,25 +39,9 @@ _DEFAULTS: Mapping[str, Any] = {
 
 # Schema keywords whose values are schemas, or maps or lists of schemas: the walk follows them
 # (and only them), so an enum or default value that happens to hold a "required" key is data.
-_SCHEMA_VALUED = frozenset(
-    {
-        "items",
-        "additionalProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "additionalItems",
-    }
-)
-_SCHEMA_MAPS = frozenset(
-    {"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"}
-)
-_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_VALUED = K.holding("schema")
+_SCHEMA_MAPS = K.holding("named")
+_SCHEMA_LISTS = K.holding("schemas")
 
 
 def tool_fingerprint(entry: Mapping[str, Any]) -> str:
@@ -102,7 +88,7 @@ def canonical_schema(schema: Any) -> Any:
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key == "required" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        if key == K.REQUIRED and isinstance(value, list) and all(isinstance(v, str) for v in value):
             out[key] = sorted(value)
         elif key in _SCHEMA_VALUED:
             out[key] = canonical_schema(value)

@@ -11,27 +11,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldesign.runtime.providers._schema import json_text, phrases
-from tooldesign.runtime.validation.schema import ref_name
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.refs import ref_name
+from tooldesign.jsonschema.text import compact_json
+from tooldesign.jsonschema.words import phrases
 
 _NOT_CONSTRAINTS = frozenset(
     {
-        "type",
-        "description",
-        "title",
-        "default",
-        "examples",
-        "example",
-        "properties",
-        "required",
-        "items",
-        "additionalProperties",
-        "$ref",
-        "$defs",
-        "anyOf",
-        "oneOf",
-        "$schema",
-        "$comment",
+        K.TYPE,
+        K.DESCRIPTION,
+        K.TITLE,
+        K.DEFAULT,
+        K.EXAMPLES,
+        K.EXAMPLE,
+        K.PROPERTIES,
+        K.REQUIRED,
+        K.ITEMS,
+        K.ADDITIONAL_PROPERTIES,
+        K.REF,
+        K.DEFS,
+        K.ANY_OF,
+        K.ONE_OF,
+        K.SCHEMA,
+        K.COMMENT,
     }
 )
 _MAX_DEPTH = 6
@@ -76,26 +78,26 @@ class Shape:
 def shape(schema: Mapping[str, Any]) -> Shape:
     """The table of ``schema`` (a payload or result schema, or one ``$defs`` entry)."""
     rows = _object_rows(schema, 0)
-    closed = schema.get("additionalProperties") is False
+    closed = schema.get(K.ADDITIONAL_PROPERTIES) is False
     return Shape(
         type_text(schema),
         tuple(rows) if rows is not None else (),
         closed,
-        str(schema.get("description") or ""),
+        str(schema.get(K.DESCRIPTION) or ""),
     )
 
 
 def named_types(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """The ``$defs`` of a schema document, by name, in written order."""
-    defs = schema.get("$defs")
+    defs = schema.get(K.DEFS)
     return dict(defs) if isinstance(defs, Mapping) else {}
 
 
 def _object_rows(schema: Mapping[str, Any], depth: int) -> list[Row] | None:
-    properties = schema.get("properties")
+    properties = schema.get(K.PROPERTIES)
     if not isinstance(properties, Mapping):
         return None
-    listed = schema.get("required")
+    listed = schema.get(K.REQUIRED)
     required = listed if isinstance(listed, list) else []
     return [
         _row(name, body if isinstance(body, Mapping) else {}, name in required, depth)
@@ -105,18 +107,18 @@ def _object_rows(schema: Mapping[str, Any], depth: int) -> list[Row] | None:
 
 def _row(name: str, schema: Mapping[str, Any], required: bool, depth: int) -> Row:
     children, label = _children(schema, depth)
-    examples = schema.get("examples")
+    examples = schema.get(K.EXAMPLES)
     listed = examples if isinstance(examples, list) else []
-    if "example" in schema:
-        listed = [*listed, schema["example"]]
+    if K.EXAMPLE in schema:
+        listed = [*listed, schema[K.EXAMPLE]]
     return Row(
         name=name,
         type=type_text(schema),
         required=required,
-        default=json_text(schema["default"]) if "default" in schema else None,
+        default=compact_json(schema[K.DEFAULT]) if K.DEFAULT in schema else None,
         constraints=tuple(phrases({k: v for k, v in schema.items() if k not in _NOT_CONSTRAINTS})),
-        description=str(schema.get("description") or ""),
-        examples=tuple(json_text(v) for v in listed),
+        description=str(schema.get(K.DESCRIPTION) or ""),
+        examples=tuple(compact_json(v) for v in listed),
         children=tuple(children),
         children_label=label,
     )
@@ -129,12 +131,12 @@ def _children(schema: Mapping[str, Any], depth: int) -> tuple[list[Row], str]:
     rows = _object_rows(schema, depth + 1)
     if rows:
         return rows, "fields"
-    items = schema.get("items")
+    items = schema.get(K.ITEMS)
     if isinstance(items, Mapping):
         rows = _object_rows(items, depth + 1)
         if rows:
             return rows, "fields of each item"
-    values = schema.get("additionalProperties")
+    values = schema.get(K.ADDITIONAL_PROPERTIES)
     if isinstance(values, Mapping):
         rows = _object_rows(values, depth + 1)
         if rows:
@@ -149,11 +151,11 @@ def type_text(schema: Any) -> TypeText:
 def _type_parts(schema: Any, depth: int) -> list[tuple[str, str | None]]:
     if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
         return [("any", None)]
-    ref = schema.get("$ref")
+    ref = schema.get(K.REF)
     if isinstance(ref, str):
         name = ref_name(ref)
         return [(name, name if ref != "#" else None)] if ref != "#" else [("(this type)", None)]
-    variants = schema.get("anyOf", schema.get("oneOf"))
+    variants = schema.get(K.ANY_OF, schema.get(K.ONE_OF))
     if isinstance(variants, list) and variants:
         parts: list[tuple[str, str | None]] = []
         for index, variant in enumerate(variants):
@@ -161,15 +163,15 @@ def _type_parts(schema: Any, depth: int) -> list[tuple[str, str | None]]:
                 parts.append((" | ", None))
             parts.extend(_type_parts(variant, depth + 1))
         return parts
-    if "const" in schema:
-        return [(json_text(schema["const"]), None)]
-    declared = schema.get("type")
+    if K.CONST in schema:
+        return [(compact_json(schema[K.CONST]), None)]
+    declared = schema.get(K.TYPE)
     kinds = [declared] if isinstance(declared, str) else list(declared or [])
     if not kinds:
-        if "properties" in schema:
+        if K.PROPERTIES in schema:
             kinds = ["object"]
-        elif "enum" in schema:
-            return [("enum", None)]
+        elif K.ENUM in schema:
+            return [(K.ENUM, None)]
         else:
             return [("any", None)]
     out: list[tuple[str, str | None]] = []
@@ -178,14 +180,14 @@ def _type_parts(schema: Any, depth: int) -> list[tuple[str, str | None]]:
             out.append((" | ", None))
         if kind == "array":
             out.append(("array of ", None))
-            out.extend(_type_parts(schema.get("items", {}), depth + 1))
+            out.extend(_type_parts(schema.get(K.ITEMS, {}), depth + 1))
         elif (
             kind == "object"
-            and isinstance(schema.get("additionalProperties"), Mapping)
-            and not schema.get("properties")
+            and isinstance(schema.get(K.ADDITIONAL_PROPERTIES), Mapping)
+            and not schema.get(K.PROPERTIES)
         ):
             out.append(("map of ", None))
-            out.extend(_type_parts(schema["additionalProperties"], depth + 1))
+            out.extend(_type_parts(schema[K.ADDITIONAL_PROPERTIES], depth + 1))
         else:
             out.append((str(kind), None))
     return out

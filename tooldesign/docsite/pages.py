@@ -13,6 +13,7 @@ from tooldesign.contract.catalog import CatalogTool
 from tooldesign.contract.fingerprint import fingerprint_of
 from tooldesign.docsite.definitions import Definition, pretty_json
 from tooldesign.docsite.fields import Shape, shape
+from tooldesign.jsonschema import keywords as K
 
 _SAFE_FILE = re.compile(r"[A-Za-z0-9_.-]{1,180}")
 
@@ -192,7 +193,7 @@ class _Anchors:
     def document(self, prefix: str, schema: Mapping[str, Any]) -> Document:
         anchors: dict[str, str] = {}
         fresh: list[tuple[str, str, Mapping[str, Any]]] = []
-        defs = schema.get("$defs")
+        defs = schema.get(K.DEFS)
         for name, body in defs.items() if isinstance(defs, Mapping) else ():
             key = json.dumps(body, sort_keys=True)
             known = self._by_name.setdefault(name, [])

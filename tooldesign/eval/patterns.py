@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError
 from pydantic_core import SchemaError, SchemaValidator, core_schema
+from tooldesign.jsonschema import keywords as K
 
 
 @cache
@@ -83,6 +84,6 @@ def _pattern_properties(
 # (jsonschema's stub leaves ``extend`` untyped.)
 LinearValidator: type[jsonschema.Draft202012Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
     jsonschema.Draft202012Validator,
-    {"pattern": _pattern, "patternProperties": _pattern_properties},
+    {K.PATTERN: _pattern, K.PATTERN_PROPERTIES: _pattern_properties},
 )
 """JSON Schema 2020-12 validation whose patterns are matched in linear time."""

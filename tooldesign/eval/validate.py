@@ -35,6 +35,7 @@ from tooldesign.ir.model import (
 )
 from tooldesign.ir.schema import SchemaBuilder, value_schema
 from tooldesign.ir.walk import inline_shapes, messages, used_user_types
+from tooldesign.jsonschema import keywords as K
 
 _STRING_ONLY = constraint_options(applies_to="string")
 _NUMBER_ONLY = constraint_options(applies_to="number")
@@ -200,7 +201,7 @@ class _Validator:
             dataclasses.replace(f, default=NO_VALUE, example=NO_VALUE)
         )
         target = value_schema(schema)
-        target.pop("enum", None)
+        target.pop(K.ENUM, None)
         for value in f.constraints.enum or ():
             for problem in self._mismatches(value, target):
                 self.issues.add(
@@ -230,8 +231,8 @@ class _Validator:
             if value is NO_VALUE:
                 continue
             schema = self.schemas.field_schema(f)
-            schema.pop("default", None)
-            schema.pop("examples", None)
+            schema.pop(K.DEFAULT, None)
+            schema.pop(K.EXAMPLES, None)
             for problem in self._mismatches(value, schema):
                 self.issues.add(
                     f"{label} {short_repr(value)} does not satisfy the attribute's own type or constraints: {problem}",

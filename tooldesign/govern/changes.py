@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tooldesign.runtime.text import shown
+from tooldesign.jsonschema.text import shown
 
 Impact = Literal["models", "applications", "compatible", "prompt"]
 IMPACTS: tuple[Impact, ...] = ("models", "applications", "compatible", "prompt")
@@ -60,11 +60,6 @@ def described(before: Any, after: Any) -> str:
     if after is ABSENT:
         return f"removed (was {shown(before)})"
     return f"changed: {shown(before)} → {shown(after)}"
-
-
-def pointer_token(key: str) -> str:
-    """``key`` as one token of a JSON Pointer (RFC 6901: ``~`` and ``/`` escaped)."""
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,11 +46,11 @@ from tooldesign.govern.changes import (
     ToolChange,
     ToolStatus,
     described,
-    pointer_token,
 )
 from tooldesign.govern.schemas import compare_schemas
 from tooldesign.govern.sources import CatalogTools
-from tooldesign.runtime.text import shown
+from tooldesign.jsonschema.refs import pointer_token
+from tooldesign.jsonschema.text import shown
 
 Entry = Mapping[str, Any]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tooldesign.govern.changes import ABSENT, IMPACT_TITLES, IMPACTS, CatalogDiff, Change
-from tooldesign.runtime.text import shown
+from tooldesign.jsonschema.text import shown
 
 _STATUS_WORDS = {
     "changed": "changed",

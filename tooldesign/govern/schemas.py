@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
-from tooldesign.govern.changes import ABSENT, Change, Impact, described, pointer_token
+from tooldesign.govern.changes import ABSENT, Change, Impact, described
 from tooldesign.govern.witness import (
     ANY_TYPE,
     ITEM,
@@ -49,52 +49,38 @@ from tooldesign.govern.witness import (
     schema_types,
     upper_bound,
 )
-from tooldesign.runtime.providers._schema import FieldPath
-from tooldesign.runtime.text import shown
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.refs import follow, pointer_token, ref_name
+from tooldesign.jsonschema.text import FieldPath, shown
+from tooldesign.jsonschema.words import quantity
 
 Direction = Literal["input", "output"]
 
-ANNOTATIONS = frozenset(
-    {
-        "description",
-        "title",
-        "default",
-        "examples",
-        "example",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "$comment",
-    }
-)
+ANNOTATIONS = K.ANNOTATIONS
 """Keywords that never change what a schema accepts: what the model reads (prompt-only)."""
 
-_NOT_COMPARED = frozenset({"$defs", "definitions", "$schema", "$id", "$anchor", "$ref"})
-_UNIONS = ("anyOf", "oneOf")
-_LENGTHS = (
-    ("minLength", "maxLength", "length"),
-    ("minItems", "maxItems", "number of items"),
-    ("minProperties", "maxProperties", "number of keys"),
-)
+_NOT_COMPARED = frozenset({K.DEFS, K.DEFINITIONS, K.SCHEMA, K.ID, K.ANCHOR, K.REF})
+_UNIONS = K.UNIONS
+_LENGTHS = (K.MIN_LENGTH, K.MIN_ITEMS, K.MIN_PROPERTIES)  # each with its pair, the upper end
 _HANDLED = frozenset(
     {
-        "type",
-        "enum",
-        "const",
+        K.TYPE,
+        K.ENUM,
+        K.CONST,
         *_UNIONS,
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "pattern",
-        "format",
-        "uniqueItems",
-        *(key for low, high, _ in _LENGTHS for key in (low, high)),
+        K.PROPERTIES,
+        K.REQUIRED,
+        K.ADDITIONAL_PROPERTIES,
+        K.ITEMS,
+        K.MINIMUM,
+        K.MAXIMUM,
+        K.EXCLUSIVE_MINIMUM,
+        K.EXCLUSIVE_MAXIMUM,
+        K.MULTIPLE_OF,
+        K.PATTERN,
+        K.FORMAT,
+        K.UNIQUE_ITEMS,
+        *(key for low in _LENGTHS for key in (low, K.BY_NAME[low].pair)),
     }
 )
 _GUESSES: tuple[Any, ...] = (None, False, True, 0, 1, -1, 0.5, "", "a", "zz", [], {})
@@ -114,17 +100,19 @@ class Place:
 
     def property(self, pointer: str, name: str) -> Place:
         return Place(
-            f"{pointer}/properties/{pointer_token(name)}",
+            f"{pointer}/{K.PROPERTIES}/{pointer_token(name)}",
             FieldPath.prop(self.field, name),
             (*self.steps, (PROPERTY, name)),
         )
 
     def items(self, pointer: str) -> Place:
-        return Place(f"{pointer}/items", FieldPath.items(self.field), (*self.steps, (ITEM,)))
+        return Place(f"{pointer}/{K.ITEMS}", FieldPath.items(self.field), (*self.steps, (ITEM,)))
 
     def values(self, pointer: str) -> Place:
         return Place(
-            f"{pointer}/additionalProperties", FieldPath.values(self.field), (*self.steps, (VALUE,))
+            f"{pointer}/{K.ADDITIONAL_PROPERTIES}",
+            FieldPath.values(self.field),
+            (*self.steps, (VALUE,)),
         )
 
 
@@ -164,7 +152,7 @@ class _Walk:
         self.changes: list[Change] = []
         self.seen: set[tuple[int, int]] = set()
         # With the same definitions on both sides, two equal subschemas mean the same.
-        self.same_defs = old_root.get("$defs") == new_root.get("$defs")
+        self.same_defs = old_root.get(K.DEFS) == new_root.get(K.DEFS)
 
     # ── reporting ──────────────────────────────────────────────────────────────────────────
 
@@ -218,19 +206,13 @@ class _Walk:
     # ── the walk ───────────────────────────────────────────────────────────────────────────
 
     def resolve(self, schema: Any, root: Mapping[str, Any], pointer: str) -> tuple[Any, str]:
-        hops = 0
-        while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str) and hops < 32:
-            ref = schema["$ref"]
-            if ref == "#":
-                schema, pointer = root, self.base
-            elif ref.startswith("#/$defs/"):
-                name = ref.removeprefix("#/$defs/").replace("~1", "/").replace("~0", "~")
-                schema = root.get("$defs", {}).get(name, {})
-                pointer = f"{self.base}/$defs/{pointer_token(name)}"
-            else:
-                break
-            hops += 1
-        return schema, pointer
+        """``schema`` with its ``$ref`` followed, and where what it reached is in the entry."""
+        if not isinstance(schema, Mapping) or K.REF not in schema:
+            return schema, pointer
+        followed = follow(schema, root)
+        if followed.pointer is None:
+            return schema, pointer
+        return followed.schema, self.base + followed.pointer
 
     def compare(self, old: Any, new: Any, place: Place) -> None:
         if old == new and (self.same_defs or not _has_ref(old)):
@@ -240,7 +222,8 @@ class _Walk:
         old_node, _ = self.resolve(old, self.old_root, place.pointer)
         new_node, pointer = self.resolve(new, self.new_root, place.pointer)
         if old_node is not old or new_node is not new:
-            key = (id(old_node), id(new_node))
+            # Each pair once, so recursive types end; every empty schema is one (made afresh or not).
+            key = (id(old_node) if old_node else 0, id(new_node) if new_node else 0)
             if key in self.seen:
                 return
             self.seen.add(key)
@@ -276,8 +259,8 @@ class _Walk:
         if self.types(old, new, place):  # else the rest would only repeat the type change
             self.enums(old, new, place)
             self.numbers(old, new, place)
-            for low, high, what in _LENGTHS:
-                self.counts(old, new, place, low, high, what)
+            for low in _LENGTHS:
+                self.counts(old, new, place, low)
             self.texts(old, new, place)
             self.arrays(old, new, place)
             self.objects(old, new, place)
@@ -328,31 +311,31 @@ class _Walk:
                 place,
                 "type_changed",
                 f"type changed: {_types_text(old_types)} → {_types_text(new_types)}",
-                old.get("type", ABSENT),
-                new.get("type", ABSENT),
+                old.get(K.TYPE, ABSENT),
+                new.get(K.TYPE, ABSENT),
                 narrows=bool(lost),
                 widens=bool(gained),
                 leaves=self.type_leaves(old, lost),
-                keyword="type",
+                keyword=K.TYPE,
             )
         return any(_covers(new_types, t) for t in old_types)
 
     def type_leaves(self, old: Mapping[str, Any], lost: list[str]) -> list[Leaf]:
         leaves: list[Leaf] = []
-        for value in old.get("enum", []) if isinstance(old.get("enum"), list) else []:
+        for value in old.get(K.ENUM, []) if isinstance(old.get(K.ENUM), list) else []:
             leaves.append(_constant(value))
         for kind in lost:
-            narrowed = {k: v for k, v in old.items() if k not in ("enum", "const", "type")}
+            narrowed = {k: v for k, v in old.items() if k not in (K.ENUM, K.CONST, K.TYPE)}
             if kind == "number":  # integers may still pass: try fractions first
                 leaves.extend(_constant(v) for v in _fractions(old))
-            leaves.append(self.sampled({**narrowed, "type": kind}))
+            leaves.append(self.sampled({**narrowed, K.TYPE: kind}))
         return leaves
 
     def enums(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
         old_values, new_values = _enum(old), _enum(new)
         if old_values is None and new_values is None:
             return
-        keyword = "const" if "const" in new or ("const" in old and "enum" not in new) else "enum"
+        keyword = K.CONST if K.CONST in new or (K.CONST in old and K.ENUM not in new) else K.ENUM
         if old_values is not None and new_values is not None:
             old_keys, new_keys = {_key(v) for v in old_values}, {_key(v) for v in new_values}
             removed = [v for v in old_values if _key(v) not in new_keys]
@@ -402,8 +385,8 @@ class _Walk:
 
     def numbers(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
         for side, find, keys in (
-            ("lower", lower_bound, ("minimum", "exclusiveMinimum")),
-            ("upper", upper_bound, ("maximum", "exclusiveMaximum")),
+            ("lower", lower_bound, (K.MINIMUM, K.EXCLUSIVE_MINIMUM)),
+            ("upper", upper_bound, (K.MAXIMUM, K.EXCLUSIVE_MAXIMUM)),
         ):
             before, after = find(old), find(new)
             if before == after:
@@ -428,7 +411,7 @@ class _Walk:
         self.multiple_of(old, new, place)
 
     def multiple_of(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
-        before, after = _fraction(old.get("multipleOf")), _fraction(new.get("multipleOf"))
+        before, after = _fraction(old.get(K.MULTIPLE_OF)), _fraction(new.get(K.MULTIPLE_OF))
         if before == after:
             return
         if schema_types(old) == schema_types(new) == {"integer"}:
@@ -444,12 +427,12 @@ class _Walk:
             place,
             "bound_narrowed" if narrows else "bound_widened",
             f"multipleOf {described(old.get('multipleOf', ABSENT), new.get('multipleOf', ABSENT))}",
-            old.get("multipleOf", ABSENT),
-            new.get("multipleOf", ABSENT),
+            old.get(K.MULTIPLE_OF, ABSENT),
+            new.get(K.MULTIPLE_OF, ABSENT),
             narrows=narrows,
             widens=widens,
             leaves=[_constant(v) for v in _off_grid(old, before)],
-            keyword="multipleOf",
+            keyword=K.MULTIPLE_OF,
         )
 
     def counts(
@@ -458,10 +441,9 @@ class _Walk:
         new: Mapping[str, Any],
         place: Place,
         low: str,
-        high: str,
-        what: str,
     ) -> None:
-        for key, sign in ((low, 1), (high, -1)):
+        for key in (low, K.BY_NAME[low].pair or low):
+            sign = 1 if K.BY_NAME[key].narrows == "higher" else -1
             before, after = old.get(key), new.get(key)
             # A missing minimum is 0, a missing maximum is none.
             b = Fraction(before) if isinstance(before, int) else Fraction(0) if sign == 1 else None
@@ -471,7 +453,7 @@ class _Walk:
             narrows = _stricter(_closed(a), _closed(b), sign)
             widens = _stricter(_closed(b), _closed(a), sign)
             sizes = sorted({int(n) for n in _around(_closed(b), _closed(a)) if n >= 0})
-            bound = f"{'minimum' if sign == 1 else 'maximum'} {what}"
+            bound = f"{'minimum' if sign == 1 else 'maximum'} {quantity(key)}"
             self.report(
                 place,
                 f"bound_{'narrowed' if narrows else 'widened'}",
@@ -486,7 +468,7 @@ class _Walk:
             )
 
     def texts(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
-        for key in ("pattern", "format"):
+        for key in (K.PATTERN, K.FORMAT):
             before, after = old.get(key, ABSENT), new.get(key, ABSENT)
             if before == after:
                 continue
@@ -503,29 +485,29 @@ class _Walk:
             )
 
     def arrays(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
-        if old.get("uniqueItems", False) != new.get("uniqueItems", False):
+        if old.get(K.UNIQUE_ITEMS, False) != new.get(K.UNIQUE_ITEMS, False):
             # An array of at most one item is unique anyway.
-            single = isinstance(old.get("maxItems"), int) and old["maxItems"] <= 1
-            narrows = bool(new.get("uniqueItems")) and not single
+            single = isinstance(old.get(K.MAX_ITEMS), int) and old[K.MAX_ITEMS] <= 1
+            narrows = bool(new.get(K.UNIQUE_ITEMS)) and not single
             self.report(
                 place,
                 "unique_items_changed",
                 "items must now be unique" if narrows else "items need no longer be unique",
-                old.get("uniqueItems", ABSENT),
-                new.get("uniqueItems", ABSENT),
+                old.get(K.UNIQUE_ITEMS, ABSENT),
+                new.get(K.UNIQUE_ITEMS, ABSENT),
                 narrows=narrows,
                 widens=not narrows,
                 leaves=[self.repeated(old)],
-                keyword="uniqueItems",
+                keyword=K.UNIQUE_ITEMS,
             )
-        if "items" in old or "items" in new:
-            self.compare(old.get("items", {}), new.get("items", {}), place.items(place.pointer))
+        if K.ITEMS in old or K.ITEMS in new:
+            self.compare(old.get(K.ITEMS, {}), new.get(K.ITEMS, {}), place.items(place.pointer))
 
     def objects(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
-        old_props = _mapping(old.get("properties"))
-        new_props = _mapping(new.get("properties"))
-        old_required = _names(old.get("required"))
-        new_required = _names(new.get("required"))
+        old_props = _mapping(old.get(K.PROPERTIES))
+        new_props = _mapping(new.get(K.PROPERTIES))
+        old_required = _names(old.get(K.REQUIRED))
+        new_required = _names(new.get(K.REQUIRED))
         old_extra, new_extra = _extra(old), _extra(new)
         output = self.direction == "output"
         for name in _ordered_keys(new_props, old_props):
@@ -601,7 +583,7 @@ class _Walk:
                 f"key {shown(name)} is now required",
                 narrows=True,
                 leaves=[self.sampled_at()],
-                keyword="required",
+                keyword=K.REQUIRED,
             )
         for name in sorted(before - after):
             self.report(
@@ -609,7 +591,7 @@ class _Walk:
                 "property_made_optional",
                 f"key {shown(name)} is no longer required",
                 widens=True,
-                keyword="required",
+                keyword=K.REQUIRED,
             )
 
     def extra(self, before: Any, after: Any, old: Mapping[str, Any], place: Place) -> None:
@@ -623,7 +605,7 @@ class _Walk:
                 after if after != {} else True,
                 widens=True,
                 impact="compatible" if output else None,
-                keyword="additionalProperties",
+                keyword=K.ADDITIONAL_PROPERTIES,
             )
         elif before is not False and after is False:
             self.report(
@@ -635,7 +617,7 @@ class _Walk:
                 narrows=True,
                 impact="compatible" if output else None,
                 leaves=[self.with_extra_key(old, before)],
-                keyword="additionalProperties",
+                keyword=K.ADDITIONAL_PROPERTIES,
             )
         elif before is not False and after is not False and before != after:
             self.compare(before, after, place.values(place.pointer))
@@ -729,9 +711,10 @@ class _Walk:
         root = self.old_root
 
         def leaf(node: Any) -> Any:
-            if key.endswith("Length"):
+            counted = K.BY_NAME[key].types
+            if "string" in counted:
                 return _string_of(node, size)
-            if key.endswith("Items"):
+            if "array" in counted:
                 return items_of(root, node, size)
             raise NoSample
 
@@ -741,15 +724,15 @@ class _Walk:
         root = self.old_root
 
         def leaf(node: Any) -> Any:
-            item = sample(root, old.get("items", {}))
+            item = sample(root, old.get(K.ITEMS, {}))
             return [item, item]
 
         return leaf
 
     def with_extra_key(self, old: Mapping[str, Any], extra: Any) -> Leaf:
         root = self.old_root
-        declared = set(_mapping(old.get("properties"))) | set(
-            _mapping(self.new_root.get("properties"))
+        declared = set(_mapping(old.get(K.PROPERTIES))) | set(
+            _mapping(self.new_root.get(K.PROPERTIES))
         )
         name = next(n for n in ("extra", "extra_key", "x_extra", "unknown") if n not in declared)
 
@@ -765,16 +748,16 @@ class _Walk:
 
 def finite_values(schema: Mapping[str, Any]) -> list[Any] | None:
     """Every value ``schema`` can take, when they are few and easy to list; else ``None``."""
-    if "const" in schema:
-        return [schema["const"]]
-    if isinstance(schema.get("enum"), list):
-        return list(schema["enum"])
+    if K.CONST in schema:
+        return [schema[K.CONST]]
+    if isinstance(schema.get(K.ENUM), list):
+        return list(schema[K.ENUM])
     kinds = schema_types(schema)
     if kinds == {"boolean"}:
         return [False, True]
     if kinds == {"null"}:
         return [None]
-    if kinds == {"string"} and schema.get("maxLength") == 0:
+    if kinds == {"string"} and schema.get(K.MAX_LENGTH) == 0:
         return [""]
     if kinds <= {"integer"}:
         low, high = lower_bound(schema), upper_bound(schema)
@@ -800,7 +783,7 @@ def _as_schema(value: Any) -> Mapping[str, Any] | None:
 
 def _has_ref(schema: Any) -> bool:
     if isinstance(schema, Mapping):
-        return "$ref" in schema or any(_has_ref(v) for v in schema.values())
+        return K.REF in schema or any(_has_ref(v) for v in schema.values())
     if isinstance(schema, list):
         return any(_has_ref(v) for v in schema)
     return False
@@ -822,9 +805,9 @@ def _types_text(types: frozenset[str]) -> str:
 
 
 def _enum(schema: Mapping[str, Any]) -> list[Any] | None:
-    if "const" in schema:
-        return [schema["const"]]
-    values = schema.get("enum")
+    if K.CONST in schema:
+        return [schema[K.CONST]]
+    values = schema.get(K.ENUM)
     return list(values) if isinstance(values, list) else None
 
 
@@ -898,7 +881,7 @@ def _near_bounds(
 ) -> list[int | float]:
     """Numbers at and next to each bound, on the old ``multipleOf`` grid where it has one,
     then a few the old schema takes: where a narrowed bound has its witnesses."""
-    unit = _fraction(old.get("multipleOf"))
+    unit = _fraction(old.get(K.MULTIPLE_OF))
     found = _around(*bounds)
     if unit is not None:
         for bound in bounds:
@@ -929,14 +912,14 @@ def _off_grid(old: Mapping[str, Any], unit: Fraction | None) -> list[int | float
 
 def _fractions(schema: Mapping[str, Any]) -> list[float]:
     """Non-integer numbers inside ``schema``'s bounds, for an ``integer`` that was a ``number``."""
-    base = number_in({k: v for k, v in schema.items() if k != "multipleOf"}, integer=False)
+    base = number_in({k: v for k, v in schema.items() if k != K.MULTIPLE_OF}, integer=False)
     start = Fraction(str(base)) if base is not None else Fraction(0)
     return [float(start + d) for d in (Fraction(1, 2), Fraction(-1, 2), Fraction(1, 4))]
 
 
 def _string_of(node: Any, size: int) -> str:
     """A string of ``size`` characters that ``node``'s pattern accepts, if a simple one does."""
-    pattern = node.get("pattern") if isinstance(node, Mapping) else None
+    pattern = node.get(K.PATTERN) if isinstance(node, Mapping) else None
     for char in ("a", "0", "A", "z", "-", "_"):
         text = char * size
         if not isinstance(pattern, str) or matches_pattern(pattern, text):
@@ -945,7 +928,7 @@ def _string_of(node: Any, size: int) -> str:
 
 
 def _string_guesses(old: Mapping[str, Any], key: str) -> list[str]:
-    low = old.get("minLength", 0)
+    low = old.get(K.MIN_LENGTH, 0)
     bases = ["a", "0", "A", "-", "x y", "not-a-" + str(old.get(key) or "value"), "z", "_", "."]
     return [base * max(1, -(-low // len(base))) for base in bases]
 
@@ -960,7 +943,7 @@ def _names(value: Any) -> set[str]:
 
 def _extra(schema: Mapping[str, Any]) -> Any:
     """``additionalProperties`` as a schema (``{}`` when open), or ``False`` when closed."""
-    value = schema.get("additionalProperties", True)
+    value = schema.get(K.ADDITIONAL_PROPERTIES, True)
     if value is False:
         return False
     return value if isinstance(value, Mapping) else {}
@@ -983,7 +966,7 @@ def _tag(variant: Any) -> frozenset[tuple[str, str]]:
     """A variant's discriminator tags: properties that hold a single constant value."""
     tags: set[tuple[str, str]] = set()
     if isinstance(variant, Mapping):
-        for name, body in _mapping(variant.get("properties")).items():
+        for name, body in _mapping(variant.get(K.PROPERTIES)).items():
             if isinstance(body, Mapping):
                 values = _enum(body)
                 if values is not None and len(values) == 1:
@@ -1023,8 +1006,8 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
 
 def _describe(schema: Any) -> str:
     if isinstance(schema, Mapping):
-        if "$ref" in schema:
-            return str(schema["$ref"]).rsplit("/", 1)[-1]
+        if K.REF in schema:
+            return ref_name(str(schema[K.REF]))
         tags = sorted(_tag(schema))
         if tags:
             return " ".join(f"{name}={value}" for name, value in tags)

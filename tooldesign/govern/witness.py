@@ -22,6 +22,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from tooldesign.contract.formats import FORMATS
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.refs import follow
 
 # An instance step: into a property, an array item, or a map value.
 Step = tuple[str, str] | tuple[str]
@@ -85,42 +87,35 @@ def _build(root: Mapping[str, Any], schema: Any, steps: list[Step], leaf: Leaf, 
         return leaf(node)
     step, rest = steps[0], steps[1:]
     if step[0] == ITEM:
-        items = node.get("items", {}) if isinstance(node, Mapping) else {}
+        items = node.get(K.ITEMS, {}) if isinstance(node, Mapping) else {}
         value = [_build(root, items, rest, leaf, depth + 1)]
-        minimum = node.get("minItems", 0) if isinstance(node, Mapping) else 0
+        minimum = node.get(K.MIN_ITEMS, 0) if isinstance(node, Mapping) else 0
         others = items_of(root, node, minimum, depth) if minimum > 1 else []
         return value + others[1:]
     base = sample(root, node, depth)
     if not isinstance(base, dict):
         base = {}
     if step[0] == VALUE:
-        extra = node.get("additionalProperties", {})
+        extra = node.get(K.ADDITIONAL_PROPERTIES, {})
         base[MAP_KEY] = _build(root, extra if isinstance(extra, Mapping) else {}, rest, leaf, depth)
         return base
     name = step[1] if len(step) > 1 else ""
-    properties = node.get("properties", {})
-    child = properties.get(name, node.get("additionalProperties", {}))
+    properties = node.get(K.PROPERTIES, {})
+    child = properties.get(name, node.get(K.ADDITIONAL_PROPERTIES, {}))
     base[name] = _build(root, child if isinstance(child, Mapping) else {}, rest, leaf, depth + 1)
     return base
 
 
 def resolve(root: Mapping[str, Any], schema: Any) -> Any:
-    """``schema`` with a local ``$ref`` (``#`` or ``#/$defs/Name``) followed, as often as needed."""
-    seen = 0
-    while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str) and seen < 32:
-        ref = schema["$ref"]
-        if ref == "#":
-            schema = root
-        elif ref.startswith("#/$defs/"):
-            schema = root.get("$defs", {}).get(_unescape(ref.removeprefix("#/$defs/")), {})
-        else:
-            raise NoSample
-        seen += 1
-    return schema
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
+    """``schema`` with its local ``$ref`` followed; :class:`NoSample` when it cannot be (a value
+    checked against a reference that points nowhere, or only round in a circle, is never
+    valid)."""
+    if not isinstance(schema, Mapping) or K.REF not in schema:
+        return schema
+    followed = follow(schema, root)
+    if followed.broken is not None:
+        raise NoSample
+    return followed.schema
 
 
 def sample(root: Mapping[str, Any], schema: Any, depth: int = 0, variant: int = 0) -> Any:
@@ -136,11 +131,11 @@ def sample(root: Mapping[str, Any], schema: Any, depth: int = 0, variant: int = 
         return _pick([None, 0, "a"], variant)
     if not isinstance(node, Mapping):
         raise NoSample
-    if "const" in node:
-        return _pick([node["const"]], variant)
-    if isinstance(node.get("enum"), list):
-        return _pick(node["enum"], variant)
-    variants = node.get("anyOf", node.get("oneOf"))
+    if K.CONST in node:
+        return _pick([node[K.CONST]], variant)
+    if isinstance(node.get(K.ENUM), list):
+        return _pick(node[K.ENUM], variant)
+    variants = node.get(K.ANY_OF, node.get(K.ONE_OF))
     if isinstance(variants, list):
         for option in variants:
             try:
@@ -164,14 +159,14 @@ def _pick(values: Sequence[Any], variant: int) -> Any:
 
 def schema_types(node: Mapping[str, Any]) -> frozenset[str]:
     """The JSON types a schema names (``integer`` counted apart from ``number``)."""
-    declared = node.get("type")
+    declared = node.get(K.TYPE)
     if isinstance(declared, str):
         return frozenset({declared})
     if isinstance(declared, list):
         return frozenset(t for t in declared if isinstance(t, str))
-    if "properties" in node or "additionalProperties" in node or "required" in node:
+    if K.PROPERTIES in node or K.ADDITIONAL_PROPERTIES in node or K.REQUIRED in node:
         return frozenset({"object"})
-    if "items" in node:
+    if K.ITEMS in node:
         return frozenset({"array"})
     return ANY_TYPE
 
@@ -180,10 +175,10 @@ ANY_TYPE = frozenset({"null", "boolean", "object", "array", "number", "integer",
 
 
 def _object(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, variant: int) -> Any:
-    properties = node.get("properties", {})
-    extra = node.get("additionalProperties", {})
+    properties = node.get(K.PROPERTIES, {})
+    extra = node.get(K.ADDITIONAL_PROPERTIES, {})
     out: dict[str, Any] = {}
-    for name in node.get("required", []):
+    for name in node.get(K.REQUIRED, []):
         child = properties.get(name, extra if isinstance(extra, Mapping) else {})
         out[name] = sample(root, child, depth + 1, variant)
     if variant and not out:
@@ -194,13 +189,13 @@ def _object(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, varian
 def _array(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, variant: int) -> Any:
     if variant:
         raise NoSample
-    return items_of(root, node, node.get("minItems", 0), depth)
+    return items_of(root, node, node.get(K.MIN_ITEMS, 0), depth)
 
 
 def items_of(root: Mapping[str, Any], node: Any, count: int, depth: int = 0) -> list[Any]:
     """``count`` items for the array schema ``node``: different ones when they must be unique."""
-    items = node.get("items", {}) if isinstance(node, Mapping) else {}
-    unique = isinstance(node, Mapping) and node.get("uniqueItems") is True
+    items = node.get(K.ITEMS, {}) if isinstance(node, Mapping) else {}
+    unique = isinstance(node, Mapping) and node.get(K.UNIQUE_ITEMS) is True
     values = [sample(root, items, depth + 1, i if unique else 0) for i in range(count)]
     if unique and len({json.dumps(v, sort_keys=True) for v in values}) < len(values):
         raise NoSample
@@ -208,13 +203,13 @@ def items_of(root: Mapping[str, Any], node: Any, count: int, depth: int = 0) -> 
 
 
 def _string(root: Mapping[str, Any], node: Mapping[str, Any], depth: int, variant: int) -> Any:
-    fmt = node.get("format")
-    low, high = node.get("minLength", 0), node.get("maxLength")
+    fmt = node.get(K.FORMAT)
+    low, high = node.get(K.MIN_LENGTH, 0), node.get(K.MAX_LENGTH)
     if isinstance(fmt, str) and fmt in _FORMAT_SAMPLES:
         guesses: Iterable[str] = _FORMAT_SAMPLES[fmt]
     else:
         guesses = ["a" * low, *(guess * -(-max(1, low) // len(guess)) for guess in _STRING_GUESSES)]
-    pattern = node.get("pattern")
+    pattern = node.get(K.PATTERN)
     fitting = [
         guess
         for guess in dict.fromkeys(guesses)
@@ -257,7 +252,7 @@ def numbers_in(node: Mapping[str, Any], *, integer: bool) -> list[int | float]:
     """A few numbers ``node``'s bounds and ``multipleOf`` allow, the one nearest zero first."""
     low, low_open = lower_bound(node) or (None, False)
     high, high_open = upper_bound(node) or (None, False)
-    step = node.get("multipleOf")
+    step = node.get(K.MULTIPLE_OF)
     unit = (
         Fraction(str(step))
         if isinstance(step, int | float) and not isinstance(step, bool) and step > 0
@@ -291,12 +286,12 @@ def numbers_in(node: Mapping[str, Any], *, integer: bool) -> list[int | float]:
 
 def lower_bound(node: Mapping[str, Any]) -> tuple[Fraction, bool] | None:
     """The stricter of ``minimum`` and ``exclusiveMinimum``: (value, exclusive), or ``None``."""
-    return _bound(node, "minimum", "exclusiveMinimum", max)
+    return _bound(node, K.MINIMUM, K.EXCLUSIVE_MINIMUM, max)
 
 
 def upper_bound(node: Mapping[str, Any]) -> tuple[Fraction, bool] | None:
     """The stricter of ``maximum`` and ``exclusiveMaximum``: (value, exclusive), or ``None``."""
-    return _bound(node, "maximum", "exclusiveMaximum", min)
+    return _bound(node, K.MAXIMUM, K.EXCLUSIVE_MAXIMUM, min)
 
 
 def _bound(

@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
+from tooldesign.contract import WRAPPED_RESULT_KEY
 from tooldesign.contract.annotations import ToolAnnotations, from_hints
 from tooldesign.contract.constraints import CONSTRAINTS
 from tooldesign.contract.errors import UserError
@@ -68,9 +69,10 @@ from tooldesign.importers.draft import (
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.untrusted import untrusted_notices
 from tooldesign.importers.values import accepts, pascal, sanitize_name, unique_name
-from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
-from tooldesign.runtime.text import shown
-from tooldesign.runtime.validation.schema import merge_single_all_of, ref_target
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.navigate import merge_single_all_of, modernized
+from tooldesign.jsonschema.refs import inline_refs, ref_name, ref_target
+from tooldesign.jsonschema.text import shown
 
 _PRIMITIVES: dict[str, Primitive] = {
     "string": STRING,
@@ -82,13 +84,13 @@ _PRIMITIVES: dict[str, Primitive] = {
 _OPTIONS = {
     c.keyword: c.option
     for c in CONSTRAINTS
-    if c.on_values and c.takes != "values" and c.option != "format"
+    if c.on_values and c.takes != "values" and c.keyword != K.FORMAT
 }
 # Keywords that say nothing a design needs (annotations for humans, or the dialect).
 _IGNORED = frozenset(
-    {"title", "$schema", "$id", "$comment", "description", "readOnly", "writeOnly", "deprecated"}
+    {K.TITLE, K.SCHEMA, K.ID, K.COMMENT, K.DESCRIPTION, K.READ_ONLY, K.WRITE_ONLY, K.DEPRECATED}
 )
-_OBJECT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "$defs"})
+_OBJECT_KEYS = frozenset({K.TYPE, K.PROPERTIES, K.REQUIRED, K.ADDITIONAL_PROPERTIES, K.DEFS})
 
 
 @dataclass
@@ -163,6 +165,7 @@ class _Translator:
         self.context = context
         self.def_names: dict[str, str] = {}
         """``$defs`` name → design type name, for this schema's references."""
+        self.expanding: set[str] = set()  # references to types that are no objects, being read
 
     def notice(self, where: str, message: str) -> None:
         self.context.notices.append(Notice(f"tool {self.tool!r} › {where}", message))
@@ -171,10 +174,10 @@ class _Translator:
 
     def attributes(self, schema: Mapping[str, Any], where: str) -> tuple[DraftAttribute, ...]:
         schema = merge_single_all_of(schema)
-        properties = schema.get("properties")
+        properties = schema.get(K.PROPERTIES)
         if not isinstance(properties, Mapping):
             return ()
-        required = set(schema.get("required") or ())
+        required = set(schema.get(K.REQUIRED) or ())
         out: list[DraftAttribute] = []
         for name, body in properties.items():
             if not isinstance(body, Mapping):
@@ -192,11 +195,11 @@ class _Translator:
         self, name: str, mapped: _Mapped, body: Mapping[str, Any], required: bool, where: str
     ) -> DraftAttribute:
         options = dict(mapped.options)
-        for key in ("default", "examples"):
+        for key in (K.DEFAULT, K.EXAMPLES):
             if key not in body:
                 continue
-            value = body[key] if key == "default" else (body[key] or [None])[0]
-            option = "default" if key == "default" else "example"
+            value = body[key] if key == K.DEFAULT else (body[key] or [None])[0]
+            option = "default" if key == K.DEFAULT else "example"
             if value is None:
                 continue
             if accepts(mapped.type, options, value, self.context.types):
@@ -205,38 +208,38 @@ class _Translator:
                 self.notice(where, f"its {option} {value!r} does not fit its type; left out")
         if required:
             options.pop("default", None)  # a default only applies to optional attributes
-        description = mapped.description or _text(body.get("description"))
+        description = mapped.description or _text(body.get(K.DESCRIPTION))
         return DraftAttribute(name, self.placed(mapped.type, where), description, required, options)
 
     # ── one schema ────────────────────────────────────────────────────────────────────────
 
     def map(self, schema: Mapping[str, Any], where: str) -> _Mapped:
         schema = merge_single_all_of(schema)
-        ref = schema.get("$ref")
+        ref = schema.get(K.REF)
         if isinstance(ref, str):
             return self.reference(ref, schema, where)
-        variants = schema.get("anyOf", schema.get("oneOf"))
-        types = schema.get("type")
+        variants = schema.get(K.ANY_OF, schema.get(K.ONE_OF))
+        types = schema.get(K.TYPE)
         if isinstance(types, list):
             kinds = [t for t in types if t != "null"]
             if len(kinds) == 1:
-                mapped = self.map({**schema, "type": kinds[0]}, where)
+                mapped = self.map({**schema, K.TYPE: kinds[0]}, where)
                 mapped.nullable = mapped.nullable or "null" in types
                 return mapped
             return self.union(
-                [{**schema, "type": t} for t in kinds], schema, where, "null" in types
+                [{**schema, K.TYPE: t} for t in kinds], schema, where, "null" in types
             )
         if isinstance(variants, list):
             return self.union(variants, schema, where, False)
-        if "const" in schema:
-            return self.enum([schema["const"]], schema, where)
-        if isinstance(schema.get("enum"), list):
-            return self.enum(schema["enum"], schema, where)
+        if K.CONST in schema:
+            return self.enum([schema[K.CONST]], schema, where)
+        if isinstance(schema.get(K.ENUM), list):
+            return self.enum(schema[K.ENUM], schema, where)
         if types in _PRIMITIVES:
             return self.primitive(_PRIMITIVES[str(types)], schema, where)
         if types == "array":
             return self.array(schema, where)
-        if types == "object" or "properties" in schema:
+        if types == "object" or K.PROPERTIES in schema:
             return self.object(schema, where)
         if types == "null":
             return _Mapped(ANY, nullable=True)
@@ -249,14 +252,14 @@ class _Translator:
         for keyword, option in _OPTIONS.items():
             if keyword in schema:
                 options[option] = schema[keyword]
-        fmt = schema.get("format")
+        fmt = schema.get(K.FORMAT)
         if isinstance(fmt, str):
             # Another format is left out (with a notice): the value stays a string.
             if kind is STRING and fmt in FORMAT_NAMES:
                 options["format"] = fmt
             else:
                 self.notice(where, f"format {fmt!r} is not one the design checks; left out")
-        rest = set(schema) - _IGNORED - set(_OPTIONS) - {"type", "format", "default", "examples"}
+        rest = set(schema) - _IGNORED - set(_OPTIONS) - {K.TYPE, K.FORMAT, K.DEFAULT, K.EXAMPLES}
         if rest:
             return self.verbatim(schema, where, f"keyword(s) {', '.join(sorted(rest))}")
         return _Mapped(kind, options)
@@ -271,11 +274,11 @@ class _Translator:
         return _Mapped(kind, {"enum": listed}, nullable=nullable)
 
     def array(self, schema: Mapping[str, Any], where: str) -> _Mapped:
-        items = schema.get("items")
+        items = schema.get(K.ITEMS)
         rest = (
             set(schema)
             - _IGNORED
-            - {"type", "items", "minItems", "maxItems", "default", "examples"}
+            - {K.TYPE, K.ITEMS, K.MIN_ITEMS, K.MAX_ITEMS, K.DEFAULT, K.EXAMPLES}
         )
         if rest or (items is not None and not isinstance(items, Mapping)):
             return self.verbatim(schema, where, f"keyword(s) {', '.join(sorted(rest)) or 'items'}")
@@ -286,15 +289,15 @@ class _Translator:
             options = {}
         if item.nullable:
             self.notice(where, "items that may be null are written as non-null items")
-        for keyword, option in (("minItems", "min_items"), ("maxItems", "max_items")):
+        for keyword, option in ((K.MIN_ITEMS, "min_items"), (K.MAX_ITEMS, "max_items")):
             if keyword in schema:
                 options[option] = schema[keyword]
         return _Mapped(ArrayOf(item.type), options)
 
     def object(self, schema: Mapping[str, Any], where: str) -> _Mapped:
-        properties = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        rest = set(schema) - _IGNORED - _OBJECT_KEYS - {"default", "examples"}
+        properties = schema.get(K.PROPERTIES)
+        extra = schema.get(K.ADDITIONAL_PROPERTIES)
+        rest = set(schema) - _IGNORED - _OBJECT_KEYS - {K.DEFAULT, K.EXAMPLES}
         if rest:
             return self.verbatim(schema, where, f"keyword(s) {', '.join(sorted(rest))}")
         if properties:
@@ -313,7 +316,7 @@ class _Translator:
     def union(
         self, variants: Sequence[Any], schema: Mapping[str, Any], where: str, nullable: bool
     ) -> _Mapped:
-        kept = [v for v in variants if isinstance(v, Mapping) and v.get("type") != "null"]
+        kept = [v for v in variants if isinstance(v, Mapping) and v.get(K.TYPE) != "null"]
         nullable = nullable or len(kept) < len(variants)
         if len(kept) == 1:
             mapped = self.map({**kept[0], **_annotations_of(schema)}, where)
@@ -328,7 +331,7 @@ class _Translator:
             if isinstance(t, InlineObject):  # a union's objects must be named types
                 t = self.define(
                     _title(variant) or f"{pascal(self.tool)}{pascal(where)}Option{index + 1}",
-                    _text(variant.get("description")),
+                    _text(variant.get(K.DESCRIPTION)),
                     t.attributes,
                 )
             if t not in mapped_variants:
@@ -344,7 +347,7 @@ class _Translator:
 
     def discriminator(self, variants: list[DraftType], schema: Mapping[str, Any]) -> str | None:
         """The field that tags every variant with its own value, if there is one."""
-        declared = schema.get("discriminator")
+        declared = schema.get(K.DISCRIMINATOR)
         if isinstance(declared, Mapping) and isinstance(declared.get("propertyName"), str):
             return str(declared["propertyName"])
         named = [self.context.types.get(v.name) if isinstance(v, Named) else None for v in variants]
@@ -377,13 +380,17 @@ class _Translator:
             self.notice(where, f"$ref {ref!r} points outside the schema: typed Any")
             return _Mapped(ANY)
         target = merge_single_all_of(target)
-        description = _text(schema.get("description"))
-        name = ref.rsplit("/", 1)[-1]
-        if _is_object(target) and target.get("properties"):
+        description = _text(schema.get(K.DESCRIPTION))
+        name = ref_name(ref)
+        if _is_object(target) and target.get(K.PROPERTIES):
             return _Mapped(Named(self.named(name, target)), description=description)
+        if ref in self.expanding:  # a type that is no object refers to itself: no design form
+            return self.verbatim(schema, where, "this schema")
         # A named enum or primitive: the design lists it where it is used.
+        self.expanding.add(ref)
         mapped = self.map(target, where)
-        mapped.description = description or mapped.description or _text(target.get("description"))
+        self.expanding.discard(ref)
+        mapped.description = description or mapped.description or _text(target.get(K.DESCRIPTION))
         return mapped
 
     def named(self, def_name: str, target: Mapping[str, Any]) -> str:
@@ -393,7 +400,7 @@ class _Translator:
         name = self.context.add(_type_name(def_name))
         self.def_names[def_name] = name  # a recursive $ref finds it while it is translated
         self.context.types[name] = DraftNamedType(
-            name, _text(target.get("description")), self.attributes(target, def_name)
+            name, _text(target.get(K.DESCRIPTION)), self.attributes(target, def_name)
         )
         return name
 
@@ -420,7 +427,7 @@ class _Translator:
         return t
 
     def verbatim(self, schema: Mapping[str, Any], where: str, what: str) -> _Mapped:
-        inlined = _inline_refs(schema, self.root, ())
+        inlined = inline_refs(schema, self.root)
         if inlined is None:
             self.notice(
                 where, f"{what} has no design equivalent and refers to a recursive type: typed Any"
@@ -429,7 +436,7 @@ class _Translator:
         body = {
             k: v
             for k, v in inlined.items()
-            if k not in ("title", "description", "default", "examples")
+            if k not in (K.TITLE, K.DESCRIPTION, K.DEFAULT, K.EXAMPLES)
         }
         self.notice(where, f"{what} has no design equivalent: kept verbatim as Any(schema=...)")
         return _Mapped(Primitive("Any", body))
@@ -454,9 +461,9 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
     name = _field(tool, "name")
     description = _field(tool, "description") or ""
     title = _field(tool, "title")
-    input_schema = _modernized(_field(tool, "inputSchema") or {"type": "object"})
+    input_schema = modernized(_field(tool, "inputSchema") or {K.TYPE: "object"})
     raw_output = _field(tool, "outputSchema")
-    output_schema = _modernized(raw_output)
+    output_schema = modernized(raw_output)
     raw_annotations = _field(tool, "annotations")
     design_name = sanitize_name(str(name))
     known = set(context.types)
@@ -473,7 +480,7 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
         )
     args = translator.attributes(input_schema, "")
     examples: list[dict[str, Any]] = []
-    listed = input_schema.get("examples")
+    listed = input_schema.get(K.EXAMPLES)
     for example in listed if isinstance(listed, list) else ():
         if isinstance(example, dict) and accepts(InlineObject(args), {}, example, context.types):
             examples.append(example)
@@ -483,7 +490,7 @@ def tool_draft(tool: Any, context: _Context | None = None) -> tuple[DraftTool, _
     if (
         isinstance(raw_output, Mapping)
         and output_schema != raw_output
-        and "$schema" not in raw_output
+        and K.SCHEMA not in raw_output
     ):
         translator.notice(
             "result",
@@ -512,7 +519,7 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
         return DraftResult(ANY, None)
     translator = _Translator(tool, schema, context)
     root = merge_single_all_of(schema)
-    properties = root.get("properties")
+    properties = root.get(K.PROPERTIES)
     # The MCP convention for a result that is not an object: {"result": X}. A design carries
     # such a result the same way, so X is the design's result; but where X is an object (the
     # MCP SDK wraps a typed Dict) or may be null, a design would not wrap it: the wrapper is
@@ -520,12 +527,12 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
     if (
         isinstance(properties, Mapping)
         and set(properties) == {WRAPPED_RESULT_KEY}
-        and root.get("required") == [WRAPPED_RESULT_KEY]
+        and root.get(K.REQUIRED) == [WRAPPED_RESULT_KEY]
         and isinstance(properties[WRAPPED_RESULT_KEY], Mapping)
     ):
         inner = properties[WRAPPED_RESULT_KEY]
         mapped = translator.map(inner, WRAPPED_RESULT_KEY)
-        description = mapped.description or _text(inner.get("description"))
+        description = mapped.description or _text(inner.get(K.DESCRIPTION))
         if not (mapped.nullable or is_object(mapped.type)):
             return DraftResult(translator.placed(mapped.type, "", block=False), description)
         attribute = translator.attribute(
@@ -533,10 +540,10 @@ def _result(tool: str, schema: Any, context: _Context) -> DraftResult:
         )
         return DraftResult(None, None, (attribute,))
     title = _title(root)
-    defs = root.get("$defs")
+    defs = root.get(K.DEFS)
     defs = defs if isinstance(defs, Mapping) else {}
-    description = _text(root.get("description"))
-    if title and title in defs and _is_object(root) and root.get("properties"):
+    description = _text(root.get(K.DESCRIPTION))
+    if title and title in defs and _is_object(root) and root.get(K.PROPERTIES):
         # The root is one of its own $defs (a recursive model): refer to it by name.
         return DraftResult(Named(translator.named(title, root)), description)
     mapped = translator.map(root, "result")
@@ -762,80 +769,16 @@ def _cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-# Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
-_SCHEMA_KEYWORDS = frozenset(
-    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-     "additionalItems", "unevaluatedItems", "unevaluatedProperties"}
-)  # fmt: skip
-_SCHEMA_LIST_KEYWORDS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
-_SCHEMA_MAP_KEYWORDS = frozenset(
-    {"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"}
-)
-
-
-def _modernized(schema: Any) -> Any:
-    """``schema`` in the JSON Schema dialect designs use (2020-12), from older drafts' forms.
-
-    Draft 4 says ``"minimum": 0, "exclusiveMinimum": true`` where later drafts say
-    ``"exclusiveMinimum": 0``; a ``false`` flag (or one with no bound) says nothing.
-    """
-    if not isinstance(schema, Mapping):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _SCHEMA_KEYWORDS or key in _SCHEMA_LIST_KEYWORDS:  # ("items" may be a list)
-            out[key] = (
-                [_modernized(v) for v in value] if isinstance(value, list) else _modernized(value)
-            )
-        elif key in _SCHEMA_MAP_KEYWORDS and isinstance(value, Mapping):
-            out[key] = {name: _modernized(v) for name, v in value.items()}
-        else:
-            out[key] = value
-    for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-        if isinstance(out.get(flag), bool) and out.pop(flag) and bound in out:
-            out[flag] = out.pop(bound)
-    return out
-
-
-def _inline_refs(schema: Any, root: Mapping[str, Any], seen: tuple[str, ...]) -> Any:
-    """``schema`` with its local ``$ref``s replaced by what they point to; ``None`` if recursive."""
-    if isinstance(schema, list):
-        items = [_inline_refs(item, root, seen) for item in schema]
-        return (
-            None
-            if any(i is None and o is not None for i, o in zip(items, schema, strict=True))
-            else items
-        )
-    if not isinstance(schema, Mapping):
-        return schema
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        target = ref_target(root, ref)
-        if target is None or ref in seen:
-            return None
-        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-        return _inline_refs(merged, root, (*seen, ref))
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "$defs":
-            continue
-        inlined = _inline_refs(value, root, seen)
-        if inlined is None and value is not None:
-            return None
-        out[key] = inlined
-    return out
-
-
 def _annotations_of(schema: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in schema.items() if k in ("description", "default", "examples")}
+    return {k: v for k, v in schema.items() if k in (K.DESCRIPTION, K.DEFAULT, K.EXAMPLES)}
 
 
 def _is_object(schema: Mapping[str, Any]) -> bool:
-    return schema.get("type") == "object" or "properties" in schema
+    return schema.get(K.TYPE) == "object" or K.PROPERTIES in schema
 
 
 def _title(schema: Mapping[str, Any]) -> str | None:
-    title = schema.get("title")
+    title = schema.get(K.TITLE)
     return title if isinstance(title, str) and title else None
 
 

@@ -28,6 +28,8 @@ from tooldesign.ir.model import (
     UnionType,
     UserType,
 )
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.refs import def_ref
 
 Schema = dict[str, Any]
 
@@ -85,7 +87,7 @@ class SchemaBuilder:
         """``root`` with the ``$defs`` it needs (sorted, so output is stable)."""
         if not self.defs:
             return root
-        return {**root, "$defs": {name: self.defs[name] for name in sorted(self.defs)}}
+        return {**root, K.DEFS: {name: self.defs[name] for name in sorted(self.defs)}}
 
     def type_schema(self, t: TypeExpr) -> Schema:
         match t:
@@ -95,18 +97,18 @@ class SchemaBuilder:
             case PrimitiveType(kind=Primitive.ANY):
                 return {}
             case PrimitiveType(kind=kind):
-                return {"type": str(kind)}
+                return {K.TYPE: str(kind)}
             case ArrayType(items=items, min_items=lo, max_items=hi):
-                out: Schema = {"type": "array", "items": self.type_schema(items)}
+                out: Schema = {K.TYPE: "array", K.ITEMS: self.type_schema(items)}
                 if lo is not None:
-                    out["minItems"] = lo
+                    out[K.MIN_ITEMS] = lo
                 if hi is not None:
-                    out["maxItems"] = hi
+                    out[K.MAX_ITEMS] = hi
                 return out
             case MapType(values=values):
-                return {"type": "object", "additionalProperties": self.type_schema(values)}
+                return {K.TYPE: "object", K.ADDITIONAL_PROPERTIES: self.type_schema(values)}
             case NamedType(name=name):
-                return {"$ref": f"#/$defs/{self._define(self.types[name])}"}
+                return {K.REF: def_ref(self._define(self.types[name]))}
             case ObjectType(shape=shape):
                 hoisted = self._hoist(shape)
                 if hoisted is None:
@@ -114,13 +116,13 @@ class SchemaBuilder:
                 if hoisted not in self.defs:
                     self.defs[hoisted] = {}
                     self.defs[hoisted] = self.object_schema(shape)
-                return {"$ref": f"#/$defs/{hoisted}"}
+                return {K.REF: def_ref(hoisted)}
             case UnionType(variants=variants, discriminator=None):
-                return {"anyOf": [self.type_schema(v) for v in variants]}
+                return {K.ANY_OF: [self.type_schema(v) for v in variants]}
             case UnionType(variants=variants, discriminator=disc):
                 return {
-                    "oneOf": [self.type_schema(v) for v in variants],
-                    "discriminator": {"propertyName": disc},
+                    K.ONE_OF: [self.type_schema(v) for v in variants],
+                    K.DISCRIMINATOR: {K.DISCRIMINATOR_PROPERTY: disc},
                 }
         raise TypeError(f"not an IR type: {t!r}")
 
@@ -132,16 +134,16 @@ class SchemaBuilder:
         return name
 
     def object_schema(self, shape: ObjectShape, *, omit: frozenset[str] = frozenset()) -> Schema:
-        out: Schema = {"type": "object"}
+        out: Schema = {K.TYPE: "object"}
         if shape.description:
-            out["description"] = shape.description
+            out[K.DESCRIPTION] = shape.description
         fields = [f for f in shape.fields if f.name not in omit]
-        out["properties"] = {f.name: self.field_schema(f) for f in fields}
+        out[K.PROPERTIES] = {f.name: self.field_schema(f) for f in fields}
         required = [f.name for f in fields if f.required]
         if required:
-            out["required"] = required
+            out[K.REQUIRED] = required
         # The decoder rejects unknown keys, so the schema says so.
-        out["additionalProperties"] = False
+        out[K.ADDITIONAL_PROPERTIES] = False
         out.update(self._extensions(shape))
         return out
 
@@ -154,18 +156,18 @@ class SchemaBuilder:
         if keywords:
             value_schema(out).update(keywords)
         if f.has_default:
-            out["default"] = f.default
+            out[K.DEFAULT] = f.default
         if f.example is not NO_VALUE:
-            out["examples"] = [f.example]
+            out[K.EXAMPLES] = [f.example]
         return out
 
 
 def _with_description(schema: Schema, description: str) -> Schema:
     """``schema`` with ``description`` right after its ``type`` (or ``$ref``), for readability."""
-    head: Schema = {k: schema[k] for k in ("$ref", "type") if k in schema}
+    head: Schema = {k: schema[k] for k in (K.REF, K.TYPE) if k in schema}
     return {
         **head,
-        "description": description,
+        K.DESCRIPTION: description,
         **{k: v for k, v in schema.items() if k not in head},
     }
 
@@ -173,8 +175,8 @@ def _with_description(schema: Schema, description: str) -> Schema:
 def value_schema(schema: Schema) -> Schema:
     """Where value constraints go: ``schema`` itself, or the innermost items of an array."""
     target = schema
-    while target.get("type") == "array" and isinstance(target.get("items"), dict):
-        target = target["items"]
+    while target.get(K.TYPE) == "array" and isinstance(target.get(K.ITEMS), dict):
+        target = target[K.ITEMS]
     return target
 
 
@@ -188,4 +190,4 @@ def apply_constraints(schema: Schema, constraints: Constraints) -> None:
     for attr, keyword in _VALUE_KEYWORDS:
         value = getattr(constraints, attr)
         if value is not None:
-            target[keyword] = list(value) if attr == "enum" else value
+            target[keyword] = list(value) if keyword == K.ENUM else value

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tooldesign.jsonschema.text import clipped, compact_json, got, printable, quoted
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.errors import (
     FieldIssue,
@@ -28,7 +29,6 @@ from tooldesign.runtime.hints import RetryHint
 from tooldesign.runtime.reasons import Recovery, RetryReason
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.limits import byte_size
-from tooldesign.runtime.text import clipped, compact_json, got, printable, quoted
 
 _MAX_REFINEMENT_SHOWN = 300
 _OUTCOME_UNKNOWN = "the worker running this call was lost; it may or may not have taken effect"

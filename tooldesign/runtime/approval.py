@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.contract.confirm import render_prompt
+from tooldesign.jsonschema.text import shown
 from tooldesign.runtime import answers
 from tooldesign.runtime.control.approvals import (
     ApprovalDecision,
@@ -41,7 +42,6 @@ from tooldesign.runtime.control.watch import CallWatch
 from tooldesign.runtime.registry import RegisteredTool
 from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.text import shown
 
 log = logging.getLogger("tooldesign.runtime")
 

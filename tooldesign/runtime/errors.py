@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from tooldesign.jsonschema.text import clipped
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
-from tooldesign.runtime.text import clipped
 
 if TYPE_CHECKING:
     from tooldesign.runtime.reasons import Recovery

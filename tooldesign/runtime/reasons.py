@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from enum import StrEnum
 
-from tooldesign.runtime.text import quoted
+from tooldesign.jsonschema.text import quoted
 
 
 class RetryReason(StrEnum):

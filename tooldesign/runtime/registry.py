@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tooldesign.contract.catalog import toolset_version
+from tooldesign.jsonschema.text import clipped, quoted, shown
 from tooldesign.runtime import answers
 from tooldesign.runtime.registration import (
     CallNext,
@@ -31,7 +32,6 @@ from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.frozen import freeze
 from tooldesign.runtime.spec.limits import Limits
 from tooldesign.runtime.spec.specs import ToolSpec
-from tooldesign.runtime.text import clipped, quoted, shown
 from tooldesign.runtime.validation.examples import example_from_schema
 from tooldesign.runtime.workers import WorkerThreadInvoke
 

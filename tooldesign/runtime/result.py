@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pydantic_core
 from pydantic import BaseModel, RootModel
 from tooldesign.contract import BOUNDS_CONFIG_KEY
+from tooldesign.jsonschema.text import compact_json
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
 from tooldesign.runtime.errors import ToolError
 from tooldesign.runtime.hints import RetryHint
 from tooldesign.runtime.reasons import Recovery, recovery_line
-from tooldesign.runtime.text import compact_json
 from tooldesign.runtime.validation.repairs import AppliedRepair, repairs_note
 
 if TYPE_CHECKING:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pydantic
 import pydantic_core
+from tooldesign.jsonschema.text import path_of, shown
 from tooldesign.runtime import answers
 from tooldesign.runtime.errors import (
     MAX_ISSUES,
@@ -33,7 +34,6 @@ from tooldesign.runtime.result import (
     ToolResult,
     ToolTelemetry,
 )
-from tooldesign.runtime.text import path_of, shown
 
 log = logging.getLogger("tooldesign.runtime")
 

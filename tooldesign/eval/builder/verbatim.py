@@ -8,6 +8,7 @@ from typing import Any
 from tooldesign.dsl.types import VerbatimExpr
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import Primitive, PrimitiveType
+from tooldesign.jsonschema import keywords as K
 
 
 def verbatim_type(value: VerbatimExpr, path: str, issues: Issues) -> PrimitiveType | None:
@@ -62,7 +63,7 @@ def verbatim_type(value: VerbatimExpr, path: str, issues: Issues) -> PrimitiveTy
 def _has_reference(schema: Any) -> bool:
     if isinstance(schema, dict):
         return any(
-            key in ("$ref", "$dynamicRef") or _has_reference(value) for key, value in schema.items()
+            key in (K.REF, K.DYNAMIC_REF) or _has_reference(value) for key, value in schema.items()
         )
     if isinstance(schema, list):
         return any(_has_reference(item) for item in schema)
@@ -70,7 +71,7 @@ def _has_reference(schema: Any) -> bool:
 
 
 # Keywords whose values are data, not schemas: a "pattern" key in them is no pattern.
-_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+_DATA_KEYWORDS = frozenset({K.CONST, K.ENUM, K.DEFAULT, K.EXAMPLES})
 
 
 def _patterns(schema: Any) -> list[str]:
@@ -83,9 +84,9 @@ def _patterns(schema: Any) -> list[str]:
             pending.extend(node)
         elif isinstance(node, dict):
             for key, item in node.items():
-                if key == "pattern" and isinstance(item, str):
+                if key == K.PATTERN and isinstance(item, str):
                     found.append(item)
-                elif key == "patternProperties" and isinstance(item, dict):
+                elif key == K.PATTERN_PROPERTIES and isinstance(item, dict):
                     found.extend(k for k in item if isinstance(k, str))
                 if key not in _DATA_KEYWORDS:
                     pending.append(item)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import ast
 
+from tooldesign.contract import WRAPPED_RESULT_KEY
 from tooldesign.importers.docstrings import Docstring
 from tooldesign.importers.draft import ANY, DraftResult, is_object
 from tooldesign.importers.python.classes import ClassReader
 from tooldesign.importers.python.syntax import NO_VALUE, last_name, parse_expression
-from tooldesign.runtime.providers.mcp import WRAPPED_RESULT_KEY
 
 
 def result(

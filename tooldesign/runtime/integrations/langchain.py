@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tooldesign.jsonschema import keywords as K
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.integrations._common import (
@@ -124,7 +125,7 @@ class TooldesignTool(BaseTool):
             handle_tool_error=handle_tool_error,
             # A ToolNode passes its ToolRuntime to tools whose function asks for one, as
             # this one does — unless the model's own arguments have a field of that name.
-            func=None if "runtime" in tool.parameters.get("properties", {}) else _asks_runtime,
+            func=None if "runtime" in tool.parameters.get(K.PROPERTIES, {}) else _asks_runtime,
         )
         made._runtime = runtime
         made._tool = tool

@@ -26,7 +26,7 @@ from mcp.server.auth.provider import AccessToken, principal_components
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
-from tooldesign.runtime.text import shown
+from tooldesign.jsonschema.text import shown
 
 log = logging.getLogger("tooldesign.runtime.mcp")
 

@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tooldesign.contract import WRAPPED_RESULT_KEY
+from tooldesign.jsonschema import keywords as K
 from tooldesign.runtime import answers
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.request import ToolCallMeta
@@ -47,9 +49,6 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult, Tool
 
 log = logging.getLogger("tooldesign.runtime.mcp.client")
-
-WRAPPED_RESULT_KEY = "result"
-"""Where MCP servers carry a result that is not an object (``{"result": …}``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +193,7 @@ class MCPClient:
         from mcp.shared.exceptions import MCPError
 
         result_schema = spec.result.schema
-        unwrap = result_schema.get("type") != "object"
+        unwrap = result_schema.get(K.TYPE) != "object"
         retry_safe = bool(spec.annotations.read_only or spec.annotations.idempotent)
 
         async def invoke(args: Any, meta: ToolCallMeta) -> Outcome:
@@ -238,7 +237,7 @@ class MCPClient:
         def with_offset(text: Any, schemas: Sequence[Mapping[str, Any]], path: str) -> Any:
             if isinstance(text, str):
                 for node in schemas:
-                    pattern = _NAIVE_TIMES.get(str(node.get("format")))
+                    pattern = _NAIVE_TIMES.get(str(node.get(K.FORMAT)))
                     if pattern is not None and pattern.fullmatch(text):
                         paths.append(path or "the result")
                         return f"{text}Z"

@@ -33,6 +33,7 @@ from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.types.version import is_version_at_least
 from starlette.requests import Request
+from tooldesign.jsonschema import keywords as K
 from tooldesign.runtime.control import progress
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.control.otel import TRACE_KEYS
@@ -51,16 +52,16 @@ _INPUT_REQUIRED_VERSION = "2026-07-28"
 _MAX_QUEUED_PROGRESS = 64
 
 _APPROVAL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
+    K.TYPE: "object",
+    K.PROPERTIES: {
         "approve": {
-            "type": "boolean",
-            "title": "Approve this call",
-            "description": "Check to let the call run; leave unchecked (or decline) to refuse it.",
-            "default": False,
+            K.TYPE: "boolean",
+            K.TITLE: "Approve this call",
+            K.DESCRIPTION: "Check to let the call run; leave unchecked (or decline) to refuse it.",
+            K.DEFAULT: False,
         }
     },
-    "required": ["approve"],
+    K.REQUIRED: ["approve"],
 }
 
 

@@ -53,6 +53,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
+from tooldesign.jsonschema.text import clipped, shown
 from tooldesign.runtime.mcp import control, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
@@ -62,7 +63,6 @@ from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.spec.specs import ToolSpec
-from tooldesign.runtime.text import clipped, shown
 
 log = logging.getLogger("tooldesign.runtime.mcp")
 

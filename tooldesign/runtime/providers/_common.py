@@ -18,15 +18,11 @@ from tooldesign.contract.catalog import CatalogTool, ToolDefinition
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.providers import Provider
-from tooldesign.runtime.providers._schema import (
-    IGNORED,
-    Schema,
-    object_root,
-)
+from tooldesign.jsonschema.text import shown
+from tooldesign.runtime.providers._schema import IGNORED, Schema, object_root
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.frozen import copy_json
-from tooldesign.runtime.text import shown
 from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 log = logging.getLogger("tooldesign.runtime.providers")

@@ -14,6 +14,10 @@ from typing import Any, ClassVar
 
 from tooldesign.contract.formats import FORMATS
 from tooldesign.contract.providers import Provider
+from tooldesign.jsonschema.navigate import MAPS, type_list
+from tooldesign.jsonschema.refs import def_name, ref_target
+from tooldesign.jsonschema.text import FieldPath
+from tooldesign.jsonschema.words import phrases, restate
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProviderAdapter,
@@ -24,22 +28,14 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
-    FieldPath,
     Schema,
     cyclic,
     object_root,
-    phrases,
     recursive_defs,
-    restate,
     split_keywords,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.validation.schema import (
-    JSON_ARRAYS,
-    MAPS,
-    ref_target,
-    type_list,
-)
+from tooldesign.runtime.validation.schema import JSON_ARRAYS
 
 STRICT_FORMATS = frozenset(f.name for f in FORMATS if f.anthropic_strict)
 _KEPT = frozenset(
@@ -99,8 +95,9 @@ def anthropic_strict_schema(tool: ToolDescription) -> tuple[Schema, list[ExportP
         out, dropped = split_keywords(schema, _COPIED, _HANDLED)
         ref = schema.get("$ref")
         if ref is not None:
-            if type(ref) is str and ref.startswith("#/$defs/"):
-                current.add(ref[8:])
+            defined = def_name(ref)
+            if defined is not None:
+                current.add(defined)
             if type(ref) is not str or ref_target(root, ref) is None:
                 problem(path, f"$ref {ref!r} points nowhere", "bad_ref")
             if ref == "#":

@@ -32,6 +32,11 @@ from typing import Any, ClassVar, Literal
 
 from tooldesign.contract.formats import FORMATS
 from tooldesign.contract.providers import Provider
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.navigate import MAPS, merge_single_all_of, type_list
+from tooldesign.jsonschema.refs import ref_name, ref_target
+from tooldesign.jsonschema.text import FieldPath, compact_json
+from tooldesign.jsonschema.words import phrases, restate
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
@@ -44,37 +49,28 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
-    FieldPath,
     Schema,
     enum_values,
-    json_text,
     object_root,
-    phrases,
-    restate,
     split_keywords,
     takes_value,
     value_types,
 )
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.frozen import copy_json
-from tooldesign.runtime.validation.schema import (
-    JSON_ARRAYS,
-    MAPS,
-    merge_single_all_of,
-    ref_name,
-    ref_target,
-    type_list,
-)
+from tooldesign.runtime.validation.schema import JSON_ARRAYS
 
 GeminiApi = Literal["parameters", "json_schema"]
 
 # The keywords of Gemini's Schema a node copies as they are, by the type they apply to.
+_KEPT = frozenset(
+    {
+        *("minLength", "maxLength", "pattern", "minimum", "maximum"),
+        *("minItems", "maxItems", "minProperties", "maxProperties"),
+    }
+)
 _KEPT_BY_TYPE: Mapping[str, frozenset[str]] = {
-    "string": frozenset({"minLength", "maxLength", "pattern"}),
-    "number": frozenset({"minimum", "maximum"}),
-    "integer": frozenset({"minimum", "maximum"}),
-    "array": frozenset({"minItems", "maxItems"}),
-    "object": frozenset({"minProperties", "maxProperties"}),
+    kind: _KEPT & K.applying_to(kind) for kind in ("string", "number", "integer", "array", "object")
 }
 _NOTHING: frozenset[str] = frozenset()
 # Keywords a node handles on its own (or drops); the rest that it does not keep are restated.
@@ -105,28 +101,8 @@ _HANDLED = frozenset(
 # The JSON Schema keywords that apply to values of one type: what each variant of a value
 # with several types (``"type": ["string", "array"]``) takes of its schema.
 _TYPE_KEYWORDS: Mapping[str, frozenset[str]] = {
-    "string": frozenset(
-        {"minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"}
-    ),
-    "number": frozenset(
-        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
-    ),
-    "integer": frozenset(
-        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
-    ),
-    "array": frozenset({"items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"}),
-    "object": frozenset(
-        {
-            "properties",
-            "required",
-            "additionalProperties",
-            "patternProperties",
-            "propertyNames",
-            "minProperties",
-            "maxProperties",
-        }
-    ),
-    "boolean": frozenset(),
+    kind: K.applying_to(kind)
+    for kind in ("string", "number", "integer", "array", "object", "boolean")
 }
 # A value of several types restates only what applies to none of them.
 _HANDLED_OR_TYPED = _HANDLED.union(*_TYPE_KEYWORDS.values())
@@ -364,7 +340,7 @@ def _inferred_type(schema: Mapping[str, Any]) -> str | None:
 
 def _enum_text(value: Any) -> str:
     """Gemini's enums are strings: a number is listed as its JSON text."""
-    return value if isinstance(value, str) else json_text(value)
+    return value if isinstance(value, str) else compact_json(value)
 
 
 class GeminiAdapter(ProviderAdapter):

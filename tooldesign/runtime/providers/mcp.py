@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from tooldesign.contract import WRAPPED_RESULT_KEY
 from tooldesign.contract.providers import Provider
 from tooldesign.runtime.providers._common import (
     ProviderAdapter,
@@ -25,9 +26,6 @@ from tooldesign.runtime.providers._common import (
 from tooldesign.runtime.providers._schema import IGNORED, Schema
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.frozen import copy_json
-
-WRAPPED_RESULT_KEY = "result"
-"""The property a non-object result is carried in (the convention MCP servers share)."""
 
 
 def output_schema(result: Mapping[str, Any]) -> tuple[Schema, bool]:

@@ -20,6 +20,10 @@ from typing import Any, ClassVar, Literal
 
 from tooldesign.contract.formats import FORMATS
 from tooldesign.contract.providers import Provider
+from tooldesign.jsonschema.navigate import MAPS, merge_single_all_of, type_list
+from tooldesign.jsonschema.refs import def_name, ref_target
+from tooldesign.jsonschema.text import FieldPath
+from tooldesign.jsonschema.words import phrases, restate
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProviderAdapter,
@@ -30,24 +34,15 @@ from tooldesign.runtime.providers._common import (
 )
 from tooldesign.runtime.providers._schema import (
     IGNORED,
-    FieldPath,
     Schema,
     complete_arrays,
     enum_values,
     object_root,
-    phrases,
-    restate,
     split_keywords,
     takes_value,
     value_types,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.validation.schema import (
-    MAPS,
-    merge_single_all_of,
-    ref_target,
-    type_list,
-)
 
 # What strict mode supports, per the OpenAI function-calling guide.
 STRICT_FORMATS = frozenset(f.name for f in FORMATS if f.openai_strict)
@@ -319,7 +314,7 @@ def check_openai_strict(schema: Mapping[str, Any]) -> list[str]:
         if ref is not None:
             if set(node) - {"$ref"}:
                 problems.append(f"{where}: keywords beside $ref: {sorted(set(node) - {'$ref'})}")
-            if not (isinstance(ref, str) and (ref == "#" or ref.removeprefix("#/$defs/") in defs)):
+            if not (ref == "#" or def_name(ref) in defs):
                 problems.append(f"{where}: $ref {ref!r} does not point into $defs")
             return
         if "anyOf" in node:

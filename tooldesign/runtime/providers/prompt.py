@@ -10,19 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tooldesign.jsonschema.navigate import merge_single_all_of, type_list
+from tooldesign.jsonschema.refs import ref_name, ref_target
+from tooldesign.jsonschema.text import compact_json
+from tooldesign.jsonschema.words import phrases
 from tooldesign.runtime.providers._common import ToolIndex, ToolSource
-from tooldesign.runtime.providers._schema import (
-    json_text,
-    object_root,
-    phrases,
-)
-from tooldesign.runtime.validation.schema import (
-    JSON_ARRAYS,
-    merge_single_all_of,
-    ref_name,
-    ref_target,
-    type_list,
-)
+from tooldesign.runtime.providers._schema import object_root
+from tooldesign.runtime.validation.schema import JSON_ARRAYS
 
 _WORDS_SKIPPED = frozenset(
     {
@@ -80,7 +74,7 @@ def _tool_text(tool: Any) -> str:
         lines.append(text)
         lines.extend(_fields(target, root, 0, referenced))
     if tool.example is not None:
-        lines.append(f"Example: {json_text(tool.example)}")
+        lines.append(f"Example: {compact_json(tool.example)}")
     return "\n".join(lines)
 
 
@@ -104,7 +98,7 @@ def _fields(
 def _kind(schema: Mapping[str, Any], root: Mapping[str, Any], required: bool) -> str:
     parts = [_type_words(schema, 0), "required" if required else "optional"]
     if "default" in schema:
-        parts.append(f"default {json_text(schema['default'])}")
+        parts.append(f"default {compact_json(schema['default'])}")
     return ", ".join(parts)
 
 
@@ -160,7 +154,7 @@ def _constraint_words(schema: Mapping[str, Any], root: Mapping[str, Any]) -> lis
     extra = phrases(stated, root)
     enum = schema.get("enum")
     if type(enum) in JSON_ARRAYS and enum:
-        extra.insert(0, f"one of {', '.join(json_text(v) for v in enum)}")
+        extra.insert(0, f"one of {', '.join(compact_json(v) for v in enum)}")
     return extra
 
 

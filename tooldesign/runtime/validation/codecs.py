@@ -13,18 +13,19 @@ from typing import Any, Generic, TypeVar
 
 import pydantic
 import pydantic_core
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.navigate import SchemaNavigator
+from tooldesign.jsonschema.refs import resolve
+from tooldesign.jsonschema.text import path_of
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.spec.specs import TypeSpec
-from tooldesign.runtime.text import path_of
 from tooldesign.runtime.validation.field_issues import IssueSchema, error_details, field_issues
 from tooldesign.runtime.validation.json_input import has_null, json_problem, parse_object
 from tooldesign.runtime.validation.patterns import linear_validator
 from tooldesign.runtime.validation.schema import (
-    SchemaNavigator,
     has_integral_float,
     integral_numbers,
-    resolve,
     strip_optional_nulls,
 )
 from tooldesign.runtime.validation.schema_issues import schema_issues
@@ -271,10 +272,10 @@ class PayloadCodec(_ModelCodec[ModelT]):
             while stack:
                 node = stack.pop()
                 if isinstance(node, Mapping):
-                    properties = node.get("properties")
+                    properties = node.get(K.PROPERTIES)
                     if isinstance(properties, Mapping):
                         names.update(k for k in properties if isinstance(k, str))
-                    least = node.get("minItems")
+                    least = node.get(K.MIN_ITEMS)
                     if isinstance(least, int) and not isinstance(least, bool):
                         most_items = max(most_items, least)
                     stack.extend(node.values())
@@ -295,7 +296,7 @@ class PayloadCodec(_ModelCodec[ModelT]):
             schema = self.model.model_json_schema(by_alias=True)
         except Exception:  # noqa: BLE001 - only an explanation is at stake
             return {}
-        properties = schema.get("properties") or {}
+        properties = schema.get(K.PROPERTIES) or {}
         out: dict[str, Mapping[str, Any]] = {}
         for name in self._injected:
             node = properties.get(name)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooldesign.runtime.validation.schema import SchemaNavigator, field_examples, ref_name
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.navigate import SchemaNavigator, field_examples
+from tooldesign.jsonschema.refs import ref_name
 
 
 def example_from_schema(schema: Mapping[str, Any]) -> Any:
@@ -31,7 +33,7 @@ class _ExampleBuilder:
     def build(self, raw: Any, expanding: frozenset[str]) -> Any:
         if not isinstance(raw, Mapping):
             return _NO_EXAMPLE
-        ref = ref_name(raw["$ref"]) if isinstance(raw.get("$ref"), str) else None
+        ref = ref_name(raw[K.REF]) if isinstance(raw.get(K.REF), str) else None
         if ref in expanding:  # a recursive type: no example goes on forever
             return _NO_EXAMPLE
         node = self.nav.resolve(raw)
@@ -40,16 +42,16 @@ class _ExampleBuilder:
         examples = field_examples(node)
         if examples:
             return examples[0]
-        if "const" in node:
-            return node["const"]
-        allowed = node.get("enum")
+        if K.CONST in node:
+            return node[K.CONST]
+        allowed = node.get(K.ENUM)
         if isinstance(allowed, list) and len(allowed) == 1:
             return allowed[0]
         inner = expanding | {ref} if ref else expanding
-        kind = node.get("type")
-        properties = node.get("properties")
+        kind = node.get(K.TYPE)
+        properties = node.get(K.PROPERTIES)
         if kind == "object" and isinstance(properties, Mapping):
-            required = set(node.get("required") or ())
+            required = set(node.get(K.REQUIRED) or ())
             built: dict[str, Any] = {}
             for name, prop in properties.items():
                 if name in required:
@@ -61,7 +63,7 @@ class _ExampleBuilder:
                     built[name] = examples[0]
             return built
         if kind == "array":
-            item = self.build(node.get("items"), inner)
+            item = self.build(node.get(K.ITEMS), inner)
             return _NO_EXAMPLE if item is _NO_EXAMPLE else [item]
         for variant in self.nav.variants(node):
             value = self.build(variant, inner)

@@ -14,30 +14,27 @@ from typing import Any, cast
 from pydantic_core import ErrorDetails, ValidationError
 from tooldesign.contract.constraints import pydantic_errors
 from tooldesign.contract.formats import PYDANTIC_ERROR_PREFIXES
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.navigate import SchemaNavigator, description, field_examples, type_name
+from tooldesign.jsonschema.text import got, join_path, json_type, shown, shown_path
+from tooldesign.jsonschema.words import size_rule
 from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
 from tooldesign.runtime.spec.formats import RFC3339_ERROR
-from tooldesign.runtime.text import got, join_path, json_type, shown, shown_path
-from tooldesign.runtime.validation.schema import (
-    SchemaNavigator,
-    description,
-    field_examples,
-    type_name,
-)
 
 # The design's constraints (and, for schemas kept verbatim, multipleOf and finite numbers).
 _RANGE_ERRORS = pydantic_errors("invalid_range") | {"multiple_of", "finite_number"}
 _LENGTH_ERRORS = pydantic_errors("invalid_length")
 _ENUM_ERRORS = pydantic_errors("invalid_enum_value")
 _BOUND_KEYWORDS = (
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
+    K.MINIMUM,
+    K.MAXIMUM,
+    K.EXCLUSIVE_MINIMUM,
+    K.EXCLUSIVE_MAXIMUM,
+    K.MULTIPLE_OF,
+    K.MIN_LENGTH,
+    K.MAX_LENGTH,
+    K.MIN_ITEMS,
+    K.MAX_ITEMS,
 )
 
 
@@ -135,7 +132,7 @@ def _constraint(error_type: str, value: Any, node: Mapping[str, Any] | None) -> 
         return Constraint.INVALID_LENGTH
     if error_type == "string_pattern_mismatch":
         # A format the model enforces with a pattern is still a format problem to the caller.
-        if node is not None and "format" in node and "pattern" not in node:
+        if node is not None and K.FORMAT in node and K.PATTERN not in node:
             return Constraint.INVALID_FORMAT
         return Constraint.INVALID_PATTERN
     if error_type == RFC3339_ERROR:
@@ -175,8 +172,8 @@ class _Field:
 def _field(nav: SchemaNavigator, located: _Located) -> _Field:
     node = located.schema
     bounds = schema_bounds(node)
-    enum = node.get("enum") if node else None
-    allowed_fields = sorted((located.parent or {}).get("properties", {}))
+    enum = node.get(K.ENUM) if node else None
+    allowed_fields = sorted((located.parent or {}).get(K.PROPERTIES, {}))
     return _Field(
         field=shown_path(located.path),
         node=node,
@@ -184,13 +181,13 @@ def _field(nav: SchemaNavigator, located: _Located) -> _Field:
         described=description(node) or located.described,
         allowed=tuple(enum) if isinstance(enum, list) else None,
         bounds=bounds,
-        pattern=node.get("pattern") if node else None,
-        format=node.get("format") if node else None,
+        pattern=node.get(K.PATTERN) if node else None,
+        format=node.get(K.FORMAT) if node else None,
         examples=field_examples(node),
         one_of=", ".join(shown(v) for v in enum or ()),
         range_rule=tuple(
             [f"{op} {bounds[key]}" for key, op in _RANGE_OPERATORS if key in bounds]
-            + ([f"a multiple of {bounds['multipleOf']}"] if "multipleOf" in bounds else [])
+            + ([f"a multiple of {bounds[K.MULTIPLE_OF]}"] if K.MULTIPLE_OF in bounds else [])
         ),
         allowed_fields=", ".join(allowed_fields) if allowed_fields else "none",
         rules={},
@@ -198,10 +195,10 @@ def _field(nav: SchemaNavigator, located: _Located) -> _Field:
 
 
 _RANGE_OPERATORS = (
-    ("minimum", ">="),
-    ("exclusiveMinimum", ">"),
-    ("maximum", "<="),
-    ("exclusiveMaximum", "<"),
+    (K.MINIMUM, ">="),
+    (K.EXCLUSIVE_MINIMUM, ">"),
+    (K.MAXIMUM, "<="),
+    (K.EXCLUSIVE_MAXIMUM, "<"),
 )
 
 
@@ -280,24 +277,11 @@ def _message(constraint: Constraint, error: ErrorDetails, known: _Field) -> str:
     if constraint is Constraint.INVALID_LENGTH:
         bounds = known.bounds
         if isinstance(value, str):
-            lo, hi, unit, size = (
-                bounds.get("minLength"),
-                bounds.get("maxLength"),
-                "characters",
-                len(value),
-            )
+            low, size = K.MIN_LENGTH, len(value)
         else:
-            lo, hi, unit = bounds.get("minItems"), bounds.get("maxItems"), "items"
-            size = len(value) if isinstance(value, Sequence) else 0
-        if lo is not None and lo == hi:
-            rule = f"exactly {lo}"
-        elif lo is not None and hi is not None:
-            rule = f"between {lo} and {hi}"
-        elif lo is not None:
-            rule = f"at least {lo}"
-        else:
-            rule = f"at most {hi}"
-        return f"must have {rule} {unit} (got {size})"
+            low, size = K.MIN_ITEMS, len(value) if isinstance(value, Sequence) else 0
+        high = K.BY_NAME[low].pair or low
+        return f"must have {size_rule(bounds.get(low), bounds.get(high), low)} (got {size})"
     sent = f" (got {shown(value)})"
     if constraint is Constraint.INVALID_ENUM_VALUE:  # a discriminator's
         ctx = error.get("ctx") or {}
@@ -545,7 +529,7 @@ class _IssueBuilder:
         keys = set(value) if isinstance(value, Mapping) else set()
 
         def distance(candidate: tuple[Mapping[str, Any], list[ErrorDetails]]) -> tuple[int, int]:
-            properties = (self.nav.resolve(candidate[0]) or {}).get("properties") or {}
+            properties = (self.nav.resolve(candidate[0]) or {}).get(K.PROPERTIES) or {}
             return (-len(keys & set(properties)), len(candidate[1]))
 
         ranked = sorted(fitting, key=distance)
@@ -556,7 +540,7 @@ class _IssueBuilder:
         out: list[str] = []
         for raw in variants:
             node = self.nav.resolve(raw) or {}
-            properties = node.get("properties")
+            properties = node.get(K.PROPERTIES)
             name = type_name(raw) or type_name(node)
             if name and isinstance(properties, Mapping) and properties:
                 out.append(f"{name} has fields {', '.join(properties)}")

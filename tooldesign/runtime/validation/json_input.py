@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pydantic_core
+from tooldesign.jsonschema.text import got, json_type
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
-from tooldesign.runtime.text import got, json_type
 
 
 def parse_object(data: Any, tool: str) -> Mapping[str, Any]:

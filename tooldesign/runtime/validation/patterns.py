@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pydantic_core import SchemaError, SchemaValidator, core_schema
+from tooldesign.jsonschema import keywords as K
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -87,8 +88,8 @@ def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: An
 
 def _extras(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
     """Keys neither ``properties`` nor ``patternProperties`` declare."""
-    declared = schema.get("properties") or {}
-    patterns = schema.get("patternProperties") or {}
+    declared = schema.get(K.PROPERTIES) or {}
+    patterns = schema.get(K.PATTERN_PROPERTIES) or {}
     return [
         key for key in instance if key not in declared and not any(search(p, key) for p in patterns)
     ]
@@ -135,38 +136,38 @@ def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) ->
     if not isinstance(schema, Mapping):
         return set()
     keys: set[str] = set()
-    for keyword in ("$ref", "$dynamicRef"):
+    for keyword in (K.REF, K.DYNAMIC_REF):
         ref = schema.get(keyword)
         if isinstance(ref, str):
             resolved = validator._resolver.lookup(ref)
             inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
             keys |= _evaluated_keys(inner, instance, resolved.contents)
-    properties = schema.get("properties")
+    properties = schema.get(K.PROPERTIES)
     if isinstance(properties, Mapping):
         keys |= properties.keys() & instance.keys()
-    patterns = schema.get("patternProperties")
+    patterns = schema.get(K.PATTERN_PROPERTIES)
     if isinstance(patterns, Mapping):
         keys |= {key for key in instance if any(search(p, key) for p in patterns)}
-    for keyword in ("additionalProperties", "unevaluatedProperties"):
+    for keyword in (K.ADDITIONAL_PROPERTIES, K.UNEVALUATED_PROPERTIES):
         if keyword in schema:
             keys |= {
                 key
                 for key, value in instance.items()
                 if validator.evolve(schema=schema[keyword]).is_valid(value)
             }
-    for name, subschema in (schema.get("dependentSchemas") or {}).items():
+    for name, subschema in (schema.get(K.DEPENDENT_SCHEMAS) or {}).items():
         if name in instance:
             keys |= _evaluated_keys(validator, instance, subschema)
-    for keyword in ("allOf", "oneOf", "anyOf"):
+    for keyword in (K.ALL_OF, K.ONE_OF, K.ANY_OF):
         for subschema in schema.get(keyword) or ():
             if validator.evolve(schema=subschema).is_valid(instance):
                 keys |= _evaluated_keys(validator, instance, subschema)
-    if "if" in schema:
-        if validator.evolve(schema=schema["if"]).is_valid(instance):
-            keys |= _evaluated_keys(validator, instance, schema["if"])
-            keys |= _evaluated_keys(validator, instance, schema.get("then"))
+    if K.IF in schema:
+        if validator.evolve(schema=schema[K.IF]).is_valid(instance):
+            keys |= _evaluated_keys(validator, instance, schema[K.IF])
+            keys |= _evaluated_keys(validator, instance, schema.get(K.THEN))
         else:
-            keys |= _evaluated_keys(validator, instance, schema.get("else"))
+            keys |= _evaluated_keys(validator, instance, schema.get(K.ELSE))
     return keys
 
 
@@ -178,10 +179,10 @@ def linear_validator() -> Any:
     return validators.extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
         Draft202012Validator,
         {
-            "pattern": _pattern,
-            "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties,
-            "unevaluatedProperties": _unevaluated_properties,
+            K.PATTERN: _pattern,
+            K.PATTERN_PROPERTIES: _pattern_properties,
+            K.ADDITIONAL_PROPERTIES: _additional_properties,
+            K.UNEVALUATED_PROPERTIES: _unevaluated_properties,
         },
     )
 

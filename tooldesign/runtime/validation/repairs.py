@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tooldesign.contract.repairs import ITEMS, VALUES, FieldRepair, RepairKind
+from tooldesign.jsonschema.text import join_path, shown
 from tooldesign.runtime.dict_reader import DictReader
 from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
-from tooldesign.runtime.text import join_path, shown
 from tooldesign.runtime.validation.json_input import parse_json, parse_object
 from tooldesign.runtime.validation.sizes import check_text, check_value, is_large
 

@@ -10,22 +10,24 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldesign.contract.constraints import CONSTRAINTS
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.navigate import description
+from tooldesign.jsonschema.text import got, json_type, path_of, shown, shown_key
+from tooldesign.jsonschema.words import size_rule
 from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
-from tooldesign.runtime.text import got, json_type, path_of, shown, shown_key
 from tooldesign.runtime.validation.patterns import search
-from tooldesign.runtime.validation.schema import description
 
 # The design's constraints, and the other keywords a schema kept verbatim may use.
 _JSONSCHEMA_CONSTRAINTS: Mapping[str, Constraint] = {
-    "required": Constraint.MISSING_FIELD,
-    "type": Constraint.INVALID_FIELD_TYPE,
+    K.REQUIRED: Constraint.MISSING_FIELD,
+    K.TYPE: Constraint.INVALID_FIELD_TYPE,
     **{c.keyword: Constraint(c.issue) for c in CONSTRAINTS},
-    "const": Constraint.INVALID_ENUM_VALUE,
-    "multipleOf": Constraint.INVALID_RANGE,
-    "minProperties": Constraint.INVALID_LENGTH,
-    "maxProperties": Constraint.INVALID_LENGTH,
-    "additionalProperties": Constraint.UNKNOWN_FIELD,
-    "unevaluatedProperties": Constraint.UNKNOWN_FIELD,
+    K.CONST: Constraint.INVALID_ENUM_VALUE,
+    K.MULTIPLE_OF: Constraint.INVALID_RANGE,
+    K.MIN_PROPERTIES: Constraint.INVALID_LENGTH,
+    K.MAX_PROPERTIES: Constraint.INVALID_LENGTH,
+    K.ADDITIONAL_PROPERTIES: Constraint.UNKNOWN_FIELD,
+    K.UNEVALUATED_PROPERTIES: Constraint.UNKNOWN_FIELD,
 }
 
 
@@ -73,8 +75,8 @@ def schema_issues(
                 message=_schema_message(keyword, error.validator_value, instance, node),
                 description=description(node),
                 actual=json_type(instance) if constraint is not Constraint.MISSING_FIELD else None,
-                allowed=tuple(node["enum"])
-                if node and isinstance(node.get("enum"), list)
+                allowed=tuple(node[K.ENUM])
+                if node and isinstance(node.get(K.ENUM), list)
                 else None,
             )
         )
@@ -83,60 +85,52 @@ def schema_issues(
 
 def _declares(node: Mapping[str, Any], key: str) -> bool:
     """Whether an object schema declares ``key``: by name, or by one of its key patterns."""
-    declared = node.get("properties")
+    declared = node.get(K.PROPERTIES)
     if isinstance(declared, Mapping) and key in declared:
         return True
-    patterns = node.get("patternProperties")
+    patterns = node.get(K.PATTERN_PROPERTIES)
     if not isinstance(patterns, Mapping):
         return False
     return any(search(pattern, key) for pattern in patterns)
 
 
 _SCHEMA_OPERATORS = {
-    "minimum": ">=",
-    "exclusiveMinimum": ">",
-    "maximum": "<=",
-    "exclusiveMaximum": "<",
-}
-_SCHEMA_SIZES = {
-    "minLength": ("at least", "characters"),
-    "maxLength": ("at most", "characters"),
-    "minItems": ("at least", "items"),
-    "maxItems": ("at most", "items"),
-    "minProperties": ("at least", "fields"),
-    "maxProperties": ("at most", "fields"),
+    K.MINIMUM: ">=",
+    K.EXCLUSIVE_MINIMUM: ">",
+    K.MAXIMUM: "<=",
+    K.EXCLUSIVE_MAXIMUM: "<",
 }
 
 
 def _schema_message(keyword: str, rule: Any, instance: Any, node: Mapping[str, Any] | None) -> str:
     sent = f" (got {shown(instance)})"
-    if keyword == "required":
+    if keyword == K.REQUIRED:
         return "required field is missing"
-    if keyword in ("additionalProperties", "unevaluatedProperties"):
-        declared = (node or {}).get("properties")
+    if keyword in (K.ADDITIONAL_PROPERTIES, K.UNEVALUATED_PROPERTIES):
+        declared = (node or {}).get(K.PROPERTIES)
         allowed = (
             ", ".join(sorted(declared)) if isinstance(declared, Mapping) and declared else "none"
         )
         return f"unknown field; allowed fields are: {allowed}"
-    if keyword == "type":
+    if keyword == K.TYPE:
         expected = " or ".join(rule) if isinstance(rule, list) else str(rule)
         return f"expected {expected}, got {got(instance)}"
-    if keyword == "enum" and isinstance(rule, list):
+    if keyword == K.ENUM and isinstance(rule, list):
         return "must be one of " + ", ".join(shown(v) for v in rule) + sent
-    if keyword == "const":
+    if keyword == K.CONST:
         return f"must be {shown(rule)}{sent}"
     if keyword in _SCHEMA_OPERATORS:
         return f"must be {_SCHEMA_OPERATORS[keyword]} {shown(rule)}{sent}"
-    if keyword == "multipleOf":
+    if keyword == K.MULTIPLE_OF:
         return f"must be a multiple of {shown(rule)}{sent}"
-    if keyword in _SCHEMA_SIZES:
-        bound, unit = _SCHEMA_SIZES[keyword]
+    if keyword in K.SIZES:
         size = len(instance) if isinstance(instance, str | list | Mapping) else 0
-        return f"must have {bound} {shown(rule)} {unit} (got {size})"
-    if keyword == "pattern":
+        low, high = (rule, None) if K.BY_NAME[keyword].narrows == "higher" else (None, rule)
+        return f"must have {size_rule(low, high, keyword)} (got {size})"
+    if keyword == K.PATTERN:
         return f"must match the pattern {rule}{sent}"
-    if keyword == "format":
+    if keyword == K.FORMAT:
         return f"must be a valid {shown_key(str(rule))}{sent}"
-    if keyword in ("anyOf", "oneOf"):
+    if keyword in (K.ANY_OF, K.ONE_OF):
         return f"matches none of the allowed forms{sent}"
     return f"breaks the schema's {shown_key(keyword)} rule{sent}"

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.text import path_of
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
 from tooldesign.runtime.spec.limits import MAX_DEPTH, Limits, byte_size
-from tooldesign.runtime.text import path_of
 
 LARGE_PAYLOAD_BYTES = 64 * 1024
 """Arguments past this size are decoded in a worker thread, off the event loop."""
@@ -210,7 +211,7 @@ def _too_many_items(tool: str, entry: _Entry, count: int, limits: Limits) -> Too
         "array; send fewer, or split the work into several calls"
     )
     return _refused(
-        tool, _path(entry), Constraint.INVALID_LENGTH, problem, {"maxItems": limits.array_items}
+        tool, _path(entry), Constraint.INVALID_LENGTH, problem, {K.MAX_ITEMS: limits.array_items}
     )
 
 

@@ -3,6 +3,10 @@
 Whatever a model sends — a million-item list, a key with a line break, a lone surrogate — comes
 out of these cut short and with every non-printable character escaped, so it can never pass for
 another line of a message, a hint or a log record.
+
+Two notations of field paths: where a value is (:func:`path_of`: ``devices[0].id``, as
+messages about a call show it) and where a field is in a schema (:class:`FieldPath`:
+``devices[].id``, ``labels.*``, as exports and diffs name fields).
 """
 
 from __future__ import annotations
@@ -199,3 +203,19 @@ def got(value: Any) -> str:
 def compact_json(value: Any) -> str:
     """JSON on one line, non-ASCII kept, for messages meant to be read."""
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
+
+
+class FieldPath:
+    """Field paths as people write them: ``filter.op``, ``resources[].tags``, ``labels.*``."""
+
+    @staticmethod
+    def prop(path: str, name: str) -> str:
+        return f"{path}.{name}" if path else name
+
+    @staticmethod
+    def items(path: str) -> str:
+        return f"{path}[]"
+
+    @staticmethod
+    def values(path: str) -> str:
+        return f"{path}.*" if path else "*"
