@@ -89,7 +89,10 @@ PAYLOAD = json.dumps(
 
 
 def generate_package(work: Path) -> Any:
-    from tooldesign.generate import generate
+    try:
+        from tooldesign.generate import generate
+    except ImportError:  # a baseline from before generate sat above eval and codegen
+        from tooldesign.codegen.pipeline import generate  # type: ignore[attr-defined,no-redef]
 
     design = work / "bench_design.py"
     design.write_text(DESIGN)

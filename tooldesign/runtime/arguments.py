@@ -1,4 +1,6 @@
-"""Step 4 of a call, decode: the arguments as the last interceptor passed them on, decoded with
+"""Step 4 of a call, decode (run by the pipeline with
+:func:`~tooldesign.runtime.validation.repairs.decode_call`): the arguments as the last
+interceptor passed them on, decoded with
 the generated codec within the tool's limits (large ones off the event loop), repaired where the
 design agreed to, and the injected fields filled from the call's metadata (a value the model
 sent for one is discarded and recorded).
@@ -18,7 +20,7 @@ from tooldesign.runtime import answers
 from tooldesign.runtime.errors import FieldIssue, ToolValidationError
 from tooldesign.runtime.registry import RegisteredTool
 from tooldesign.runtime.request import ToolCallMeta
-from tooldesign.runtime.result import ToolResult, ToolTelemetry
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.lazy_types import TypesImportError
 from tooldesign.runtime.validation.codecs import Decoded
 from tooldesign.runtime.validation.repairs import AppliedRepair, decode_call
@@ -48,32 +50,17 @@ async def decode(
     )
 
 
-async def decode_arguments(
-    tool: RegisteredTool,
-    payload: Any,
-    meta: ToolCallMeta,
-    telemetry: ToolTelemetry,
-    decoders: Executor,
-) -> Decoded[Any] | ToolResult:
-    """The decoded arguments, or the answer to a call that cannot be decoded."""
-    injected = injected_values(tool, meta)
-    try:
-        decoded, telemetry.repairs = await decode(tool, payload, injected, decoders)
-    except ToolValidationError as error:
-        return _invalid(tool, error, injected)
-    except TypesImportError as error:
-        # The application's models are broken, not the model's call: logged in full.
-        log.error(
-            "tool %s cannot run: its models could not be imported", tool.spec.id, exc_info=error
-        )
-        return answers.models_unavailable(tool.spec.id, tool.spec.name, error)
-    telemetry.discarded_injected = decoded.discarded_injected
-    return decoded
+def models_unavailable(tool: RegisteredTool, error: TypesImportError) -> ToolResult:
+    """The answer to a call whose application models cannot be imported (logged in full)."""
+    log.error("tool %s cannot run: its models could not be imported", tool.spec.id, exc_info=error)
+    return answers.models_unavailable(tool.spec.id, tool.spec.name, error)
 
 
-def _invalid(
+def invalid(
     tool: RegisteredTool, error: ToolValidationError, injected: dict[str, Any]
 ) -> ToolResult:
+    """The answer to a call that does not decode: the model's own bad fields in a retry hint,
+    or, when only injected fields are wrong, the application's problem."""
     spec = tool.spec
     # The model hears of its own fields only, not of injected ones (the application's).
     mine = (

@@ -1,5 +1,6 @@
-"""Step 6 of a call, run: the bound method or the handler, called with the decoded arguments and
-the call's metadata (sync code on the runtime's worker threads, see :mod:`.workers`).
+"""Step 6 of a call, run (the pipeline awaits the binding's invoke): the bound method or the
+handler, called with the decoded arguments and the call's metadata (sync code on the runtime's
+worker threads, see :mod:`.workers`).
 
 What the tool raises becomes an answer: a :class:`ToolFailure` in its own words, an exception
 the application exposes in its own text, anything else as a generic failure (logged in full).
@@ -13,37 +14,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from tooldesign.runtime import answers
 from tooldesign.runtime.errors import ToolFailure
-from tooldesign.runtime.registration import Outcome
 from tooldesign.runtime.registry import RegisteredTool
-from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.result import ToolResult
 
 log = logging.getLogger("tooldesign.runtime")
 
 
-async def run(
-    tool: RegisteredTool,
-    args: Any,
-    meta: ToolCallMeta,
-    expose: tuple[type[BaseException], ...],
-) -> Outcome | ToolResult:
-    """What the tool produced, or the answer to its failure."""
+def failed(
+    tool: RegisteredTool, exc: BaseException, expose: tuple[type[BaseException], ...]
+) -> ToolResult:
+    """The answer to a tool that raised ``exc`` (a failure, not control flow: see
+    :func:`propagates`)."""
     spec = tool.spec
-    try:
-        return await tool.binding.invoke(args, meta)
-    except ToolFailure as failure:
-        return answers.tool_refused(spec.id, spec.name, failure)
-    except BaseException as exc:
-        if propagates(exc):
-            raise
-        if isinstance(exc, expose):
-            return answers.tool_error_shown(spec.id, spec.name, exc)
-        log.exception("tool %s raised", spec.id)
-        return answers.tool_crashed(spec.id, spec.name, exc)
+    if isinstance(exc, ToolFailure):
+        return answers.tool_refused(spec.id, spec.name, exc)
+    if isinstance(exc, expose):
+        return answers.tool_error_shown(spec.id, spec.name, exc)
+    log.error("tool %s raised", spec.id, exc_info=exc)
+    return answers.tool_crashed(spec.id, spec.name, exc)
 
 
 def propagates(exc: BaseException) -> bool:

@@ -37,21 +37,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.runtime import answers
-from tooldesign.runtime.approval import Decisions, approve, granted_run, once
-from tooldesign.runtime.arguments import decode_arguments
+from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approve, granted_run, once
+from tooldesign.runtime.arguments import injected_values, invalid, models_unavailable
 from tooldesign.runtime.budget import within_budget
 from tooldesign.runtime.control.approved_runs import ApprovedRuns
 from tooldesign.runtime.control.events import EventBus
 from tooldesign.runtime.control.otel import Tracer
 from tooldesign.runtime.control.watch import CallWatch
-from tooldesign.runtime.invoke import propagates, run
+from tooldesign.runtime.errors import ToolValidationError
+from tooldesign.runtime.invoke import failed, propagates
 from tooldesign.runtime.reasons import recovery_for
 from tooldesign.runtime.registration import Interceptor
 from tooldesign.runtime.registry import RegisteredTool, Registry
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult, ToolTelemetry
 from tooldesign.runtime.result_check import check_result
+from tooldesign.runtime.spec.lazy_types import TypesImportError
 from tooldesign.runtime.spec.limits import Limits
+from tooldesign.runtime.validation.repairs import decode_call
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -112,53 +115,73 @@ class Pipeline:
         if tool.intercepted and request.name != tool.spec.id:  # interceptors see ids
             request = ToolRequest(tool.spec.id, request.payload, request.meta)
         watch = CallWatch.start(self.events, self.tracer, tool.spec, request)  # 2. observe
-        token = _current.set(_Call(decisions, watch))
+        # What the end of the chain needs of this call (a call made inside another's run must
+        # not see the outer call's decisions or observers).
+        call = None if decisions is NO_DECISIONS and watch is None else _Call(decisions, watch)
+        token = _current.set(call) if call is not None or _current.get() is not None else None
         try:
-            result = await self._through_interceptors(tool, request)  # 3. (4–8 at their end)
-        except BaseException:  # the call is cancelled: it still finishes, for its observers
-            if watch is not None:
-                watch.abort((time.perf_counter() - started) * 1000)
-            raise
-        finally:
-            _current.reset(token)
-        return _answered(result, request.meta, started, watch)  # 9. answer
-
-    async def _through_interceptors(self, tool: RegisteredTool, request: ToolRequest) -> ToolResult:
-        try:
-            result = await tool.chain(request, request.meta)
+            result = await tool.chain(request, request.meta)  # 3. interceptors, then 4 to 8
             if not isinstance(result, ToolResult):
-                raise TypeError(
-                    f"an interceptor answered with {type(result).__name__}, not a ToolResult"
+                kind = type(result).__name__
+                result = _interceptor_failed(
+                    tool, TypeError(f"an interceptor answered with {kind}")
                 )
-        except BaseException as exc:  # an interceptor's bug: still an answer, never a crash
-            if propagates(exc):
+        except BaseException as exc:
+            if propagates(exc):  # the call is cancelled: it still finishes, for its observers
+                if watch is not None:
+                    watch.abort((time.perf_counter() - started) * 1000)
                 raise
-            log.exception("interceptor failed for %s", tool.spec.id)
-            return answers.interceptor_failed(tool.spec.id, exc)
-        return result
+            result = _interceptor_failed(tool, exc)  # an interceptor's bug: still an answer
+        finally:
+            if token is not None:
+                _current.reset(token)
+        return _answered(result, request.meta, started, watch)  # 9. answer
 
     async def end_of_chain(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
         """Steps 4 to 8, on the request and metadata the last interceptor passed on."""
         tool = self.registry.resolve(request.name)
         if tool is None:  # renamed by an interceptor, or unregistered while the call waited
             return self.registry.unknown(request.name)
-        call = _current.get() or _NO_CALL
         telemetry = ToolTelemetry()
-        args = await decode_arguments(tool, request.payload, meta, telemetry, self.decoders)  # 4
-        if isinstance(args, ToolResult):
-            return _with_telemetry(args, telemetry)
-        if tool.spec.confirm is None:
-            return await self._run_and_check(tool, request, args.value, meta, telemetry)  # 6-8
-        approved = await approve(  # 5. approve
-            tool, args.value, meta, call.decisions, call.watch, self.approvers, self.approved_runs
+        injected = injected_values(tool, meta)
+        try:  # 4. decode
+            decoded, telemetry.repairs = await decode_call(
+                tool.binding.payload,
+                tool.spec,
+                request.payload,
+                injected=injected,
+                limits=tool.limits,
+                executor=self.decoders,
+            )
+        except ToolValidationError as error:
+            return _with_telemetry(invalid(tool, error, injected), telemetry)
+        except TypesImportError as error:
+            return _with_telemetry(models_unavailable(tool, error), telemetry)
+        telemetry.discarded_injected = decoded.discarded_injected
+        if tool.spec.confirm is not None:  # 5. approve
+            return await self._approved(tool, request, decoded.value, meta, telemetry)
+        return await self._run_and_check(tool, request, decoded.value, meta, telemetry)  # 6-8
+
+    async def _approved(
+        self,
+        tool: RegisteredTool,
+        request: ToolRequest,
+        args: Any,
+        meta: ToolCallMeta,
+        telemetry: ToolTelemetry,
+    ) -> ToolResult:
+        """Step 5, then steps 6 to 8 under the decision (recorded: it unlocks one run)."""
+        call = _current.get() or _NO_CALL
+        approved = await approve(
+            tool, args, meta, call.decisions, call.watch, self.approvers, self.approved_runs
         )
-        if isinstance(approved, ToolResult):
+        if isinstance(approved, ToolResult):  # refused, waiting, or the answer of its one run
             return _with_telemetry(approved, telemetry)
-        run_and_check = self._run_and_check(tool, request, args.value, meta, telemetry)
+        run_and_check = self._run_and_check(tool, request, args, meta, telemetry)
         if approved is None:  # not a call the design's condition selects
             return await run_and_check
         decision = approved[1]
-        result = await granted_run(decision, run_and_check)  # 6-8, under the decision
+        result = await granted_run(decision, run_and_check)
         result.approval, result.telemetry.approval = approved
         self.approved_runs.record(decision, once(tool, decision), meta.stable_id(), result)
         return result
@@ -175,15 +198,23 @@ class Pipeline:
         remote = tool.registration.remote
         if remote is not None:
             return await remote.run(tool.spec.id, request, meta)
-        outcome = await run(tool, args, meta, self.expose)  # 6. run
-        if isinstance(outcome, ToolResult):
-            return _with_telemetry(outcome, telemetry)
+        try:  # 6. run
+            outcome = await tool.binding.invoke(args, meta)
+        except BaseException as exc:
+            if propagates(exc):
+                raise
+            return _with_telemetry(failed(tool, exc, self.expose), telemetry)
         # A call that pages past the end honestly returns nothing of a non-empty total.
         paged = tool.gave_cursor(args)
         result = check_result(tool, outcome, meta, telemetry, paged=paged)  # 7. check result
         if result.error is not None:
             return _with_telemetry(result, telemetry)
         return within_budget(result, tool.limits.result_bytes, tool.spec.name)  # 8. budget
+
+
+def _interceptor_failed(tool: RegisteredTool, exc: BaseException) -> ToolResult:
+    log.error("interceptor failed for %s", tool.spec.id, exc_info=exc)
+    return answers.interceptor_failed(tool.spec.id, exc)
 
 
 def _with_telemetry(result: ToolResult, telemetry: ToolTelemetry) -> ToolResult:
