@@ -155,7 +155,7 @@ async def wait_live(
 def worker_process(
     url: str, prefix: str, *options: str, log: Path, **env: str
 ) -> subprocess.Popen[bytes]:
-    """``tooldesign worker`` serving tests.distributed.app:runtime in a process of its own,
+    """``tooldesign worker`` serving tests.runtime.transports.app:runtime in a process of its own,
     logging to ``log``."""
     environment = {
         **os.environ,
@@ -165,7 +165,7 @@ def worker_process(
         **env,
     }
     command = [
-        sys.executable, "-m", "tooldesign.cli", "worker", "tests.distributed.app:runtime",
+        sys.executable, "-m", "tooldesign.cli", "worker", "tests.runtime.transports.app:runtime",
         "--redis", url, "--prefix", prefix, *options,
     ]  # fmt: skip
     with log.open("ab") as sink:

@@ -17,7 +17,7 @@ from tooldesign.codegen.output import MANIFEST_NAME
 from tooldesign.generate import generate
 
 from tests.support import run_cli, tree_bytes
-from tests.test_codegen_output import SMALL, write
+from tests.codegen.test_output import SMALL, write
 
 WITHOUT_BETA = SMALL.split('    with Toolset("beta"')[0]
 

@@ -14,7 +14,7 @@ from tooldesign.runtime.transports import remote_registration
 from tooldesign.runtime.transports.redis import RedisTransport
 
 from gen.assistant.toolsets import devices
-from tests.distributed.app import effects_key
+from tests.runtime.transports.app import effects_key
 from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, wait_live, worker_process
 

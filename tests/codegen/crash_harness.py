@@ -1,11 +1,11 @@
 """``tooldesign`` that kills itself (SIGKILL) just before its Nth file operation in a phase.
 
-    python -m tests.crash_harness N PHASE ARGS...
+    python -m tests.codegen.crash_harness N PHASE ARGS...
 
 PHASE is ``commit`` (the commit of a generation) or ``recover`` (undoing a killed run's commit).
 The operations counted are the renames, removals, links and folder creations and removals the
 phase makes. A run that was not killed prints ``operations: <count>`` to stderr, so a test
-knows how many points there are to kill at. Used by tests/test_output_crash.py.
+knows how many points there are to kill at. Used by tests/codegen/test_output_crash.py.
 """
 
 from __future__ import annotations

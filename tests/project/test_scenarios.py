@@ -15,7 +15,7 @@ from tooldesign.generate import generate
 
 from tests.support import tree_bytes
 
-SCENARIOS = Path(__file__).parent / "scenarios"
+SCENARIOS = Path(__file__).parents[1] / "scenarios"
 UPDATE = os.environ.get("TOOLDESIGN_UPDATE_SCENARIOS") == "1"
 
 

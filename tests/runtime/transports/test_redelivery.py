@@ -2,7 +2,7 @@
 on a real Redis (and Valkey) server.
 
 A lost worker is played by a consumer ``ghost`` that takes a call from the group and never
-answers, as a killed worker leaves it (tests/distributed/test_kill.py kills real processes).
+answers, as a killed worker leaves it (tests/runtime/transports/test_kill.py kills real processes).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tooldesign.runtime.transports import RedisWorker, WorkerFailed, remote_regi
 from tooldesign.runtime.transports.redis import GROUP, RedisKeys, RedisTransport
 
 from gen.assistant.toolsets import devices
-from tests.distributed import app
+from tests.runtime.transports import app
 from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker, worker_process
 from tests.support.remote import DEVICES, VERSION, effects, restart

@@ -2,7 +2,7 @@
 all new once the next run has started, and no staging folder behind.
 
 Each trial copies an output folder generated from OLD, runs ``tooldesign gen NEW`` in a
-subprocess that kills itself before its Nth file operation (``tests/crash_harness.py``), then
+subprocess that kills itself before its Nth file operation (``tests/codegen/crash_harness.py``), then
 checks the folder as the next run finds it once it has undone what was half-done, and after that
 run. OLD → NEW changes a toolset, adds one and removes one, so every kind of change is cut.
 """
@@ -23,7 +23,7 @@ from tooldesign.codegen.files import CATALOG_NAME
 from tooldesign.generate import generate
 
 from tests.support import REPO, tree_bytes
-from tests.test_codegen_output import SMALL
+from tests.codegen.test_output import SMALL
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +45,7 @@ def _killed_run(
     point: int, phase: str, design: Path, out: Path
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tests.crash_harness", str(point), phase, "gen", str(design)]
+        [sys.executable, "-m", "tests.codegen.crash_harness", str(point), phase, "gen", str(design)]
         + ["--out", str(out)],
         cwd=REPO,
         capture_output=True,

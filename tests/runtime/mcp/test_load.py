@@ -16,7 +16,7 @@ from mcp import Client, types
 
 from examples.netops.services import Inventory
 from tests.support.mcp_host import Person
-from tests.test_serve_mcp import serving_over_http
+from tests.commands.test_serve_mcp import serving_over_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

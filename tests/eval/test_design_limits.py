@@ -17,7 +17,7 @@ from tooldesign.generate import generate
 
 from tests.conftest import Generated
 from tests.support import REPO, run_cli
-from tests.test_design_errors import (
+from tests.eval.test_design_errors import (
     ERROR,
     FIRST,
     args_design,

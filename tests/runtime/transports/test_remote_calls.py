@@ -21,7 +21,7 @@ from tooldesign.runtime.transports.redis import RedisKeys, RedisTransport
 
 from examples.netops.agent import build_runtime
 from gen.assistant.toolsets import devices, metrics
-from tests.distributed import app
+from tests.runtime.transports import app
 from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker
 from tests.support.remote import DEVICES, SESSION, VERSION, effects, restart

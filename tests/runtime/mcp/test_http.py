@@ -1,7 +1,7 @@
 """The HTTP MCP app's security: authentication, Host and Origin checks, session limits, and
 error answers that say nothing of the server's internals.
 
-A real uvicorn server each time (``tests.test_mcp.serving``), the SDK's client for what a
+A real uvicorn server each time (``tests.runtime.mcp.test_server.serving``), the SDK's client for what a
 user's client does, and raw HTTP requests for what an attacker sends.
 """
 
@@ -39,7 +39,7 @@ from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
 from tests.support.netops import approve_all
-from tests.test_mcp import serving
+from tests.runtime.mcp.test_server import serving
 
 pytestmark = pytest.mark.anyio
 

@@ -32,7 +32,7 @@ from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.sites import executor as sites
 from tests.support.mcp_host import Person
 from tests.support.netops import Restarts
-from tests.test_mcp import serving
+from tests.runtime.mcp.test_server import serving
 
 pytestmark = pytest.mark.anyio
 

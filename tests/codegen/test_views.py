@@ -28,7 +28,7 @@ from tooldesign.codegen.render import environment, render_files
 from tooldesign.codegen.views import ToolsetView, toolset_view
 from tooldesign.eval.evaluate import evaluate
 
-SCENARIOS = Path(__file__).parent / "scenarios"
+SCENARIOS = Path(__file__).parents[1] / "scenarios"
 
 
 def view_of(design: Path, toolset: str) -> ToolsetView:
