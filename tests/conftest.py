@@ -18,6 +18,7 @@ import pytest
 from hypothesis import settings
 from tooldesign.generate import generate
 
+from tests.support.design import DSL_IMPORT, WriteDesign
 from tests.support.generated import Generated
 
 _counter = itertools.count()
@@ -45,11 +46,21 @@ def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
 
 
 @pytest.fixture
-def write_design(tmp_path: Path) -> Callable[[str, str], Path]:
-    def write(text: str, name: str = "design.py") -> Path:
-        path = tmp_path / "designs" / name
+def anyio_backend() -> str:
+    """Async tests (``pytest.mark.anyio``) run on asyncio, as the runtime does: anyio's own
+    fixture would run them once on each backend installed."""
+    return "asyncio"
+
+
+@pytest.fixture
+def write_design(tmp_path: Path) -> WriteDesign:
+    """Write a design file into the test's folder: the DSL's import line (or ``imports``), then
+    ``source`` dedented; ``name`` may name a subfolder (``elsewhere/design.py``)."""
+
+    def write(source: str, name: str = "design.py", *, imports: str = DSL_IMPORT) -> Path:
+        path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        path.write_text(imports + textwrap.dedent(source), encoding="utf-8")
         return path
 
     return write

@@ -22,8 +22,8 @@ from tooldesign.codegen.commit import STAGING_PREFIX, recover
 from tooldesign.codegen.files import CATALOG_NAME
 from tooldesign.generate import generate
 
-from tests.support import REPO, tree_bytes
 from tests.codegen.test_output import SMALL
+from tests.support import REPO, tree_bytes
 
 pytestmark = pytest.mark.slow
 

@@ -16,8 +16,8 @@ from tooldesign.codegen.commit import STAGING_PREFIX, OutputFolder
 from tooldesign.codegen.output import MANIFEST_NAME
 from tooldesign.generate import generate
 
-from tests.support import run_cli, tree_bytes
 from tests.codegen.test_output import SMALL, write
+from tests.support import run_cli, tree_bytes
 
 WITHOUT_BETA = SMALL.split('    with Toolset("beta"')[0]
 

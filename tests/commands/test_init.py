@@ -150,9 +150,8 @@ def test_call_runs_one_tool_of_the_scaffold(project: Path) -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_the_scaffold_serves_over_mcp_from_any_working_directory(
-    anyio_backend: str, project: Path, tmp_path: Path
+    project: Path, tmp_path: Path
 ) -> None:
     # What `mcp-config` prints is what a host runs, from a working directory of its own.
     done = run(

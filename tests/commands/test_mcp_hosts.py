@@ -131,9 +131,8 @@ def test_mcp_config_loads_the_target_first(app: Path, capsys: pytest.CaptureFixt
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_file_target_serves_from_another_working_directory(
-    anyio_backend: str, app: Path, tmp_path: Path
+    app: Path, tmp_path: Path
 ) -> None:
     server = StdioServerParameters(
         command=sys.executable,

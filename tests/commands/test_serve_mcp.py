@@ -188,8 +188,7 @@ async def serving_over_http(
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_serves_the_worked_example_over_http(anyio_backend: str) -> None:
+async def test_serves_the_worked_example_over_http() -> None:
     async with serving_over_http("--name", "netops") as (url, _):
         with anyio.fail_after(30):
             # The SDK's default client, as a user would connect: it gets a session.
@@ -230,8 +229,7 @@ async def resolve(args: argparse.Namespace) -> ToolServer:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_meta_for_and_on_result_by_import_path(anyio_backend: str, targets: str) -> None:
+async def test_meta_for_and_on_result_by_import_path(targets: str) -> None:
     args = serve_args(
         f"{targets}:netops", meta_for=f"{targets}:as_alice", on_result=f"{targets}:observe"
     )
@@ -332,8 +330,7 @@ def http_args(**options: object) -> argparse.Namespace:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_serves_over_http_with_a_token_from_the_environment(anyio_backend: str) -> None:
+async def test_serves_over_http_with_a_token_from_the_environment() -> None:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tooldesign.dsl.recorder import frame_location
 from tooldesign.eval.evaluate import evaluate
+
+from tests.support.design import WriteDesign
 
 TOOLS = 300
 
@@ -68,10 +68,10 @@ def _line_of(text: str, pattern: str) -> int:
 
 
 def test_every_element_of_a_long_module_has_its_own_line(
-    write_design: Callable[[str, str], Path],
+    write_design: WriteDesign,
 ) -> None:
     text = HEAD + "".join(TOOL.format(name=f"tool_{n:03d}", n=n) for n in range(TOOLS))
-    design = evaluate([str(write_design(text, "long.py"))])
+    design = evaluate([str(write_design(text, "long.py", imports=""))])
 
     tools = list(design.tools())
     assert len(tools) == TOOLS
@@ -84,9 +84,9 @@ def test_every_element_of_a_long_module_has_its_own_line(
 
 
 def test_calls_made_in_helpers_loops_and_comprehensions(
-    write_design: Callable[[str, str], Path],
+    write_design: WriteDesign,
 ) -> None:
-    path = write_design(HELPERS, "helpers.py")
+    path = write_design(HELPERS, "helpers.py", imports="")
     design = evaluate([str(path)])
 
     lines = {tool.name: tool.location.line for tool in design.tools()}

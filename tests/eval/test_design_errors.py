@@ -16,14 +16,13 @@ from tooldesign.eval.load import UsageError
 from tooldesign.ir.errors import DesignError, DesignIssue
 from tooldesign.ir.model import ObjectType
 
-from tests.support.design import ERROR, assert_at, design_issues, line_of, single_issue
-
-IMPORTS = (
-    "from tooldesign.dsl import (\n"
-    "    Annotations, Any, ArrayOf, Args, Attribute, BindTo, Boolean, BoundedResult, Example,\n"
-    "    Float, Inject, Int, MapOf, Object, OneOf, Required, Return, ServerData, Service,\n"
-    "    String, Tags, Tool, Toolset, Type,\n"
-    ")\n"
+from tests.support.design import (
+    ERROR,
+    WriteDesign,
+    assert_at,
+    design_issues,
+    line_of,
+    single_issue,
 )
 
 FIRST = "# <-- first"
@@ -47,13 +46,6 @@ with Service("assistant", "Network operations assistant"):
 # ── helpers ───────────────────────────────────────────────────────────────────────────────
 
 
-def write_design(tmp_path: Path, source: str, name: str = "design.py") -> Path:
-    """Write a design (the DSL imports, then ``source`` dedented) and return its path."""
-    path = tmp_path / name
-    path.write_text(IMPORTS + textwrap.dedent(source))
-    return path
-
-
 def args_design(attributes: str) -> str:
     """A design with one tool whose Args block declares ``attributes`` (DSL lines)."""
     body = textwrap.indent(textwrap.dedent(attributes).strip("\n"), " " * 16)
@@ -65,10 +57,10 @@ def assert_mentions(issue: DesignIssue, *fragments: str) -> None:
         assert fragment in issue.message, f"{fragment!r} not in {issue.message!r}"
 
 
-def attribute_issue(tmp_path: Path, attribute: str, *fragments: str) -> DesignIssue:
+def attribute_issue(write_design: WriteDesign, attribute: str, *fragments: str) -> DesignIssue:
     """The one issue of a design whose Args declare ``attribute`` (a DSL line): it mentions each
     of ``fragments`` and is reported on that line."""
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
+    path = write_design(args_design(f"{attribute}  {ERROR}"))
     issue = single_issue(path)
     assert_mentions(issue, *fragments)
     assert_at(issue, path)
@@ -190,9 +182,9 @@ def attribute_issue(tmp_path: Path, attribute: str, *fragments: str) -> DesignIs
     ],
 )
 def test_dsl_call_outside_its_block(
-    tmp_path: Path, source: str, call: str, where: str, element: str
+    write_design: WriteDesign, source: str, call: str, where: str, element: str
 ) -> None:
-    path = write_design(tmp_path, source)
+    path = write_design(source)
     issue = single_issue(path)
     assert_mentions(issue, call, where)
     assert_at(issue, path)
@@ -282,11 +274,16 @@ def test_dsl_call_outside_its_block(
     ],
 )
 def test_duplicate_name(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, message: str, element: str
+    tmp_path: Path,
+    write_design: WriteDesign,
+    monkeypatch: pytest.MonkeyPatch,
+    source: str,
+    message: str,
+    element: str,
 ) -> None:
     # Run from the design's folder: the error and its "first declared at" name the file alike.
     monkeypatch.chdir(tmp_path)
-    path = write_design(tmp_path, source)
+    path = write_design(source)
     issue = single_issue(path)
     first = line_of(path, FIRST)
     assert_mentions(issue, message, f"first declared at design.py:{first}")
@@ -295,16 +292,14 @@ def test_duplicate_name(
     assert issue.path == element
 
 
-def test_locations_outside_the_current_folder_are_absolute(tmp_path: Path) -> None:
-    design = tmp_path / "elsewhere"
-    design.mkdir()
+def test_locations_outside_the_current_folder_are_absolute(write_design: WriteDesign) -> None:
     path = write_design(
-        design,
         """        with Type("Device", "A network device"):  # <-- first
             Attribute("id", String, "Device identifier")
         with Type("Device", "The same name again"):  # <-- error
             Attribute("id", String, "Device identifier")
         """,
+        "elsewhere/design.py",
     )
     issue = single_issue(path)
     assert_mentions(issue, f"first declared at {path}:{line_of(path, FIRST)}")
@@ -315,9 +310,8 @@ def test_locations_outside_the_current_folder_are_absolute(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("name", ["???", ""])
-def test_attribute_name_invalid_after_sanitising(tmp_path: Path, name: str) -> None:
+def test_attribute_name_invalid_after_sanitising(write_design: WriteDesign, name: str) -> None:
     path = write_design(
-        tmp_path,
         args_design(
             f"""\
             Attribute("site_id", String, "Site identifier")
@@ -374,9 +368,9 @@ def test_attribute_name_invalid_after_sanitising(tmp_path: Path, name: str) -> N
     ],
 )
 def test_names_colliding_after_sanitising(
-    tmp_path: Path, source: str, fragments: tuple[str, ...], element: str
+    write_design: WriteDesign, source: str, fragments: tuple[str, ...], element: str
 ) -> None:
-    path = write_design(tmp_path, source)
+    path = write_design(source)
     issue = single_issue(path)
     assert_mentions(issue, *fragments)
     assert_at(issue, path)
@@ -386,9 +380,8 @@ def test_names_colliding_after_sanitising(
 # ── 4. Required of an unknown attribute ───────────────────────────────────────────────────
 
 
-def test_required_names_unknown_attribute(tmp_path: Path) -> None:
+def test_required_names_unknown_attribute(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         args_design(
             """\
             Attribute("site_id", String, "Site identifier")
@@ -427,17 +420,19 @@ def test_required_names_unknown_attribute(tmp_path: Path) -> None:
     ],
 )
 def test_default_breaks_its_attribute(
-    tmp_path: Path, attribute: str, fragments: tuple[str, ...]
+    write_design: WriteDesign, attribute: str, fragments: tuple[str, ...]
 ) -> None:
     issue = attribute_issue(
-        tmp_path, attribute, *fragments, "does not satisfy the attribute's own type or constraints"
+        write_design,
+        attribute,
+        *fragments,
+        "does not satisfy the attribute's own type or constraints",
     )
     assert issue.path == f'{ARGS} › "limit"'
 
 
-def test_default_on_required_attribute(tmp_path: Path) -> None:
+def test_default_on_required_attribute(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         args_design(
             """\
             Attribute("limit", Int, "Maximum number of devices", default=10)  # <-- error
@@ -469,8 +464,10 @@ def test_default_on_required_attribute(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_enum_values_of_wrong_type(tmp_path: Path, attribute: str, fragment: str) -> None:
-    issue = attribute_issue(tmp_path, attribute, fragment)
+def test_enum_values_of_wrong_type(
+    write_design: WriteDesign, attribute: str, fragment: str
+) -> None:
+    issue = attribute_issue(write_design, attribute, fragment)
     assert issue.path == f'{ARGS} › "state"'
 
 
@@ -502,17 +499,18 @@ def test_enum_values_of_wrong_type(tmp_path: Path, attribute: str, fragment: str
         ),
     ],
 )
-def test_lower_bound_above_upper_bound(tmp_path: Path, attribute: str, fragment: str) -> None:
-    issue = attribute_issue(tmp_path, attribute, fragment)
+def test_lower_bound_above_upper_bound(
+    write_design: WriteDesign, attribute: str, fragment: str
+) -> None:
+    issue = attribute_issue(write_design, attribute, fragment)
     assert issue.path == f'{ARGS} › "value"'
 
 
 # ── 8. invalid regular expression ─────────────────────────────────────────────────────────
 
 
-def test_pattern_is_not_a_valid_regex(tmp_path: Path) -> None:
+def test_pattern_is_not_a_valid_regex(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         args_design(f'Attribute("site_id", String, "Site identifier", pattern="([")  {ERROR}'),
     )
     issue = single_issue(path)
@@ -524,9 +522,8 @@ def test_pattern_is_not_a_valid_regex(tmp_path: Path) -> None:
 # ── 9. unknown type name ──────────────────────────────────────────────────────────────────
 
 
-def test_unknown_type_name_suggests_close_match(tmp_path: Path) -> None:
+def test_unknown_type_name_suggests_close_match(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Type("Node", "A node of the topology"):
             Attribute("id", String, "Node identifier")
@@ -546,9 +543,8 @@ def test_unknown_type_name_suggests_close_match(tmp_path: Path) -> None:
 # ── 10. Inject of a missing or optional field ─────────────────────────────────────────────
 
 
-def test_inject_of_missing_field(tmp_path: Path) -> None:
+def test_inject_of_missing_field(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -565,10 +561,9 @@ def test_inject_of_missing_field(tmp_path: Path) -> None:
     assert_at(issue, path)
 
 
-def test_inject_of_optional_field(tmp_path: Path) -> None:
+def test_inject_of_optional_field(write_design: WriteDesign) -> None:
     # Reported at the Inject call (it is what needs the field required), naming the attribute's line.
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -595,11 +590,10 @@ def test_inject_of_optional_field(tmp_path: Path) -> None:
 
 
 def test_server_data_kind_repeated_in_one_tool(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, write_design: WriteDesign, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -622,9 +616,8 @@ def test_server_data_kind_repeated_in_one_tool(
 # ── 12. BoundedResult over an incompatible field ──────────────────────────────────────────
 
 
-def test_bounded_result_with_returned_of_wrong_type(tmp_path: Path) -> None:
+def test_bounded_result_with_returned_of_wrong_type(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -673,10 +666,9 @@ def test_bounded_result_with_returned_of_wrong_type(tmp_path: Path) -> None:
     ],
 )
 def test_bind_to_not_importable(
-    tmp_path: Path, prelude: str, target: str, fragments: tuple[str, ...]
+    write_design: WriteDesign, prelude: str, target: str, fragments: tuple[str, ...]
 ) -> None:
     path = write_design(
-        tmp_path,
         textwrap.dedent(prelude)
         + textwrap.dedent(
             f"""\
@@ -702,10 +694,9 @@ def list_devices() -> None:
 """
 
 
-def test_bind_to_not_callable(tmp_path: Path) -> None:
+def test_bind_to_not_callable(tmp_path: Path, write_design: WriteDesign) -> None:
     (tmp_path / "helpers.py").write_text(_HELPERS)
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -719,11 +710,12 @@ def test_bind_to_not_callable(tmp_path: Path) -> None:
     assert issue.path == f"{TOOL} › bind"
 
 
-def test_bind_to_function_next_to_design_is_accepted(tmp_path: Path) -> None:
+def test_bind_to_function_next_to_design_is_accepted(
+    tmp_path: Path, write_design: WriteDesign
+) -> None:
     # The control for test_bind_to_not_callable: the same helper module, a callable target.
     (tmp_path / "helpers.py").write_text(_HELPERS)
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -740,9 +732,8 @@ def test_bind_to_function_next_to_design_is_accepted(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["list.devices", "d" * 65], ids=["dot", "65-characters"])
-def test_tool_name_not_matching_pattern(tmp_path: Path, name: str) -> None:
+def test_tool_name_not_matching_pattern(write_design: WriteDesign, name: str) -> None:
     path = write_design(
-        tmp_path,
         f"""\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -774,8 +765,10 @@ def test_tool_name_not_matching_pattern(tmp_path: Path, name: str) -> None:
         ),
     ],
 )
-def test_constraint_not_applicable_to_type(tmp_path: Path, attribute: str, fragment: str) -> None:
-    issue = attribute_issue(tmp_path, attribute, fragment)
+def test_constraint_not_applicable_to_type(
+    write_design: WriteDesign, attribute: str, fragment: str
+) -> None:
+    issue = attribute_issue(write_design, attribute, fragment)
     assert issue.path == f'{ARGS} › "value"'
 
 
@@ -803,11 +796,14 @@ def test_constraint_not_applicable_to_type(tmp_path: Path, attribute: str, fragm
     ],
 )
 def test_a_design_value_its_format_type_refuses(
-    tmp_path: Path, attribute: str, fragment: str
+    write_design: WriteDesign, attribute: str, fragment: str
 ) -> None:
     # Checked as the generated model reads the format, whatever optional packages jsonschema has.
     attribute_issue(
-        tmp_path, attribute, "does not satisfy the attribute's own type or constraints", fragment
+        write_design,
+        attribute,
+        "does not satisfy the attribute's own type or constraints",
+        fragment,
     )
 
 
@@ -829,18 +825,17 @@ def test_a_design_value_its_format_type_refuses(
     ],
 )
 def test_an_enum_value_outside_the_attributes_constraints(
-    tmp_path: Path, attribute: str, fragment: str
+    write_design: WriteDesign, attribute: str, fragment: str
 ) -> None:
     # The generated model holds an enum as a Literal: the values themselves must be valid.
-    attribute_issue(tmp_path, attribute, fragment)
+    attribute_issue(write_design, attribute, fragment)
 
 
 # ── 16. Example that does not match the Args ──────────────────────────────────────────────
 
 
-def test_example_not_matching_args(tmp_path: Path) -> None:
+def test_example_not_matching_args(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         args_design(
             """\
             Attribute("site_id", String, "Site identifier")
@@ -855,9 +850,8 @@ def test_example_not_matching_args(tmp_path: Path) -> None:
     assert_at(issue, path)
 
 
-def test_example_reports_every_mismatch(tmp_path: Path) -> None:
+def test_example_reports_every_mismatch(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         args_design(
             """\
             Attribute("site_id", String, "Site identifier", min_length=2)
@@ -890,9 +884,8 @@ def test_example_reports_every_mismatch(tmp_path: Path) -> None:
 # ── 17. discriminated OneOf whose variant lacks the discriminator ─────────────────────────
 
 
-def test_discriminated_one_of_variant_without_discriminator(tmp_path: Path) -> None:
+def test_discriminated_one_of_variant_without_discriminator(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Type("Router", "A router") as Router:
             Attribute("kind", String, "Variant tag", enum=["router"])
@@ -919,9 +912,8 @@ def test_discriminated_one_of_variant_without_discriminator(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     "call", ['Tool("list_devices")', 'Tool("list_devices", "")'], ids=["none", "empty"]
 )
-def test_tool_without_description(tmp_path: Path, call: str) -> None:
+def test_tool_without_description(write_design: WriteDesign, call: str) -> None:
     path = write_design(
-        tmp_path,
         f"""\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -938,9 +930,8 @@ def test_tool_without_description(tmp_path: Path, call: str) -> None:
 # ── 19. exceptions raised by the design itself ────────────────────────────────────────────
 
 
-def test_exception_in_design_reported_at_its_line(tmp_path: Path) -> None:
+def test_exception_in_design_reported_at_its_line(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site"):
@@ -957,9 +948,8 @@ def test_exception_in_design_reported_at_its_line(tmp_path: Path) -> None:
     assert "Traceback" not in str(excinfo.value)
 
 
-def test_syntax_error_in_design_reported_at_its_line(tmp_path: Path) -> None:
+def test_syntax_error_in_design_reported_at_its_line(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Inspect the devices of a site")  # <-- error
@@ -977,9 +967,8 @@ def test_syntax_error_in_design_reported_at_its_line(tmp_path: Path) -> None:
 # ── 20. sources that are not designs ──────────────────────────────────────────────────────
 
 
-def test_design_without_service_is_usage_error(tmp_path: Path) -> None:
+def test_design_without_service_is_usage_error(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Type("Device", "A network device"):
             Attribute("id", String, "Device identifier")
@@ -999,11 +988,10 @@ def test_missing_path_is_usage_error(tmp_path: Path) -> None:
 # ── all errors at once; a valid design ────────────────────────────────────────────────────
 
 
-def test_all_errors_reported_together(tmp_path: Path) -> None:
+def test_all_errors_reported_together(write_design: WriteDesign) -> None:
     # One error from each phase: recording (misplaced call), build (duplicate tool, unknown
     # type) and validation (bad pattern, bounds).
     path = write_design(
-        tmp_path,
         """\
         Attribute("stray", String, "Outside any block")  # <-- misplaced
         with Service("assistant", "Network operations assistant"):
@@ -1035,9 +1023,8 @@ def test_all_errors_reported_together(tmp_path: Path) -> None:
         )
 
 
-def test_valid_design_evaluates(tmp_path: Path) -> None:
+def test_valid_design_evaluates(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Type("Device", "A network device") as Device:
             Attribute("id", String, "Device identifier", pattern="^[a-z0-9-]+$")
@@ -1141,14 +1128,15 @@ def test_valid_design_evaluates(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_values_that_are_not_json_data(tmp_path: Path, attribute: str, fragment: str) -> None:
-    issue = attribute_issue(tmp_path, attribute, fragment)
+def test_values_that_are_not_json_data(
+    write_design: WriteDesign, attribute: str, fragment: str
+) -> None:
+    issue = attribute_issue(write_design, attribute, fragment)
     assert issue.path == f'{ARGS} › "v"'
 
 
-def test_an_example_that_is_not_json_data(tmp_path: Path) -> None:
+def test_an_example_that_is_not_json_data(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         args_design(
             f"""\
             Attribute("v", Float, "A number")
@@ -1162,12 +1150,11 @@ def test_an_example_that_is_not_json_data(tmp_path: Path) -> None:
 
 
 def test_non_json_values_are_exit_2_not_a_traceback(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, write_design: WriteDesign, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from tooldesign.cli import main
 
     path = write_design(
-        tmp_path,
         args_design(
             """\
             Attribute("a", Float, "A number", default=float("nan"))
@@ -1182,9 +1169,8 @@ def test_non_json_values_are_exit_2_not_a_traceback(
     assert not (tmp_path / "out").exists()
 
 
-def test_tuples_are_json_arrays(tmp_path: Path) -> None:
+def test_tuples_are_json_arrays(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         args_design('Attribute("v", ArrayOf(Int), "Numbers", default=(1, 2), example=(3,))'),
     )
     (tool,) = evaluate([str(path)]).tools()
@@ -1226,8 +1212,8 @@ def test_tuples_are_json_arrays(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_empty_ranges(tmp_path: Path, attribute: str, fragment: str) -> None:
-    attribute_issue(tmp_path, attribute, fragment)
+def test_empty_ranges(write_design: WriteDesign, attribute: str, fragment: str) -> None:
+    attribute_issue(write_design, attribute, fragment)
 
 
 @pytest.mark.parametrize(
@@ -1238,8 +1224,8 @@ def test_empty_ranges(tmp_path: Path, attribute: str, fragment: str) -> None:
         'Attribute("value", Int, "A count", exclusive_minimum=3, exclusive_maximum=5)',
     ],
 )
-def test_ranges_with_room_are_fine(tmp_path: Path, attribute: str) -> None:
-    evaluate([str(write_design(tmp_path, args_design(attribute)))])
+def test_ranges_with_room_are_fine(write_design: WriteDesign, attribute: str) -> None:
+    evaluate([str(write_design(args_design(attribute)))])
 
 
 # ── errors inside elements whose names are rejected are reported too ─────────────────────
@@ -1261,9 +1247,8 @@ def _assert_issues_at(path: Path, expected: list[tuple[str, str]]) -> None:
         assert line == line_of(path, f"# <-- {marker}") and fragment in message, lines
 
 
-def test_errors_inside_a_badly_named_toolset_are_reported(tmp_path: Path) -> None:
+def test_errors_inside_a_badly_named_toolset_are_reported(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("bad name!", "Spaces are not allowed"):  # <-- group name
@@ -1286,9 +1271,10 @@ def test_errors_inside_a_badly_named_toolset_are_reported(tmp_path: Path) -> Non
     )
 
 
-def test_errors_inside_a_repeated_service_and_toolset_are_reported(tmp_path: Path) -> None:
+def test_errors_inside_a_repeated_service_and_toolset_are_reported(
+    write_design: WriteDesign,
+) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Service("assistant", "Network operations assistant"):
             with Toolset("devices", "Devices"):
@@ -1310,9 +1296,10 @@ def test_errors_inside_a_repeated_service_and_toolset_are_reported(tmp_path: Pat
     assert [line for line, _ in lines] == [line_of(path, f"# <-- {m}") for m in markers], lines
 
 
-def test_errors_inside_a_repeated_type_and_attribute_are_reported(tmp_path: Path) -> None:
+def test_errors_inside_a_repeated_type_and_attribute_are_reported(
+    write_design: WriteDesign,
+) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Type("T", "A type"):
             Attribute("x", String, "X")
@@ -1345,9 +1332,8 @@ def test_errors_inside_a_repeated_type_and_attribute_are_reported(tmp_path: Path
     )
 
 
-def test_errors_are_listed_in_design_line_order(tmp_path: Path) -> None:
+def test_errors_are_listed_in_design_line_order(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Type("Device", "A device"):
             Attribute("id", String, "Id", pattern="([")

@@ -15,8 +15,6 @@ from pathlib import Path
 import pytest
 from tooldesign.generate import generate
 
-from tests.conftest import Generated
-from tests.support import REPO, run_cli
 from tests.eval.test_design_errors import (
     ERROR,
     FIRST,
@@ -27,8 +25,10 @@ from tests.eval.test_design_errors import (
     design_issues,
     line_of,
     single_issue,
-    write_design,
 )
+from tests.support import REPO, run_cli
+from tests.support.design import WriteDesign
+from tests.support.generated import Generated
 
 # ── names matched whole ─────────────────────────────────────────────────────────────────────
 
@@ -42,10 +42,9 @@ from tests.eval.test_design_errors import (
     ],
 )
 def test_a_name_ending_in_a_newline_is_refused(
-    tmp_path: Path, service: str, toolset: str, tool: str, kind: str
+    write_design: WriteDesign, service: str, toolset: str, tool: str, kind: str
 ) -> None:
     path = write_design(
-        tmp_path,
         f"""\
         with Service({service!r}, "A service"):  {ERROR if kind == "service" else ""}
             with Toolset({toolset!r}, "A toolset"):  {ERROR if kind == "toolset" else ""}
@@ -63,9 +62,8 @@ def test_a_name_ending_in_a_newline_is_refused(
 # ── names a case-insensitive file system would merge ────────────────────────────────────────
 
 
-def test_services_differing_only_in_case_are_refused(tmp_path: Path) -> None:
+def test_services_differing_only_in_case_are_refused(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         f"""\
         with Service("svc", "A service"):  {FIRST}
             pass
@@ -84,9 +82,10 @@ def test_services_differing_only_in_case_are_refused(tmp_path: Path) -> None:
     assert_at(issue, path)
 
 
-def test_toolsets_differing_only_in_case_once_sanitised_are_refused(tmp_path: Path) -> None:
+def test_toolsets_differing_only_in_case_once_sanitised_are_refused(
+    write_design: WriteDesign,
+) -> None:
     path = write_design(
-        tmp_path,
         f"""\
         with Service("svc", "A service"):
             with Toolset("my-tools", "A toolset"):  {FIRST}
@@ -139,9 +138,8 @@ with Service("svc", "A service"):
     assert list(spec.payload.schema["properties"]) == list(NORMALISED)
 
 
-def test_attribute_names_equal_once_normalised_collide(tmp_path: Path) -> None:
+def test_attribute_names_equal_once_normalised_collide(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         args_design(
             f"""\
             Attribute("Hello", String, "A value")
@@ -230,9 +228,8 @@ def test_a_service_named_like_a_bound_application_package_is_renamed(
 # ── one tool name in two services ───────────────────────────────────────────────────────────
 
 
-def test_a_tool_name_in_two_services_is_refused_with_both_lines(tmp_path: Path) -> None:
+def test_a_tool_name_in_two_services_is_refused_with_both_lines(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         f"""\
         with Service("billing", "Invoices"):
             with Toolset("invoices", "Invoices"):
@@ -258,10 +255,9 @@ def test_a_tool_name_in_two_services_is_refused_with_both_lines(tmp_path: Path) 
 
 
 def test_lone_surrogates_in_a_description_and_a_default_are_design_errors(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, write_design: WriteDesign, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = write_design(
-        tmp_path,
         args_design(f'Attribute("name", String, "Who \\ud800", default="x\\udfff")  {ERROR}'),
     )
     code, err = run_cli(["gen", str(path), "--out", str(tmp_path / "out")], capsys)
@@ -290,9 +286,9 @@ TOOL_ARGS = 'service "assistant" › toolset "devices" › tool "list_devices" �
     ],
 )
 def test_lone_surrogates_anywhere_are_reported_where_given(
-    tmp_path: Path, attribute: str, what: str
+    write_design: WriteDesign, attribute: str, what: str
 ) -> None:
-    path = write_design(tmp_path, args_design(f"{attribute}  {ERROR}"))
+    path = write_design(args_design(f"{attribute}  {ERROR}"))
     issues = [i for i in design_issues(path) if "lone surrogate" in i.message]
     assert len(issues) == 1, issues
     assert_mentions(issues[0], f"{what} holds '\\ud800', a lone surrogate")
@@ -451,9 +447,9 @@ def test_named_types_nested_62_levels_generate(
     assert code == 0, err
 
 
-def test_a_value_nested_too_deep_is_a_design_error(tmp_path: Path) -> None:
+def test_a_value_nested_too_deep_is_a_design_error(write_design: WriteDesign) -> None:
     attribute_issue(
-        tmp_path,
+        write_design,
         'Attribute("v", Any, "A value", example=__import__("functools").reduce('
         "lambda v, _: [v], range(5000), 1))",
         "example= must be JSON data",
@@ -464,9 +460,10 @@ def test_a_value_nested_too_deep_is_a_design_error(tmp_path: Path) -> None:
 # ── patterns ────────────────────────────────────────────────────────────────────────────────
 
 
-def test_a_pattern_its_own_example_defeats_is_checked_in_linear_time(tmp_path: Path) -> None:
+def test_a_pattern_its_own_example_defeats_is_checked_in_linear_time(
+    tmp_path: Path, write_design: WriteDesign
+) -> None:
     path = write_design(
-        tmp_path,
         args_design(
             "Attribute('name', String, 'Who', pattern='(a+)+$', "
             f"example='aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!')  {ERROR}"
@@ -496,10 +493,10 @@ def test_a_pattern_its_own_example_defeats_is_checked_in_linear_time(tmp_path: P
     ],
 )
 def test_a_pattern_the_linear_engine_or_python_cannot_read_is_refused(
-    tmp_path: Path, pattern: str, problem: str
+    write_design: WriteDesign, pattern: str, problem: str
 ) -> None:
     attribute_issue(
-        tmp_path,
+        write_design,
         f"Attribute('name', String, 'Who', pattern={pattern!r})",
         f"pattern {pattern!r} cannot be used: {problem}",
         "the syntax of the Rust regex crate",
@@ -507,26 +504,27 @@ def test_a_pattern_the_linear_engine_or_python_cannot_read_is_refused(
 
 
 def test_a_verbatim_schema_pattern_the_linear_engine_cannot_read_is_refused(
-    tmp_path: Path,
+    write_design: WriteDesign,
 ) -> None:
     attribute_issue(
-        tmp_path,
+        write_design,
         "Attribute('v', Any(schema={'type': 'object', 'patternProperties': {'(?<=a)b': {}}}))",
         "Any(schema=...) has the pattern '(?<=a)b', which cannot be used: look-around",
     )
 
 
-def test_design_values_are_matched_as_generated_models_match_them(tmp_path: Path) -> None:
+def test_design_values_are_matched_as_generated_models_match_them(
+    tmp_path: Path, write_design: WriteDesign
+) -> None:
     """``$`` ends the text for the Rust engine (and JSON Schema); Python's re also lets it match
     before a final newline, which would pass an example the model then refuses."""
     attribute_issue(
-        tmp_path,
+        write_design,
         "Attribute('code', String, 'A code', pattern='^[a-z]+$', example='abc\\n')",
         "example 'abc\\n' does not satisfy",
         "does not match '^[a-z]+$'",
     )
     design = write_design(
-        tmp_path,
         args_design("Attribute('code', String, 'A code', pattern='^[a-z]+$', example='abc')"),
         name="fine.py",
     )

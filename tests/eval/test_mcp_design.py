@@ -3,23 +3,14 @@ the design errors they give, each at its line and element."""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import ToolValidationError
 
-from tests.support.design import assert_at, single_issue
+from tests.support.design import WriteDesign, assert_at, single_issue
 from tests.support.generated import Generated
-
-
-def write_design(tmp_path: Path, source: str) -> Path:
-    path = tmp_path / "design.py"
-    path.write_text("from tooldesign.dsl import *  # noqa: F403\n" + textwrap.dedent(source))
-    return path
-
 
 TOOLSET = 'service "svc" › toolset "remote"'
 
@@ -52,9 +43,9 @@ with Service("svc", "A service"):
     ],
 )
 def test_the_server_is_a_command_a_url_or_mcp_server(
-    tmp_path: Path, server: str, expected: dict[str, object]
+    write_design: WriteDesign, server: str, expected: dict[str, object]
 ) -> None:
-    path = write_design(tmp_path, mcp_design(server))
+    path = write_design(mcp_design(server))
     [service] = evaluate([str(path)]).services
     spec = service.toolsets[0].mcp
     assert spec is not None
@@ -83,9 +74,9 @@ def test_the_server_is_a_command_a_url_or_mcp_server(
     ],
 )
 def test_a_server_that_cannot_work_is_a_design_error(
-    tmp_path: Path, server: str, fragment: str
+    write_design: WriteDesign, server: str, fragment: str
 ) -> None:
-    path = write_design(tmp_path, mcp_design(server))
+    path = write_design(mcp_design(server))
     issue = single_issue(path)
     assert fragment in issue.message, issue.message
     assert issue.path == TOOLSET
@@ -104,10 +95,9 @@ def test_a_server_that_cannot_work_is_a_design_error(
     ],
 )
 def test_what_a_remote_tool_cannot_do(
-    tmp_path: Path, body: str, fragment: str, element: str
+    write_design: WriteDesign, body: str, fragment: str, element: str
 ) -> None:
     path = write_design(
-        tmp_path,
         mcp_design('"srv"', body).replace(
             "  # <-- error\n        with Tool", "\n        with Tool", 1
         ),
@@ -118,9 +108,8 @@ def test_what_a_remote_tool_cannot_do(
     assert_at(issue, path)
 
 
-def test_remote_name_belongs_to_mcp_toolsets(tmp_path: Path) -> None:
+def test_remote_name_belongs_to_mcp_toolsets(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Service("svc", "A service"):
             with Toolset("local", "Local tools"):
@@ -144,10 +133,9 @@ def test_remote_name_belongs_to_mcp_toolsets(tmp_path: Path) -> None:
     ],
 )
 def test_a_verbatim_schema_must_be_valid_and_self_contained(
-    tmp_path: Path, schema: str, fragment: str
+    write_design: WriteDesign, schema: str, fragment: str
 ) -> None:
     path = write_design(
-        tmp_path,
         f"""\
         with Service("svc", "A service"):
             with Toolset("local", "Local tools"):
@@ -161,9 +149,8 @@ def test_a_verbatim_schema_must_be_valid_and_self_contained(
     assert_at(issue, path)
 
 
-def test_only_any_takes_a_schema(tmp_path: Path) -> None:
+def test_only_any_takes_a_schema(write_design: WriteDesign) -> None:
     path = write_design(
-        tmp_path,
         """\
         with Service("svc", "A service"):
             with Toolset("local", "Local tools"):

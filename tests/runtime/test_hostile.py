@@ -41,46 +41,23 @@ from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, MIB, Limits
 from examples.netops.agent import restart_device
 from examples.netops.services import (
     DeviceService,
-    DocumentService,
     Inventory,
-    MetricsService,
     NotFoundError,
-    ProfileService,
     SiteService,
 )
 from gen.assistant.toolsets.devices import codecs as device_codecs
 from gen.assistant.toolsets.devices import executor as devices
-from gen.assistant.toolsets.docs import executor as docs
-from gen.assistant.toolsets.metrics import executor as metrics
-from gen.assistant.toolsets.profiles import executor as profiles
 from gen.assistant.toolsets.sites import executor as sites
+from tests.support import ALICE, netops
+from tests.support import call as run
 from tests.support.netops import approve_all
 
-ALICE = ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-1")
 WINDOW = {"device_ids": ["dev-00000000"], "duration_minutes": 30, "reason": "Firmware upgrade"}
-
-
-def run(runtime: Runtime, name: Any, payload: Any = "{}", meta: ToolCallMeta = ALICE) -> ToolResult:
-    return runtime.execute_sync(ToolRequest(name, payload, meta))
 
 
 def example_runtime(limits: Limits = DEFAULT_LIMITS) -> Runtime:
     """The example's toolsets without its interceptors (its rate limit would answer most calls)."""
-    inventory = Inventory()
-    return Runtime(
-        [
-            sites.new_registration(service=SiteService(inventory)),
-            devices.new_registration(
-                service=DeviceService(inventory), handlers={"restart_device": restart_device}
-            ),
-            metrics.new_registration(service=MetricsService(inventory)),
-            profiles.new_registration(service=ProfileService()),
-            docs.new_registration(service=DocumentService()),
-        ],
-        expose=(NotFoundError,),
-        approver=approve_all,
-        limits=limits,
-    )
+    return netops.example_runtime(expose=(NotFoundError,), approver=approve_all, limits=limits)
 
 
 @pytest.fixture(scope="module")

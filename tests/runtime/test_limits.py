@@ -8,6 +8,7 @@ would not hold).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import logging
@@ -27,7 +28,6 @@ from tooldesign.runtime import (
     RetryReason,
     Runtime,
     ToolCallMeta,
-    ToolRequest,
     ToolResult,
     ToolValidationError,
 )
@@ -36,6 +36,8 @@ from tooldesign.runtime.result import Bounds, ServerDataItem
 from tooldesign.runtime.spec.limits import MIB, ToolLimits
 from tooldesign.runtime.spec.specs import TypeSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec
+
+from tests.support import call
 
 DESIGN = """
 from tooldesign.dsl import *
@@ -155,8 +157,7 @@ def runtime_of(executor: ModuleType, limits: Limits | None = None, **handlers: A
     return Runtime([registration], **({"limits": limits} if limits else {}))
 
 
-def run(runtime: Runtime, name: str, payload: Any) -> ToolResult:
-    return runtime.execute_sync(ToolRequest(name, payload, ALICE))
+run = functools.partial(call, meta=ALICE)
 
 
 def issue_lines(result: ToolResult) -> list[str]:

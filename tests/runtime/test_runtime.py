@@ -27,7 +27,6 @@ from tooldesign.runtime import (
     ToolFailure,
     ToolRequest,
     ToolResult,
-    ToolsetRegistration,
 )
 
 from examples.netops.agent import build_runtime, restart_device
@@ -45,14 +44,9 @@ from gen.assistant.toolsets.docs import types as doc_types
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.profiles import executor as profiles
 from gen.assistant.toolsets.sites import executor as sites
-from tests.support import REPO
-from tests.support.netops import approve_all
-
-ALICE = ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-1")
-
-
-def run(runtime: Runtime, name: str, payload: Any = "{}", meta: ToolCallMeta = ALICE) -> ToolResult:
-    return runtime.execute_sync(ToolRequest(name, payload, meta))
+from tests.support import ALICE, REPO
+from tests.support import call as run
+from tests.support.netops import approve_all, example_registration
 
 
 @pytest.fixture
@@ -60,10 +54,8 @@ def runtime() -> Runtime:
     return build_runtime()
 
 
-def devices_with(**handlers: Any) -> ToolsetRegistration:
-    """The devices toolset with some tools handled by the test instead of the service."""
-    given: Any = {"restart_device": restart_device, **handlers}
-    return devices.new_registration(service=DeviceService(Inventory()), handlers=given)
+# The devices toolset with some tools handled by the test instead of the service.
+devices_with = functools.partial(example_registration, "devices")
 
 
 # ── 1. lookup ────────────────────────────────────────────────────────────────────────────

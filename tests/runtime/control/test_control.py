@@ -41,7 +41,6 @@ from tooldesign.runtime import (
     ToolCallMeta,
     ToolFailure,
     ToolRequest,
-    ToolResult,
     Tracing,
     pending_approvals,
     progress_to,
@@ -55,10 +54,9 @@ from examples.netops.services import DeviceService, Inventory, MetricsService, S
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.sites import executor as sites
-from tests.support import REPO
-from tests.support.netops import Restarts
+from tests.support import ALICE, REPO, call
+from tests.support.netops import Restarts, example_runtime
 
-ALICE = ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-1")
 RESTART = {"device_id": "dev-0a1b2c3d", "reason": "stuck after update"}
 LONG_WINDOW = {
     "device_ids": ["dev-00000000"],
@@ -69,20 +67,9 @@ LONG_WINDOW = {
 
 
 def devices_runtime(restarts: Restarts, **options: Any) -> Runtime:
-    inventory = Inventory()
-    return Runtime(
-        [
-            devices.new_registration(
-                service=DeviceService(inventory), handlers={"restart_device": restarts}
-            ),
-            sites.new_registration(service=SiteService(inventory)),
-        ],
-        **options,
+    return example_runtime(
+        "devices", "sites", device_handlers={"restart_device": restarts}, **options
     )
-
-
-def call(runtime: Runtime, name: str, payload: Any, **options: Any) -> ToolResult:
-    return runtime.execute_sync(ToolRequest(name, payload, ALICE), **options)
 
 
 def run_python(script: str) -> subprocess.CompletedProcess[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import Sequence
@@ -23,11 +24,8 @@ from tooldesign.runtime import (
     ToolResult,
 )
 
-from examples.netops.agent import restart_device
-from examples.netops.services import DeviceService, Inventory, SiteService
-from gen.assistant.toolsets.devices import executor as devices
-from gen.assistant.toolsets.sites import executor as sites
-from tests.support.netops import approve_all
+from tests import support
+from tests.support.netops import approve_all, example_runtime
 
 META = ToolCallMeta(session_id="sess-alice", tool_call_id="call-7", run_id="run-3")
 
@@ -54,22 +52,17 @@ def runtime_with(
     site_interceptors: Sequence[Any] = (),
     **device_handlers: Any,
 ) -> Runtime:
-    inventory = Inventory()
-    handlers: Any = {"restart_device": restart_device, **device_handlers}
-    return Runtime(
-        [
-            sites.new_registration(
-                service=SiteService(inventory), interceptors=tuple(site_interceptors)
-            ),
-            devices.new_registration(service=DeviceService(inventory), handlers=handlers),
-        ],
+    return example_runtime(
+        "sites",
+        "devices",
+        device_handlers=device_handlers,
+        interceptors_of={"sites": site_interceptors},
         interceptors=interceptors,
         approver=approve_all,
     )
 
 
-def call(runtime: Runtime, name: str, payload: Any) -> ToolResult:
-    return runtime.execute_sync(ToolRequest(name, payload, META))
+call = functools.partial(support.call, meta=META)
 
 
 def test_runtime_interceptors_run_in_order_then_the_toolsets() -> None:

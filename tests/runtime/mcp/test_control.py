@@ -26,13 +26,9 @@ from tooldesign.runtime import (
 from tooldesign.runtime.mcp import McpCallContext, mcp_server, streamable_http_app
 from tooldesign.runtime.mcp.control import APPROVAL_META_KEY
 
-from examples.netops.services import DeviceService, Inventory, MetricsService, SiteService
-from gen.assistant.toolsets.devices import executor as devices
-from gen.assistant.toolsets.metrics import executor as metrics
-from gen.assistant.toolsets.sites import executor as sites
-from tests.support.mcp_host import Person
-from tests.support.netops import Restarts
 from tests.runtime.mcp.test_server import serving
+from tests.support.mcp_host import Person
+from tests.support.netops import Restarts, example_runtime
 
 pytestmark = pytest.mark.anyio
 
@@ -42,11 +38,6 @@ TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 PARENT = f"00-{TRACE_ID}-b7ad6b7169203331-01"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=MODES)
 def mode(request: pytest.FixtureRequest) -> str:
     mode: str = request.param
@@ -54,16 +45,8 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 
 def served(restarts: Restarts, **options: Any) -> Runtime:
-    inventory = Inventory()
-    return Runtime(
-        [
-            devices.new_registration(
-                service=DeviceService(inventory), handlers={"restart_device": restarts}
-            ),
-            metrics.new_registration(service=MetricsService(inventory)),
-            sites.new_registration(service=SiteService(inventory)),
-        ],
-        **options,
+    return example_runtime(
+        "devices", "metrics", "sites", device_handlers={"restart_device": restarts}, **options
     )
 
 

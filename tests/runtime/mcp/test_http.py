@@ -38,8 +38,8 @@ from examples.netops import mcp_server as netops
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
-from tests.support.netops import approve_all
 from tests.runtime.mcp.test_server import serving
+from tests.support.netops import approve_all
 
 pytestmark = pytest.mark.anyio
 
@@ -47,11 +47,6 @@ ALICE = "alice-token-0123456789abcdef"
 MALLORY = "mallory-token-0123456789abcdef"
 RESTART = {"device_id": "dev-00000000", "reason": "stuck after update"}
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class Restarts:

@@ -15,8 +15,8 @@ import pytest
 from mcp import Client, types
 
 from examples.netops.services import Inventory
-from tests.support.mcp_host import Person
 from tests.commands.test_serve_mcp import serving_over_http
+from tests.support.mcp_host import Person
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -28,11 +28,6 @@ NO_PROFILE = (
     'Recovery: replan — do not repeat this call to "get_profile" now; take another step.'
 )
 SITES = {site.id: site.name for site in INVENTORY.sites}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 async def one_client(url: str, number: int, latencies: list[float], wrong: list[str]) -> None:

@@ -45,11 +45,6 @@ pytestmark = pytest.mark.anyio
 MODES = ["auto", "legacy"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the runtime runs on asyncio
-
-
 @pytest.fixture(params=MODES)
 def mode(request: pytest.FixtureRequest) -> str:
     mode: str = request.param

@@ -28,11 +28,6 @@ pytestmark = pytest.mark.anyio
 TIMEOUT = 30  # seconds for a whole session: starting Python and the SDK takes about one
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def serve_mcp(target: str, **env: str) -> StdioServerParameters:
     """The ``tooldesign serve-mcp`` console script of this environment, from the repo root.
 

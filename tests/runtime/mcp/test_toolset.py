@@ -10,6 +10,7 @@ are mapped, slow calls time out, and a server that dies is started again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import io
 import json
@@ -31,12 +32,11 @@ from tooldesign.runtime import (
     RetryReason,
     Runtime,
     ToolCallMeta,
-    ToolRequest,
-    ToolResult,
 )
 from tooldesign.runtime.mcp.client import MCPServerParams
 from tooldesign.runtime.validation.schema import declared_only
 
+from tests import support
 from tests.support import REPO
 
 SERVER = REPO / "tests" / "fixtures" / "mcp_server" / "inventory_server.py"
@@ -84,8 +84,7 @@ def runtime(imported: tuple[str, ModuleType], client: CountingClient) -> Runtime
     return Runtime([imported[1].new_registration(client=client)])
 
 
-def call(runtime: Runtime, name: str, payload: Any) -> ToolResult:
-    return runtime.execute_sync(ToolRequest(name, payload, ToolCallMeta(tool_call_id="c1")))
+call = functools.partial(support.call, meta=ToolCallMeta(tool_call_id="c1"))
 
 
 def test_the_imported_design_declares_the_server_and_its_types(
