@@ -6,20 +6,17 @@ import Generated``…), each module named for what it helps with.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import os
-import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from tooldesign.generate import generate
 
 from tests.support.design import DSL_IMPORT, WriteDesign
-from tests.support.generated import Generated
+from tests.support.generated import Generator
 
 _counter = itertools.count()
 
@@ -67,25 +64,16 @@ def write_design(tmp_path: Path) -> WriteDesign:
 
 
 @pytest.fixture
-def gen_design(tmp_path: Path) -> Iterator[Callable[[str], Generated]]:
+def gen_design(tmp_path: Path) -> Iterator[Generator]:
     """Generate a design text and make the output importable (cleaned up after the test)."""
-    added: list[str] = []
+    generator = Generator(tmp_path)
+    yield generator
+    generator.close()
 
-    def run(text: str) -> Generated:
-        n = next(_counter)
-        design = tmp_path / f"design_{n}.py"
-        design.write_text(textwrap.dedent(text), encoding="utf-8")
-        package = f"tdgen_{n}_{tmp_path.name.replace('-', '_')}"
-        root = tmp_path / f"root_{n}"
-        report = generate([str(design)], root / package)
-        sys.path.insert(0, str(root))
-        added.append(str(root))
-        importlib.invalidate_caches()
-        return Generated(root, package, report)
 
-    yield run
-    for entry in added:
-        if entry in sys.path:
-            sys.path.remove(entry)
-    for name in [m for m in sys.modules if m.startswith("tdgen_")]:
-        del sys.modules[name]
+@pytest.fixture(scope="module")
+def gen_design_for_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Generator]:
+    """``gen_design`` for a module's own fixtures: what it generates lasts for the module."""
+    generator = Generator(tmp_path_factory.mktemp("gen"))
+    yield generator
+    generator.close()

@@ -9,19 +9,15 @@ would not hold).
 from __future__ import annotations
 
 import functools
-import importlib
 import json
 import logging
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
-from tooldesign.generate import generate
 from tooldesign.runtime import (
     Constraint,
     Limits,
@@ -38,6 +34,7 @@ from tooldesign.runtime.spec.specs import TypeSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec
 
 from tests.support import call
+from tests.support.generated import Generator
 
 DESIGN = """
 from tooldesign.dsl import *
@@ -103,17 +100,8 @@ ALICE = ToolCallMeta(session_id="s-1", tool_call_id="c-1")
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    root = tmp_path_factory.mktemp("limits")
-    design = root / "limits_design.py"
-    design.write_text(DESIGN, encoding="utf-8")
-    generate([str(design)], root / "tdlimits")
-    sys.path.insert(0, str(root))
-    importlib.invalidate_caches()
-    yield importlib.import_module("tdlimits.lim.toolsets.t.executor")
-    sys.path.remove(str(root))
-    for name in [m for m in sys.modules if m.startswith("tdlimits")]:
-        del sys.modules[name]
+def generated(gen_design_for_module: Generator) -> ModuleType:
+    return gen_design_for_module(DESIGN).module("lim.toolsets.t.executor")
 
 
 def _echo(args: Any, meta: ToolCallMeta) -> str:

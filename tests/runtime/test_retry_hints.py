@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib
 import json
-import sys
-import textwrap
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from tooldesign.generate import generate
 from tooldesign.runtime import (
     Constraint,
     FieldIssue,
@@ -30,7 +25,7 @@ from tooldesign.runtime import (
     ToolValidationError,
 )
 
-from tests.support.generated import Generated
+from tests.support.generated import Generated, Generator
 
 DESIGN = """
 from tooldesign.dsl import *
@@ -93,17 +88,8 @@ GOOD = {"to": [{"address": "ann@example.com"}], "title": "Hello"}
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Generated]:
-    root = tmp_path_factory.mktemp("retry_hints")
-    design = root / "design.py"
-    design.write_text(textwrap.dedent(DESIGN), encoding="utf-8")
-    report = generate([str(design)], root / "out" / "tdhints")
-    sys.path.insert(0, str(root / "out"))
-    importlib.invalidate_caches()
-    yield Generated(root / "out", "tdhints", report)
-    sys.path.remove(str(root / "out"))
-    for name in [m for m in sys.modules if m == "tdhints" or m.startswith("tdhints.")]:
-        del sys.modules[name]
+def generated(gen_design_for_module: Generator) -> Generated:
+    return gen_design_for_module(DESIGN)
 
 
 @pytest.fixture(scope="module")

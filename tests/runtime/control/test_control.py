@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 from tooldesign.contract.catalog import parse_catalog
@@ -512,14 +511,6 @@ def test_an_async_subscriber_is_awaited() -> None:
 
 
 # ── 4. OpenTelemetry ─────────────────────────────────────────────────────────────────────
-
-
-@pytest.fixture
-def spans() -> tuple[TracerProvider, InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return provider, exporter
 
 
 def test_each_call_is_one_execute_tool_span(

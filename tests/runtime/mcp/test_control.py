@@ -12,7 +12,6 @@ from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from tooldesign.runtime import (
     ApprovalRequest,
@@ -218,14 +217,6 @@ async def test_progress_reaches_a_client_that_asked_for_it(mode: str) -> None:
 
 
 # ── trace context ────────────────────────────────────────────────────────────────────────
-
-
-@pytest.fixture
-def spans() -> tuple[TracerProvider, InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return provider, exporter
 
 
 async def test_the_trace_in_meta_parents_the_calls_span_and_travels_on(
