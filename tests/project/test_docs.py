@@ -11,8 +11,10 @@ running). A page's blocks run in order, offline, in scratch folders:
   may use what an earlier one defined;
 - ``sh`` blocks run in bash and must exit 0;
 - ``console`` blocks are ``$ command`` lines, each followed by its output: the output must be
-  what the command prints (standard output and error), where a line ``...`` stands for any
-  number of lines;
+  what the command prints (standard output and error, in the order a terminal shows them),
+  where a line ``...`` stands for any number of lines; commands run with ``PYTHONUNBUFFERED``
+  unset, whatever this run's environment, so a command that writes to standard error without
+  flushing standard output first fails here as it would on a user's pipe;
 - a ``text output`` block right after a ``python`` block is what that block prints;
 - ``file=PATH``: the block is not run but written to ``PATH``, for later blocks to use.
 
@@ -285,8 +287,11 @@ class Page:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # Commands run as on a normal shell whatever this run's environment: standard output
+        # buffered when piped (a command flushes it before writing to standard error, or the
+        # two streams come out in another order than a terminal shows them).
         self.env = {
-            **os.environ,
+            **{key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"},
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
             "PYTHONDONTWRITEBYTECODE": "1",
             "COLUMNS": "100",
