@@ -1,15 +1,18 @@
-"""The fixtures every test may ask for: write a design, generate it, import what was generated.
+"""The fixtures every test may ask for: write a design, generate it, import what was generated;
+and the run's summary of what did not run (slow tests a plain ``pytest`` leaves out, tests whose
+system program is missing).
 
-Helpers that are not fixtures live in ``tests/support/`` (``from tests.support.generated
-import Generated``…), each module named for what it helps with.
+Each folder's ``conftest.py`` holds the fixtures of its own tests. Helpers that are not fixtures
+live in ``tests/support/`` (``from tests.support.generated import Generated``…), each module
+named for what it helps with.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import textwrap
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -17,8 +20,7 @@ from hypothesis import settings
 
 from tests.support.design import DSL_IMPORT, WriteDesign
 from tests.support.generated import Generator
-
-_counter = itertools.count()
+from tests.support.programs import NOT_INSTALLED
 
 # A gate must not fail on examples it never tried before: with CI set, each property test walks
 # the same examples every run. Runs without it explore new ones (pass a seed to replay one).
@@ -77,3 +79,31 @@ def gen_design_for_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     generator = Generator(tmp_path_factory.mktemp("gen"))
     yield generator
     generator.close()
+
+
+# ── the run's summary ─────────────────────────────────────────────────────────────────────
+
+_slow_left_out: list[pytest.Item] = []
+
+
+def pytest_deselected(items: Sequence[pytest.Item]) -> None:
+    _slow_left_out.extend(item for item in items if item.get_closest_marker("slow"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say what did not run and why: skips for a missing system program (by reason), and the
+    slow tests a plain ``pytest`` deselects."""
+    missing: Counter[str] = Counter()
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        if NOT_INSTALLED in reason:
+            missing[reason.removeprefix("Skipped: ")] += 1
+    for reason, count in sorted(missing.items()):
+        terminalreporter.write_line(f"{count} skipped: {reason}", yellow=True)
+    if _slow_left_out:
+        terminalreporter.write_line(
+            f"{len(_slow_left_out)} slow tests not run (they start a server, a process or a "
+            "browser): `pytest -m ''` runs everything, as CI does",
+            yellow=True,
+        )

