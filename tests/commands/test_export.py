@@ -8,8 +8,6 @@ import stat
 from pathlib import Path
 
 import pytest
-from google.genai import types as genai
-from mcp import types as mcp
 from tooldesign.cli import main
 from tooldesign.commands import export as export_command
 from tooldesign.runtime.providers import PROVIDERS
@@ -26,6 +24,8 @@ def export(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
 
 
 def test_a_gen_folder_exports_each_tool_once(capsys: pytest.CaptureFixture[str]) -> None:
+    from mcp import types as mcp
+
     code, out, err = export(capsys, "--provider", "mcp", GEN)
     assert (code, err) == (0, "")
     tools = [mcp.Tool.model_validate(t) for t in json.loads(out)]
@@ -34,6 +34,8 @@ def test_a_gen_folder_exports_each_tool_once(capsys: pytest.CaptureFixture[str])
 
 
 def test_each_provider_and_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    from google.genai import types as genai
+
     docs = str(REPO / "gen" / "assistant" / "toolsets" / "docs" / "tool_schemas.json")
     _, out, _ = export(capsys, "--provider", "openai", "--strict", docs)
     assert {t["function"]["strict"] for t in json.loads(out)} == {True}

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters, types
 from tooldesign.cli import main
 
 from tests.support import tree_bytes
@@ -153,6 +152,8 @@ def test_call_runs_one_tool_of_the_scaffold(project: Path) -> None:
 async def test_the_scaffold_serves_over_mcp_from_any_working_directory(
     project: Path, tmp_path: Path
 ) -> None:
+    from mcp import Client, StdioServerParameters, types
+
     # What `mcp-config` prints is what a host runs, from a working directory of its own.
     done = run(
         [sys.executable, "-m", "tooldesign", "mcp-config", "app.runtime:build_runtime",

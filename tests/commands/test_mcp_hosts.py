@@ -12,7 +12,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
 from tooldesign.cli import main
 from tooldesign.commands._targets import Target, parse_target
 from tooldesign.contract.errors import UserError
@@ -134,6 +133,8 @@ def test_mcp_config_loads_the_target_first(app: Path, capsys: pytest.CaptureFixt
 async def test_a_file_target_serves_from_another_working_directory(
     app: Path, tmp_path: Path
 ) -> None:
+    from mcp import Client, StdioServerParameters
+
     server = StdioServerParameters(
         command=sys.executable,
         args=["-m", "tooldesign", "serve-mcp", f"{app / 'hostapp' / 'serving.py'}:build"],

@@ -13,17 +13,19 @@ import textwrap
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
-from mcp import Client, types
 from tooldesign.cli import main
 from tooldesign.commands import serve_mcp
 from tooldesign.commands._targets import load, split_target
 from tooldesign.contract.errors import UserError
-from tooldesign.runtime.mcp import ToolServer
 
 from tests.support import REPO
+
+if TYPE_CHECKING:
+    from tooldesign.runtime.mcp import ToolServer
 
 TARGETS = """
     import dataclasses
@@ -189,6 +191,8 @@ async def serving_over_http(
 
 @pytest.mark.anyio
 async def test_serves_the_worked_example_over_http() -> None:
+    from mcp import Client, types
+
     async with serving_over_http("--name", "netops") as (url, _):
         with anyio.fail_after(30):
             # The SDK's default client, as a user would connect: it gets a session.
@@ -230,6 +234,8 @@ async def resolve(args: argparse.Namespace) -> ToolServer:
 
 @pytest.mark.anyio
 async def test_meta_for_and_on_result_by_import_path(targets: str) -> None:
+    from mcp import Client
+
     args = serve_args(
         f"{targets}:netops", meta_for=f"{targets}:as_alice", on_result=f"{targets}:observe"
     )
@@ -332,6 +338,7 @@ def http_args(**options: object) -> argparse.Namespace:
 @pytest.mark.anyio
 async def test_serves_over_http_with_a_token_from_the_environment() -> None:
     import httpx2
+    from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
