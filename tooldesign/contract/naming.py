@@ -55,7 +55,7 @@ MODEL_ATTRIBUTES = frozenset(
 PROTECTED_PREFIXES = ("model_validate", "model_dump")
 
 # ── what each generated module imports or defines besides the design's names ─────────────────
-# Checked against what generation really writes (tests/codegen/test_naming.py parses every module of a
+# Checked against what generation really writes (tests/test_naming.py parses every module of a
 # design that uses every feature): a name missing here could be taken by a design name and
 # shadow the import.
 
