@@ -26,7 +26,6 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from tooldesign.runtime import (
-    ApprovalRequest,
     CallEvent,
     CallFinished,
     CallNext,
@@ -43,6 +42,7 @@ from tooldesign.runtime import (
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
+from tests.support.netops import approve_all
 
 SESSION = "sess-alice"
 META = ToolCallMeta(session_id=SESSION, run_id="run-1", tool_call_id="c1")
@@ -101,10 +101,6 @@ async def read_only(request: ToolRequest, meta: ToolCallMeta, call_next: CallNex
     if request.name.endswith("restart_device"):
         return ToolResult.failure(request.name, "The assistant is in read-only mode.")
     return await call_next(request, meta)
-
-
-def approve_all(request: ApprovalRequest, meta: ToolCallMeta) -> bool:
-    return True
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from tooldesign.runtime.pipeline import __doc__ as PIPELINE_DOC
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
 from tests.support import REPO
-from tests.support.netops import Restarts
+from tests.support.netops import Restarts, example_runtime
 
 META = ToolCallMeta(session_id="s-1", run_id="run-1", tool_call_id="call-1")
 SENT = {"device_id": "dev-0a1b2c3d", "reason": "stuck after update"}
@@ -45,10 +45,7 @@ async def rewrite_device(
 
 
 def runtime(restarts: Restarts, **options: Any) -> Runtime:
-    registration = devices.new_registration(
-        service=DeviceService(Inventory()), handlers={"restart_device": restarts}
-    )
-    return Runtime([registration], **options)
+    return example_runtime("devices", device_handlers={"restart_device": restarts}, **options)
 
 
 def test_an_approval_of_the_call_as_sent_does_not_run_what_an_interceptor_rewrote() -> None:
