@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,27 +21,8 @@ from tooldesign.binding.pytypes import PyClass, Registry
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
 
-from tests.support.bindings import bind_issue, bound_tool_design
+from tests.support.bindings import AppWriter, bind_issue, bound_tool_design
 from tests.support.generated import Generated
-
-AppWriter = Callable[[str, str], ModuleType]
-
-
-@pytest.fixture
-def write_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppWriter]:
-    """Write an application module next to the designs and import it (forgotten afterwards)."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    names: list[str] = []
-
-    def write(name: str, source: str) -> ModuleType:
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
-        names.append(name)
-        sys.modules.pop(name, None)
-        return __import__(name)
-
-    yield write
-    for name in names:
-        sys.modules.pop(name, None)
 
 
 def run_mypy(generated: Generated, app_dir: Path, *, plugin: bool, init_typed: bool = False) -> str:

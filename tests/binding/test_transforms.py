@@ -7,7 +7,6 @@ the field; shapes that can be mapped generate field-by-field transforms that run
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignError
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest
 
-from tests.support.bindings import bind_issue, bound_tool_design
+from tests.support.bindings import AppWriter, bind_issue, bound_tool_design
 from tests.support.generated import Generated
 
 APP = """\
@@ -90,10 +89,6 @@ class Inventory:
     def forget(self, site_id: str) -> None:
         self.calls.append(site_id)
 """
-
-
-def write_app(folder: Path) -> None:
-    (folder / "app.py").write_text(APP)
 
 
 SITE_AND_LIMIT = """\
@@ -191,9 +186,9 @@ NAMES = """\
     ],
 )
 def test_shapes_that_cannot_be_mapped_are_design_errors(
-    tmp_path: Path, target: str, args: str, result: str, fragments: list[str]
+    tmp_path: Path, write_app: AppWriter, target: str, args: str, result: str, fragments: list[str]
 ) -> None:
-    write_app(tmp_path)
+    write_app("app", APP, imported=False)
     design = tmp_path / "design.py"
     design.write_text(bound_tool_design("app", target, args=args, result=result))
     issue = bind_issue(design, fragments)
@@ -247,11 +242,12 @@ with Service("s", "A service"):
 
 def test_bound_tools_of_every_accepted_shape_run_through_their_transforms(
     tmp_path: Path,
+    write_app: AppWriter,
     monkeypatch: pytest.MonkeyPatch,
     gen_design: Callable[[str], Generated],
 ) -> None:
     # The design and the generated package both import the application module.
-    write_app(tmp_path)
+    write_app("app", APP, imported=False)
     monkeypatch.syspath_prepend(str(tmp_path))
     generated = gen_design(BOUND_DESIGN)
     executor = generated.module("s.toolsets.inventory.executor")
@@ -403,13 +399,12 @@ def test_every_problem_of_a_design_is_reported_at_once(tmp_path: Path) -> None:
 
 
 def test_a_bound_method_that_changes_regenerates_its_transforms(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, write_app: AppWriter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tooldesign.generate import generate
 
-    write_app(tmp_path)
+    write_app("app", APP, imported=False)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "app", raising=False)  # another test's app
     design = tmp_path / "design.py"
     design.write_text(BOUND_DESIGN)
     out = tmp_path / "out"
