@@ -103,7 +103,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"{count} skipped: {reason}", yellow=True)
     if _slow_left_out:
         terminalreporter.write_line(
-            f"{len(_slow_left_out)} slow tests not run (they start a server, a process or a "
-            "browser): `pytest -m ''` runs everything, as CI does",
+            f"{len(_slow_left_out)} slow tests not run (each starts a server, a process or a "
+            "browser, or runs long): `pytest -m ''` runs everything, as CI does",
             yellow=True,
         )

@@ -368,6 +368,7 @@ def test_class_and_static_methods_take_every_parameter(
     assert _model_view(call("from_static", {"site_id": "abc"})) == "cba"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plugin", [True, False], ids=["pydantic-plugin", "plain"])
 def test_generated_transforms_pass_mypy_strict(
     shapes: tuple[Generated, ModuleType], tmp_path: Path, plugin: bool
@@ -836,6 +837,7 @@ def test_enum_values_outside_the_design_are_refused_before_the_method(
     assert service.calls == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("plugin", "init_typed"),
     [(True, False), (False, False), (True, True)],
@@ -1113,6 +1115,7 @@ def narrowing(
     return app, gen_design(NARROWING_DESIGN)
 
 
+@pytest.mark.slow
 def test_a_method_may_return_wider_types_than_the_tool_promises(
     narrowing: tuple[ModuleType, Generated], tmp_path: Path
 ) -> None:

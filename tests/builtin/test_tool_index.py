@@ -144,6 +144,7 @@ def test_its_spec_says_it_is_safe_to_call() -> None:
     assert (spec.annotations.idempotent, spec.annotations.open_world) == (True, False)
 
 
+@pytest.mark.slow
 def test_generated_package_is_current() -> None:
     done = subprocess.run(
         [

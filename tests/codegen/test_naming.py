@@ -292,6 +292,7 @@ def named_like_imports(tmp_path_factory: pytest.TempPathFactory) -> Generated:
         del sys.modules[name]
 
 
+@pytest.mark.slow
 def test_types_and_fields_named_like_imports_pass_ruff_and_mypy_strict(
     named_like_imports: Generated,
 ) -> None:

@@ -180,6 +180,7 @@ def test_python_names_are_not_accepted_as_wire_names(hostile: Generated) -> None
     assert constraints == {"class": Constraint.MISSING_FIELD, "class_": Constraint.UNKNOWN_FIELD}
 
 
+@pytest.mark.slow
 def test_hostile_output_passes_ruff_and_mypy_strict(hostile: Generated) -> None:
     ruff, mypy = lint(hostile)
     assert ruff.returncode == 0, ruff.stdout

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.support import REPO
 
 # What commands need only when they run: loading them would make every `tooldesign --help`,
@@ -14,6 +16,7 @@ HEAVY = ("tooldesign.runtime", "tooldesign.importers", "tooldesign.codegen", "to
          "tooldesign.ir", "tooldesign.binding", "pydantic", "asyncio", "mcp", "uvicorn")  # fmt: skip
 
 
+@pytest.mark.slow
 def test_help_loads_none_of_what_the_commands_run_on() -> None:
     script = (
         "import json, sys\n"
@@ -41,6 +44,7 @@ def tooldesign(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_version_and_python_dash_m() -> None:
     import tooldesign as package
 
@@ -48,6 +52,7 @@ def test_version_and_python_dash_m() -> None:
     assert (done.returncode, done.stdout) == (0, f"tooldesign {package.__version__}\n")
 
 
+@pytest.mark.slow
 def test_a_bare_tooldesign_prints_its_help() -> None:
     done = tooldesign()
     assert done.returncode == 0 and done.stderr == ""
@@ -57,6 +62,7 @@ def test_a_bare_tooldesign_prints_its_help() -> None:
     assert "tooldesign init DIR" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
     # `tooldesign export … | head -1`: writing to a pipe whose reader is gone fails (EPIPE).
     script = (

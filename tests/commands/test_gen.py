@@ -39,6 +39,8 @@ TOOLSET = """\
 APP = """\
 import time
 
+pytestmark = pytest.mark.slow  # tooldesign gen in a subprocess
+
 SETTINGS = {"region": "eu"}
 
 
@@ -164,7 +166,6 @@ def test_no_progress_off_a_terminal_or_with_quiet(tmp_path: Path) -> None:
     assert (code, out, terminal) == (0, "", "")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("phase", ["evaluating the design", "rendering"])
 def test_ctrl_c_exits_130_with_one_line_and_leaves_the_output_as_it_was(
     tmp_path: Path, phase: str

@@ -103,6 +103,7 @@ def test_names_that_cannot_name_the_packages_are_refused(
     assert not (tmp_path / "p").exists()
 
 
+@pytest.mark.slow
 def test_the_scaffold_s_own_tests_pass(project: Path) -> None:
     done = run([sys.executable, "-m", "unittest", "-v"], project)
     assert done.returncode == 0, done.stderr
@@ -112,6 +113,7 @@ def test_the_scaffold_s_own_tests_pass(project: Path) -> None:
     assert "4 passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_scaffold_is_clean_under_ruff_and_mypy_strict(project: Path) -> None:
     from tooldesign.codegen.formatting import ruff_binary
 
@@ -127,6 +129,7 @@ def test_the_scaffold_is_clean_under_ruff_and_mypy_strict(project: Path) -> None
     assert done.stdout.startswith("Success: no issues found")
 
 
+@pytest.mark.slow
 def test_the_scaffold_regenerates_to_the_same_bytes(project: Path) -> None:
     done = run(
         [sys.executable, "-m", "tooldesign", "gen", "design", "--out", "gen", "--check"], project
@@ -134,6 +137,7 @@ def test_the_scaffold_regenerates_to_the_same_bytes(project: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_call_runs_one_tool_of_the_scaffold(project: Path) -> None:
     target = "app.runtime:build_runtime"
     done = run(
@@ -148,6 +152,7 @@ def test_call_runs_one_tool_of_the_scaffold(project: Path) -> None:
     assert shown["telemetry"]["outcome"] == "ok"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_scaffold_serves_over_mcp_from_any_working_directory(
     project: Path, tmp_path: Path

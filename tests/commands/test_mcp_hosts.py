@@ -129,6 +129,7 @@ def test_mcp_config_loads_the_target_first(app: Path, capsys: pytest.CaptureFixt
     )
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_file_target_serves_from_another_working_directory(
     app: Path, tmp_path: Path

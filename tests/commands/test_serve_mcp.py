@@ -189,6 +189,7 @@ async def serving_over_http(
         await process.aclose()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_serves_the_worked_example_over_http() -> None:
     from mcp import Client, types
@@ -335,6 +336,7 @@ def http_args(**options: object) -> argparse.Namespace:
     return argparse.Namespace(**{"transport": "http", "host": "127.0.0.1", **options})
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_serves_over_http_with_a_token_from_the_environment() -> None:
     import httpx2

@@ -15,6 +15,7 @@ import sys
 import typing
 from pathlib import Path
 
+import pytest
 from tooldesign.contract import annotations, constraints, formats, providers
 from tooldesign.contract.catalog import CatalogTool, ToolDefinition, catalog_entry
 from tooldesign.ir.model import Constraints
@@ -147,6 +148,7 @@ def _with_row(path: Path, before: str, row: str) -> None:
     path.write_text(text.replace(before, row + before, 1), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_format_and_an_annotation_added_in_the_contract_reach_every_stage(
     tmp_path: Path,
 ) -> None:

@@ -25,6 +25,8 @@ from tooldesign.docsite import build_site
 from tests.support import REPO
 from tests.support.programs import chromium, missing
 
+pytestmark = pytest.mark.slow  # a browser
+
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')"
 )

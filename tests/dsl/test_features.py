@@ -492,6 +492,7 @@ with Service("svc", "A service"):
 """
 
 
+@pytest.mark.slow
 def test_defaults_of_formats_typed_other_than_str_are_values_of_that_type(
     gen_design: Callable[[str], Generated],
 ) -> None:

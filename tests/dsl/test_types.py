@@ -55,6 +55,7 @@ def mypy(path: Path) -> dict[int, str]:
     return errors
 
 
+@pytest.mark.slow
 def test_mypy_flags_design_mistakes(tmp_path: Path) -> None:
     design = tmp_path / "design.py"
     design.write_text(MISTAKES)
@@ -85,6 +86,7 @@ def test_gen_still_reports_what_no_checker_read(tmp_path: Path) -> None:
     assert "format='datetime'" in messages or "'datetime'" in messages
 
 
+@pytest.mark.slow
 def test_the_worked_example_is_clean_under_mypy_strict() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", "/dev/null",

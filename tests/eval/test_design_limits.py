@@ -165,6 +165,7 @@ for name in ("typing", "os", "pydantic", "typing_extensions", "tooldesign", "cgi
 """
 
 
+@pytest.mark.slow
 def test_a_service_named_like_a_module_is_renamed_with_a_notice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -353,6 +354,7 @@ def test_types_nested_too_deep_are_a_design_error(
     assert f"design.py:{line_of(path, ERROR)}: " in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", [NESTED_OBJECTS, NESTED_CONTAINERS], ids=["objects", "mixed"])
 def test_types_nested_32_levels_generate_and_decode(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str
@@ -460,6 +462,7 @@ def test_a_value_nested_too_deep_is_a_design_error(write_design: WriteDesign) ->
 # ── patterns ────────────────────────────────────────────────────────────────────────────────
 
 
+@pytest.mark.slow
 def test_a_pattern_its_own_example_defeats_is_checked_in_linear_time(
     tmp_path: Path, write_design: WriteDesign
 ) -> None:

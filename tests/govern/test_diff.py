@@ -478,6 +478,7 @@ def test_a_corrupt_catalog_is_named(capsys: pytest.CaptureFixture[str], tmp_path
     assert code == 2 and "bad.json: not a valid tool catalog" in err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_against_a_git_revision_reads_it_without_checking_out(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -706,6 +707,7 @@ def _consistent(schema: dict[str, Any]) -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pair=schema_pairs(), data=st.data())
 def test_compatible_changes_accept_every_old_payload_and_breaking_ones_have_a_witness(

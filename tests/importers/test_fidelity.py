@@ -295,6 +295,7 @@ def test_a_function_tool_of_a_function_defined_elsewhere_is_reported(tmp_path: P
 # ── generated code ───────────────────────────────────────────────────────────────────────
 
 
+@pytest.mark.slow
 def test_types_of_a_model_argument_and_a_list_result_pass_ruff_isort(tmp_path: Path) -> None:
     path = write(
         tmp_path,

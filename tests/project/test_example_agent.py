@@ -10,6 +10,8 @@ import pytest
 
 from tests.support import REPO
 
+pytestmark = pytest.mark.slow  # the example agent in a subprocess
+
 
 def run_example(*options: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

@@ -421,6 +421,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_generated_models_are_imported_and_built_on_first_use() -> None:
     """A process serving many toolsets pays for the models of the tools it calls: importing
     every executor, building a runtime and listing its tools (over MCP, to a provider, the

@@ -272,6 +272,7 @@ def test_an_agent_framework_is_imported_by_its_integration_only(path: Path) -> N
     assert imported & set(FRAMEWORKS) <= allowed
 
 
+@pytest.mark.slow
 def test_importing_the_runtime_imports_no_agent_framework() -> None:
     probe = (
         "import sys, tooldesign.runtime, tooldesign.runtime.integrations; "

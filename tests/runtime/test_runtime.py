@@ -765,6 +765,7 @@ sites.new_registration(handlers={"list_sites": handler})  # type: ignore[call-ov
 """
 
 
+@pytest.mark.slow
 def test_the_registration_signature_types_the_service_rule(tmp_path: Path) -> None:
     """Without a service, mypy wants a handler for each method-bound tool (no ignore is unused)."""
     snippet = tmp_path / "registrations.py"
@@ -840,6 +841,7 @@ def test_execute_sync_refuses_to_run_inside_an_event_loop(runtime: Runtime) -> N
 # ── concurrency ──────────────────────────────────────────────────────────────────────────
 
 
+@pytest.mark.slow
 def test_ten_thousand_concurrent_calls_are_all_answered() -> None:
     inventory = Inventory()
     runtime = Runtime(

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tooldesign.importers.python import import_python
@@ -307,6 +308,7 @@ def decodes(decode: Callable[[Any], Any], args: dict[str, Any]) -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(
     max_examples=8,
     deadline=None,

@@ -291,6 +291,7 @@ def test_approval_for_names_the_approval_a_call_would_wait_on_without_running_it
     assert asyncio.run(maintenance.approval_for(ToolRequest("schedule_maintenance", LONG_WINDOW)))
 
 
+@pytest.mark.slow
 def test_a_pending_approval_survives_a_restart_of_the_agent_process() -> None:
     pending = call(devices_runtime(Restarts()), "restart_device", RESTART)
     assert pending.approval is not None
@@ -586,6 +587,7 @@ def test_a_call_continues_the_trace_it_carries_or_the_current_span(
     assert nested.parent is not None and nested.parent.span_id == turn.get_span_context().span_id
 
 
+@pytest.mark.slow
 def test_without_a_tracing_sdk_there_is_no_span_and_no_import() -> None:
     script = """
 import sys
@@ -617,6 +619,7 @@ print("ok")
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+@pytest.mark.slow
 def test_a_global_provider_set_after_the_first_calls_is_used() -> None:
     script = """
 from opentelemetry import trace

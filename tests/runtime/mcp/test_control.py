@@ -238,6 +238,7 @@ async def test_the_trace_in_meta_parents_the_calls_span_and_travels_on(
     assert [m.trace for m in metas] == [{"traceparent": PARENT}]  # on to workers
 
 
+@pytest.mark.slow
 async def test_the_trace_in_http_headers_parents_the_calls_span(
     spans: tuple[TracerProvider, InMemorySpanExporter],
 ) -> None:

@@ -140,6 +140,7 @@ async def http_app(server: ToolServer, **options: Any) -> AsyncIterator[Served]:
 # ── authentication ────────────────────────────────────────────────────────────────────────
 
 
+@pytest.mark.slow
 async def test_unauthenticated_requests_get_401_and_never_reach_a_tool() -> None:
     restarts = Restarts()
     contexts: list[McpCallContext] = []
@@ -214,6 +215,7 @@ class IssuedTokens:
         return self.tokens.get(token)
 
 
+@pytest.mark.slow
 async def test_an_oauth_resource_server_as_the_sdk_supports_it() -> None:
     restarts = Restarts()
     listener = socket.socket()
@@ -246,6 +248,7 @@ async def test_an_oauth_resource_server_as_the_sdk_supports_it() -> None:
 # ── Host and Origin ───────────────────────────────────────────────────────────────────────
 
 
+@pytest.mark.slow
 async def test_origin_and_host_are_checked_on_every_host() -> None:
     restarts = Restarts()
     server = served(restarts)
@@ -273,6 +276,7 @@ async def test_origin_and_host_are_checked_on_every_host() -> None:
     assert restarts.done == ["dev-00000000"]
 
 
+@pytest.mark.slow
 async def test_allowed_hosts_and_origins_are_added_to_the_loopback_ones() -> None:
     restarts = Restarts()
     server = served(restarts)
@@ -323,6 +327,7 @@ def test_host_and_origin_patterns() -> None:
 # ── error answers ─────────────────────────────────────────────────────────────────────────
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stateless", [False, True])
 async def test_malformed_messages_get_short_stable_errors(stateless: bool) -> None:
     server = served(Restarts())
@@ -373,6 +378,7 @@ async def test_a_handler_s_unexpected_failure_says_nothing_of_it(
 # ── sessions ──────────────────────────────────────────────────────────────────────────────
 
 
+@pytest.mark.slow
 async def test_a_flood_of_sessions_neither_grows_without_bound_nor_locks_clients_out() -> None:
     restarts = Restarts()
     server = served(restarts)
@@ -397,6 +403,7 @@ async def test_a_flood_of_sessions_neither_grows_without_bound_nor_locks_clients
     assert restarts.done == ["dev-00000000"]
 
 
+@pytest.mark.slow
 async def test_unauthenticated_floods_open_no_session_at_all() -> None:
     server = served(Restarts())
     tokens = BearerTokens({ALICE: "alice"})
@@ -409,6 +416,7 @@ async def test_unauthenticated_floods_open_no_session_at_all() -> None:
             assert (await alice.call_tool("get_site", {"site_id": "hq"})).is_error is False
 
 
+@pytest.mark.slow
 async def test_one_client_cannot_take_every_session() -> None:
     restarts = Restarts()
     server = served(restarts)
@@ -445,6 +453,7 @@ async def test_one_client_cannot_take_every_session() -> None:
     assert len(restarts.done) == 3
 
 
+@pytest.mark.slow
 async def test_a_full_server_ends_the_idlest_session_of_the_client_holding_most() -> None:
     server = served(Restarts())
     tokens = BearerTokens({ALICE: "alice", MALLORY: "mallory"})
@@ -470,6 +479,7 @@ async def test_a_full_server_ends_the_idlest_session_of_the_client_holding_most(
         ]
 
 
+@pytest.mark.slow
 async def test_idle_sessions_end() -> None:
     server = served(Restarts())
     async with (

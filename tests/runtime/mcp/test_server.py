@@ -514,6 +514,7 @@ async def serving(app: Any, listener: socket.socket | None = None) -> AsyncItera
         listener.close()
 
 
+@pytest.mark.slow
 async def test_http_sessions_reach_injected_fields_with_the_default_client() -> None:
     contexts: list[McpCallContext] = []
     service = RecordingProfiles()
@@ -552,6 +553,7 @@ async def test_http_sessions_reach_injected_fields_with_the_default_client() -> 
     assert service.sessions == [contexts[0].session_id]  # the session, never alice's
 
 
+@pytest.mark.slow
 async def test_http_without_sessions_tells_the_operator_what_to_do(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -569,6 +571,7 @@ async def test_http_without_sessions_tells_the_operator_what_to_do(
     assert "streamable_http_app(stateless=False)" in told[0] and "meta_for" in told[0]
 
 
+@pytest.mark.slow
 async def test_a_client_forcing_the_2026_wire_on_a_stateful_app_has_no_session() -> None:
     contexts: list[McpCallContext] = []
 
@@ -584,6 +587,7 @@ async def test_a_client_forcing_the_2026_wire_on_a_stateful_app_has_no_session()
     assert [c.session_id for c in contexts] == [None, None]
 
 
+@pytest.mark.slow
 async def test_http_2026_calls_and_listen() -> None:
     contexts: list[McpCallContext] = []
     runtime = netops_runtime()

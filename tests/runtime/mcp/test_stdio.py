@@ -23,7 +23,7 @@ from examples.netops.mcp_server import runtime as netops_runtime
 from tests.support import REPO
 from tests.support.netops import not_found
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # serve-mcp on stdio in a subprocess
 
 TIMEOUT = 30  # seconds for a whole session: starting Python and the SDK takes about one
 

@@ -39,6 +39,8 @@ from tooldesign.runtime.validation.schema import declared_only
 from tests import support
 from tests.support import REPO
 
+pytestmark = pytest.mark.slow  # an MCP server in a subprocess
+
 SERVER = REPO / "tests" / "fixtures" / "mcp_server" / "inventory_server.py"
 COMMAND = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVER))}"
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
 from anthropic.types import ToolParam
 from google.genai import types as genai
 from hypothesis import HealthCheck, given, settings
@@ -341,6 +342,7 @@ def export_or_problems(schema: dict[str, Any], provider: Any, **options: Any) ->
         return None
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(any_tool_schema())
 def test_any_json_schema_exports_or_names_what_it_cannot_express(schema: dict[str, Any]) -> None:

@@ -1164,6 +1164,7 @@ def synthetic_tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     return list(parse_catalog(catalog_text(build_catalog(entries))).tools)
 
 
+@pytest.mark.slow
 def test_every_export_of_the_synthetic_catalog_is_valid(synthetic_tools: list[Any]) -> None:
     tools = synthetic_tools
     assert len(tools) == 1000

@@ -8,8 +8,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support import REPO
 from tests.support.redis import RedisServer
+
+pytestmark = pytest.mark.slow  # a Redis server, a worker in a subprocess
 
 
 def test_the_example_agent_calls_devices_on_a_worker_process(

@@ -18,11 +18,12 @@ from tests.runtime.transports.app import effects_key
 from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, wait_live, worker_process
 
+pytestmark = pytest.mark.slow  # a Redis server, workers in subprocesses
+
 CALLS = 10_000
 CLAIM_TIMEOUT = 2.0
 
 
-@pytest.mark.slow
 def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
     redis_server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:

@@ -28,6 +28,8 @@ from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker, worker_process
 from tests.support.remote import DEVICES, VERSION, effects, restart
 
+pytestmark = pytest.mark.slow  # Redis and Valkey servers, workers in subprocesses
+
 
 def pretend_live(server: RedisServer, prefix: str, seconds: float = 120) -> None:
     """A heartbeat for a worker that never reads: agents queue calls nobody takes yet."""
@@ -183,7 +185,6 @@ def test_a_worker_whose_loop_fails_stops_with_an_error(
         asyncio.run(main())
 
 
-@pytest.mark.slow
 def test_the_worker_command_exits_non_zero_when_a_loop_fails(
     redis_server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:
@@ -205,7 +206,6 @@ def test_the_worker_command_exits_non_zero_when_a_loop_fails(
     assert re.search(r"worker stopped: .* the (read|claim).* loop failed", log.read_text())
 
 
-@pytest.mark.slow
 def test_sigterm_lets_running_calls_finish_then_exits_zero(
     redis_server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:
@@ -244,7 +244,6 @@ def test_sigterm_lets_running_calls_finish_then_exits_zero(
     assert "stopped" in log.read_text()
 
 
-@pytest.mark.slow
 def test_calls_running_while_redis_restarts_are_answered(own_redis: Any) -> None:
     server = own_redis(appendonly=True)
     prefix = "restart"
@@ -279,7 +278,6 @@ def test_calls_running_while_redis_restarts_are_answered(own_redis: Any) -> None
     assert sorted(effects(server, prefix).values()) == [1] * 20
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("appendonly", [True, False])
 def test_queued_calls_survive_a_redis_restart_only_with_append_only_persistence(
     own_redis: Any, appendonly: bool

@@ -26,6 +26,8 @@ from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker
 from tests.support.remote import DEVICES, SESSION, VERSION, effects, restart
 
+pytestmark = pytest.mark.slow  # a Redis server
+
 
 def run(
     server: RedisServer,

@@ -337,6 +337,7 @@ def test_a_server_older_than_redis_7_is_refused_with_a_clear_error() -> None:
     )
 
 
+@pytest.mark.slow
 def test_importing_the_runtime_does_not_import_redis() -> None:
     code = (
         "import sys, tooldesign.runtime, tooldesign.runtime.transports; "
