@@ -17,6 +17,8 @@ import pytest
 
 from tests.support import tree_bytes
 
+pytestmark = pytest.mark.slow  # tooldesign gen in a subprocess
+
 DESIGN = """\
 from tooldesign.dsl import *
 
@@ -38,8 +40,6 @@ TOOLSET = """\
 
 APP = """\
 import time
-
-pytestmark = pytest.mark.slow  # tooldesign gen in a subprocess
 
 SETTINGS = {"region": "eu"}
 
