@@ -48,8 +48,9 @@ from examples.netops.services import (
 from gen.assistant.toolsets.devices import codecs as device_codecs
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.sites import executor as sites
-from tests.support import ALICE, netops
-from tests.support import call as run
+from tests.support import netops
+from tests.support.calls import ALICE
+from tests.support.calls import call as run
 from tests.support.netops import approve_all
 
 WINDOW = {"device_ids": ["dev-00000000"], "duration_minutes": 30, "reason": "Firmware upgrade"}

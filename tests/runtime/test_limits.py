@@ -33,7 +33,7 @@ from tooldesign.runtime.spec.limits import MIB, ToolLimits
 from tooldesign.runtime.spec.specs import TypeSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec
 
-from tests.support import call
+from tests.support.calls import call
 from tests.support.generated import Generator
 
 DESIGN = """

@@ -44,8 +44,9 @@ from gen.assistant.toolsets.docs import types as doc_types
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.profiles import executor as profiles
 from gen.assistant.toolsets.sites import executor as sites
-from tests.support import ALICE, REPO
-from tests.support import call as run
+from tests.support import REPO
+from tests.support.calls import ALICE
+from tests.support.calls import call as run
 from tests.support.netops import approve_all, example_registration
 
 

@@ -53,7 +53,8 @@ from examples.netops.services import DeviceService, Inventory, MetricsService, S
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.sites import executor as sites
-from tests.support import ALICE, REPO, call
+from tests.support import REPO
+from tests.support.calls import ALICE, call
 from tests.support.netops import Restarts, example_runtime
 
 RESTART = {"device_id": "dev-0a1b2c3d", "reason": "stuck after update"}

@@ -24,7 +24,7 @@ from tooldesign.runtime import (
     ToolResult,
 )
 
-from tests import support
+from tests.support import calls
 from tests.support.netops import approve_all, example_runtime
 
 META = ToolCallMeta(session_id="sess-alice", tool_call_id="call-7", run_id="run-3")
@@ -62,7 +62,7 @@ def runtime_with(
     )
 
 
-call = functools.partial(support.call, meta=META)
+call = functools.partial(calls.call, meta=META)
 
 
 def test_runtime_interceptors_run_in_order_then_the_toolsets() -> None:

@@ -36,8 +36,7 @@ from tooldesign.runtime import (
 from tooldesign.runtime.mcp.client import MCPServerParams
 from tooldesign.runtime.validation.schema import declared_only
 
-from tests import support
-from tests.support import REPO
+from tests.support import REPO, calls
 
 pytestmark = pytest.mark.slow  # an MCP server in a subprocess
 
@@ -86,7 +85,7 @@ def runtime(imported: tuple[str, ModuleType], client: CountingClient) -> Runtime
     return Runtime([imported[1].new_registration(client=client)])
 
 
-call = functools.partial(support.call, meta=ToolCallMeta(tool_call_id="c1"))
+call = functools.partial(calls.call, meta=ToolCallMeta(tool_call_id="c1"))
 
 
 def test_the_imported_design_declares_the_server_and_its_types(
