@@ -103,7 +103,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"{count} skipped: {reason}", yellow=True)
     if _slow_left_out:
         terminalreporter.write_line(
-            f"{len(_slow_left_out)} slow tests not run (each starts a server, a process or a "
-            "browser, or runs long): `pytest -m ''` runs everything, as CI does",
+            f"{len(_slow_left_out)} slow test{'s' * (len(_slow_left_out) != 1)} not run (each "
+            "starts a server, a process or a browser, or runs long): `pytest -m ''` runs "
+            "everything, as CI does",
             yellow=True,
         )
