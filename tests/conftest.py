@@ -87,7 +87,11 @@ _slow_left_out: list[pytest.Item] = []
 
 
 def pytest_deselected(items: Sequence[pytest.Item]) -> None:
-    _slow_left_out.extend(item for item in items if item.get_closest_marker("slow"))
+    _slow_left_out.extend(
+        item
+        for item in items
+        if item.get_closest_marker("slow") and "not slow" in item.config.option.markexpr
+    )
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
