@@ -17,7 +17,7 @@ A design flows one way, and the packages follow it::
 user errors). It imports nothing else of tooldesign, the IR imports only it, and the runtime
 never imports a stage that uses it. On top sit ``govern`` (fingerprints, diffs, targets),
 ``docsite`` (``tooldesign docs``), ``importers`` (code-first modules and MCP servers as
-designs) and ``commands`` (one module per CLI command). ``tests/test_layers.py`` holds the
+designs) and ``commands`` (one module per CLI command). ``tests/project/test_layers.py`` holds the
 packages to these rules.
 """
 

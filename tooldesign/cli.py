@@ -92,10 +92,12 @@ def _run(args: argparse.Namespace) -> int:
     try:
         code: int = args.run(args)
     except DesignError as exc:
+        sys.stdout.flush()  # what the command printed comes before its error (piped, too)
         print(f"tooldesign: {exc}", file=sys.stderr)
         _tell_causes(exc, full=getattr(args, "traceback", False))
         return EXIT_ERROR
     except UserError as exc:
+        sys.stdout.flush()
         print(f"tooldesign: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     return code

@@ -5,10 +5,19 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, Protocol
 
 import pytest
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignError, DesignIssue
+
+
+class AppWriter(Protocol):
+    """The ``write_app`` fixture (tests/binding/conftest.py): writes ``name.py`` from ``source``
+    and imports it (or leaves that to the design)."""
+
+    def __call__(self, name: str, source: str, *, imported: bool = True) -> Any: ...
+
 
 _BOUND_TOOL_DESIGN = """\
 from tooldesign.dsl import *

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 from tooldesign.eval.evaluate import evaluate
 from tooldesign.ir.errors import DesignError, DesignIssue
 
 ERROR = "# <-- error"
+
+DSL_IMPORT = "from tooldesign.dsl import *  # noqa: F403\n"
+"""The line a design written by ``write_design`` starts with, unless told otherwise."""
+
+
+class WriteDesign(Protocol):
+    """The ``write_design`` fixture (tests/conftest.py): writes ``imports`` then ``source``
+    (dedented) to ``name`` in the test's own folder, and returns its path."""
+
+    def __call__(
+        self, source: str, name: str = "design.py", *, imports: str = DSL_IMPORT
+    ) -> Path: ...
 
 
 def line_of(path: Path, marker: str) -> int:

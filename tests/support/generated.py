@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from types import ModuleType
 
 from tooldesign.codegen import formatting
 from tooldesign.codegen.pipeline import Report
+from tooldesign.generate import generate
+
+_counter = itertools.count()
 
 
 class Generated:
@@ -27,6 +32,36 @@ class Generated:
     def module(self, dotted: str) -> ModuleType:
         """``svc.toolsets.ts.codecs`` → that generated module."""
         return importlib.import_module(f"{self.package}.{dotted}")
+
+
+class Generator:
+    """Generates design texts into ``folder``, each into a package of its own that is importable
+    until :meth:`close` (the ``gen_design`` fixtures, tests/conftest.py)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.made: list[Generated] = []
+
+    def __call__(self, text: str) -> Generated:
+        n = next(_counter)
+        design = self.folder / f"design_{n}.py"
+        design.write_text(textwrap.dedent(text), encoding="utf-8")
+        package = f"tdgen_{n}_{self.folder.name.replace('-', '_')}"
+        root = self.folder / f"root_{n}"
+        report = generate([str(design)], root / package)
+        sys.path.insert(0, str(root))
+        importlib.invalidate_caches()
+        self.made.append(Generated(root, package, report))
+        return self.made[-1]
+
+    def close(self) -> None:
+        """Take what was generated off ``sys.path`` and out of ``sys.modules``."""
+        for generated in self.made:
+            if str(generated.root) in sys.path:
+                sys.path.remove(str(generated.root))
+            package = generated.package
+            for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+                del sys.modules[name]
 
 
 def lint(

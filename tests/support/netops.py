@@ -2,11 +2,91 @@
 
 from __future__ import annotations
 
-import pytest
-from tooldesign.runtime import ApprovalRequest, ToolCallMeta
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from examples.netops.services import Inventory, NotFoundError
+import pytest
+from tooldesign.runtime import (
+    ApprovalRequest,
+    Runtime,
+    ToolCallMeta,
+    ToolsetRegistration,
+)
+
+from examples.netops.agent import restart_device
+from examples.netops.services import (
+    DeviceService,
+    DocumentService,
+    Inventory,
+    MetricsService,
+    NotFoundError,
+    ProfileService,
+    SiteService,
+)
+from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
+from gen.assistant.toolsets.docs import executor as docs
+from gen.assistant.toolsets.metrics import executor as metrics
+from gen.assistant.toolsets.profiles import executor as profiles
+from gen.assistant.toolsets.sites import executor as sites
+
+TOOLSETS = ("sites", "devices", "metrics", "profiles", "docs")
+"""The example's toolsets, in the order its runtime registers them."""
+
+
+def example_registration(
+    toolset: str,
+    inventory: Inventory | None = None,
+    *,
+    interceptors: Sequence[Any] = (),
+    **handlers: Any,
+) -> ToolsetRegistration:
+    """One of the example's toolsets, served by the example's own services (on ``inventory``, or
+    a new one), with ``interceptors`` of its own; ``handlers`` replace its tools' handlers (the
+    devices toolset's restart_device is the example agent's unless replaced)."""
+    inventory = inventory or Inventory()
+    made: ToolsetRegistration
+    if toolset == "devices":
+        given: Any = {"restart_device": restart_device, **handlers}
+        made = devices.new_registration(
+            service=DeviceService(inventory), handlers=given, interceptors=interceptors
+        )
+        return made
+    executor, service = {
+        "sites": (sites, SiteService(inventory)),
+        "metrics": (metrics, MetricsService(inventory)),
+        "profiles": (profiles, ProfileService()),
+        "docs": (docs, DocumentService()),
+    }[toolset]
+    made = executor.new_registration(
+        service=service, handlers=handlers or None, interceptors=interceptors
+    )
+    return made
+
+
+def example_runtime(
+    *toolsets: str,
+    device_handlers: Mapping[str, Any] | None = None,
+    interceptors_of: Mapping[str, Sequence[Any]] | None = None,
+    **options: Any,
+) -> Runtime:
+    """The example's toolsets (those named, in that order; all of them by default) on one
+    inventory, without the example agent's interceptors (its rate limit would answer most calls
+    of a test) and options (``options`` go to ``Runtime``): ``device_handlers`` replace handlers
+    of the devices toolset, ``interceptors_of`` gives a toolset interceptors of its own."""
+    inventory = Inventory()
+    return Runtime(
+        [
+            example_registration(
+                toolset,
+                inventory,
+                interceptors=(interceptors_of or {}).get(toolset, ()),
+                **(dict(device_handlers or {}) if toolset == "devices" else {}),
+            )
+            for toolset in toolsets or TOOLSETS
+        ],
+        **options,
+    )
 
 
 def not_found(device_id: str) -> str:

@@ -1,6 +1,6 @@
 """A real Redis server on a unix socket, and workers serving a runtime through it.
 
-``redis-server`` is found on PATH (.ci/run installs Debian's).
+``redis-server`` is found on PATH (``tests.support.programs``; .ci/run installs Debian's).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 import redis
 from tooldesign.runtime import Runtime
 from tooldesign.runtime.transports.redis import RedisTransport
@@ -109,16 +108,6 @@ class RedisServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def redis_binary() -> str:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail(
-            "redis-server is not installed: the distributed tests need a Redis 7 server "
-            "(apt-get install -y redis-server; .ci/run installs it)"
-        )
-    return binary
-
-
 @asynccontextmanager
 async def running_worker(
     runtime: Runtime, url: str, prefix: str, **options: Any
@@ -155,7 +144,7 @@ async def wait_live(
 def worker_process(
     url: str, prefix: str, *options: str, log: Path, **env: str
 ) -> subprocess.Popen[bytes]:
-    """``tooldesign worker`` serving tests.distributed.app:runtime in a process of its own,
+    """``tooldesign worker`` serving tests.runtime.transports.app:runtime in a process of its own,
     logging to ``log``."""
     environment = {
         **os.environ,
@@ -165,7 +154,7 @@ def worker_process(
         **env,
     }
     command = [
-        sys.executable, "-m", "tooldesign.cli", "worker", "tests.distributed.app:runtime",
+        sys.executable, "-m", "tooldesign.cli", "worker", "tests.runtime.transports.app:runtime",
         "--redis", url, "--prefix", prefix, *options,
     ]  # fmt: skip
     with log.open("ab") as sink:

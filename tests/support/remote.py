@@ -8,7 +8,7 @@ from tooldesign.runtime import ToolCallMeta, ToolRequest
 from tooldesign.runtime.spec.catalog import toolset_version
 
 from gen.assistant.toolsets import devices
-from tests.distributed import app
+from tests.runtime.transports import app
 from tests.support.redis import RedisServer
 
 DEVICES = "assistant.devices"

@@ -100,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             config = {"mcpServers": {name: entry}}
         print(json.dumps(config, indent=2, ensure_ascii=False))
+    # Piped, standard output is buffered: flushed first, the entry comes before the hint on a
+    # reader of both streams (`2>&1`), as on a terminal.
+    sys.stdout.flush()
     print(f"tooldesign: {_WHERE[args.host]}", file=sys.stderr)
     return EXIT_OK
 
