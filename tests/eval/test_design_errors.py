@@ -396,6 +396,113 @@ def test_required_names_unknown_attribute(write_design: WriteDesign) -> None:
     assert issue.path == ARGS
 
 
+def test_a_near_miss_is_named(write_design: WriteDesign) -> None:
+    path = write_design(
+        """\
+        with Service("assistant", "Network operations assistant"):
+            with Toolset("devices", "Inspect the devices of a site"):
+                with Tool("list_devices", "List devices on a site"):
+                    with Args():
+                        Attribute("site_id", String, "Site", max_lenght=9)  # <-- option
+                        Attribute("when", String, "When", format="datetime")  # <-- format
+                        Attribute("session_id", String, "Caller session")
+                        Required("site", "session_id")  # <-- required
+                    Inject("sesion_id")  # <-- inject
+                    Annotations(read_onyl=True)  # <-- annotation
+                    Tool("other", "Another", titel="Other")  # <-- keyword
+        """,
+    )
+    issues = {issue.location.line: issue.message for issue in design_issues(path) if issue.location}
+    expected = {
+        "option": "unknown Attribute option max_lenght= (did you mean max_length=?); allowed: "
+        "enum, default, minimum, maximum, exclusive_minimum, exclusive_maximum, min_length, "
+        "max_length, pattern, format, min_items, max_items, example, repair",
+        "format": "; did you mean 'date-time'?",
+        "required": "Required names unknown attribute 'site' (attributes: site_id, when, "
+        "session_id); did you mean 'site_id'?",
+        "inject": "(fields: site_id, when, session_id); did you mean 'session_id'?",
+        "annotation": "unknown annotation read_onyl= (did you mean read_only=?)",
+        "keyword": "got an unexpected keyword argument 'titel'; did you mean title=?",
+    }
+    for marker, fragment in expected.items():
+        assert fragment in issues[line_of(path, f"# <-- {marker}")]
+
+
+def test_a_forgotten_with_is_one_error_at_its_own_line(write_design: WriteDesign) -> None:
+    # Without "with", the Args block is empty and every call after it stands outside any block:
+    # one error, at the line to fix, rather than one per call after it (and an Inject of a
+    # field that seems not to exist).
+    path = write_design(
+        """\
+        with Type("Site", "A site") as Site:
+            Attribute("id", String, "Site identifier")
+        with Service("assistant", "Network operations assistant"):
+            with Toolset("devices", "Inspect the devices of a site"):
+                with Tool("list_devices", "List devices on a site"):
+                    Args()  # <-- error
+                    Attribute("site_id", String, "Site identifier")
+                    Attribute("session_id", String, "Caller session")
+                    Required("site_id", "session_id")
+                    Example({"site_id": "hq"})
+                    Return(Site, "The site")
+                    Inject("session_id")
+        """,
+    )
+    issue = single_issue(path)
+    assert issue.message == (
+        'Args() is called without "with", so the Attribute on line '
+        f'{line_of(path, ERROR) + 1} and the calls after it are outside it: write "with Args():"'
+    )
+    assert_at(issue, path)
+    assert issue.path == ARGS
+
+
+_TOOL_WITH = """\
+with Service("assistant", "Network operations assistant"):
+    with Toolset("devices", "Inspect the devices of a site"):
+        with Tool("list_devices", "List devices on a site"):
+            {block}  # <-- error
+            Attribute("id", String, "Identifier")
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "fix"),
+    [
+        (
+            'Device = Type("Device", "A device")  # <-- error\nAttribute("id", String, "Id")\n',
+            'with Type("Device", …) as Device:',
+        ),
+        (_TOOL_WITH.format(block="Return()"), "with Return():"),
+        (_TOOL_WITH.format(block='ServerData("chart")'), 'with ServerData("chart", …):'),
+    ],
+)
+def test_each_block_that_takes_attributes_says_its_with(
+    write_design: WriteDesign, source: str, fix: str
+) -> None:
+    path = write_design(source)
+    issue = single_issue(path)
+    assert issue.message.endswith(f'write "{fix}"'), issue.message
+    assert_at(issue, path)
+
+
+def test_attributes_after_an_entered_block_are_still_misplaced(write_design: WriteDesign) -> None:
+    path = write_design(
+        """\
+        with Service("assistant", "Network operations assistant"):
+            with Toolset("devices", "Inspect the devices of a site"):
+                with Tool("list_devices", "List devices on a site"):
+                    with Args():
+                        Attribute("site_id", String, "Site identifier")
+                    Attribute("stray", String, "Outside any block")  # <-- error
+        """,
+    )
+    issue = single_issue(path)
+    assert_mentions(issue, "Attribute must be called inside Args, Return")
+    assert issue.path == f'{TOOL} › "stray"'
+    assert_at(issue, path)
+
+
 # ── 5. defaults that break their attribute ────────────────────────────────────────────────
 
 

@@ -13,9 +13,10 @@ from typing import Any, Literal, ParamSpec, TypeAlias, Unpack
 
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.constraints import AttributeOptions
+from tooldesign.contract.errors import close_match
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import RepairName
-from tooldesign.dsl.recorder import Block, caller_location, current, shape_of
+from tooldesign.dsl.recorder import Block, Unentered, caller_location, current, shape_of
 from tooldesign.dsl.records import (
     AnnotationsRecord,
     AttributeRecord,
@@ -58,6 +59,21 @@ recursion), or one of ``str``, ``int``, ``float``, ``bool``."""
 
 _CONSTRAINT_OPTIONS = tuple(AttributeOptions.__annotations__)
 _KNOWN_OPTIONS = frozenset(_CONSTRAINT_OPTIONS)
+_ATTRIBUTE_OPTIONS = (*_CONSTRAINT_OPTIONS, "repair")
+"""Every keyword ``Attribute`` takes after its description, as its errors list them."""
+
+
+def _unknown_options(unknown: Sequence[str]) -> str:
+    """The error for ``Attribute`` keywords it does not take, each near miss named."""
+    named = []
+    for key in unknown:
+        close = close_match(key, _ATTRIBUTE_OPTIONS)
+        named.append(f"{key}= (did you mean {close}=?)" if close else f"{key}=")
+    option = "option" if len(unknown) == 1 else "options"
+    return (
+        f"unknown Attribute {option} {', '.join(named)}; allowed: {', '.join(_ATTRIBUTE_OPTIONS)}"
+    )
+
 
 _UNSET: Any = object()
 
@@ -210,7 +226,47 @@ def Type(name: str, description: str | None = None) -> Block:
             where,
             record.path,
         )
+    named = f" as {name}" if isinstance(name, str) and name.isidentifier() else ""
+    return _takes_attributes(record, f"Type({_quoted(name)}, …)", named)
+
+
+def _takes_attributes(record: Record, call: str, named: str = "") -> Block:
+    """The block of ``record``, which takes attributes: remembered, until another block is
+    entered or left, as where attributes called outside any block were meant to go (``call``
+    spells it, ``named`` is the ``as`` part of its ``with``)."""
+    rec = current()
+    rec.unentered = Unentered(record, rec.top, call, named)
     return Block(record, rec)
+
+
+_SHAPE_BLOCKS = "Args, Return, Type, ServerData or an Object attribute block"
+
+
+def _shape_for(
+    what: str, where: Location, path: str | None = None
+) -> tuple[ShapeRecord | None, Record | None]:
+    """The object shape a call of ``what`` (``Attribute``, ``Required``, ``Example``) records
+    into, and the record that holds it: the open block's; or, when the ``with`` of the block
+    called just before was forgotten (``Args()``), that block's, the slip reported once at its
+    own line (each of the calls after it would otherwise be an error of its own, none of them
+    naming the line to fix). ``(None, None)`` when the call is misplaced: reported here."""
+    rec = current()
+    shape = shape_of(rec.top)
+    if shape is not None:
+        return shape, rec.top
+    stray = rec.unentered
+    if stray is None or stray.parent is not rec.top or stray.record.entered:
+        _misplaced(what, _SHAPE_BLOCKS, where, path)
+        return None, None
+    if not stray.reported:
+        stray.reported = True
+        rec.issue(
+            f'{stray.call} is called without "with", so the {what} on line {where.line} and '
+            f'the calls after it are outside it: write "with {stray.call}{stray.named}:"',
+            stray.record.location,
+            stray.record.path,
+        )
+    return shape_of(stray.record), stray.record
 
 
 def _message_record(
@@ -239,7 +295,9 @@ def _message(kind: str, type: TypeLike, description: str | None) -> Block:
             tool.args = record
         else:
             tool.returns = record
-    return Block(record, rec)
+    if record.type is not None:
+        return Block(record, rec)
+    return _takes_attributes(record, "Args()" if kind == "args" else "Return()")
 
 
 def Args(type: DslType | None = None, description: str | None = None) -> Block:
@@ -272,11 +330,16 @@ def Attribute(
     whatever the defaults.
     """
     rec, where = current(), caller_location()
-    shape = shape_of(rec.top)
+    shape, owner = _shape_for("Attribute", where, rec.child_path(_quoted(name)))
+    path = (
+        f"{owner.path} › {_quoted(name)}"
+        if owner is not None and owner is not rec.top
+        else rec.child_path(_quoted(name))
+    )
     given: dict[str, Any] = dict(options)
     record = AttributeRecord(
         where,
-        rec.child_path(_quoted(name)),
+        path,
         name=name,
         type=type,
         description=description,
@@ -286,41 +349,28 @@ def Attribute(
     # Checked here too: a design that no type checker has read may still misspell an option.
     unknown = sorted(given.keys() - _KNOWN_OPTIONS)
     if unknown:
-        rec.issue(
-            f"unknown Attribute option(s) {', '.join(unknown)}; allowed: {', '.join(_CONSTRAINT_OPTIONS)}",
-            where,
-            record.path,
-        )
+        rec.issue(_unknown_options(unknown), where, record.path)
         for key in unknown:
             del given[key]
     if shape is not None:
         shape.attributes.append(record)
-    else:
-        _misplaced(
-            "Attribute",
-            "Args, Return, Type, ServerData or an Object attribute block",
-            where,
-            record.path,
-        )
     return Block(record, rec)
 
 
 def Required(*names: str) -> None:
     """Mark attributes of the enclosing object as required."""
-    rec, where = current(), caller_location()
-    shape = shape_of(rec.top)
+    where = caller_location()
+    shape, _ = _shape_for("Required", where)
     if shape is None:
-        _misplaced("Required", "Args, Return, Type, ServerData or an Object attribute block", where)
         return
     shape.required.extend((name, where) for name in names)
 
 
 def Example(value: Any) -> None:
     """An example value of the enclosing object (shown to models in retry hints)."""
-    rec, where = current(), caller_location()
-    shape = shape_of(rec.top)
+    where = caller_location()
+    shape, _ = _shape_for("Example", where)
     if shape is None:
-        _misplaced("Example", "Args, Return, Type, ServerData or an Object attribute block", where)
         return
     shape.examples.append((value, where))
 
@@ -418,7 +468,9 @@ def ServerData(
     tool = _tool_top("ServerData", where)
     if tool is not None:
         tool.server_data.append(record)
-    return Block(record, rec)
+    if message.type is not None:
+        return Block(record, rec)
+    return _takes_attributes(record, f"ServerData({_quoted(kind)}, …)")
 
 
 def BindTo(target: Callable[..., Any] | str) -> None:

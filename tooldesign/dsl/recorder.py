@@ -6,6 +6,7 @@ import sys
 from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from types import CodeType, FrameType, TracebackType
@@ -34,6 +35,10 @@ class Recorder:
         self.stack: list[Record] = []
         self.line_maps: dict[int, tuple[CodeType, _LineMap]] = {}
         """Per code object of the design: instruction offsets → lines (see caller_location)."""
+        self.unentered: Unentered | None = None
+        """The last block that takes attributes (``Args()``, ``Type(...)``…), until another
+        block is entered or left: where attributes called just after it, outside any block,
+        were meant to go when its ``with`` was forgotten."""
 
     @property
     def top(self) -> Record | None:
@@ -45,6 +50,19 @@ class Recorder:
 
     def issue(self, message: str, location: Location, path: str) -> None:
         self.design.issues.append(RecordingIssue(message, location, path))
+
+
+@dataclass(eq=False)
+class Unentered:
+    """A block that takes attributes, as its call made it: ``record``, inside ``parent``,
+    spelled ``call`` (``Args()``) and, in its ``with``, ``named`` (`` as Note``); and whether
+    its missing ``with`` was reported."""
+
+    record: Record
+    parent: Record | None
+    call: str
+    named: str = ""
+    reported: bool = False
 
 
 _current = Recorder()
@@ -139,6 +157,7 @@ class Block:
     def __enter__(self) -> Any:
         record = self.record
         record.entered = True
+        self._recorder.unentered = None
         if isinstance(record, AttributeRecord) and record.shape is None:
             record.shape = ShapeRecord(record.location, record.path)
         self._recorder.stack.append(record)
@@ -150,6 +169,7 @@ class Block:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._recorder.unentered = None
         stack = self._recorder.stack
         while stack:
             if stack.pop() is self.record:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import inspect
 import os
+import re
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
@@ -18,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import CodeType
 
-from tooldesign.contract.errors import UserError
+from tooldesign.contract.errors import UserError, close_match
 from tooldesign.contract.location import Location
 from tooldesign.dsl.recorder import current
 from tooldesign.eval.bytecode import design_code
@@ -206,7 +208,29 @@ def _report(exc: BaseException, issues: Issues, design_paths: set[str]) -> None:
     raised = user_frame(exc)
     if location is None and raised is not None:
         location = Location(raised.file, raised.line)
-    message = f"{type(exc).__name__}: {exc}"
+    message = f"{type(exc).__name__}: {exc}" + _keyword_guess(exc)
     if raised is not None and location != Location(raised.file, raised.line):
         message += f"\n      raised at {raised}"
     issues.add(message, location, "", cause=exc)
+
+
+_UNEXPECTED_KEYWORD = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
+
+
+def _keyword_guess(exc: BaseException) -> str:
+    """For a DSL call given a keyword it does not take (``Tool(..., titel=...)``), the one it
+    may have meant."""
+    found = _UNEXPECTED_KEYWORD.fullmatch(str(exc)) if isinstance(exc, TypeError) else None
+    if found is None:
+        return ""
+    import tooldesign.dsl
+
+    call = getattr(tooldesign.dsl, found[1], None)
+    if not callable(call):
+        return ""
+    try:
+        keywords = list(inspect.signature(call).parameters)
+    except (TypeError, ValueError):
+        return ""
+    close = close_match(found[2], keywords)
+    return f"; did you mean {close}=?" if close else ""

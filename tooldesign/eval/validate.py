@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 from tooldesign.contract.constraints import constraint_options
+from tooldesign.contract.errors import did_you_mean
 from tooldesign.contract.formats import FORMAT_NAMES, NON_STRING_FORMATS
 from tooldesign.eval import patterns
 from tooldesign.eval.nesting import check_tools
@@ -166,7 +167,8 @@ class _Validator:
             self._pattern(f, c.pattern)
         if c.format is not None and c.format not in FORMAT_NAMES:
             self.issues.add(
-                f"unknown format {c.format!r}; supported: {', '.join(sorted(FORMAT_NAMES))}",
+                f"unknown format {c.format!r}; supported: {', '.join(sorted(FORMAT_NAMES))}"
+                + did_you_mean(c.format, FORMAT_NAMES),
                 f.location,
                 f.path,
             )

@@ -14,6 +14,7 @@ from typing import Any
 
 from tooldesign.contract.conditions import ConditionError, parse_condition
 from tooldesign.contract.confirm import DEFAULT_DENIED, ConfirmSpec, TemplateError, prompt_fields
+from tooldesign.contract.errors import did_you_mean
 from tooldesign.contract.repairs import (
     ITEMS,
     REPAIR_NAMES,
@@ -94,7 +95,8 @@ def _kinds(value: Any, rec: Record, what: str, issues: Issues) -> tuple[str, ...
         if not values.is_text(kind) or kind not in REPAIR_NAMES:
             issues.add(
                 f"unknown repair {kind!r}; the repairs are: "
-                + "; ".join(f"{row.kind} ({row.description})" for row in REPAIRS),
+                + "; ".join(f"{row.kind} ({row.description})" for row in REPAIRS)
+                + did_you_mean(kind, REPAIR_NAMES),
                 rec.location,
                 rec.path,
             )

@@ -6,6 +6,7 @@ import difflib
 from functools import cache
 from typing import Any
 
+from tooldesign.contract.errors import did_you_mean
 from tooldesign.contract.location import Location
 from tooldesign.contract.naming import pascal_case, python_identifier
 from tooldesign.dsl.calls import block_record
@@ -116,7 +117,8 @@ class TypeBuilder:
             if name not in declared:
                 known = ", ".join(dict.fromkeys(declared)) or "none"
                 self.issues.add(
-                    f"Required names unknown attribute {name!r} (attributes: {known})",
+                    f"Required names unknown attribute {name!r} (attributes: {known})"
+                    + did_you_mean(name, declared),
                     where,
                     rec.path,
                 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from tooldesign.contract.errors import did_you_mean
 from tooldesign.contract.location import Location
 from tooldesign.contract.naming import pascal_case
 from tooldesign.dsl.records import MessageRecord, ToolRecord
@@ -139,9 +140,11 @@ def injected(types: TypeBuilder, rec: ToolRecord, payload: Message) -> tuple[str
         names.append(name)
         f = shape.field(name) if shape else None
         if f is None:
-            known = ", ".join(x.name for x in shape.fields) if shape else "none"
+            fields = [x.name for x in shape.fields] if shape else []
+            known = ", ".join(fields) or "none"
             issues.add(
-                f"Inject names unknown payload field {name!r} (fields: {known})",
+                f"Inject names unknown payload field {name!r} (fields: {known})"
+                + did_you_mean(name, fields),
                 where,
                 rec.path,
             )

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
+from tooldesign.contract.errors import close_match
 from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
 from tooldesign.contract.location import Location
 from tooldesign.contract.naming import SHADOWED_MODULES, pascal_case
@@ -280,8 +281,12 @@ class _TreeBuilder:
         for key, value in ann.hints.items():
             if key not in ANNOTATION_NAMES:
                 allowed = ", ".join(row.name for row in ANNOTATIONS)
+                close = close_match(key, ANNOTATION_NAMES)
+                guess = f" (did you mean {close}=?)" if close else ""
                 self.issues.add(
-                    f"unknown annotation {key}=; allowed: {allowed}", ann.location, ann.path
+                    f"unknown annotation {key}={guess}; allowed: {allowed}",
+                    ann.location,
+                    ann.path,
                 )
             elif value is not None and not isinstance(value, bool):
                 self.issues.add(
