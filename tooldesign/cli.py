@@ -33,17 +33,53 @@ from tooldesign.contract.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     UserError,
+    close_match,
 )
 
 
 class _Parser(argparse.ArgumentParser):
+    given: Sequence[str] = ()
+    """The command line being parsed, whose misspelt options a usage error names."""
+
     def error(self, message: str) -> None:  # type: ignore[override]
+        """A usage error: this command's usage, the message, and the option each misspelt one
+        may have meant."""
+        guesses = [f"{name}: did you mean {close}?" for name, close in self.near_misses()]
+        if guesses:
+            message += f" ({'; '.join(guesses)})"
         self.print_usage(sys.stderr)
         print(f"tooldesign: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_ERROR)
 
+    def unrecognized(self, extras: Sequence[str]) -> None:
+        """The usage error for arguments this command does not take."""
+        close = dict(self.near_misses())
+        named = [
+            f"{arg} (did you mean {close[name]}?)"
+            if (name := arg.partition("=")[0]) in close
+            else arg
+            for arg in extras
+        ]
+        self.given = ()  # each near miss is named once
+        self.error(f"unrecognized argument{'s' if len(extras) > 1 else ''}: {' '.join(named)}")
 
-def build_parser() -> argparse.ArgumentParser:
+    def near_misses(self) -> list[tuple[str, str]]:
+        """Each option of the command line that this command does not take, with the one of its
+        options it is a near miss of."""
+        options = [option for action in self._actions for option in action.option_strings]
+        long_options = [option for option in options if option.startswith("--")]
+        found: list[tuple[str, str]] = []
+        for arg in self.given:
+            name = arg.partition("=")[0]
+            if not name.startswith("--") or any(o.startswith(name) for o in options):
+                continue  # an option of this command, or the start of one (argparse takes those)
+            close = close_match(name, long_options)
+            if close is not None:
+                found.append((name, close))
+        return found
+
+
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="tooldesign",
         description="Design-first tools for LLM agents.",
@@ -64,12 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
         kind.add_parser(kinds)
     for command in (diff, docs):
         command.add_parser(commands)
+    # Each command's parser, in what it parses: arguments it does not take are its usage error
+    # (the innermost parser's default wins: `import python`'s, not `import`'s).
+    for choices in (commands.choices, kinds.choices):
+        for command_parser in choices.values():
+            command_parser.set_defaults(usage_of=command_parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)  # --help and usage errors end here, quickly
+    _Parser.given = list(sys.argv[1:] if argv is None else argv)
+    # --help and usage errors end here, quickly.
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # told by the command given, with its own usage
+        command_parser: _Parser = getattr(args, "usage_of", parser)
+        command_parser.unrecognized(extras)
     if args.command is None:  # a bare `tooldesign`: what it can do
         parser.print_help()
         return EXIT_OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -80,3 +81,42 @@ def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
         [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert (done.returncode, done.stdout, done.stderr) == (141, "", "")
+
+
+@pytest.mark.slow
+def test_a_usage_error_shows_the_command_s_own_usage_and_names_near_misses() -> None:
+    done = tooldesign("mcp-config", "app:build", "--host", "cursor", "--app-dri", "app")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("usage: tooldesign mcp-config ")
+    assert done.stderr.endswith(
+        "tooldesign: error: unrecognized arguments: --app-dri (did you mean --app-dir?) app\n"
+    )
+    done = tooldesign("gen", "design", "--out", "gen", "--chek=1", "--bogus")
+    assert done.stderr.startswith("usage: tooldesign gen ")
+    assert done.stderr.endswith(
+        "error: unrecognized arguments: --chek=1 (did you mean --check?) --bogus\n"
+    )
+    # A misspelt option that leaves a required one out: the near miss is named too.
+    done = tooldesign("mcp-config", "app:build", "--hots", "cursor")
+    assert done.stderr.endswith(
+        "error: the following arguments are required: --host (--hots: did you mean --host?)\n"
+    )
+    done = tooldesign("import", "python", "x.py", "--froce")
+    assert done.stderr.startswith("usage: tooldesign import python ")
+    done = tooldesign("--bogus")
+    assert done.stderr.startswith("usage: tooldesign [-h] [--version] COMMAND")
+    assert done.stderr.endswith("error: unrecognized argument: --bogus\n")
+
+
+def test_every_option_of_every_command_has_help() -> None:
+    from tooldesign.cli import build_parser
+
+    parser = build_parser()
+    pending = [parser]
+    while pending:
+        current = pending.pop()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                pending.extend(action.choices.values())
+            elif action.option_strings:
+                assert action.help, f"{current.prog} {action.option_strings[-1]} has no help"

@@ -54,7 +54,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="DIR",
         help="import the application from DIR (default: the current directory)",
     )
-    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (the default): one client on standard input and output, as MCP hosts start "
+        "servers; http: streamable HTTP on --host and --port, for many clients",
+    )
     # Left None when not given, so that --host or --port without --transport http is refused.
     serve.add_argument("--host", help=f"http only (default {DEFAULT_HOST})")
     serve.add_argument("--port", type=int, help=f"http only (default {DEFAULT_PORT})")
