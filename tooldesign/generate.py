@@ -29,13 +29,15 @@ def generate(
     targets: Sequence[str] = (),
     server_name: str | None = None,
     progress: Progress | None = None,
+    app_dir: str | Path | None = None,
 ) -> Report:
     """Generate the packages of ``sources`` into ``out``. With ``check``, write nothing.
 
     Before anything is written, every service's tools are checked against the targets its
     ``Targets(...)`` declares (a design error) and against ``targets`` (notices; counted under
     the MCP server name ``server_name``, default each service's). ``progress`` is told each
-    phase as it starts, and each toolset rendered.
+    phase as it starts, and each toolset rendered. ``app_dir`` is the folder the application
+    the design binds to is imported from (default: the current directory).
     """
     started = time.perf_counter()
     # A run that writes locks the folder, and undoes a killed run's half-done commit, before it
@@ -44,7 +46,12 @@ def generate(
         report = output.report
         with cycle_collector_paused():
             with report.phase("evaluate"):
-                design = evaluate(sources, known_valid=output.known_valid, cache_code=not check)
+                design = evaluate(
+                    sources,
+                    known_valid=output.known_valid,
+                    cache_code=not check,
+                    app_dir=Path(app_dir).resolve() if app_dir is not None else None,
+                )
             report.notices.extend(design_notices(design))
             report.notices.extend(_targets_checked(design, targets, server_name))
             return output.write(design, started=started)

@@ -100,6 +100,33 @@ def test_an_error_in_the_application_names_its_own_line(tmp_path: Path) -> None:
     assert traceback.endswith("KeyError: 'max_rows'\n")
 
 
+def test_run_from_outside_the_project_it_says_where_the_application_is(tmp_path: Path) -> None:
+    root = project(tmp_path / "notes")
+
+    def gen_from(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "tooldesign", "gen", "notes/design", "--out", "out"]
+        return subprocess.run(
+            [*command, *args], cwd=cwd, capture_output=True, text=True, check=False
+        )
+
+    done = gen_from(tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "tooldesign: the design has 1 error:\n"
+        "  notes/design/d.py:3: ModuleNotFoundError: No module named 'app'\n"
+        "      'app' is in notes/, which is not importable from here: run from notes/, or give "
+        "--app-dir notes\n"
+    )
+    done = gen_from(tmp_path, "--app-dir", "notes")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "svc").is_dir() and not (root / "out").exists()
+    done = gen_from(tmp_path, "--app-dir", "nowhere")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "tooldesign: error: --app-dir nowhere: no such folder\n",
+    )
+
+
 def test_an_error_in_the_design_itself_names_only_its_line(tmp_path: Path) -> None:
     root = project(tmp_path)
     design = root / "design" / "d.py"

@@ -1,9 +1,10 @@
-"""``tooldesign gen DESIGN... --out DIR [--check] [--quiet] [--traceback]``."""
+"""``tooldesign gen DESIGN... --out DIR [--app-dir DIR] [--check] [--quiet] [--traceback]``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from tooldesign.commands._wording import in_cli_words
 from tooldesign.contract.errors import EXIT_DRIFT, EXIT_OK, UserError
@@ -20,6 +21,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a design .py file, a folder of them, or a dotted module",
     )
     gen.add_argument("--out", required=True, metavar="DIR", help="output folder (for example gen)")
+    gen.add_argument(
+        "--app-dir",
+        metavar="DIR",
+        help="import the application the design binds to from DIR (default: the current directory)",
+    )
     gen.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 listing files that would change"
     )
@@ -69,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
     if server_name is not None and not targets:
         raise UserError("--server-name is read by --targets' name budgets: give --targets too")
     quiet = getattr(args, "quiet", False)  # a Namespace built in code may leave it out
+    app_dir = getattr(args, "app_dir", None)
+    if app_dir is not None and not Path(app_dir).expanduser().is_dir():
+        raise UserError(f"--app-dir {app_dir}: no such folder")
     progress = ProgressLine.for_terminal(quiet=quiet)
     try:
         report = generate(
@@ -78,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
             targets=targets,
             server_name=server_name,
             progress=progress,
+            app_dir=Path(app_dir).expanduser() if app_dir is not None else None,
         )
     finally:
         if progress is not None:

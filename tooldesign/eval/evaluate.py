@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from tooldesign.dsl.recorder import recording
 from tooldesign.eval.builder.tools import build
@@ -20,6 +21,7 @@ def evaluate(
     *,
     known_valid: Callable[[str], bool] | None = None,
     cache_code: bool = True,
+    app_dir: Path | None = None,
 ) -> Design:
     """The design declared by ``sources`` (files, folders or dotted modules).
 
@@ -28,13 +30,14 @@ def evaluate(
     that exact toolset already passed validation: validation is a pure function of the
     fingerprinted content, so it need not run again. ``cache_code`` keeps the compiled code of
     design files in tooldesign's cache, as Python keeps bytecode (never when Python is told not
-    to write bytecode).
+    to write bytecode). ``app_dir`` is the folder the application's code is imported from
+    (default: the current directory).
     """
     issues = Issues()
     entries = design_files(sources)
     # The design's folder stays importable while building and binding: BindTo imports
     # application code, which may sit next to the design.
-    with importable(entries) as writes_bytecode, recording() as recorder:
+    with importable(entries, app_dir) as writes_bytecode, recording() as recorder:
         ran = run_designs(entries, issues, cache_code=cache_code and writes_bytecode)
         design = build(recorder.design, issues, ran)
         if not recorder.design.services and not issues:

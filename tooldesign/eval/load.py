@@ -1,8 +1,10 @@
 """Phase 1 of evaluation: run design files so their DSL calls are recorded.
 
-A design runs as ``python design.py`` would: its own folder and the current directory are
-importable, so it can import the application code it binds to and sibling design files.
-Exceptions raised by the design are reported at the design's own line.
+A design runs as ``python design.py`` would: its own folder and the current directory (or the
+application's folder, when one is given) are importable, so it can import the application code
+it binds to and sibling design files. Exceptions raised by the design are reported at the
+design's own line; an import of application code that is not importable says where that code
+is, when it sits in a folder above the design.
 """
 
 from __future__ import annotations
@@ -58,22 +60,26 @@ def design_files(sources: Sequence[str]) -> list[tuple[str, Path | None]]:
 
 
 @contextmanager
-def importable(entries: Sequence[tuple[str, Path | None]]) -> Iterator[bool]:
-    """Make each design's own folder and the current directory importable; forget designs after.
+def importable(
+    entries: Sequence[tuple[str, Path | None]], app_dir: Path | None = None
+) -> Iterator[bool]:
+    """Make each design's own folder and the current directory (or ``app_dir``, the folder the
+    application is imported from) importable; forget designs after.
 
     A design imports its siblings the same way whether it is named by path or as a dotted
-    module: its folder comes first on ``sys.path``, then the current directory. Yields whether
-    the user lets Python write bytecode (turned off inside the block).
+    module: its folder comes first on ``sys.path``, then the application's folder. Yields
+    whether the user lets Python write bytecode (turned off inside the block).
     """
     saved_path = list(sys.path)
     before = set(sys.modules)
     folders = design_folders(entries)
-    _put_first_on_path([*folders, Path(os.getcwd())])
+    application = app_dir if app_dir is not None else Path(os.getcwd())
+    _put_first_on_path([*folders, application])
     # Generation writes only into its output folder: no __pycache__ beside the user's design
     # or application code.
     saved_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
-        # Found only now that the current directory is importable (finding a dotted module
+        # Found only now that the application's folder is importable (finding a dotted module
         # imports its parent packages, which are forgotten with the rest afterwards).
         dotted = [_module_folder(label) for label, file in entries if file is None]
         module_folders = [folder for folder in dotted if folder is not None]
@@ -211,7 +217,40 @@ def _report(exc: BaseException, issues: Issues, design_paths: set[str]) -> None:
     message = f"{type(exc).__name__}: {exc}" + _keyword_guess(exc)
     if raised is not None and location != Location(raised.file, raised.line):
         message += f"\n      raised at {raised}"
+    if isinstance(exc, ModuleNotFoundError) and location is not None:
+        message += _where_the_module_is(exc, Path(location.file))
     issues.add(message, location, "", cause=exc)
+
+
+_FOLDERS_UP = 4
+"""How many folders above a design file are searched for the application it imports."""
+
+
+def _where_the_module_is(exc: ModuleNotFoundError, design: Path) -> str:
+    """For a design that imports application code Python cannot find (``from app.notes import
+    …`` run from outside the project): the folder above the design that holds it, and how to
+    make it importable."""
+    top = (exc.name or "").partition(".")[0]
+    if not top.isidentifier() or top in sys.modules:
+        return ""  # a missing module inside a package that was found: not a question of folders
+    for folder in list(design.resolve().parents)[:_FOLDERS_UP]:
+        holds = (folder / top).is_dir() or (folder / f"{top}.py").is_file()
+        if holds and str(folder) not in sys.path:
+            shown = _shown_folder(folder)
+            return (
+                f"\n      {top!r} is in {shown}/, which is not importable from here: run from "
+                f"{shown}/, or give --app-dir {shown}"
+            )
+    return ""
+
+
+def _shown_folder(folder: Path) -> str:
+    """``folder`` as the user may type it: relative to the current directory when below it."""
+    try:
+        relative = folder.relative_to(Path.cwd())
+    except ValueError:
+        return str(folder)
+    return str(relative) if relative.parts else "."
 
 
 _UNEXPECTED_KEYWORD = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
