@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from tooldesign.cli import main
+
+from tests.support.generated import Generated
 
 TARGET = "examples.netops.mcp_server:runtime"
 
@@ -60,3 +64,52 @@ def test_the_meta_keys_are_the_ids_of_tool_call_meta() -> None:
 
     ids = [f.name for f in dataclasses.fields(ToolCallMeta) if f.default is None]
     assert sorted(_ID_KEYS) == sorted(ids)
+
+
+TENANT_DESIGN = """\
+from tooldesign.dsl import *
+
+with Service("svc", "A service"):
+    with Toolset("ts", "A toolset"):
+        with Tool("whoami", "The tenant calling"):
+            with Args():
+                Attribute("tenant_id", String, "The tenant")
+                Required("tenant_id")
+            with Return():
+                Attribute("tenant", String, "The tenant")
+                Required("tenant")
+            Inject("tenant_id")
+"""
+
+TENANT_APP = """\
+from tooldesign.runtime import Runtime
+
+from {package}.svc.toolsets.ts import executor
+
+
+def build() -> Runtime:
+    return Runtime([executor.new_registration(handlers={{"whoami": whoami}})])
+
+
+def whoami(args, meta):
+    return {{"tenant": args.tenant_id}}
+"""
+
+
+def test_a_missing_injected_value_is_told_with_the_option_that_gives_it(
+    capsys: pytest.CaptureFixture[str], gen_design: Callable[[str], Generated], tmp_path: Path
+) -> None:
+    generated = gen_design(TENANT_DESIGN)
+    app = tmp_path / "tenant_app.py"
+    app.write_text(TENANT_APP.format(package=generated.package))
+    target = f"{app}:build"
+    assert main(["call", target, "whoami"]) == 1
+    printed = capsys.readouterr()
+    assert "cannot run in this context" in printed.out
+    assert printed.err.endswith(
+        "tooldesign: the tool injects tenant_id, which the call's metadata does not give: "
+        "add --meta tenant_id=VALUE\n"
+    )
+    assert main(["call", target, "whoami", "--meta", "tenant_id=acme"]) == 0
+    printed = capsys.readouterr()
+    assert '{"tenant":"acme"}' in printed.out and "--meta" not in printed.err

@@ -81,7 +81,26 @@ def run(args: argparse.Namespace) -> int:
     print()
     print("result:")
     print(json.dumps(shown(result), indent=2, ensure_ascii=False))
+    remedy = injected_remedy(result)
+    if remedy:
+        print(f"tooldesign: {remedy}", file=sys.stderr)
     return EXIT_OK if result.ok else EXIT_TOOL_ERROR
+
+
+def injected_remedy(result: ToolResult) -> str | None:
+    """For a call the tool could not run because the metadata lacks (or spoils) a value it
+    injects: the ``--meta`` options that give it."""
+    outcome = result.telemetry.outcome
+    if outcome not in ("missing_injected", "invalid_injected") or result.error is None:
+        return None
+    fields = [str(name) for name in result.error.details.get("fields", ())]
+    if not fields:
+        return None
+    options = " ".join(f"--meta {name}=VALUE" for name in fields)
+    names = " and ".join(fields)
+    if outcome == "missing_injected":
+        return f"the tool injects {names}, which the call's metadata does not give: add {options}"
+    return f"the call's metadata gives an invalid value for {names}: give another with {options}"
 
 
 async def _call(args: argparse.Namespace, payload: str, meta: ToolCallMeta) -> ToolResult:
