@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -17,6 +19,7 @@ from tooldesign.commands._targets import Target, parse_target
 from tooldesign.contract.errors import UserError
 
 from tests.support import REPO
+from tests.support.generated import Generated
 
 APP = """\
 from tooldesign.runtime import Runtime
@@ -118,6 +121,115 @@ def test_each_host_gets_its_documented_format(
         command, *args,
     ]  # fmt: skip
     assert "--scope project" in err
+
+
+TENANT_DESIGN = """\
+from tooldesign.dsl import *
+
+with Service("tenants", "Tools of a tenant"):
+    with Toolset("ts", "A toolset"):
+        with Tool("whoami", "The tenant calling"):
+            with Args():
+                Attribute("tenant_id", String, "The tenant")
+                Attribute("session_id", String, "The session")
+                Required("tenant_id", "session_id")
+            with Return():
+                Attribute("tenant", String, "The tenant")
+                Required("tenant")
+            Inject("tenant_id", "session_id")
+"""
+
+TENANT_APP = """\
+import dataclasses
+import os
+
+from tooldesign.runtime import Runtime
+
+from {package}.tenants.toolsets.ts import executor
+
+
+def build():
+    return Runtime([executor.new_registration(handlers={{"whoami": whoami}})])
+
+
+def whoami(args, meta):
+    return {{"tenant": args.tenant_id}}
+
+
+def meta_for(context):
+    return dataclasses.replace(context.meta, labels={{"tenant_id": os.environ["TENANT_ID"]}})
+
+
+def observe(result, context):
+    pass
+"""
+
+
+def test_mcp_config_carries_meta_for_and_warns_of_values_nothing_provides(
+    app: Path, capsys: pytest.CaptureFixture[str], gen_design: Callable[[str], Generated]
+) -> None:
+    generated = gen_design(TENANT_DESIGN)
+    (app / "hostapp" / "tenants.py").write_text(TENANT_APP.format(package=generated.package))
+    target, folder = "hostapp.tenants:build", ["--app-dir", str(app)]
+    out, err = host_config(capsys, target, "claude-code", *folder)
+    assert err == (
+        "tooldesign: warning: whoami injects tenant_id, which MCP calls do not carry, so it "
+        "answers that it cannot run; give --meta-for MODULE:FUNC, a function that sets "
+        "tenant_id from each call (docs/mcp.md, Call metadata)\n"
+        "tooldesign: run it in your project (add --scope project to share it in .mcp.json)\n"
+    )
+    callbacks = ["--meta-for", "hostapp.tenants:meta_for", "--on-result", "hostapp.tenants:observe"]
+    out, err = host_config(
+        capsys, target, "cursor", *folder, *callbacks, "--env", "TENANT_ID=acme",
+        "--server-version", "1.4.0",
+    )  # fmt: skip
+    [entry] = json.loads(out)["mcpServers"].values()
+    assert entry["args"] == [
+        "-m", "tooldesign", "serve-mcp", target, *folder, *callbacks, "--server-version", "1.4.0"
+    ]  # fmt: skip
+    assert entry["env"] == {"TENANT_ID": "acme"}
+    assert "warning" not in err
+    # A callback that does not load, or cannot be called as the server calls it, is an error now.
+    for callback, error in (
+        ("hostapp.tenants:nothing", "module 'hostapp.tenants' has no attribute 'nothing'"),
+        ("hostapp.tenants:whoami", "meta_for is called as meta_for(context)"),
+    ):
+        assert (
+            main(["mcp-config", target, "--host", "cursor", *folder, "--meta-for", callback]) == 2
+        )
+        assert error in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_serve_mcp_warns_of_values_nothing_provides(
+    app: Path, gen_design: Callable[[str], Generated]
+) -> None:
+    generated = gen_design(TENANT_DESIGN)
+    (app / "hostapp" / "tenants.py").write_text(TENANT_APP.format(package=generated.package))
+    serve = [sys.executable, "-m", "tooldesign", "serve-mcp", "hostapp.tenants:build"]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(generated.root)}
+
+    def served(*options: str) -> str:
+        done = subprocess.run(
+            [*serve, "--app-dir", str(app), *options],
+            stdin=subprocess.DEVNULL,  # the client is gone at once: the server stops
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0 and done.stdout == "", done.stderr
+        return done.stderr
+
+    assert served() == (
+        "tooldesign: serving 1 tool(s) over MCP on stdio\n"
+        "tooldesign: warning: whoami injects tenant_id, which MCP calls do not carry, so it "
+        "answers that it cannot run; give --meta-for MODULE:FUNC, a function that sets "
+        "tenant_id from each call (docs/mcp.md, Call metadata)\n"
+    )
+    told = served("--meta-for", "hostapp.tenants:meta_for")
+    assert told == "tooldesign: serving 1 tool(s) over MCP on stdio\n"
 
 
 def test_mcp_config_loads_the_target_first(app: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -230,7 +230,7 @@ def serve_error(args: argparse.Namespace) -> str:
 
 async def resolve(args: argparse.Namespace) -> ToolServer:
     target = load(*split_target(args.target, usage=serve_mcp.USAGE))
-    return await serve_mcp._resolve(target, serve_mcp._callbacks(args), args)
+    return await serve_mcp.resolve_server(target, serve_mcp._callbacks(args), args)
 
 
 @pytest.mark.anyio

@@ -1,5 +1,5 @@
 """``tooldesign serve-mcp MODULE:ATTR [--app-dir DIR] [--transport stdio|http] [--host] [--port]
-[--name] [--meta-for MODULE:FUNC] [--on-result MODULE:FUNC]`` and, over HTTP, ``[--auth-token-env
+[--name] [--server-version V] [--meta-for MODULE:FUNC] [--on-result MODULE:FUNC]`` and, over HTTP, ``[--auth-token-env
 NAME] [--allowed-host HOST] [--allowed-origin ORIGIN] [--max-sessions N]
 [--max-sessions-per-client N] [--session-idle-timeout SECONDS] [--no-auth]``.
 
@@ -7,7 +7,8 @@ NAME] [--allowed-host HOST] [--allowed-origin ORIGIN] [--max-sessions N]
 ``tooldesign.runtime.mcp.ToolServer`` (configured in code), or a function returning either, sync
 or async. ``--meta-for`` and ``--on-result`` name the ``ToolServer`` callbacks for a runtime:
 ``meta_for(context)`` builds each call's ``ToolCallMeta`` (injected values other than the session
-and the call id come from there), ``on_result(result, context)`` observes each result. The
+and the call id come from there: without it, the tools that inject others are named in a
+warning), ``on_result(result, context)`` observes each result. The
 application is imported from ``--app-dir`` (default: the current directory), so an MCP host can
 start the server from any working directory.
 
@@ -65,6 +66,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--host", help=f"http only (default {DEFAULT_HOST})")
     serve.add_argument("--port", type=int, help=f"http only (default {DEFAULT_PORT})")
     serve.add_argument("--name", help="the server name clients see (default: the services')")
+    serve.add_argument(
+        "--server-version",
+        metavar="VERSION",
+        help="the server version clients see (default: the version of the catalog served, "
+        "which changes whenever what models see of a tool does)",
+    )
     serve.add_argument(
         "--meta-for",
         metavar="MODULE:FUNC",
@@ -313,15 +320,19 @@ def _require_mcp() -> None:
         ) from None
 
 
-async def _resolve(target: Any, callbacks: dict[str, Any], args: argparse.Namespace) -> ToolServer:
+async def resolve_server(
+    target: Any, callbacks: dict[str, Any], args: argparse.Namespace
+) -> ToolServer:
     """The target as a ToolServer: a Runtime is wrapped (with ``callbacks``: ``meta_for`` and
     ``on_result``); a function is called (and awaited)."""
     from tooldesign.runtime.mcp import ToolServer
     from tooldesign.runtime.runtime import Runtime
 
     value = await built(target, args.target, {Runtime: "a Runtime", ToolServer: "a ToolServer"})
+    version = getattr(args, "server_version", None)  # a Namespace built in code may leave it out
     if isinstance(value, ToolServer):
         given = ["--name"] if args.name else []
+        given += ["--server-version"] if version else []
         given += [_CALLBACK_FLAGS[option] for option in callbacks]
         if given:
             raise UserError(
@@ -330,18 +341,33 @@ async def _resolve(target: Any, callbacks: dict[str, Any], args: argparse.Namesp
             )
         return value
     try:
-        return ToolServer(value, name=args.name, **callbacks)
+        return ToolServer(value, name=args.name, version=version or "", **callbacks)
     except TypeError as exc:  # a callback that cannot be called as the server calls it
         raise UserError(str(exc)) from None
 
 
+def uncarried_warning(server: ToolServer) -> str | None:
+    """What the operator is warned of when served tools inject values no MCP call carries and
+    no ``meta_for`` provides: those tools can only answer that they cannot run."""
+    from tooldesign.runtime.mcp.callbacks import uncarried, uncarried_warning
+
+    if server.meta_for is not None:
+        return None
+    how = (
+        "give --meta-for MODULE:FUNC, a function that sets {values} from each call "
+        "(docs/mcp.md, Call metadata)"
+    )
+    return uncarried_warning(uncarried(server.runtime.specs()), how)
+
+
 async def _serve_stdio(target: Any, callbacks: dict[str, Any], args: argparse.Namespace) -> None:
     with _protocol_channel_kept(args):
-        server = await _resolve(target, callbacks, args)
+        server = await resolve_server(target, callbacks, args)
         tools = len(server.tools())
     _log_to_stderr()
     # Standard output is the protocol's channel: anything for people goes to standard error.
     print(f"tooldesign: serving {tools} tool(s) over MCP on stdio", file=sys.stderr)
+    _warn_uncarried(server)
     try:
         await server.serve_stdio()
     finally:
@@ -361,7 +387,7 @@ async def _serve_http(
 ) -> None:
     import uvicorn
 
-    server = await _resolve(target, callbacks, args)
+    server = await resolve_server(target, callbacks, args)
     _log_to_stderr()
     try:
         app = server.streamable_http_app(host=args.host, **security)
@@ -373,7 +399,14 @@ async def _serve_http(
     lines = [f"serving {len(server.tools())} tool(s) over MCP at http://{shown}:{port}/mcp"]
     lines += app.state.mcp_policy.describe()
     print("\n".join(f"tooldesign: {line}" for line in lines), file=sys.stderr, flush=True)
+    _warn_uncarried(server)
     await uvicorn.Server(config).serve(sockets=[listener])
+
+
+def _warn_uncarried(server: ToolServer) -> None:
+    warning = uncarried_warning(server)
+    if warning:
+        print(f"tooldesign: warning: {warning}", file=sys.stderr, flush=True)
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -571,6 +571,42 @@ async def test_http_without_sessions_tells_the_operator_what_to_do(
     assert "streamable_http_app(stateless=False)" in told[0] and "meta_for" in told[0]
 
 
+async def test_with_meta_for_the_operator_is_told_what_it_left_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def as_given(context: McpCallContext) -> ToolCallMeta:
+        return dataclasses.replace(context.meta, session_id=None)
+
+    server = mcp_server(with_profiles(ProfileService()), meta_for=as_given)
+    async with Client(server.server) as client:
+        assert (await client.call_tool("get_profile", {})).is_error is True
+    [told] = [r.getMessage() for r in caplog.records if r.name == "tooldesign.runtime.mcp"]
+    assert told.endswith(
+        "meta_for (test_with_meta_for_the_operator_is_told_what_it_left_out.<locals>.as_given) "
+        "returned no session_id for this call: set session_id in the ToolCallMeta it returns"
+    )
+    assert "--meta-for" not in told  # it was given
+
+
+async def test_the_server_s_version_is_the_catalog_s_or_the_one_given(mode: str) -> None:
+    from tooldesign.contract.catalog import toolset_version
+
+    runtime = netops_runtime()
+    server = mcp_server(runtime)
+    async with Client(server.server, mode=mode) as client:
+        assert client.server_info is not None
+        served = client.server_info.version
+    assert served == toolset_version(runtime.specs())
+    assert len(served) == 12
+    runtime.unregister("assistant", "docs")  # what models see changed: so does the version
+    async with Client(server.server, mode=mode) as client:
+        assert client.server_info is not None
+        assert client.server_info.version not in ("", served)
+    async with Client(mcp_server(runtime, version="2.1.0").server, mode=mode) as client:
+        assert client.server_info is not None
+        assert client.server_info.version == "2.1.0"
+
+
 @pytest.mark.slow
 async def test_a_client_forcing_the_2026_wire_on_a_stateful_app_has_no_session() -> None:
     contexts: list[McpCallContext] = []

@@ -53,9 +53,11 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
+from tooldesign.contract.catalog import toolset_version
 from tooldesign.jsonschema.text import clipped, shown
 from tooldesign.runtime.mcp import control, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
+from tooldesign.runtime.mcp.callbacks import MissingExplained, check_callback
 from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter
 from tooldesign.runtime.reasons import RetryReason
@@ -183,14 +185,34 @@ class _Catalog:
     by_name: Mapping[str, types.Tool]
     specs: Mapping[str, ToolSpec[Any, Any]]
     adapter: ProviderAdapter
+    version: str
+    """The catalog's version: a digest of what models see of every tool."""
 
 
 class _RuntimeServer(Server[_Connection]):
     """The low-level server, advertising ``tools.listChanged`` on handshake connections too.
 
     The SDK's transports call ``create_initialization_options()`` without arguments, so the
-    default must say that tool-list changes are notified.
+    default must say that tool-list changes are notified. Its ``version`` (``serverInfo``'s) is
+    the one given, else that of the catalog it serves when it is asked.
     """
+
+    catalog_version: Callable[[], str] | None = None
+
+    @property
+    def version(self) -> str:
+        if not self._given_version and self.catalog_version is not None:
+            return self.catalog_version()
+        return self._given_version
+
+    @version.setter
+    def version(self, value: str) -> None:
+        self._given_version = value
+
+    def catalog_changed(self) -> None:
+        """The catalog's version may have changed: 2026-07-28 responses carry ``serverInfo``
+        from a dump the SDK keeps (a cached property), dropped here."""
+        self.__dict__.pop("_server_info_stamp_source", None)
 
     def create_initialization_options(
         self,
@@ -234,8 +256,8 @@ class ToolServer:
         meta_for: MetaFor | None = None,
         on_result: OnResult | None = None,
     ) -> None:
-        _check_callback("meta_for", meta_for, "meta_for(context)")
-        _check_callback("on_result", on_result, "on_result(result, context)")
+        check_callback("meta_for", meta_for, "meta_for(context)")
+        check_callback("on_result", on_result, "on_result(result, context)")
         self.runtime = runtime
         self._meta_for = meta_for
         self._on_result = on_result
@@ -244,9 +266,9 @@ class ToolServer:
         self._listeners = _Listeners()
         self._http_sessions = False
         """Whether the HTTP app keeps sessions (stateful): then it offers the handshake wire."""
-        self._explained: set[tuple[str, tuple[str, ...]]] = set()
+        self._explain_missing = MissingExplained(meta_for=meta_for)
         self._catalog_now()  # fail fast on tools that cannot be exported
-        self.server: Server[_Connection] = _RuntimeServer(
+        server = _RuntimeServer(
             name or default_server_name(runtime),
             version=version,
             instructions=instructions,
@@ -256,6 +278,9 @@ class ToolServer:
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(_ChangeBus(self._listeners)),
         )
+        server.catalog_version = self._catalog_version
+        self._identity_changed = server.catalog_changed
+        self.server: Server[_Connection] = server
         # Handshake-era connections: from `initialized` until the connection closes (which
         # cancels the handler), forward each change as notifications/tools/list_changed.
         self.server.add_notification_handler(
@@ -288,10 +313,7 @@ class ToolServer:
                 mcp = adapter("mcp", specs)
                 tools = tuple(types.Tool.model_validate(d) for d in mcp.tools())
                 self._catalog = _Catalog(
-                    tools,
-                    {t.name: t for t in tools},
-                    {s.name: s for s in specs},
-                    mcp,
+                    tools, {t.name: t for t in tools}, {s.name: s for s in specs}, mcp, ""
                 )
             return self._catalog
 
@@ -303,9 +325,27 @@ class ToolServer:
             log.error("the registered tools cannot be served over MCP: %s", exc)
             raise MCPError(types.INTERNAL_ERROR, str(exc)) from exc
 
+    def _catalog_version(self) -> str:
+        """The version of the catalog served, computed once per catalog ("" while its tools
+        cannot be served: requests report that)."""
+        try:
+            catalog = self._catalog_now()
+        except ExportError:
+            return ""
+        if not catalog.version:
+            version = toolset_version(catalog.specs.values())
+            object.__setattr__(catalog, "version", version)  # a digest of the frozen catalog
+        return catalog.version
+
+    @property
+    def meta_for(self) -> MetaFor | None:
+        """The ``meta_for`` the server was built with, if any."""
+        return self._meta_for
+
     def _registrations_changed(self) -> None:
         with self._lock:
             self._catalog = None
+        self._identity_changed()
         self._listeners.fire()
 
     def _input_schema(self, name: str) -> Mapping[str, Any] | None:
@@ -364,7 +404,11 @@ class ToolServer:
             meta = dataclasses.replace(meta, trace=context.meta.trace)
         missing = tuple(name for name in spec.injected if meta.value_for(name) is None)
         if missing:
-            self._explain_missing(spec.name, missing, context)
+            self._explain_missing(
+                spec.name,
+                missing,
+                http_without_session=context.session_id is None and context.headers is not None,
+            )
         request = ToolRequest(params.name, payload, meta)
         async with control.forwarded_progress(ctx):
             result = await self._execute(ctx, params, request, context)
@@ -423,36 +467,6 @@ class ToolServer:
             log.error("meta_for returned %s, not a ToolCallMeta", type(meta).__name__)
             raise MCPError(types.INTERNAL_ERROR, "The server could not prepare this call.")
         return meta
-
-    def _explain_missing(
-        self, tool: str, missing: tuple[str, ...], context: McpCallContext
-    ) -> None:
-        """Tell the operator, once per tool, why a call lacks an injected value and what to do.
-
-        The model is only told that the tool cannot run here (the field is hidden from it).
-        """
-        if (tool, missing) in self._explained:
-            return
-        self._explained.add((tool, missing))
-        fields = " and ".join(missing)
-        remedy = (
-            f"set {fields} from the request (headers, the authenticated user, _meta) in "
-            "ToolServer(meta_for=...), or `tooldesign serve-mcp --meta-for MODULE:FUNC`"
-        )
-        if "session_id" in missing and context.session_id is None and context.headers is not None:
-            remedy = (
-                "this HTTP request has no session (stateless apps and the 2026-07-28 wire have "
-                "none): serve the default stateful app, streamable_http_app(stateless=False), "
-                "where clients that negotiate the protocol open an Mcp-Session-Id session, or "
-                + remedy
-            )
-        log.warning(
-            "tool %s needs the injected field(s) %s, which this MCP call does not provide, so it "
-            "answers that it cannot run here; %s",
-            tool,
-            fields,
-            remedy,
-        )
 
     async def _discover(
         self, ctx: ServerRequestContext[_Connection], params: types.RequestParams
@@ -645,27 +659,6 @@ def _unknown_tool(name: Any, catalog: _Catalog) -> MCPError:
 
 def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=repr)
-
-
-def _check_callback(option: str, callback: Callable[..., Any] | None, call: str) -> None:
-    """Refuse a callback that cannot be called as ``call`` says, before any call fails on it."""
-    if callback is None:
-        return
-    if not callable(callback):
-        raise TypeError(f"{option} must be a function called as {call}, not {callback!r}")
-    try:
-        signature = inspect.signature(callback)
-    except (TypeError, ValueError):  # a builtin or the like: nothing to check it by
-        return
-    arguments = call[call.index("(") + 1 : -1].split(", ")
-    try:
-        signature.bind(*arguments)
-    except TypeError:
-        name = getattr(callback, "__qualname__", repr(callback))
-        raise TypeError(
-            f"{option} is called as {call} (context: an McpCallContext), but {name}{signature} "
-            "cannot be called that way"
-        ) from None
 
 
 def default_server_name(runtime: Runtime) -> str:
