@@ -250,6 +250,21 @@ def test_a_design_given_for_a_catalog_is_told_to_generate_first(
     assert "design: holds design files, not tool catalogs; generate the design first" in err
 
 
+def test_application_code_given_for_a_catalog_is_not_called_a_design(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    app = str(REPO / "examples" / "netops")
+    code, out, err = export(capsys, "--provider", "openai", app)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"tooldesign: error: {app}: holds Python files (no design, no tool catalog); give the "
+        "folder tooldesign gen wrote (gen, say) or a tool_schemas.json in it, or generate a "
+        "design first (tooldesign gen design --out gen)\n"
+    )
+    _, _, err = export(capsys, "--provider", "openai", f"{app}/services.py")
+    assert f"{app}/services.py: is a Python file, not a tool catalog; give the folder" in err
+
+
 def test_export_errors_speak_in_flags_and_suggest_fallback(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
