@@ -47,6 +47,7 @@ from gen.assistant.toolsets.sites import executor as sites
 from tests.support import REPO
 from tests.support.calls import ALICE
 from tests.support.calls import call as run
+from tests.support.generated import Generated
 from tests.support.netops import approve_all, example_registration
 
 
@@ -536,6 +537,62 @@ def test_a_result_that_breaks_the_result_type_is_a_malformed_response() -> None:
     assert result.retry_hint.issues == ()
     assert "maybe" not in json.dumps(result.retry_hint.to_dict())
     assert "maybe" not in result.for_model()
+
+
+def test_a_result_of_none_is_told_as_the_result_s_problem(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def nothing(args: Any, meta: ToolCallMeta) -> Any:
+        return None
+
+    result = run(
+        Runtime([devices_with(restart_device=nothing)], approver=approve_all),
+        "restart_device",
+        RESTART,
+    )
+    assert result.retry_hint is not None
+    assert result.retry_hint.reason is RetryReason.MALFORMED_RESPONSE
+    assert result.error is not None
+    assert result.error.details["issues"] == ["result: expected object, got null"]
+    [logged] = [r.getMessage() for r in caplog.records if "malformed response" in r.getMessage()]
+    assert logged.endswith(
+        "does not match the tool's result type: result: expected object, got null"
+    )
+
+
+NO_RESULT = """\
+from tooldesign.dsl import *
+
+with Service("svc", "A service"):
+    with Toolset("ts", "A toolset"):
+        with Tool("forget", "Forget a name"):
+            with Args():
+                Attribute("name", String, "A name")
+                Required("name")
+        with Tool("clear", "Clear everything"):
+            Return()
+"""
+
+
+def test_a_tool_without_a_result_may_return_none(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    generated = gen_design(NO_RESULT)
+    executor = generated.module("svc.toolsets.ts.executor")
+
+    def returns_nothing(args: Any, meta: ToolCallMeta) -> None:
+        return None
+
+    runtime = Runtime(
+        [executor.new_registration(handlers={"forget": returns_nothing, "clear": returns_nothing})]
+    )
+    for name, payload in (("forget", '{"name": "x"}'), ("clear", "{}")):
+        result = run(runtime, name, payload)
+        assert result.ok, result.for_model()
+        assert (result.result_json, result.for_model()) == ("{}", "{}")
+    # The handler's Protocol says so, for mypy.
+    source = (generated.out / "svc" / "toolsets" / "ts" / "executor.py").read_text()
+    assert "t.ForgetResult | None | rt.ToolResult" in source
 
 
 # ── 7. server data ───────────────────────────────────────────────────────────────────────

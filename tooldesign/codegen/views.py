@@ -69,6 +69,13 @@ class TypeView:
         """The class name, as catalogs list it."""
         return self.class_name
 
+    @property
+    def carries_nothing(self) -> bool:
+        """The empty result of a tool that returns nothing: its handler may return ``None``."""
+        from tooldesign.runtime.result_check import carries_nothing
+
+        return carries_nothing(self.schema)
+
 
 @dataclass(frozen=True)
 class ServerDataView:

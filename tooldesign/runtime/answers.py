@@ -245,7 +245,7 @@ def malformed_response(
 ) -> ToolResult:
     """The tool's result breaks its own result type (a bug in the tool). The model reads
     nothing of the tool's values; what is wrong, cut short, is for the application."""
-    described = [issue.describe() for issue in issues]
+    described = [issue.describe("result") for issue in issues]
     message = (
         f"Tool {name!r} returned a malformed response. The problem is in the tool, not in your "
         "arguments; try again later or use another tool."

@@ -89,12 +89,13 @@ class FieldIssue:
         s[9](self, format)
         s[10](self, examples)
 
-    def describe(self) -> str:
+    def describe(self, root: str = "arguments") -> str:
         """One line for a human or a model.
 
-        ``limit: must be <= 500 (got 900) — Maximum results; example: 20``
+        ``limit: must be <= 500 (got 900) — Maximum results; example: 20``. An issue with the
+        whole value (no field) is told as ``root``'s: the ``arguments``, or the ``result``.
         """
-        where = self.field or "arguments"
+        where = self.field or root
         text = f"{where}: {self.message}"
         if self.description:
             text += f" — {self.description}"
@@ -190,7 +191,8 @@ class ToolValidationError(ValueError):
 
     def __str__(self) -> str:
         lines = [f"invalid {self.kind} for tool {self.tool!r}:"]
-        lines.extend(f"  - {issue.describe()}" for issue in self.issues)
+        root = "result" if self.kind == "result" else "arguments"
+        lines.extend(f"  - {issue.describe(root)}" for issue in self.issues)
         if self.more:
             lines.append(f"  - {more_problems(self.more)}")
         return "\n".join(lines)

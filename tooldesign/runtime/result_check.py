@@ -16,6 +16,7 @@ from typing import Any
 
 import pydantic
 import pydantic_core
+from tooldesign.jsonschema import keywords as K
 from tooldesign.jsonschema.text import path_of, shown
 from tooldesign.runtime import answers
 from tooldesign.runtime.errors import (
@@ -75,6 +76,8 @@ def check_result(
             return value
         extra = value.server_data
         value = value.result
+    if value is None and carries_nothing(binding.result.spec.schema):
+        value = {}  # a tool with no result (no Return, or an empty one): its code returns None
     try:
         result = binding.result.coerce(value)
     except ToolValidationError as error:
@@ -113,7 +116,7 @@ def _malformed(
     cause: BaseException | None = None,
 ) -> ToolResult:
     spec = tool.spec
-    described = [issue.describe() for issue in issues]
+    described = [issue.describe("result") for issue in issues]
     log.error(
         "tool %s returned a malformed response (a bug in the tool): %s",
         spec.id,
@@ -157,6 +160,16 @@ def _server_data(
     if dropped:
         telemetry.extra["dropped_server_data"] = dropped
     return tuple(items)
+
+
+def carries_nothing(schema: Mapping[str, Any]) -> bool:
+    """Whether a result schema is the empty object of a tool that returns nothing, whose code
+    may return ``None`` for it."""
+    return (
+        schema.get(K.TYPE) == "object"
+        and not schema.get(K.PROPERTIES)
+        and schema.get(K.ADDITIONAL_PROPERTIES) is False
+    )
 
 
 def bounds_problems(bounds: Bounds, *, paged: bool = False) -> list[str]:
