@@ -20,6 +20,7 @@ TIMEOUT = 60  # seconds for a subprocess: starting Python and importing the SDK 
 SCAFFOLD = [
     "README.md",
     "app/__init__.py",
+    "app/handlers.py",
     "app/notes.py",
     "app/runtime.py",
     "design/notes_demo.py",
@@ -111,6 +112,27 @@ def test_the_scaffold_s_own_tests_pass(project: Path) -> None:
     done = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], project)
     assert done.returncode == 0, done.stdout
     assert "4 passed" in done.stdout
+
+
+@pytest.mark.slow
+def test_renaming_the_example_toolset_needs_no_change_to_the_runtime(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "renamed"
+    assert main(["init", str(folder), "--name", "renamed_demo"]) == 0
+    capsys.readouterr()
+    design = folder / "design" / "renamed_demo.py"
+    design.write_text(design.read_text().replace('Toolset("notes"', 'Toolset("memos"'))
+    gen = [sys.executable, "-m", "tooldesign", "gen", "design", "--out", "gen"]
+    assert run(gen, folder).returncode == 0
+    assert not (folder / "gen" / "renamed_demo" / "toolsets" / "notes").exists()
+    done = run([sys.executable, "-m", "unittest"], folder)
+    assert done.returncode == 0, done.stderr
+    # A handler for a tool the design does not have is refused, not ignored.
+    handlers = folder / "app" / "handlers.py"
+    handlers.write_text(handlers.read_text() + '\nHANDLERS["add_notes"] = print\n')
+    done = run([sys.executable, "-m", "unittest"], folder)
+    assert "LookupError: HANDLERS names tools the design has not: add_notes" in done.stderr
 
 
 @pytest.mark.slow

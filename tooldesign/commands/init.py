@@ -1,9 +1,10 @@
 """``tooldesign init [DIR] [--name NAME]``: a working project to start from.
 
-Writes a design (one service, one toolset, two tools: one bound to application code, one run by
-a handler, with an injected field and a bounded result), the application code, a ``runtime.py``
-that builds the ``Runtime``, tests that call the tools through it, a README and the tools'
-settings (``pyproject.toml``); then generates ``gen/`` and prints the next commands.
+Writes a design (one service, one toolset, two tools bound to application code, with an
+injected field and a bounded result), the application code, a ``runtime.py`` that builds the
+``Runtime`` from every toolset generated (so renaming or replacing the example toolset needs no
+change there), tests that call the tools through it, a README and the tools' settings
+(``pyproject.toml``); then generates ``gen/`` and prints the next commands.
 
 It never overwrites: if any file it would write exists, it writes nothing and says which.
 The files are the templates in ``scaffold/`` (``${name}`` is the project's name).
@@ -173,8 +174,9 @@ def _tell(folder: Path, name: str, tools: int) -> None:
     shown = folder.as_posix().rstrip("/") or "."
     made = {
         f"design/{name}.py": "the design: what models see and call",
-        "app/notes.py": "the application code search_notes is bound to",
-        "app/runtime.py": "builds the Runtime (add_note's handler is here)",
+        "app/notes.py": "the application code the tools are bound to",
+        "app/handlers.py": "the code of tools without BindTo (none yet)",
+        "app/runtime.py": "builds the Runtime from every toolset generated",
         "tests/test_tools.py": "calls the tools through the runtime",
     }
     commands = {
