@@ -176,6 +176,23 @@ def test_each_docs_page_has_a_table_of_contents(page: Path) -> None:
     ], f"{page.name}: the contents list does not match its sections"
 
 
+def test_top_level_await_is_explained_where_it_first_appears() -> None:
+    """A snippet that awaits at the top level fails pasted into a ``.py`` file: where a page
+    first shows one, it says how to run it (the asyncio REPL, or ``asyncio.run``)."""
+    for page in PAGES:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for block in blocks(page):
+            if block.language != "python" or "file" in block.options:
+                continue
+            try:
+                compile(block.text, block.where, "exec")
+            except SyntaxError:  # only top-level await (every block compiles with it)
+                before = " ".join(" ".join(lines[: block.line]).split())  # lines rewrapped
+                told = "python -m asyncio" in before or "asyncio.run(" in block.text
+                assert told, f"{block.where}: awaits at the top level; say how to run it"
+                break
+
+
 def test_links_between_pages_resolve() -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
