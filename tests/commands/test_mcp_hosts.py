@@ -236,7 +236,7 @@ def test_mcp_config_loads_the_target_first(app: Path, capsys: pytest.CaptureFixt
     argv = ["mcp-config", "hostapp.serving:not_a_runtime", "--host", "cursor"]
     assert main([*argv, "--app-dir", str(app)]) == 2
     assert capsys.readouterr().err == (
-        "tooldesign: error: hostapp.serving:not_a_runtime is a int, not a Runtime, a ToolServer "
+        "tooldesign: error: hostapp.serving:not_a_runtime is an int, not a Runtime, a ToolServer "
         "or a function returning one\n"
     )
 

@@ -113,7 +113,7 @@ def test_missing_modules_and_attributes(targets: str, capsys: pytest.CaptureFixt
 
 def test_targets_that_are_not_runtimes(targets: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert error_of(["serve-mcp", f"{targets}:answer"], capsys) == (
-        f"tooldesign: error: {targets}:answer is a int, not a Runtime, a ToolServer or a "
+        f"tooldesign: error: {targets}:answer is an int, not a Runtime, a ToolServer or a "
         "function returning one"
     )
     assert error_of(["serve-mcp", f"{targets}:not_a_runtime"], capsys) == (

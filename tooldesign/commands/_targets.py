@@ -125,7 +125,7 @@ async def built(value: Any, name: str, kinds: dict[type, str]) -> Any:
         return value
     if not callable(value):
         raise UserError(
-            f"{name} is a {type(value).__name__}, not {', '.join(kinds.values())} or a "
+            f"{name} is {_a(type(value).__name__)}, not {', '.join(kinds.values())} or a "
             "function returning one"
         )
     import inspect
@@ -138,6 +138,11 @@ async def built(value: Any, name: str, kinds: dict[type, str]) -> Any:
         raise UserError(f"calling {name} failed: {described(exc)}") from None
     if not isinstance(value, accepted):
         raise UserError(
-            f"{name} returned a {type(value).__name__}, not {' or '.join(kinds.values())}"
+            f"{name} returned {_a(type(value).__name__)}, not {' or '.join(kinds.values())}"
         )
     return value
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its article: ``an int``, ``a dict``."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
