@@ -311,7 +311,12 @@ def _fields_with_typed_defaults(
             # itself (its own types would replace the runtime's).
             held = value_schema(prop).get(PYTHON_TYPE_KEYWORD) if isinstance(prop, dict) else None
             fmt = _FORMAT_OF_TYPE.get(held) if isinstance(held, str) else None
-            if fmt is not None and fmt in NON_STRING_FORMATS and K.ENUM not in value_schema(prop) and K.DEFAULT in prop:
+            if (
+                fmt is not None
+                and fmt in NON_STRING_FORMATS
+                and K.ENUM not in value_schema(prop)
+                and K.DEFAULT in prop
+            ):
                 name = aliases.get(f"{class_name}.{wire_name}", wire_name)
                 found[class_name, name] = (fmt, prop[K.DEFAULT])
     return found
