@@ -154,7 +154,11 @@ class PayloadCodec(_ModelCodec[ModelT]):
                 except pydantic.ValidationError as exc:
                     refused = exc
             raw = parse_object(data, self.tool)
-            if refused is not None and (errors := _settled(refused, raw)) is not None:
+            if refused is not None and not _about(refused, raw):
+                # A key the text repeats: an error is about a value the parsed object does not
+                # hold (the last one counts). Validated again below, as the object.
+                refused = None
+            elif refused is not None and (errors := _settled(refused)) is not None:
                 raise self._invalid(refused, raw, errors=errors)
             if not small:
                 check_value(raw, limits, self.tool, measure=False)
@@ -429,15 +433,11 @@ _SAMPLE_ITEMS = 100
 """Items of each array (and undeclared keys of each object) in that first part."""
 
 
-def _settled(
-    refused: pydantic.ValidationError, parsed: Any
-) -> list[pydantic_core.ErrorDetails] | None:
+def _settled(refused: pydantic.ValidationError) -> list[pydantic_core.ErrorDetails] | None:
     """The errors of a payload refused as it was sent, when reading it again cannot change
     them: none is at a null (which may mean "not given") or a number such as 3.0 (which JSON
-    Schema's integer takes), nor holds one; each is about the value the text holds at its place
-    once read (``parsed``: a key the text repeats holds its last value, and the reader of JSON
-    text judged every one); and pydantic-core could read the JSON. ``None`` otherwise, or when
-    there are too many errors to read one by one."""
+    Schema's integer takes), nor holds one, and pydantic-core could read the JSON. ``None``
+    otherwise, or when there are too many errors to read one by one."""
     if refused.error_count() > _READ_ALL_ERRORS:
         return None
     errors = error_details(refused)
@@ -450,11 +450,21 @@ def _settled(
             return None
         if isinstance(value, dict | list):
             nested.append(value)
-        if not _holds(parsed, error["loc"], value):
-            return None
     if nested and (has_null(nested) or has_integral_float(nested)):
         return None
     return errors
+
+
+def _about(refused: pydantic.ValidationError, parsed: Any) -> bool:
+    """Whether each error of JSON text refused (its first ones) is about a value the parsed
+    text holds at the error's place: not so when the text repeats a key, whose every value the
+    reader judged, where the parsed object holds the last."""
+    if refused.error_count() > _READ_ALL_ERRORS:
+        return True  # counted, not read: a cut payload is validated again anyway
+    errors = refused.errors(include_url=False, include_context=False)
+    if errors[0]["type"] == "json_invalid":
+        return True
+    return all(_holds(parsed, error["loc"], error.get("input")) for error in errors)
 
 
 def _holds(parsed: Any, loc: tuple[int | str, ...], value: Any) -> bool:
