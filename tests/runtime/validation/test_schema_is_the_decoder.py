@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from tooldesign.ir.errors import DesignError
 from tooldesign.runtime import (
-    Runtime,
     RetryReason,
+    Runtime,
     ToolCallMeta,
     ToolRequest,
     ToolValidationError,
