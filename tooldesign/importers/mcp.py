@@ -70,6 +70,7 @@ from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, 
 from tooldesign.importers.untrusted import untrusted_notices
 from tooldesign.importers.values import accepts, pascal, sanitize_name, unique_name
 from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema import patterns
 from tooldesign.jsonschema.navigate import merge_single_all_of, modernized
 from tooldesign.jsonschema.refs import inline_refs, ref_name, ref_target
 from tooldesign.jsonschema.text import shown
@@ -252,6 +253,13 @@ class _Translator:
         for keyword, option in _OPTIONS.items():
             if keyword in schema:
                 options[option] = schema[keyword]
+        pattern = options.get("pattern")
+        outside = patterns.problem(pattern) if isinstance(pattern, str) else None
+        if outside is not None:
+            # A pattern the schema's dialect does not read alike everywhere would be a design
+            # error: left out, with a notice saying why.
+            del options["pattern"]
+            self.notice(where, f"pattern {pattern!r} left out: {outside}")
         fmt = schema.get(K.FORMAT)
         if isinstance(fmt, str):
             # Another format is left out (with a notice): the value stays a string.
