@@ -344,10 +344,17 @@ class ResultCodec(_ModelCodec[ModelT]):
         that does not read as the tool's result type raises :class:`ToolValidationError`
         (``kind="result"``) naming each bad field."""
         if isinstance(value, self.model):
-            written = pydantic_core.from_json(
-                value.model_dump_json(by_alias=True, exclude_none=True)
-            )
-            return value, self._read(written, written)[1]
+            # Written without nulls, its integers integers: read back as it is.
+            text = value.model_dump_json(by_alias=True, exclude_none=True)
+            try:
+                self.model.__pydantic_validator__.validate_json(
+                    text, strict=True, by_alias=True, by_name=False
+                )
+            except pydantic.ValidationError as exc:
+                raise self._invalid(exc, pydantic_core.from_json(text)) from None
+            if self._schema_check is not None:
+                self._schema_check.check(self.tool, pydantic_core.from_json(text), "result")
+            return value, text
         if isinstance(value, pydantic.BaseModel):
             value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
         return self._read(value, value)
