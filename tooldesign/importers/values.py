@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic_core import SchemaError
+from tooldesign.contract.formats import BY_NAME
 from tooldesign.importers.draft import (
     ArrayOf,
     DraftAttribute,
@@ -24,6 +26,7 @@ from tooldesign.importers.draft import (
     OneOf,
     Primitive,
 )
+from tooldesign.runtime.validation.patterns import LinearPattern
 
 
 def accepts(
@@ -96,11 +99,14 @@ def _string_fits(value: str, options: Mapping[str, Any]) -> bool:
         return False
     pattern = options.get("pattern")
     if isinstance(pattern, str):
+        # As the decoder will match it: in linear time, as ECMA-262 reads it.
         try:
-            return re.search(pattern, value) is not None
-        except re.error:
+            if not LinearPattern(pattern).search(value):
+                return False
+        except SchemaError:
             return False
-    return True
+    fmt = BY_NAME.get(options.get("format") or "")
+    return fmt is None or fmt.valid(value)  # by the grammar the decoder reads it with
 
 
 def _number_fits(value: float, options: Mapping[str, Any]) -> bool:
