@@ -64,30 +64,37 @@ def _tools(codecs: ModuleType, specs: ModuleType) -> list[Tool]:
     return found
 
 
-def _packages(root: Path, prefix: str = "") -> Iterator[tuple[ModuleType, ModuleType]]:
+def _packages(root: Path) -> Iterator[tuple[ModuleType, ModuleType]]:
     for codecs in sorted(root.glob("*/toolsets/*/codecs.py")):
         dotted = ".".join(codecs.relative_to(root).with_suffix("").parts)
-        module = importlib.import_module(prefix + dotted)
-        yield module, importlib.import_module(prefix + dotted.rsplit(".", 1)[0] + ".specs")
+        module = importlib.import_module(dotted)
+        yield module, importlib.import_module(dotted.rsplit(".", 1)[0] + ".specs")
 
 
-def _corpus() -> list[tuple[str, Tool]]:
-    tools = [
-        (f"example.{spec.name}", tool)
-        for codecs, specs in _packages(REPO / "gen", "gen.")
-        for tool in _tools(codecs, specs)
-        for spec in (tool[0],)
-    ]
-    for scenario in sorted(path for path in SCENARIOS.iterdir() if (path / "expected").is_dir()):
-        expected = scenario / "expected"
-        if str(expected) not in sys.path:
-            sys.path.append(str(expected))
-        for codecs, specs in _packages(expected):
-            tools.extend((f"{scenario.name}.{t[0].name}", t) for t in _tools(codecs, specs))
-    return tools
+EXAMPLE = sorted(p.parent.name for p in (REPO / "gen").glob("*/toolsets/*/codecs.py"))
+SCENARIO_NAMES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "expected").is_dir())
 
 
-CORPUS = _corpus()
+@pytest.fixture(scope="module")
+def scenarios() -> Iterator[dict[str, list[tuple[str, Tool]]]]:
+    """Each scenario golden's tools, its packages imported from ``expected/`` by their own
+    names (``shop``…) while these tests run only: other tests use those names."""
+    roots = [SCENARIOS / name / "expected" for name in SCENARIO_NAMES]
+    tops = {path.name for root in roots for path in root.iterdir()}
+    sys.path[:0] = [str(root) for root in roots]
+    try:
+        yield {
+            name: [
+                (f"{name}.{tool[0].name}", tool)
+                for codecs, specs in _packages(SCENARIOS / name / "expected")
+                for tool in _tools(codecs, specs)
+            ]
+            for name in SCENARIO_NAMES
+        }
+    finally:
+        del sys.path[: len(roots)]
+        for module in [m for m in sys.modules if m.split(".")[0] in tops]:
+            del sys.modules[module]
 
 
 def _settings(examples: int) -> settings:
@@ -166,9 +173,20 @@ def check_tool(name: str, tool: Tool, examples: int = 12) -> None:
     results()
 
 
-@pytest.mark.parametrize(("name", "tool"), CORPUS, ids=[name for name, _ in CORPUS])
-def test_the_published_schemas_and_their_codecs_agree(name: str, tool: Tool) -> None:
-    check_tool(name, tool)
+@pytest.mark.parametrize("toolset", EXAMPLE)
+def test_the_worked_examples_schemas_and_codecs_agree(toolset: str) -> None:
+    codecs = importlib.import_module(f"gen.assistant.toolsets.{toolset}.codecs")
+    specs = importlib.import_module(f"gen.assistant.toolsets.{toolset}.specs")
+    for tool in _tools(codecs, specs):
+        check_tool(f"example.{tool[0].name}", tool)
+
+
+@pytest.mark.parametrize("scenario", SCENARIO_NAMES)
+def test_the_scenario_goldens_schemas_and_codecs_agree(
+    scenario: str, scenarios: dict[str, list[tuple[str, Tool]]]
+) -> None:
+    for name, tool in scenarios[scenario]:
+        check_tool(name, tool)
 
 
 SYNTHETIC = r"""
