@@ -70,7 +70,7 @@ MAX_LINES = 600
 LARGER_FILES = {
     "govern/schemas.py": 1015,
     "binding/planner.py": 951,
-    "importers/mcp.py": 801,
+    "importers/mcp.py": 799,
     "runtime/mcp/server.py": 751,
     "runtime/transports/redis.py": 697,
     "runtime/transports/redis_worker.py": 659,
