@@ -66,7 +66,7 @@ def raw_call(server: RedisServer, prefix: str, fields: dict[str, str]) -> dict[s
     agent would, while a worker serves it; the answer it gets, as JSON."""
     url = server.url
     keys = RedisKeys(prefix)
-    reply = keys.replies("test")
+    reply = keys.replies(DEVICES, "test")
 
     async def main() -> Any:
         async with running_worker(Runtime([app.registration(url, prefix)]), url, prefix):
@@ -98,7 +98,7 @@ def call_fields(**changes: Any) -> dict[str, str]:
         "meta": {"session_id": "s"},
         **changes,
     }
-    return {"call": json.dumps(message)}
+    return {"call": json.dumps(message), "tool": str(message["tool"])}
 
 
 def comparable(result: ToolResult) -> dict[str, Any]:
@@ -196,7 +196,7 @@ def test_the_call_id_and_trace_context_reach_the_tool(
             return await agent.execute(restart(meta))
 
     result = run(redis_server, prefix, body)
-    call_id, trace, _ = result.result.job_id.split("|")
+    call_id, trace, _, _ = result.result.job_id.split("|")
     assert call_id == stable_call_id("run-7", "call_abc") == meta.stable_id()
     assert trace == traceparent
 
@@ -383,8 +383,8 @@ def test_two_catalog_versions_are_served_side_by_side(
                     old_result, new_result = await asyncio.gather(
                         old_agent.execute(restart()), new_agent.execute(restart())
                     )
-                    assert old_result.result.job_id.endswith("|")
-                    assert new_result.result.job_id.endswith("|v2")
+                    assert old_result.result.job_id.split("|")[2] == ""
+                    assert new_result.result.job_id.split("|")[2] == "v2"
                     assert old_result.telemetry.extra["remote"]["worker"] == old.id
                     assert new_result.telemetry.extra["remote"]["worker"] == new_worker.id
                 live = await transport.live_toolsets()

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tooldesign.runtime.transports.base import (
     Answer,
     BadAnswer,
+    Conflict,
     NoAnswer,
     NoWorker,
     QueueFull,
@@ -56,6 +57,7 @@ __all__ = [
     "Answer",
     "BadAnswer",
     "CallMessage",
+    "Conflict",
     "NoAnswer",
     "NoWorker",
     "QueueFull",

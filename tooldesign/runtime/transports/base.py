@@ -59,7 +59,13 @@ class BadAnswer:
     detail: str
 
 
-Answer = Replied | NoWorker | QueueFull | NoAnswer | BadAnswer
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The call's id is bound to another request (other arguments, or another tool): the call
+    was not sent, and is never answered with that request's result."""
+
+
+Answer = Replied | NoWorker | QueueFull | NoAnswer | BadAnswer | Conflict
 
 
 class TransportError(UserError):
@@ -89,3 +95,7 @@ class Transport(ABC):
 
     async def close(self) -> None:
         """Release connections and background tasks."""
+
+    async def cancel(self, message: CallMessage) -> None:
+        """Tell the workers that the caller gave up ``message`` (its task was cancelled): the
+        handler running it sees the cancellation. Best effort; nothing by default."""

@@ -38,6 +38,7 @@ from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.transports.base import (
     BadAnswer,
+    Conflict,
     NoAnswer,
     NoWorker,
     QueueFull,
@@ -180,6 +181,9 @@ class RemoteToolset:
             return answers.queue_full(tool_id, answer.queued, answer.limit, answer.retry_after)
         if isinstance(answer, NoAnswer):
             return answers.no_answer(tool_id, timeout, sent=answer.sent, detail=answer.detail)
+        if isinstance(answer, Conflict):
+            log.error("call %s to %s: its id is bound to another request", meta.call_id, tool_id)
+            return answers.call_id_conflict(tool_id, meta.call_id or "")
         if isinstance(answer, BadAnswer):
             log.error("call %s to %s: unreadable answer: %s", meta.call_id, tool_id, answer.detail)
             return answers.bad_answer(tool_id, answer.detail)
