@@ -11,7 +11,7 @@ With ``effects_log`` (``TD_EFFECTS_LOG``), effects are counted in that file inst
 per run written with one ``O_APPEND`` write (``<tool> <call id> <pid>``): the ground truth of
 chaos tests, which restart and empty the Redis server. For the CLI, ``runtime()`` reads its
 settings from the environment (``TD_REDIS_URL``, ``TD_PREFIX``, ``TD_DELAY``,
-``TD_VERSION_TAG``, ``TD_EFFECTS_LOG``).
+``TD_VERSION_TAG``, ``TD_EFFECTS_LOG``, ``TD_HOLD``).
 """
 
 from __future__ import annotations
@@ -45,9 +45,16 @@ def read_effects(path: str | Path) -> dict[tuple[str, str], int]:
 
 
 def registration(
-    url: str, prefix: str, *, delay: float = 0.0, tag: str = "", effects_log: str = ""
+    url: str,
+    prefix: str,
+    *,
+    delay: float = 0.0,
+    tag: str = "",
+    effects_log: str = "",
+    hold: float = 0.0,
 ) -> ToolsetRegistration:
-    """The devices toolset; a ``tag`` changes a description, so it is another catalog version."""
+    """The devices toolset; a ``tag`` changes a description, so it is another catalog version.
+    In this process, ``get_device`` takes at least ``hold`` seconds."""
     counter = redis_asyncio.Redis.from_url(url, decode_responses=True)
     inventory = Inventory()
     log = os.open(effects_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT) if effects_log else -1
@@ -68,6 +75,7 @@ def registration(
 
     async def get_device(args: t.GetDevicePayload, meta: ToolCallMeta) -> t.Device:
         await took_effect("get_device", meta)
+        await asyncio.sleep(hold)
         return transforms.to_tool_return_get_device(inventory.device(args.device_id))
 
     made = devices.new_registration(
@@ -92,6 +100,7 @@ def runtime() -> Runtime:
                 delay=float(os.environ.get("TD_DELAY", "0")),
                 tag=os.environ.get("TD_VERSION_TAG", ""),
                 effects_log=os.environ.get("TD_EFFECTS_LOG", ""),
+                hold=float(os.environ.get("TD_HOLD", "0")),
             )
         ]
     )
