@@ -18,6 +18,7 @@ def test_the_distributed_benchmark_runs_and_loses_nothing() -> None:
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout

@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +89,160 @@ def test_a_busy_worker_takes_over_a_dead_workers_calls_within_the_claim_timeout(
     assert {r.telemetry.extra["remote"]["deliveries"] for r in answered} == {2}
     print(f"\n60 held calls answered {took:.2f} s after the kill")
     assert took < 2 * CLAIM_TIMEOUT + 1.0
+
+
+def watched(url: str, prefix: str, cancelled: list[str], running: list[int]) -> Runtime:
+    """The app, its restart_device telling when it is cancelled and how many run at once."""
+    registration = app.registration(url, prefix)
+    tools = list(registration.tools)
+    index = next(i for i, t in enumerate(tools) if t.spec.name == "restart_device")
+    inner = tools[index].invoke
+
+    async def invoke(args: Any, meta: ToolCallMeta) -> Any:
+        running[0] += 1
+        running[1] = max(running[1], running[0])
+        try:
+            return await inner(args, meta)
+        except asyncio.CancelledError:
+            cancelled.append(meta.call_id or "")
+            raise
+        finally:
+            running[0] -= 1
+
+    tools[index] = replace(tools[index], invoke=invoke)
+    return Runtime([replace(registration, tools=tuple(tools))])
+
+
+def test_a_call_its_agent_cancels_is_cancelled_on_the_worker_and_its_answer_says_so(
+    redis_server: RedisServer, prefix: str
+) -> None:
+    url = redis_server.url
+    cancelled: list[str] = []
+    running = [0, 0]
+    ran = ToolCallMeta(session_id="s", run_id="aborted", tool_call_id="c1")
+    queued = ToolCallMeta(session_id="s", run_id="aborted", tool_call_id="c2")
+
+    async def main() -> tuple[float, ToolResult, ToolResult]:
+        transport = RedisTransport(url, prefix=prefix)
+        agent = Runtime([remote_registration(devices, transport=transport)], approver=approve_all)
+        worker_runtime = watched(url, prefix, cancelled, running)
+        try:
+            async with running_worker(worker_runtime, url, prefix, concurrency=1):
+                first = asyncio.create_task(agent.execute(restart(ran, sleep=10)))
+                await asyncio.sleep(0.5)
+                second = asyncio.create_task(agent.execute(restart(queued)))  # waits for the slot
+                await asyncio.sleep(0.2)
+                first.cancel()
+                second.cancel()  # the user aborted the run: both calls
+                started = time.monotonic()
+                for task in (first, second):
+                    with pytest.raises(asyncio.CancelledError):
+                        await task
+                while not cancelled and time.monotonic() - started < 5:
+                    await asyncio.sleep(0.01)
+                took = time.monotonic() - started
+                await asyncio.sleep(0.3)
+                # The same calls again (a retry of the aborted run) read what happened.
+                again_ran = await agent.execute(restart(ran, sleep=10))
+                again_queued = await agent.execute(restart(queued))
+                return took, again_ran, again_queued
+        finally:
+            await transport.close()
+
+    took, again_ran, again_queued = asyncio.run(main())
+    assert cancelled == [ran.stable_id()] and took < 2.0
+    assert again_ran.telemetry.outcome == "cancelled"
+    assert "cancelled by its caller while it ran" in again_ran.for_model()
+    assert again_queued.telemetry.outcome == "cancelled"
+    assert "before it started; it did not run" in again_queued.for_model()
+    assert effects(redis_server, prefix) == {ran.stable_id(): 1}
+
+
+def test_a_slow_tool_takes_no_more_slots_than_its_limit(
+    redis_server: RedisServer, prefix: str
+) -> None:
+    url = redis_server.url
+    running = [0, 0]
+
+    async def main() -> tuple[list[ToolResult], list[float]]:
+        transport = RedisTransport(url, prefix=prefix)
+        agent = Runtime([remote_registration(devices, transport=transport)], approver=approve_all)
+        worker_runtime = watched(url, prefix, [], running)
+        limits = {"restart_device": 1}
+        try:
+            async with running_worker(
+                worker_runtime, url, prefix, concurrency=4, tool_concurrency=limits
+            ):
+                slow = [asyncio.create_task(agent.execute(restart(sleep=0.4))) for _ in range(6)]
+                await asyncio.sleep(0.2)
+                took = []
+                for i in range(5):  # a fast tool still gets slots
+                    started = time.monotonic()
+                    result = await agent.execute(read(i, "fast"))
+                    assert result.ok, result.for_model()
+                    took.append(time.monotonic() - started)
+                return list(await asyncio.gather(*slow)), took
+        finally:
+            await transport.close()
+
+    slow, took = asyncio.run(main())
+    assert {r.telemetry.outcome for r in slow} == {"ok"}
+    assert running[1] == 1  # never two restarts at once
+    assert max(took) < 0.3, took
+
+
+def test_metrics_say_round_trips_redeliveries_outcome_unknown_dead_letters_and_queue_depth(
+    redis_server: RedisServer, prefix: str
+) -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+    from tests.distributed.test_redelivery import ghost_takes, pretend_live
+
+    reader = InMemoryMetricReader()
+    provider = MeterProvider(metric_readers=[reader])
+    url = redis_server.url
+    pretend_live(redis_server, prefix)
+
+    async def main() -> None:
+        transport = RedisTransport(url, prefix=prefix, meter_provider=provider)
+        agent = Runtime([remote_registration(devices, transport=transport)], approver=approve_all)
+        try:
+            lost = asyncio.create_task(agent.execute(restart()))  # started by a lost worker
+            await asyncio.to_thread(ghost_takes, redis_server, prefix, starts=True)
+            async with running_worker(
+                Runtime([app.registration(url, prefix)]),
+                url,
+                prefix,
+                claim_timeout=0.3,
+                meter_provider=provider,
+            ) as worker:
+                assert (await lost).telemetry.outcome == "outcome_unknown"
+                assert (await agent.execute(read(1))).ok
+                with redis_server.client() as client:
+                    client.xadd(worker._streams[0].key, {"junk": "1"})
+                    while not client.xlen(worker.keys.dead(DEVICES)):
+                        await asyncio.sleep(0.05)
+                await worker._observe_queues()
+        finally:
+            await transport.close()
+
+    asyncio.run(main())
+    data = reader.get_metrics_data()
+    points: dict[str, list[Any]] = {}
+    for resource in data.resource_metrics:
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                points.setdefault(metric.name, []).extend(metric.data.data_points)
+    round_trips = points["gen_ai.client.operation.duration"]
+    outcomes = {p.attributes["tooldesign.outcome"] for p in round_trips}
+    assert outcomes == {"ok", "outcome_unknown"}
+    for point in round_trips:
+        assert point.attributes["gen_ai.operation.name"] == "execute_tool"
+        assert point.attributes["tooldesign.toolset"] == DEVICES
+        assert point.attributes["tooldesign.toolset.version"] == VERSION
+    assert sum(p.value for p in points["tooldesign.remote.redeliveries"]) == 1
+    assert sum(p.value for p in points["tooldesign.remote.outcome_unknown"]) == 1
+    assert sum(p.value for p in points["tooldesign.remote.dead_letters"]) == 1
+    assert [p.value for p in points["tooldesign.remote.queue.depth"]] == [0]
+    assert [p.value for p in points["tooldesign.remote.calls.held"]] == [0]

@@ -26,92 +26,100 @@ from typing import Any
 METER = "tooldesign"
 
 
-class RemoteMetrics:
-    """The instruments above, recorded through ``meter_provider`` (the global one by default)."""
+class _Instruments:
+    """The instruments of one meter provider, made once (an instrument made twice under one
+    name is the first one: its callbacks would never see the second's readings)."""
 
-    def __init__(self, meter_provider: Any = None) -> None:
-        self._depth: dict[tuple[str, str], tuple[int, int]] = {}
-        self._on = False
-        try:
-            from opentelemetry import metrics
-        except ImportError:
-            return
-        provider = meter_provider or metrics.get_meter_provider()
+    def __init__(self, provider: Any) -> None:
         meter = provider.get_meter(METER)
-        self._on = True
-        self._round_trip = meter.create_histogram(
+        self.depth: dict[tuple[str, str], tuple[int, int]] = {}
+        self.round_trip = meter.create_histogram(
             "gen_ai.client.operation.duration",
             unit="s",
             description="Round trip of a tool call run on a worker, seen by the agent",
         )
-        self._redeliveries = meter.create_counter(
+        self.redeliveries = meter.create_counter(
             "tooldesign.remote.redeliveries", description="Calls delivered to a worker again"
         )
-        self._unknown = meter.create_counter(
+        self.unknown = meter.create_counter(
             "tooldesign.remote.outcome_unknown",
             description="Calls answered outcome_unknown (their worker was lost while running)",
         )
-        self._dead = meter.create_counter(
+        self.dead = meter.create_counter(
             "tooldesign.remote.dead_letters", description="Stream entries dead-lettered"
         )
         meter.create_observable_gauge(
             "tooldesign.remote.queue.depth",
-            callbacks=[self._observe_depth],
+            callbacks=[lambda options: self._observations(0)],
             unit="{call}",
             description="Calls waiting in a toolset version's queue, not yet taken by a worker",
         )
         meter.create_observable_gauge(
             "tooldesign.remote.calls.held",
-            callbacks=[self._observe_held],
+            callbacks=[lambda options: self._observations(1)],
             unit="{call}",
             description="Calls taken by workers and not yet answered",
         )
-
-    @staticmethod
-    def _attributes(toolset: str, version: str, tool: str | None = None) -> dict[str, str]:
-        attributes = {
-            "tooldesign.toolset": toolset,
-            "tooldesign.toolset.version": version,
-            "gen_ai.operation.name": "execute_tool",
-        }
-        if tool is not None:
-            attributes["gen_ai.tool.name"] = tool.rsplit(".", 1)[-1]
-        return attributes
-
-    def round_trip(
-        self, toolset: str, version: str, tool: str, seconds: float, outcome: str
-    ) -> None:
-        if self._on:
-            attributes = self._attributes(toolset, version, tool)
-            attributes["tooldesign.outcome"] = outcome
-            self._round_trip.record(seconds, attributes)
-
-    def redelivered(self, toolset: str, version: str, tool: str) -> None:
-        if self._on:
-            self._redeliveries.add(1, self._attributes(toolset, version, tool))
-
-    def outcome_unknown(self, toolset: str, version: str, tool: str) -> None:
-        if self._on:
-            self._unknown.add(1, self._attributes(toolset, version, tool))
-
-    def dead_lettered(self, toolset: str, version: str) -> None:
-        if self._on:
-            self._dead.add(1, self._attributes(toolset, version))
-
-    def queue(self, toolset: str, version: str, waiting: int, held: int) -> None:
-        """What a worker last read of a queue: calls not yet taken, calls taken."""
-        self._depth[(toolset, version)] = (waiting, held)
-
-    def _observe_depth(self, options: Any) -> Any:
-        return self._observations(0)
-
-    def _observe_held(self, options: Any) -> Any:
-        return self._observations(1)
 
     def _observations(self, which: int) -> list[Any]:
         from opentelemetry.metrics import Observation
 
         return [
-            Observation(values[which], self._attributes(toolset, version))
-            for (toolset, version), values in self._depth.items()
+            Observation(values[which], _attributes(toolset, version))
+            for (toolset, version), values in self.depth.items()
         ]
+
+
+_made: dict[int, tuple[Any, _Instruments]] = {}
+
+
+def _attributes(toolset: str, version: str, tool: str | None = None) -> dict[str, str]:
+    attributes = {
+        "tooldesign.toolset": toolset,
+        "tooldesign.toolset.version": version,
+        "gen_ai.operation.name": "execute_tool",
+    }
+    if tool is not None:
+        attributes["gen_ai.tool.name"] = tool.rsplit(".", 1)[-1]
+    return attributes
+
+
+class RemoteMetrics:
+    """The instruments above, recorded through ``meter_provider`` (the global one by default)."""
+
+    def __init__(self, meter_provider: Any = None) -> None:
+        self._on: _Instruments | None = None
+        try:
+            from opentelemetry import metrics
+        except ImportError:
+            return
+        provider = meter_provider or metrics.get_meter_provider()
+        made = _made.get(id(provider))
+        if made is None or made[0] is not provider:
+            made = _made[id(provider)] = (provider, _Instruments(provider))
+        self._on = made[1]
+
+    def round_trip(
+        self, toolset: str, version: str, tool: str, seconds: float, outcome: str
+    ) -> None:
+        if self._on is not None:
+            attributes = _attributes(toolset, version, tool)
+            attributes["tooldesign.outcome"] = outcome
+            self._on.round_trip.record(seconds, attributes)
+
+    def redelivered(self, toolset: str, version: str, tool: str) -> None:
+        if self._on is not None:
+            self._on.redeliveries.add(1, _attributes(toolset, version, tool))
+
+    def outcome_unknown(self, toolset: str, version: str, tool: str) -> None:
+        if self._on is not None:
+            self._on.unknown.add(1, _attributes(toolset, version, tool))
+
+    def dead_lettered(self, toolset: str, version: str) -> None:
+        if self._on is not None:
+            self._on.dead.add(1, _attributes(toolset, version))
+
+    def queue(self, toolset: str, version: str, waiting: int, held: int) -> None:
+        """What a worker last read of a queue: calls not yet taken, calls taken."""
+        if self._on is not None:
+            self._on.depth[(toolset, version)] = (waiting, held)
