@@ -319,6 +319,7 @@ class CallHandler:
         # Stores the answer (the first one stored wins), sends it, then acknowledges the entry:
         # a worker lost on the way leaves the entry pending, and its redelivery finds the answer.
         served = taken.stream.served
+        reply, start = taken.fields.get("reply", ""), self.keys.replies_start(served.key)
         sent = await self.retrying(
             self.scripts.run,
             "answer",
@@ -329,17 +330,18 @@ class CallHandler:
                 body,
                 1 if store else 0,
                 self.result_ttl,
-                taken.fields.get("reply", ""),
+                reply,
                 self.result_ttl,
                 taken.call_id,
                 self._claim(taken),
                 1 if ran else 0,
-                self.keys.replies_start(served.key),
+                start,
                 reason,
                 taken.deliveries,
                 self.id,
                 self.dead_letter_limit,
                 tool,
+                taken.fields.get("call", "") if reason or not reply.startswith(start) else "",
             ],
         )
         if sent == -1:

@@ -194,7 +194,8 @@ return taken
 ANSWER = """
 -- KEYS: call, requests, dead.  ARGV: group, entry id, answer, store (1/0), record ttl (s),
 -- reply (when the record has none), reply ttl (s), call id, claim, ran (1/0), reply start,
--- dead-letter reason, deliveries, worker, dead-letter limit, tool.
+-- dead-letter reason, deliveries, worker, dead-letter limit, tool, call message (kept in a
+-- dead letter, so that it can be replayed).
 -- The first stored answer wins: a second run's answer is replaced by it. A call that did not
 -- run (refused) loses its start mark, so that it may run later. The answer goes only to a
 -- reply stream of this toolset; to anything else, the call is dead-lettered.
@@ -225,7 +226,7 @@ end
 if reason ~= '' then
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[15], '*', 'id', ARGV[8], 'tool', ARGV[16],
     'reason', reason, 'entry', ARGV[2], 'stream', KEYS[2], 'deliveries', ARGV[13],
-    'worker', ARGV[14], 'reply', string.sub(reply, 1, 1024))
+    'worker', ARGV[14], 'reply', string.sub(reply, 1, 1024), 'call', ARGV[17])
 end
 redis.pcall('XACK', KEYS[2], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[2], ARGV[2])
