@@ -55,12 +55,12 @@ def registration(
 ) -> ToolsetRegistration:
     """The devices toolset; a ``tag`` changes a description, so it is another catalog version.
     In this process, ``get_device`` takes at least ``hold`` seconds."""
-    counter = redis_asyncio.Redis.from_url(url, decode_responses=True)
     inventory = Inventory()
     log = os.open(effects_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT) if effects_log else -1
+    counter = None if effects_log else redis_asyncio.Redis.from_url(url, decode_responses=True)
 
     async def took_effect(tool: str, meta: ToolCallMeta) -> None:
-        if log >= 0:
+        if counter is None:
             os.write(log, f"{tool} {meta.call_id or '-'} {os.getpid()}\n".encode())
         else:
             await counter.hincrby(effects_key(prefix, tool), meta.call_id or "-", 1)

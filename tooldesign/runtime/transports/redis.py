@@ -41,9 +41,11 @@ from tooldesign.runtime.transports.redis_client import (
     ERRORS,
     Backoff,
     ServerClock,
+    disconnect,
     live_versions,
     open_server,
     process_id,
+    recover,
     transient,
 )
 from tooldesign.runtime.transports.redis_keys import DEFAULT_PREFIX, GROUP, RedisKeys
@@ -175,7 +177,7 @@ class RedisTransport(Transport):
         agent.closed = True
         tasks = [*agent.tasks, *agent.readers.values()]
         with contextlib.suppress(*ERRORS):
-            await agent.client.connection_pool.disconnect()
+            await disconnect(agent.client)
         for task in tasks:
             task.cancel()
         if tasks:
@@ -337,6 +339,7 @@ class RedisTransport(Transport):
                 if not transient(exc):
                     raise
                 log.warning("reading answers from %s failed (%s); retrying", self.url, exc)
+                await recover(agent.client, exc)
                 await backoff.sleep()
                 continue
             backoff.reset()

@@ -65,10 +65,25 @@ def transient(exc: BaseException) -> bool:
     return isinstance(exc, redis_errors.ResponseError) and str(exc).startswith(_TRANSIENT_TEXT)
 
 
-def stream_gone(exc: BaseException) -> bool:
-    """Whether ``exc`` says a request stream or its group no longer exists (a Redis that lost
-    its data)."""
-    return isinstance(exc, redis_errors.ResponseError) and "NOGROUP" in str(exc)
+async def disconnect(client: Any) -> None:
+    """Close every connection of ``client`` (blocked reads end); the client reconnects when
+    used again."""
+    if is_cluster(client):
+        for node in client.get_nodes():
+            await node.disconnect()
+    else:
+        await client.connection_pool.disconnect()
+
+
+async def recover(client: Any, exc: BaseException) -> None:
+    """After a transient error: a primary that was demoted (``READONLY``), or a blocked read
+    it ended (``UNBLOCKED``), means a failover. Every connection is dropped, so the next ones go
+    to the new primary (a Sentinel is asked again; a managed Redis's name resolves again)."""
+    text = str(exc)
+    if text.startswith(("READONLY", "UNBLOCKED")) or "previous master" in text:
+        pool = getattr(client, "connection_pool", None)
+        if pool is not None:
+            await pool.disconnect(inuse_connections=True)
 
 
 _OPTIONS: dict[str, Any] = {
@@ -145,7 +160,6 @@ def _cluster(url: str, nodes: list[tuple[str, int]] | None = None) -> Any:
         username=user,
         password=password,
         retry=_no_retry(),
-        cluster_error_retry_attempts=0,
         **options,
     )
 

@@ -20,9 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
+import time
 from typing import Any
 
 from redis import exceptions as redis_errors
+from tooldesign.runtime.transports.redis_client import is_cluster, recover
+
+log = logging.getLogger("tooldesign.transports.redis")
 
 _NOW = """
 local t = redis.call('TIME')
@@ -355,6 +360,9 @@ class Scripts:
         self._queue: list[tuple[str, list[Any], asyncio.Future[Any]]] = []
         self._sending = 0
         self._tasks: set[asyncio.Task[None]] = set()
+        self._warned = 0.0
+        self._cluster = is_cluster(client)
+        self._sem: asyncio.Semaphore | None = None
 
     async def load(self) -> None:
         for name, text in SCRIPTS.items():
@@ -363,6 +371,8 @@ class Scripts:
     async def run(self, name: str, keys: list[str], args: list[Any]) -> Any:
         """The script's answer; raises what Redis raised for it (see ``redis_client.transient``:
         the caller decides whether to try again)."""
+        if self._cluster:
+            return await self._one(name, [len(keys), *keys, *args])
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._queue.append((name, [len(keys), *keys, *args], future))
@@ -372,6 +382,18 @@ class Scripts:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         return await future
+
+    async def _one(self, name: str, args: list[Any]) -> Any:
+        """One script on its own (a Cluster's pipelines run no scripts): on the node of its
+        keys' slot, a few at once per process."""
+        if self._sem is None:
+            self._sem = asyncio.Semaphore(self.MAX_BATCH // 8)
+        async with self._sem:
+            try:
+                return await self.client.evalsha(self.shas[name], *args)
+            except redis_errors.NoScriptError:  # a node that restarted, or a new one
+                await self.load()
+                return await self.client.evalsha(self.shas[name], *args)
 
     async def _send(self) -> None:
         try:
@@ -390,7 +412,7 @@ class Scripts:
             async with self.client.pipeline(transaction=False) as pipe:
                 for name, args, _ in batch:
                     pipe.evalsha(self.shas[name], *args)
-                if self.wait_replicas and not hasattr(pipe, "cluster_client"):
+                if self.wait_replicas and not is_cluster(self.client):
                     pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout)
                 results = await pipe.execute(raise_on_error=False)
         except BaseException as exc:
@@ -399,8 +421,28 @@ class Scripts:
                     future.set_exception(exc)
             if not isinstance(exc, Exception):
                 raise
+            await recover(self.client, exc)
             return
+        acked = results[len(batch) :]
         results = results[: len(batch)]
+        if (
+            acked
+            and not isinstance(acked[0], Exception)
+            and int(acked[0]) < self.wait_replicas
+            and time.monotonic() - self._warned > 10
+        ):
+            self._warned = time.monotonic()
+            log.warning(
+                "only %s of %d replicas have the last writes (WAIT, %d ms): a failover now may "
+                "lose them (said once every 10 s)",
+                acked[0],
+                self.wait_replicas,
+                self.wait_timeout,
+            )
+        for result in results:
+            if isinstance(result, redis_errors.ResponseError):
+                await recover(self.client, result)
+                break
         lost = [
             item
             for item, result in zip(batch, results, strict=True)

@@ -40,6 +40,7 @@ from tooldesign.runtime.transports.redis_client import (
     ERRORS,
     Backoff,
     open_server,
+    recover,
     transient,
 )
 from tooldesign.runtime.transports.redis_keys import DEFAULT_PREFIX, GROUP, RedisKeys
@@ -318,6 +319,7 @@ class RedisWorker(LeasedWorker):
         except ERRORS as exc:
             if not transient(exc):
                 raise
+            await recover(self._client, exc)
             await backoff.sleep()
 
     async def _cancels(self, toolset: str) -> None:
@@ -333,6 +335,7 @@ class RedisWorker(LeasedWorker):
             except ERRORS as exc:
                 if not transient(exc):
                     raise
+                await recover(self._client, exc)
                 await backoff.sleep()
                 continue
             backoff.reset()
