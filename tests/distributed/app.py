@@ -8,7 +8,7 @@ A call sleeps for ``meta.labels["sleep"]`` seconds (``TD_DELAY`` by default) aft
 belongs to another call is seen.
 
 With ``effects_log`` (``TD_EFFECTS_LOG``), effects are counted in that file instead, one line
-per run written with one ``O_APPEND`` write (``<tool> <call id> <pid>``): the ground truth of
+per run written with one ``O_APPEND`` write (``<tool> <call id> <pid> <time>``): the ground truth of
 chaos tests, which restart and empty the Redis server. For the CLI, ``runtime()`` reads its
 settings from the environment (``TD_REDIS_URL``, ``TD_PREFIX``, ``TD_DELAY``,
 ``TD_VERSION_TAG``, ``TD_EFFECTS_LOG``, ``TD_HOLD``).
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def read_effects(path: str | Path) -> dict[tuple[str, str], int]:
     """How many times each (tool, call id) took effect, by an effects log."""
     counts: dict[tuple[str, str], int] = {}
     for line in Path(path).read_text().splitlines():
-        tool, call_id, _pid = line.split(" ")
+        tool, call_id, _pid, _when = line.split(" ")
         counts[(tool, call_id)] = counts.get((tool, call_id), 0) + 1
     return counts
 
@@ -61,7 +62,8 @@ def registration(
 
     async def took_effect(tool: str, meta: ToolCallMeta) -> None:
         if counter is None:
-            os.write(log, f"{tool} {meta.call_id or '-'} {os.getpid()}\n".encode())
+            line = f"{tool} {meta.call_id or '-'} {os.getpid()} {time.time():.3f}\n"
+            os.write(log, line.encode())
         else:
             await counter.hincrby(effects_key(prefix, tool), meta.call_id or "-", 1)
         await asyncio.sleep(float(meta.labels.get("sleep", delay)))

@@ -1,7 +1,7 @@
 """Behind Sentinel: a replica promoted while calls run (the old primary answers READONLY, then
-follows the new one), then the new primary killed. Workers and agents find the primary again;
+follows the new one), then the new primary killed (and started again, as a replica). Workers and agents find the primary again;
 no call is lost, answered wrongly or run twice (workers wait for a replica to have each call's
-start mark: --wait-replicas 1). Real servers on 127.0.0.1."""
+start mark: --wait-replicas 1; with no replica left, they wait). Real servers on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -64,12 +64,11 @@ def test_workers_and_agents_follow_a_promoted_replica(
             await asyncio.sleep(1.0)
             await asyncio.to_thread(sentinel.failover)  # READONLY from the old primary
             await asyncio.sleep(2.0)
-            primary = (
-                sentinel.primary
-                if sentinel.primary_port() == sentinel.primary.port
-                else sentinel.replica
-            )
+            primary = sentinel.current()
             primary.process.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
+            await asyncio.sleep(3.0)  # the Sentinel promotes the other; then this one is back
+            primary.process = None
+            await asyncio.to_thread(primary.start)  # as a replica (the Sentinel says so)
             return list(await asyncio.gather(*calls))
         finally:
             await transport.close()
@@ -84,6 +83,8 @@ def test_workers_and_agents_follow_a_promoted_replica(
         codes = [worker.wait(timeout=60) for worker in workers]
     assert alive == [True, True], [log.read_text()[-3000:] for log in logs]
     assert codes == [0, 0]
+    # While the second primary is down no replica is left: calls that must not run twice wait
+    # for one (--wait-replicas 1); when it is back, as a replica, they run.
     outcomes = {r.telemetry.outcome for r in results}
     assert outcomes <= {"ok", "outcome_unknown"}, [r.for_model() for r in results if not r.ok]
     ran = app.read_effects(effects_log)

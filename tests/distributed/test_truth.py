@@ -99,20 +99,30 @@ def test_a_lost_reply_to_the_start_mark_is_not_a_lost_worker(
             async with running_worker(worker_runtime, url, prefix, claim_timeout=0.5) as worker:
                 scripts = worker._scripts
                 assert scripts is not None
-                run = scripts.run
-                lost = []
+                run, run_confirmed = scripts.run, scripts.run_confirmed
+                lost: list[str] = []
+
+                def marked(name: str, result: Any) -> bool:
+                    return (name == "start" and result[0] == "first") or (
+                        name in ("take", "claim") and result[0] == "ok" and bool(result[1])
+                    )
 
                 async def losing(name: str, keys: list[str], args: list[Any]) -> Any:
                     result = await run(name, keys, args)
-                    marked = (name == "start" and result[0] == "first") or (
-                        name in ("take", "claim") and result[0] == "ok" and result[1]
-                    )
-                    if marked and not lost:
+                    if marked(name, result) and not lost:
+                        lost.append(name)
+                        raise redis.ConnectionError("the reply was lost")
+                    return result
+
+                async def losing_confirmed(name: str, keys: list[str], args: list[Any]) -> Any:
+                    result = await run_confirmed(name, keys, args)
+                    if marked(name, result[0]) and not lost:
                         lost.append(name)
                         raise redis.ConnectionError("the reply was lost")
                     return result
 
                 scripts.run = losing  # type: ignore[method-assign]
+                scripts.run_confirmed = losing_confirmed  # type: ignore[method-assign]
                 result = await agent.execute(pay(ToolCallMeta(session_id="s"), "once"))
                 assert lost
                 return result

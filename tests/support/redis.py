@@ -116,9 +116,14 @@ class RedisServer:
         if process.stderr is not None:
             process.stderr.close()
 
-    def restart(self, sig: int = signal.SIGTERM) -> None:
+    def restart(self, sig: int = signal.SIGTERM, *, empty: bool = False) -> None:
+        """Stop and start again; ``empty``: as a server without persistence would, with none
+        of its data."""
         self.stop(sig)
         self.socket.unlink(missing_ok=True)
+        if empty:
+            shutil.rmtree(self.dir / "appendonlydir", ignore_errors=True)
+            (self.dir / "dump.rdb").unlink(missing_ok=True)
         self.start()
 
     def client(self) -> redis.Redis:
@@ -283,11 +288,23 @@ class SentinelGroup:
             return None
         return int(address[1]) if address else None
 
+    def current(self) -> RedisServer:
+        """The server that is the primary now."""
+        return self.replica if self.primary_port() == self.replica.port else self.primary
+
     def failover(self) -> int:
         """Promote the replica (the primary becomes its replica); the new primary's port."""
         before = self.primary_port()
+        deadline = time.monotonic() + 10
         with redis.Redis(port=self.sentinel_port) as sentinel:
-            sentinel.execute_command("SENTINEL", "FAILOVER", self.SERVICE)
+            while True:  # until the Sentinel sees a replica it may promote
+                try:
+                    sentinel.execute_command("SENTINEL", "FAILOVER", self.SERVICE)
+                    break
+                except redis.ResponseError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
         deadline = time.monotonic() + 20
         while (now := self.primary_port()) in (before, None):
             assert time.monotonic() < deadline, "no failover"
@@ -342,6 +359,16 @@ class RedisClusterGroup:
                 while client.cluster("info").get("cluster_state") != "ok":
                     assert time.monotonic() < deadline, "the cluster did not form"
                     time.sleep(0.05)
+
+    def node_for(self, key: str) -> RedisServer:
+        """The node that serves ``key``'s hash slot."""
+        with redis.Redis(port=self.nodes[0].port or 0, decode_responses=True) as client:
+            slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
+            for start, end, primary, *_ in client.execute_command("CLUSTER", "SLOTS"):
+                if int(start) <= slot <= int(end):
+                    port = int(primary[1])
+                    return next(node for node in self.nodes if node.port == port)
+        raise AssertionError(f"no node serves slot {slot}")
 
     def cleanup(self) -> None:
         for node in self.nodes:

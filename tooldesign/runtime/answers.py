@@ -495,6 +495,18 @@ def call_id_conflict(tool_id: str, call_id: str) -> ToolResult:
     return _answer(tool_id, message, outcome="call_id_conflict", details={"call_id": call_id})
 
 
+def queue_lost(tool_id: str) -> ToolResult:
+    """The queue lost its data while the call was being sent (its server restarted empty, or
+    failed over): an earlier attempt may have run, and it was not sent again."""
+    message = (
+        f"Tool {tool_name(tool_id)!r}: the queue of its workers lost its data while this call "
+        "was being sent, so it may or may not have run. It was not sent again, because "
+        "running it twice could repeat its effect. Check whether it took effect before calling "
+        "it again."
+    )
+    return _answer(tool_id, message, RetryReason.OUTCOME_UNKNOWN, details={"queue_lost": True})
+
+
 def unsendable(tool_id: str, detail: str) -> ToolResult:
     message = (
         f"Tool {tool_name(tool_id)!r} cannot be called from this context: the application's call "

@@ -65,7 +65,13 @@ class Conflict:
     was not sent, and is never answered with that request's result."""
 
 
-Answer = Replied | NoWorker | QueueFull | NoAnswer | BadAnswer | Conflict
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """The queue lost its data (a server restarted empty, a failover) while the call was being
+    sent: an earlier attempt may have run it. Said only of calls that must not run twice."""
+
+
+Answer = Replied | NoWorker | QueueFull | NoAnswer | BadAnswer | Conflict | Lost
 
 
 class TransportError(UserError):

@@ -28,6 +28,7 @@ from tooldesign.runtime.transports.base import (
     Answer,
     BadAnswer,
     Conflict,
+    Lost,
     NoAnswer,
     NoWorker,
     QueueFull,
@@ -58,10 +59,12 @@ log = logging.getLogger("tooldesign.transports.redis")
 
 MAX_CALL_BYTES = 1 << 20
 """The largest call message a transport sends and a worker reads (1 MiB), unless configured."""
-STALL = 2.5
-"""Seconds with no agent or worker reaching a toolset's keys that count as an outage of the
-server (leases live then are extended by it), unless configured."""
+GRACE = 10.0
+"""Seconds after the last time a worker reached the server during which an agent still sends
+calls to the workers live then (the server may have paused, or been restarted, and they have
+not reached it again yet), unless configured."""
 LONGEST_STALL = 300.0
+"""The longest outage after which the leases live when it began are extended by it."""
 
 
 @dataclass(eq=False)
@@ -77,6 +80,8 @@ class _Agent:
     waiting: dict[str, list[asyncio.Future[Answer]]] = field(default_factory=dict)
     readers: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     last_read: dict[str, str] = field(default_factory=dict)
+    epochs: dict[str, str] = field(default_factory=dict)
+    """The last epoch of each toolset's data this agent saw."""
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     closed: bool = False
 
@@ -104,7 +109,7 @@ class RedisTransport(Transport):
         connections: int = 32,
         refresh_interval: float = 1.0,
         max_call_bytes: int = MAX_CALL_BYTES,
-        stall: float = STALL,
+        grace: float = GRACE,
         meter_provider: Any = None,
     ) -> None:
         if max_in_flight < 1 or max_queue < 1 or connections < 2:
@@ -120,7 +125,7 @@ class RedisTransport(Transport):
         self.connections = connections
         self.refresh_interval = refresh_interval
         self.max_call_bytes = max_call_bytes
-        self.stall_ms = int(stall * 1000)
+        self.grace_ms = int(grace * 1000)
         self.metrics = RemoteMetrics(meter_provider)
         self.agent_id = process_id()
         self._agent: _Agent | None = None
@@ -222,6 +227,8 @@ class RedisTransport(Transport):
                     answer = _read_answer(detail)
                 elif status == "conflict":
                     answer = Conflict()
+                elif status == "lost":
+                    answer = Lost()
                 elif status == "unavailable":
                     answer = NoWorker(tuple(sorted(set(detail.split()))))
                 elif status == "busy":
@@ -253,10 +260,12 @@ class RedisTransport(Transport):
     ) -> tuple[str, str]:
         keys = self.keys
         toolset = message.toolset
+        expected = agent.epochs.get(toolset, "")
+        careful = False  # an attempt may have been queued: its record must be there
         backoff = Backoff()
         while True:
             try:
-                status, detail = await agent.scripts.run(
+                status, detail, epoch = await agent.scripts.run(
                     "admit",
                     [
                         keys.workers(toolset),
@@ -265,6 +274,7 @@ class RedisTransport(Transport):
                         keys.requests(toolset, message.version),
                         keys.call(message.tool, message.call_id),
                         keys.bell(toolset, message.version),
+                        keys.epoch(toolset),
                     ],
                     [
                         message.version,
@@ -276,15 +286,19 @@ class RedisTransport(Transport):
                         message.digest,
                         message.tool,
                         int(message.deadline * 1000),
-                        self.stall_ms,
-                        int(LONGEST_STALL * 1000),
+                        self.grace_ms,
+                        secrets.token_hex(8),
+                        expected,
+                        1 if careful else 0,
                     ],
                 )
+                agent.epochs[toolset] = str(epoch)
                 return str(status), str(detail)
             except ERRORS as exc:  # retried until the deadline: queueing twice is harmless
                 if not transient(exc):
                     raise TransportError(f"Redis at {self.url} refused a call: {exc}") from None
                 log.warning("queueing call %s failed (%s); retrying", message.call_id, exc)
+                careful = careful or (not message.repeatable and _maybe_ran(exc))
                 await backoff.sleep()
 
     # ── cancellation ─────────────────────────────────────────────────────────────────────
@@ -391,18 +405,22 @@ class RedisTransport(Transport):
     async def _refresh_live(self, agent: _Agent) -> dict[str, tuple[str, ...]]:
         keys = self.keys
         toolsets = sorted(await agent.client.smembers(keys.toolsets) or ())
-        stall = [self.stall_ms, int(LONGEST_STALL * 1000)]
-        members = await asyncio.gather(
+        found = await asyncio.gather(
             *(
-                agent.scripts.run("live", [keys.workers(t), keys.leases(t), keys.tick(t)], stall)
+                agent.scripts.run(
+                    "live",
+                    [keys.workers(t), keys.leases(t), keys.tick(t), keys.epoch(t)],
+                    [self.grace_ms],
+                )
                 for t in toolsets
             )
         )
-        live = {
-            toolset: live_versions(list(found))
-            for toolset, found in zip(toolsets, members, strict=True)
-            if found
-        }
+        live = {}
+        for toolset, (members, epoch) in zip(toolsets, found, strict=True):
+            if members:
+                live[toolset] = live_versions(list(members))
+            if epoch and toolset not in agent.epochs:
+                agent.epochs[toolset] = str(epoch)
         self._live = live
         return live
 
@@ -413,6 +431,13 @@ class RedisTransport(Transport):
         if self._live is None:
             return None
         return version in self._live.get(toolset, ())
+
+
+def _maybe_ran(exc: BaseException) -> bool:
+    """Whether a command that failed with ``exc`` may have run on the server (it failed after it
+    was sent: a connection closed or timed out), rather than failed to connect."""
+    text = str(exc)
+    return not ("connecting to" in text or "No master found" in text or "Connect call" in text)
 
 
 def _read_answer(text: str) -> Answer:
@@ -434,4 +459,5 @@ def _outcome(answer: Answer) -> str:
         NoAnswer: "timeout",
         BadAnswer: "malformed_response",
         Conflict: "call_id_conflict",
+        Lost: "outcome_unknown",
     }[type(answer)]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -119,6 +120,10 @@ class CallHandler:
         self.dead_letter_limit = dead_letter_limit
         self.max_call_bytes = max_call_bytes
         self._limits = {name: asyncio.Semaphore(n) for name, n in tool_concurrency.items()}
+        self.answered: dict[str, tuple[float, str, str, bool]] = {}
+        """Entries this process answered lately: when, the tool, the answer, whether it was
+        stored. A claim that was on its way with the answer finds one again (or a failover
+        lost the answer): it is answered again, the same."""
         self.started: set[str] = set()
         """Entries this process started running and has not answered: a claim of one of them
         that comes back marked by this worker is a second start, not a lost reply."""
@@ -205,10 +210,31 @@ class CallHandler:
         if deadline <= self.clock.now():
             await self.answer(taken, answers.expired(tool), store=False, ran=False)
             return
+        if taken.detail == "mine":
+            log.info(
+                "worker %s: running call %s (%s), which it had taken without hearing so",
+                self.id,
+                call_id,
+                taken.entry_id,
+            )
         self.started.add(taken.entry_id)
         result, finished = await self._run(replace(message, deadline=deadline))
         await self.answer(taken, result, store=finished, ran=True)
         self.started.discard(taken.entry_id)
+
+    def remember(self, entry_id: str, tool: str, body: str, store: bool) -> None:
+        """Keep ``entry_id``'s answer a few minutes (the last few thousand answers)."""
+        now = time.monotonic()
+        self.answered[entry_id] = (now, tool, body, store)
+        if len(self.answered) > 5_000:
+            self.answered = {e: a for e, a in self.answered.items() if now - a[0] < 60}
+            while len(self.answered) > 4_000:
+                del self.answered[next(iter(self.answered))]
+
+    async def answer_again(self, taken: Taken) -> None:
+        """Answer an entry this worker answered before, the same (its claim came back)."""
+        _, tool, body, store = self.answered[taken.entry_id]
+        await self._send(taken, tool, body, store=store, ran=True)
 
     def _message(self, taken: Taken) -> CallMessage:
         fields = taken.fields
@@ -344,6 +370,8 @@ class CallHandler:
                 taken.fields.get("call", "") if reason or not reply.startswith(start) else "",
             ],
         )
+        self.remember(taken.entry_id, tool, body, store)
+        log.debug("worker %s: answered entry %s (sent %s)", self.id, taken.entry_id, sent)
         if sent == -1:
             self.metrics.dead_lettered(served.key, served.version)
             log.error(

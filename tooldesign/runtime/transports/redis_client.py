@@ -54,14 +54,21 @@ ERRORS: tuple[type[BaseException], ...] = (
     redis_errors.RedisError,
     redis_errors.RedisClusterException,
     OSError,
+    AttributeError,
 )
-"""What a command may raise: catch these, and ask :func:`transient` whether to try again."""
+"""What a command may raise: catch these, and ask :func:`transient` whether to try again.
+
+``AttributeError``: redis-py raises ``'NoneType' object has no attribute …`` when another task
+closes a connection this one is using (a Cluster client does, refreshing its nodes after a
+node failed): a lost connection, transient like the others. Any other one is not."""
 
 
 def transient(exc: BaseException) -> bool:
     """Whether ``exc`` says the server is (for now) unreachable or cannot write: try again."""
     if isinstance(exc, _TRANSIENT):
         return True
+    if isinstance(exc, AttributeError):
+        return "'NoneType' object has no attribute" in str(exc)
     return isinstance(exc, redis_errors.ResponseError) and str(exc).startswith(_TRANSIENT_TEXT)
 
 
@@ -82,8 +89,8 @@ async def recover(client: Any, exc: BaseException) -> None:
     text = str(exc)
     if text.startswith(("READONLY", "UNBLOCKED")) or "previous master" in text:
         pool = getattr(client, "connection_pool", None)
-        if pool is not None:
-            await pool.disconnect(inuse_connections=True)
+        if pool is not None:  # those in use drop themselves on their own READONLY
+            await pool.disconnect(inuse_connections=False)
 
 
 _OPTIONS: dict[str, Any] = {

@@ -10,7 +10,8 @@ agent and ``tooldesign workers``, never inside a script)::
     <p>:{<ts>}:bell:<version>          list: a token when calls wait, for an idle worker to wake
     <p>:{<ts>}:workers                 sorted set "<version> <worker>": taking calls until (ms)
     <p>:{<ts>}:leases                  sorted set "<worker>": holds its calls until (ms)
-    <p>:{<ts>}:tick                    the last time (ms) anyone used the toolset (stall clock)
+    <p>:{<ts>}:tick                    "<ms> <stall ms>": when a worker last reached the server
+    <p>:{<ts>}:epoch                   a token naming the toolset's data (another after a loss)
     <p>:{<ts>}:call:<tool>:<call id>   hash: digest, queued, reply, deadline, started, worker,
                                        result, cancelled
     <p>:{<ts>}:replies:<agent>         stream of answers to one agent (id, answer)
@@ -62,6 +63,9 @@ class RedisKeys:
 
     def tick(self, toolset: str) -> str:
         return f"{self.tag(toolset)}tick"
+
+    def epoch(self, toolset: str) -> str:
+        return f"{self.tag(toolset)}epoch"
 
     def calls(self, toolset: str) -> str:
         """The start of the names of ``toolset``'s call records (``…call:<tool>:<id>``)."""

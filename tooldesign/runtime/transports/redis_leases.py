@@ -48,7 +48,6 @@ class LeasedWorker:
         concurrency: int,
         claim_timeout: float,
         heartbeat_interval: float,
-        stall: float,
         max_call_bytes: int,
         result_ttl: int,
         dead_letter_limit: int,
@@ -60,7 +59,9 @@ class LeasedWorker:
         self.concurrency = concurrency
         self.claim_timeout = claim_timeout
         self.heartbeat_interval = min(heartbeat_interval, claim_timeout / 3)
-        self.stall_ms = int(max(stall, 3 * self.heartbeat_interval) * 1000)
+        # Half the lease: more than a heartbeat interval (a third at most), less than the gap
+        # that would let a lease expire unseen.
+        self.stall_ms = int(claim_timeout * 500)
         self.max_call_bytes = max_call_bytes
         self.result_ttl = result_ttl
         self.dead_letter_limit = dead_letter_limit
@@ -80,7 +81,18 @@ class LeasedWorker:
     def _spawn(self, entry: Taken) -> None:
         raise NotImplementedError
 
-    async def _took(self, stream: Stream, reply: list[Any], taken: int) -> int | None:
+    async def _took(
+        self, stream: Stream, reply: list[Any], taken: int, *, confirmed: bool = True
+    ) -> int | None:
+        raise NotImplementedError
+
+    def _held_back(self, entry: Taken) -> bool:
+        raise NotImplementedError
+
+    def _answered(self, entry: Taken) -> bool:
+        raise NotImplementedError
+
+    async def _confirmed(self, name: str, keys: list[str], args: list[Any]) -> tuple[Any, bool]:
         raise NotImplementedError
 
     @contextlib.asynccontextmanager
@@ -150,7 +162,7 @@ class LeasedWorker:
             args = [*self._start_args(taken), min_idle, cursor, 256]
             args[4] = self.keys.calls(stream.served.key)
             try:
-                reply = await self._script("claim", self._stream_keys(stream), args)
+                reply, confirmed = await self._confirmed("claim", self._stream_keys(stream), args)
             except ERRORS as exc:
                 self._slots.give(taken)
                 if not transient(exc):
@@ -168,14 +180,21 @@ class LeasedWorker:
                 if (stream.key, entry.entry_id) in self._running:
                     self._slots.give()  # still running here: the claim only renewed it
                     continue
-                log.info(
-                    "worker %s took over call %s on %s (delivery %d, from %s)",
-                    self.id,
-                    entry.call_id or "?",
-                    stream.key,
-                    entry.deliveries,
-                    entry.previous or "?",
-                )
+                if self._answered(entry):  # answered here, as the claim was on its way
+                    self._spawn(entry)
+                    continue
+                if not confirmed and self._held_back(entry):
+                    self._slots.give()
+                    continue
+                if entry.previous != self.id:
+                    log.info(
+                        "worker %s took over call %s on %s (delivery %d, from %s)",
+                        self.id,
+                        entry.call_id or "?",
+                        stream.key,
+                        entry.deliveries,
+                        entry.previous or "?",
+                    )
                 self._spawn(entry)
             self._slots.give(taken - len(reply[1]))
             waiting += int(reply[3])

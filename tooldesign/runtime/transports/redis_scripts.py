@@ -34,10 +34,25 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 """
 
-_SETTLE = """
+# The stall clock: workers' scripts write "<now> <stall>" to the tick (stall: half their
+# lease, more than their heartbeat interval). A gap longer than stall since the last write means
+# no worker reached the server: it was down or paused. settle() (workers) then extends the
+# leases live when it stopped by the gap; agents only judge by it (idle_for, live_at).
+_TICK = """
+local function read_tick(tick)
+  local value = redis.call('GET', tick)
+  if not value then return nil, nil end
+  local last, stall = string.match(value, '^(%d+) (%d+)$')
+  return tonumber(last), tonumber(stall)
+end
+"""
+
+_SETTLE = (
+    _TICK
+    + """
 local function settle(tick, zsets, stall, longest)
-  local last = tonumber(redis.call('GET', tick))
-  if last and now - last > tonumber(stall) and now - last <= tonumber(longest) then
+  local last, stored = read_tick(tick)
+  if last and now - last > (stored or tonumber(stall)) and now - last <= tonumber(longest) then
     local gap = now - last
     for _, key in ipairs(zsets) do
       local members = redis.call('ZRANGEBYSCORE', key, last, '+inf', 'WITHSCORES')
@@ -46,9 +61,28 @@ local function settle(tick, zsets, stall, longest)
       end
     end
   end
-  if not last or now - last >= 100 then redis.call('SET', tick, now, 'PX', 86400000) end
+  if not last or now - last >= 100 then
+    redis.call('SET', tick, now .. ' ' .. stall, 'PX', 86400000)
+  end
 end
 """
+)
+
+# Agents: whether a member scored ``score`` counts as live. After an outage no worker has
+# reached yet (the tick older than its stall, for at most ``grace`` ms), a member live when it
+# began still counts: its worker has not had the chance to say it is alive.
+_LIVE_AT = (
+    _TICK
+    + """
+local function live_at(tick, grace)
+  local last, stall = read_tick(tick)
+  if last and stall and now - last > stall and now - last <= tonumber(grace) then
+    return last
+  end
+  return now
+end
+"""
+)
 
 # The fields of one stream entry, its size, and its *start*: the claim marks the call's record
 # and says what to do with it. Used by take and claim; each entry comes back as
@@ -164,9 +198,13 @@ for _, p in ipairs(pending) do
     if #out >= tonumber(ARGV[3]) then
       more = more + 1
     else
-      local claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[10], eid)
+      -- One more delivery when taken over; this worker's own keep their count.
+      local count = deliveries
+      if owner ~= ARGV[2] then count = deliveries + 1 end
+      local claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[10], eid,
+        'RETRYCOUNT', count)
       if claimed[1] then
-        out[#out + 1] = start(claimed[1][1], claimed[1][2], deliveries + 1, owner)
+        out[#out + 1] = start(claimed[1][1], claimed[1][2], count, owner)
       end
     end
   end
@@ -253,37 +291,48 @@ return 1
 
 ADMIT = (
     _NOW
-    + _SETTLE
+    + _LIVE_AT
     + """
--- KEYS: workers, leases, tick, requests, call, bell.  ARGV: version, max queue, record ttl (s),
--- reply stream, call message, call id, digest, tool, deadline (ms), stall, longest.
-settle(KEYS[3], {KEYS[1], KEYS[2]}, ARGV[10], ARGV[11])
+-- KEYS: workers, leases, tick, requests, call, bell, epoch.  ARGV: version, max queue,
+-- record ttl (s), reply stream, call message, call id, digest, tool, deadline (ms), grace (ms),
+-- new epoch, expected epoch, careful (1/0).
+-- The epoch names the toolset's data: a server that lost it (restarted empty) has another.
+-- A careful admission (an earlier attempt at it may have been queued, and the tool must not
+-- run twice) of a call with no record under another epoch than expected is 'lost': that
+-- attempt may have run before the data was lost.
+local epoch = redis.call('GET', KEYS[7])
+if not epoch then
+  epoch = ARGV[11]
+  redis.call('SET', KEYS[7], epoch)
+end
 local record = redis.call('HMGET', KEYS[5], 'digest', 'result', 'queued', 'deadline')
-if record[1] and record[1] ~= ARGV[7] then return {'conflict', ''} end
-if record[2] then return {'done', record[2]} end
+if record[1] and record[1] ~= ARGV[7] then return {'conflict', '', epoch} end
+if record[2] then return {'done', record[2], epoch} end
+if not record[1] and ARGV[13] == '1' and epoch ~= ARGV[12] then return {'lost', '', epoch} end
+local since = live_at(KEYS[3], ARGV[10])
 local others = {}
 local live = false
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')) do
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], since, '+inf')) do
   local version = string.match(member, '^(%S+)')
   if version == ARGV[1] then live = true; break end
   others[#others + 1] = version
 end
-if not live then return {'unavailable', table.concat(others, ' ')} end
+if not live then return {'unavailable', table.concat(others, ' '), epoch} end
 if record[3] then
   redis.call('HSET', KEYS[5], 'reply', ARGV[4])
   if tonumber(ARGV[9]) > (tonumber(record[4]) or 0) then
     redis.call('HSET', KEYS[5], 'deadline', ARGV[9])
   end
-  return {'joined', ''}
+  return {'joined', '', epoch}
 end
 local queued = redis.call('XLEN', KEYS[4])
-if queued >= tonumber(ARGV[2]) then return {'busy', tostring(queued)} end
+if queued >= tonumber(ARGV[2]) then return {'busy', tostring(queued), epoch} end
 local id = redis.call('XADD', KEYS[4], '*', 'id', ARGV[6], 'tool', ARGV[8], 'digest', ARGV[7],
   'reply', ARGV[4], 'call', ARGV[5])
 redis.call('HSET', KEYS[5], 'digest', ARGV[7], 'queued', id, 'reply', ARGV[4], 'deadline', ARGV[9])
 redis.call('EXPIRE', KEYS[5], ARGV[3])
 if redis.call('LLEN', KEYS[6]) < 2 then redis.call('LPUSH', KEYS[6], '1') end
-return {'queued', id}
+return {'queued', id, epoch}
 """
 )
 
@@ -316,11 +365,11 @@ return t
 
 LIVE = (
     _NOW
-    + _SETTLE
+    + _LIVE_AT
     + """
--- KEYS: workers, leases, tick.  ARGV: stall, longest.
-settle(KEYS[3], {KEYS[1], KEYS[2]}, ARGV[1], ARGV[2])
-return redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')
+-- KEYS: workers, leases, tick, epoch.  ARGV: grace (ms).  The live members, and the epoch.
+local since = live_at(KEYS[3], ARGV[1])
+return {redis.call('ZRANGEBYSCORE', KEYS[1], since, '+inf'), redis.call('GET', KEYS[4]) or ''}
 """
 )
 
@@ -344,7 +393,8 @@ class Scripts:
 
     Scripts are loaded by hash; a server that lost them (a restart, a failover) gets them again.
     ``wait_replicas``: after a batch, wait (up to ``wait_timeout`` ms) until that many replicas
-    have its writes, so a failover cannot lose them (``WAIT``).
+    have its writes, so a failover cannot lose them (``WAIT``): ``run_confirmed`` says whether
+    they do.
     """
 
     MAX_BATCH = 256
@@ -358,6 +408,7 @@ class Scripts:
             name: hashlib.sha1(text.encode()).hexdigest() for name, text in SCRIPTS.items()
         }
         self._queue: list[tuple[str, list[Any], asyncio.Future[Any]]] = []
+        self._confirm: set[asyncio.Future[Any]] = set()
         self._sending = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._warned = 0.0
@@ -371,10 +422,22 @@ class Scripts:
     async def run(self, name: str, keys: list[str], args: list[Any]) -> Any:
         """The script's answer; raises what Redis raised for it (see ``redis_client.transient``:
         the caller decides whether to try again)."""
+        return await self._run(name, keys, args, confirm=False)
+
+    async def run_confirmed(self, name: str, keys: list[str], args: list[Any]) -> tuple[Any, bool]:
+        """The script's answer, and whether ``wait_replicas`` replicas have its writes (always
+        when none is asked for)."""
+        answer: tuple[Any, bool] = await self._run(name, keys, args, confirm=True)
+        return answer
+
+    async def _run(self, name: str, keys: list[str], args: list[Any], *, confirm: bool) -> Any:
         if self._cluster:
-            return await self._one(name, [len(keys), *keys, *args])
+            result = await self._one(name, [len(keys), *keys, *args])
+            return (result, True) if confirm else result
         loop = asyncio.get_running_loop()
         future = loop.create_future()
+        if confirm:
+            self._confirm.add(future)
         self._queue.append((name, [len(keys), *keys, *args], future))
         if self._sending < self.MAX_SENDING:
             self._sending += 1
@@ -382,6 +445,14 @@ class Scripts:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         return await future
+
+    def _confirmed(self, acked: list[Any]) -> bool:
+        """Whether ``wait_replicas`` replicas have the batch (``WAIT`` said so)."""
+        return (
+            bool(acked)
+            and not isinstance(acked[0], Exception)
+            and (int(acked[0]) >= self.wait_replicas)
+        )
 
     async def _one(self, name: str, args: list[Any]) -> Any:
         """One script on its own (a Cluster's pipelines run no scripts): on the node of its
@@ -417,6 +488,7 @@ class Scripts:
                 results = await pipe.execute(raise_on_error=False)
         except BaseException as exc:
             for _, _, future in batch:
+                self._confirm.discard(future)
                 if not future.done():
                     future.set_exception(exc)
             if not isinstance(exc, Exception):
@@ -425,17 +497,13 @@ class Scripts:
             return
         acked = results[len(batch) :]
         results = results[: len(batch)]
-        if (
-            acked
-            and not isinstance(acked[0], Exception)
-            and int(acked[0]) < self.wait_replicas
-            and time.monotonic() - self._warned > 10
-        ):
+        confirmed = not self.wait_replicas or self._confirmed(acked)
+        if self.wait_replicas and not confirmed and time.monotonic() - self._warned > 10:
             self._warned = time.monotonic()
             log.warning(
                 "only %s of %d replicas have the last writes (WAIT, %d ms): a failover now may "
                 "lose them (said once every 10 s)",
-                acked[0],
+                acked[0] if acked else "?",
                 self.wait_replicas,
                 self.wait_timeout,
             )
@@ -460,5 +528,8 @@ class Scripts:
                 continue
             if isinstance(result, Exception):
                 future.set_exception(result)
+            elif future in self._confirm:
+                future.set_result((result, confirmed))
             else:
                 future.set_result(result)
+            self._confirm.discard(future)

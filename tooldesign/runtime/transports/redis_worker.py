@@ -33,7 +33,7 @@ from typing import Any
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.transports import serving
 from tooldesign.runtime.transports.base import TransportError
-from tooldesign.runtime.transports.redis import MAX_CALL_BYTES, STALL
+from tooldesign.runtime.transports.redis import MAX_CALL_BYTES
 from tooldesign.runtime.transports.redis_calls import CallHandler, Stream, Taken, retry_transient
 from tooldesign.runtime.transports.redis_client import (
     DEFAULT_URL,
@@ -83,7 +83,6 @@ class RedisWorker(LeasedWorker):
         max_call_bytes: int = MAX_CALL_BYTES,
         tool_concurrency: Mapping[str, int] | None = None,
         wait_replicas: int = 0,
-        stall: float = STALL,
         meter_provider: Any = None,
     ) -> None:
         if concurrency < 1 or max_deliveries < 1:
@@ -99,7 +98,6 @@ class RedisWorker(LeasedWorker):
             concurrency=concurrency,
             claim_timeout=claim_timeout,
             heartbeat_interval=heartbeat_interval,
-            stall=stall,
             max_call_bytes=max_call_bytes,
             result_ttl=int(result_ttl),
             dead_letter_limit=dead_letter_limit,
@@ -148,9 +146,7 @@ class RedisWorker(LeasedWorker):
             tool_concurrency=self.tool_concurrency,
         )
         self._calls.parking = self._slots.park
-        await self._scripts.load()
-        await self._create_groups()
-        await self._beat()
+        await self._retrying(self._prepare)  # a server failing over as the worker starts
         for stream in self._streams:
             log.info(
                 "worker %s serving %s (version %s) with %d slots on %s (%s)",
@@ -246,6 +242,27 @@ class RedisWorker(LeasedWorker):
             if not pending:
                 await self._client.xgroup_delconsumer(stream.key, GROUP, self.id)
 
+    def _answered(self, entry: Taken) -> bool:
+        return self._calls is not None and entry.entry_id in self._calls.answered
+
+    def _held_back(self, entry: Taken) -> bool:
+        if entry.status != "first" or entry.stream.served.repeatable(entry.fields.get("tool", "")):
+            return False
+        log.info(
+            "worker %s: no replica has the start of call %s yet; it waits", self.id, entry.call_id
+        )
+        return True
+
+    async def _confirmed(self, name: str, keys: list[str], args: list[Any]) -> tuple[Any, bool]:
+        assert self._scripts is not None
+        return await self._scripts.run_confirmed(name, keys, args)
+
+    async def _prepare(self) -> None:
+        assert self._scripts is not None
+        await self._scripts.load()
+        await self._create_groups()
+        await self._beat()
+
     async def _create_groups(self) -> None:
         for stream in self._streams:
             try:
@@ -275,7 +292,7 @@ class RedisWorker(LeasedWorker):
             args = self._start_args(taken)
             args[4] = self.keys.calls(stream.served.key)
             try:
-                reply = await self._script("take", self._stream_keys(stream), args)
+                reply, confirmed = await self._confirmed("take", self._stream_keys(stream), args)
             except ERRORS as exc:
                 self._slots.give(taken)
                 if not transient(exc):
@@ -283,19 +300,29 @@ class RedisWorker(LeasedWorker):
                 log.warning("worker %s: reading calls failed (%s); retrying", self.id, exc)
                 await backoff.sleep()
                 continue
-            got = await self._took(stream, reply, taken)
+            got = await self._took(stream, reply, taken, confirmed=confirmed)
             if got is None:
                 continue
             backoff.reset()
             empty = got < taken
 
-    async def _took(self, stream: Stream, reply: list[Any], taken: int) -> int | None:
-        """Serve what a take or claim gave; ``None`` when it gave nothing to count."""
+    async def _took(
+        self, stream: Stream, reply: list[Any], taken: int, *, confirmed: bool = True
+    ) -> int | None:
+        """Serve what a take or claim gave; ``None`` when it gave nothing to count.
+
+        Unless a replica has their start marks (``wait_replicas``), calls that must not run
+        twice wait: a failover now could lose the marks, and another worker start them again.
+        They stay held, and this worker's claim finds them again after a claim timeout."""
         status = reply[0]
         if status == "ok":
             rows = reply[1]
             for row in rows:
-                self._spawn(Taken.read(stream, row))
+                entry = Taken.read(stream, row)
+                if confirmed or not self._held_back(entry):
+                    self._spawn(entry)
+                else:
+                    self._slots.give()
             self._slots.give(taken - len(rows))
             return len(rows)
         self._slots.give(taken)
@@ -354,6 +381,15 @@ class RedisWorker(LeasedWorker):
 
     def _spawn(self, entry: Taken) -> None:
         """Serve one entry in its own task; its slot is already taken."""
+        log.debug(
+            "worker %s: entry %s (call %s) %s %s, delivery %d",
+            self.id,
+            entry.entry_id,
+            entry.call_id,
+            entry.status,
+            entry.detail[:40],
+            entry.deliveries,
+        )
         task = asyncio.get_running_loop().create_task(self._serve(entry))
         self._running[(entry.stream.key, entry.entry_id)] = task
         call = (entry.fields.get("tool", ""), entry.call_id)
@@ -362,7 +398,10 @@ class RedisWorker(LeasedWorker):
     async def _serve(self, entry: Taken) -> None:
         assert self._calls is not None
         try:
-            await self._calls.handle(entry)
+            if entry.detail == "mine" and entry.entry_id in self._calls.answered:
+                await self._calls.answer_again(entry)
+            else:
+                await self._calls.handle(entry)
         except asyncio.CancelledError:
             pass  # stopping: the entry stays pending and is handed back
         except Exception:

@@ -39,6 +39,7 @@ from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.transports.base import (
     BadAnswer,
     Conflict,
+    Lost,
     NoAnswer,
     NoWorker,
     QueueFull,
@@ -161,6 +162,9 @@ class RemoteToolset:
                 payload=_json_text(request.payload),
                 meta=meta,
                 approval=granted_approval(),
+                repeatable=bool(
+                    binding.spec.annotations.idempotent or binding.spec.annotations.read_only
+                ),
             )
             answer = await self.transport.call(message, timeout)
         except (WireError, pydantic_core.PydanticSerializationError) as exc:
@@ -181,6 +185,9 @@ class RemoteToolset:
             return answers.queue_full(tool_id, answer.queued, answer.limit, answer.retry_after)
         if isinstance(answer, NoAnswer):
             return answers.no_answer(tool_id, timeout, sent=answer.sent, detail=answer.detail)
+        if isinstance(answer, Lost):
+            log.error("call %s to %s: the queue lost its data meanwhile", meta.call_id, tool_id)
+            return answers.queue_lost(tool_id)
         if isinstance(answer, Conflict):
             log.error("call %s to %s: its id is bound to another request", meta.call_id, tool_id)
             return answers.call_id_conflict(tool_id, meta.call_id or "")

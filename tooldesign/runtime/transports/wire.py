@@ -90,6 +90,9 @@ class CallMessage:
     clock; set by the transport when it sends the call."""
     approval: ApprovalDecision | None = None
     """The approval the call was granted in the agent, if it needed one."""
+    repeatable: bool = False
+    """Whether running the call twice is harmless (an ``idempotent`` or ``read_only`` tool), for
+    the agent's transport only: it is not sent (a worker reads its own specs)."""
 
     @property
     def digest(self) -> str:
