@@ -246,3 +246,41 @@ def test_metrics_say_round_trips_redeliveries_outcome_unknown_dead_letters_and_q
     assert sum(p.value for p in points["tooldesign.remote.dead_letters"]) == 1
     assert [p.value for p in points["tooldesign.remote.queue.depth"]] == [0]
     assert [p.value for p in points["tooldesign.remote.calls.held"]] == [0]
+
+
+def test_an_agent_flooding_a_toolset_leaves_room_for_another(
+    redis_server: RedisServer, prefix: str
+) -> None:
+    """A floods a queue of 20 served by one slot; B comes later and gets its calls in (A may
+    hold its share once the queue is half full), instead of a full queue's refusal."""
+    url = redis_server.url
+
+    async def main() -> tuple[list[ToolResult], list[ToolResult]]:
+        flooder = RedisTransport(url, prefix=prefix, max_queue=20)
+        other = RedisTransport(url, prefix=prefix, max_queue=20)
+        a = Runtime([remote_registration(devices, transport=flooder)], approver=approve_all)
+        b = Runtime([remote_registration(devices, transport=other)], approver=approve_all)
+        try:
+            async with running_worker(
+                Runtime([app.registration(url, prefix)]), url, prefix, concurrency=1
+            ):
+                done = asyncio.Event()
+                flooded: list[ToolResult] = []
+
+                async def flood() -> None:  # A keeps 60 calls on their way
+                    while not done.is_set():
+                        flooded.append(await a.execute(restart(sleep=0.05)))
+
+                flooders = [asyncio.create_task(flood()) for _ in range(60)]
+                await asyncio.sleep(0.5)
+                mine = await asyncio.gather(*(b.execute(restart(sleep=0.05)) for _ in range(5)))
+                done.set()
+                await asyncio.gather(*flooders)
+                return flooded, list(mine)
+        finally:
+            await flooder.close()
+            await other.close()
+
+    flood, mine = asyncio.run(main())
+    assert [r.telemetry.outcome for r in mine] == ["ok"] * 5, [r.for_model() for r in mine]
+    assert {r.telemetry.outcome for r in flood} == {"ok", "rate_limited"}

@@ -261,12 +261,14 @@ def test_calls_wait_for_free_slots_and_a_full_queue_is_rate_limited(
             return await asyncio.gather(*calls)
 
     results = run(redis_server, prefix, body, max_queue=4)
-    outcomes = sorted(r.telemetry.outcome for r in results)
-    assert outcomes == ["ok"] * 4 + ["rate_limited"] * 4
+    outcomes = [r.telemetry.outcome for r in results]
+    # A lone agent may fill half the queue once it is half full (room for another agent), the
+    # whole of it at most: 2 to 4 calls queued, the others refused at once.
+    assert set(outcomes) == {"ok", "rate_limited"} and 2 <= outcomes.count("ok") <= 4
     limited = next(r for r in results if not r.ok)
     assert limited.retry_hint is not None and limited.retry_hint.retry_after == 1.0
-    assert "4 calls are waiting" in limited.for_model()
-    assert sum(effects(redis_server, prefix).values()) == 4
+    assert "calls are waiting" in limited.for_model()
+    assert sum(effects(redis_server, prefix).values()) == outcomes.count("ok")
 
 
 def test_a_worker_runs_no_more_calls_at_once_than_its_slots(

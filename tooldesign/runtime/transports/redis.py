@@ -275,6 +275,7 @@ class RedisTransport(Transport):
                         keys.call(message.tool, message.call_id),
                         keys.bell(toolset, message.version),
                         keys.epoch(toolset),
+                        keys.queued(toolset, message.version),
                     ],
                     [
                         message.version,

@@ -8,6 +8,7 @@ agent and ``tooldesign workers``, never inside a script)::
     <p>:{<ts>}:requests:<version>      stream of calls, consumer group "workers"; each entry:
                                        id, tool, digest, reply, call (the message, JSON)
     <p>:{<ts>}:bell:<version>          list: a token when calls wait, for an idle worker to wake
+    <p>:{<ts>}:queued:<version>        hash: calls each agent (its reply stream) has queued
     <p>:{<ts>}:workers                 sorted set "<version> <worker>": taking calls until (ms)
     <p>:{<ts>}:leases                  sorted set "<worker>": holds its calls until (ms)
     <p>:{<ts>}:tick                    "<ms> <stall ms>": when a worker last reached the server
@@ -54,6 +55,9 @@ class RedisKeys:
 
     def bell(self, toolset: str, version: str) -> str:
         return f"{self.tag(toolset)}bell:{version}"
+
+    def queued(self, toolset: str, version: str) -> str:
+        return f"{self.tag(toolset)}queued:{version}"
 
     def workers(self, toolset: str) -> str:
         return f"{self.tag(toolset)}workers"

@@ -137,6 +137,7 @@ class LeasedWorker:
             keys.tick(toolset),
             keys.workers(toolset),
             keys.dead(toolset),
+            keys.queued(toolset, stream.served.version),
         ]
 
     async def _claim(self) -> None:

@@ -146,7 +146,7 @@ TAKE = (
     + _SETTLE
     + _START
     + """
--- KEYS: requests, bell, leases, tick, workers, dead.
+-- KEYS: requests, bell, leases, tick, workers, dead, queued.
 settle(KEYS[4], {KEYS[5], KEYS[3]}, ARGV[6], ARGV[7])
 """
     + _LEASED
@@ -154,9 +154,22 @@ settle(KEYS[4], {KEYS[5], KEYS[3]}, ARGV[6], ARGV[7])
 local got = redis.pcall('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', ARGV[3],
   'STREAMS', KEYS[1], '>')
 if type(got) == 'table' and got.err then return {'error', got.err} end
+local function taken_from(flat)  -- one call fewer queued by the agent that sent it
+  for i = 1, #flat, 2 do
+    if flat[i] == 'reply' and #flat[i + 1] <= 1024 then
+      if redis.call('HINCRBY', KEYS[7], flat[i + 1], -1) <= 0 then
+        redis.call('HDEL', KEYS[7], flat[i + 1])
+      end
+      return
+    end
+  end
+end
 local out = {}
 local entries = got and got[1] and got[1][2] or {}
-for _, entry in ipairs(entries) do out[#out + 1] = start(entry[1], entry[2], 1, '') end
+for _, entry in ipairs(entries) do
+  taken_from(entry[2])
+  out[#out + 1] = start(entry[1], entry[2], 1, '')
+end
 if #entries < tonumber(ARGV[3]) then
   redis.call('DEL', KEYS[2])
 elseif redis.call('LLEN', KEYS[2]) < 2 then
@@ -293,9 +306,12 @@ ADMIT = (
     _NOW
     + _LIVE_AT
     + """
--- KEYS: workers, leases, tick, requests, call, bell, epoch.  ARGV: version, max queue,
--- record ttl (s), reply stream, call message, call id, digest, tool, deadline (ms), grace (ms),
--- new epoch, expected epoch, careful (1/0).
+-- KEYS: workers, leases, tick, requests, call, bell, epoch, queued.  ARGV: version,
+-- max queue, record ttl (s), reply stream, call message, call id, digest, tool, deadline (ms),
+-- grace (ms), new epoch, expected epoch, careful (1/0).
+-- Fairness: once the queue is half full, an agent that has queued its share of it (the limit
+-- over one more than the agents with calls queued: room is left for a newcomer) waits, as
+-- for a full queue.
 -- The epoch names the toolset's data: a server that lost it (restarted empty) has another.
 -- A careful admission (an earlier attempt at it may have been queued, and the tool must not
 -- run twice) of a call with no record under another epoch than expected is 'lost': that
@@ -326,9 +342,17 @@ if record[3] then
   return {'joined', '', epoch}
 end
 local queued = redis.call('XLEN', KEYS[4])
-if queued >= tonumber(ARGV[2]) then return {'busy', tostring(queued), epoch} end
+local limit = tonumber(ARGV[2])
+if queued >= limit then return {'busy', tostring(queued), epoch} end
+if queued * 2 >= limit then
+  local mine = tonumber(redis.call('HGET', KEYS[8], ARGV[4]) or '0')
+  if mine * (redis.call('HLEN', KEYS[8]) + 1) >= limit then
+    return {'busy', tostring(queued), epoch}
+  end
+end
 local id = redis.call('XADD', KEYS[4], '*', 'id', ARGV[6], 'tool', ARGV[8], 'digest', ARGV[7],
   'reply', ARGV[4], 'call', ARGV[5])
+redis.call('HINCRBY', KEYS[8], ARGV[4], 1)
 redis.call('HSET', KEYS[5], 'digest', ARGV[7], 'queued', id, 'reply', ARGV[4], 'deadline', ARGV[9])
 redis.call('EXPIRE', KEYS[5], ARGV[3])
 if redis.call('LLEN', KEYS[6]) < 2 then redis.call('LPUSH', KEYS[6], '1') end
