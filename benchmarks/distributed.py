@@ -16,7 +16,7 @@ redelivery within 2 x the claim timeout.
 
 Needs redis-server on PATH. Run from the repository root:
     python benchmarks/distributed.py [--repeat N] [--load N] [--quick]
-(--quick runs a tenth of the calls: what tests/distributed/test_benchmark.py runs so that the
+(--quick runs a tenth of the calls: what tests/runtime/transports/test_benchmark.py runs so that the
 benchmark cannot rot.)
 """
 

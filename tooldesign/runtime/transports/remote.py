@@ -150,7 +150,9 @@ class RemoteToolset:
         budget; it comes back typed through the tool's codecs."""
         binding = self.bindings[tool_id]
         # The worker's span continues the agent's trace.
-        meta = with_trace_context(replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex))
+        if not meta.call_id:  # the runtime gives every call one; a caller of run() may not
+            meta = replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex)
+        meta = with_trace_context(meta)
         assert meta.call_id is not None
         timeout = self.timeout_for(binding)
         try:
