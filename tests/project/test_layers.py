@@ -72,8 +72,6 @@ LARGER_FILES = {
     "binding/planner.py": 951,
     "importers/mcp.py": 799,
     "runtime/mcp/server.py": 751,
-    "runtime/transports/redis.py": 697,
-    "runtime/transports/redis_worker.py": 659,
     "contract/catalog.py": 640,
     "codegen/bindings.py": 620,
 }
