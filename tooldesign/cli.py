@@ -26,6 +26,7 @@ from tooldesign.commands import (
     mcp_config,
     serve_mcp,
     worker,
+    workers,
 )
 from tooldesign.contract.errors import (
     EXIT_BROKEN_PIPE,
@@ -90,7 +91,7 @@ def build_parser() -> _Parser:
         "--version", action="version", version=f"tooldesign {tooldesign.__version__}"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for command in (init, gen, call, export, serve_mcp, mcp_config, worker):
+    for command in (init, gen, call, export, serve_mcp, mcp_config, worker, workers):
         command.add_parser(commands)
     importing = commands.add_parser(
         "import", help="write a design from existing tools (Python code or an MCP server)"

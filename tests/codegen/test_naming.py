@@ -209,7 +209,10 @@ def test_every_name_a_generated_module_imports_or_defines_itself_is_reserved(
     assert {"StrictStr", "TypeAliasType", "RootModel", "BoundedResultModel", "Union"} <= seen[
         "types.py"
     ]
-    assert {"Rfc3339DateTime", "Rfc3339Date", "UUID", "AnyUrl", "timedelta"} <= seen["types.py"]
+    assert {"Rfc3339DateTime", "Rfc3339Date", "Rfc4122Uuid", "Rfc3986Uri", "JsonAny"} <= seen[
+        "types.py"
+    ]
+    assert {"Rfc3339Duration", "Rfc2673Ipv4Address", "_uuid", "_ipaddress"} <= seen["types.py"]
     assert {"overload", "Required", "cast", "tr"} <= seen["executor.py"]
     assert {"datetime", "uuid", "ipaddress", "Any", "Literal", "NotRequired"} <= seen[
         "transforms.py"

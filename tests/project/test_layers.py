@@ -70,10 +70,8 @@ MAX_LINES = 600
 LARGER_FILES = {
     "govern/schemas.py": 1015,
     "binding/planner.py": 951,
-    "importers/mcp.py": 801,
+    "importers/mcp.py": 799,
     "runtime/mcp/server.py": 744,
-    "runtime/transports/redis.py": 697,
-    "runtime/transports/redis_worker.py": 659,
     "contract/catalog.py": 640,
     "codegen/bindings.py": 620,
 }

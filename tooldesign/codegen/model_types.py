@@ -25,6 +25,7 @@ from tooldesign.ir.model import (
     TypeExpr,
     UnionType,
 )
+from tooldesign.jsonschema.patterns import for_engine
 
 PYTHON_TYPE_KEYWORD = "x-python-type"
 """The model generator's keyword for the Python type of a value."""
@@ -36,31 +37,34 @@ def constraints_beyond_model(c: Constraints) -> tuple[str, ...]:
     """The constraints of ``c`` a generated model cannot hold, by attribute name.
 
     A string of a :data:`NON_STRING_FORMATS` format (and no enum) is no ``str`` in the model, so
-    its length and pattern cannot be checked there; a hostname's model type is a pattern of its
-    own, which would replace the design's.
+    its length and pattern cannot be checked there.
     """
     if c.enum is not None:
         return ()  # a Literal of the enum's values, which the design checks against the rest
     if c.format in NON_STRING_FORMATS:
         return tuple(k for k in _STRING_CONSTRAINTS if getattr(c, k) is not None)
-    if c.format == "hostname" and c.pattern is not None:
-        return ("pattern",)
     return ()
 
 
 def model_constraints(c: Constraints) -> tuple[Constraints, Mapping[str, Any]]:
-    """What of ``c`` the model generator reads, and the Python type of an RFC 3339 value.
+    """What of ``c`` the model generator reads, and the type that reads a value of its format.
 
     Left out: an enum holding a float (Python's ``Literal`` cannot hold one, so the generated
-    type would be a union) and :func:`constraints_beyond_model`.
+    type would be a union) and :func:`constraints_beyond_model`. A pattern is written for the
+    models' engine (:func:`~tooldesign.jsonschema.patterns.for_engine`).
     """
-    dropped = dict.fromkeys(constraints_beyond_model(c))
+    dropped: dict[str, Any] = dict.fromkeys(constraints_beyond_model(c))
     if c.enum is not None and any(isinstance(value, float) for value in c.enum):
         dropped["enum"] = None
+    if c.pattern is not None and "pattern" not in dropped and for_engine(c.pattern) != c.pattern:
+        # The model's engine matches the pattern as ECMA-262 reads it (\d is [0-9]).
+        dropped["pattern"] = for_engine(c.pattern)
     stated = dataclasses.replace(c, **dropped) if dropped else c
     runtime_type = RUNTIME_TYPES.get(stated.format or "")
     if runtime_type is not None and stated.enum is None:
-        return stated, {PYTHON_TYPE_KEYWORD: runtime_type}
+        # The type reads the format; the model generator, told the format too, would add its
+        # own reading of it (a pattern for a hostname).
+        return dataclasses.replace(stated, format=None), {PYTHON_TYPE_KEYWORD: runtime_type}
     return stated, {}
 
 

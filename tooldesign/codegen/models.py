@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import ipaddress
 import json
+import uuid
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,10 +22,11 @@ from typing import Any
 
 from pydantic import TypeAdapter
 from tooldesign.codegen.imports import sort_imports
+from tooldesign.codegen.model_types import PYTHON_TYPE_KEYWORD
 from tooldesign.codegen.output import HEADER
 from tooldesign.codegen.views import ToolsetView
 from tooldesign.contract import BOUNDED_BASE_CLASS, BOUNDS_CONFIG_KEY
-from tooldesign.contract.formats import NON_STRING_FORMATS
+from tooldesign.contract.formats import NON_STRING_FORMATS, RUNTIME_TYPES
 from tooldesign.ir.schema import value_schema
 from tooldesign.jsonschema import keywords as K
 
@@ -84,12 +87,15 @@ def models_source(
                 notices.append(f"the model generator says of types.py: {said}")
     output = _union_operators(_without_rebuilds(_typed_defaults(output, schema, aliases)))
     if root_classes:
-        output = _with_import(output, "from pydantic import RootModel")
+        output = _with_import(output, "from pydantic import ConfigDict, RootModel")
+        # Finite numbers, as in every other model: a bare Float result is no exception.
         output += "".join(
-            f"\n\nclass {name}(RootModel[{value}]):\n    root: {value}\n"
+            f"\n\nclass {name}(RootModel[{value}]):\n"
+            "    model_config = ConfigDict(allow_inf_nan=False)\n"
+            f"    root: {value}\n"
             for name, value in root_classes
         )
-    return sort_imports(output)
+    return sort_imports(_json_any(output))
 
 
 def _typed_defaults(source: str, schema: Mapping[str, Any], aliases: Mapping[str, str]) -> str:
@@ -137,9 +143,51 @@ def _typed_defaults(source: str, schema: Mapping[str, Any], aliases: Mapping[str
     for start, end, text in sorted(edits, reverse=True):
         data = data[:start] + text.encode("utf-8") + data[end:]
     text = data.decode("utf-8")
-    if "_datetime." in text:
-        text = _with_import(text, "import datetime as _datetime")
+    for module in ("datetime", "ipaddress", "uuid"):
+        if f"_{module}." in text:
+            text = _with_import(text, f"import {module} as _{module}")
     return text
+
+
+def _json_any(source: str) -> str:
+    """``source`` with each ``Any`` a value is typed as written ``JsonAny``: any JSON value,
+    whose numbers are finite (``tooldesign.runtime.JsonAny``; ``Any`` to type checkers)."""
+    tree = ast.parse(source)
+    found = [
+        node
+        for statement in tree.body
+        if not isinstance(statement, ast.Import | ast.ImportFrom)
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and node.id == "Any"
+    ]
+    if not found:
+        return source
+    lines = source.splitlines(keepends=True)
+    for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
+        line = lines[node.lineno - 1]
+        data = line.encode("utf-8")  # ast offsets count UTF-8 bytes
+        start, end = node.col_offset, node.end_col_offset or node.col_offset + 3
+        lines[node.lineno - 1] = (data[:start] + b"JsonAny" + data[end:]).decode("utf-8")
+    text = _with_import("".join(lines), "from tooldesign.runtime import JsonAny")
+    return _without_unused_typing_name(text, "Any")
+
+
+def _without_unused_typing_name(source: str, name: str) -> str:
+    """``source`` without ``name`` in its ``typing`` import once nothing else uses it."""
+    tree = ast.parse(source)
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    if name in used:
+        return source
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "typing":
+            names = [alias.name for alias in statement.names]
+            if name not in names:
+                return source
+            kept = [n for n in names if n != name]
+            start, end = _offsets(source, statement)
+            line = f"from typing import {', '.join(kept)}" if kept else ""
+            return source[:start] + line + source[end:]
+    return source
 
 
 def _without_rebuilds(source: str) -> str:
@@ -249,6 +297,9 @@ def _with_import(source: str, statement: str) -> str:
     return f"{source[: first + 1]}{statement}\n{source[first + 1 :]}"
 
 
+_FORMAT_OF_TYPE = {path: fmt for fmt, path in RUNTIME_TYPES.items()}
+
+
 def _fields_with_typed_defaults(
     schema: Mapping[str, Any], aliases: Mapping[str, str]
 ) -> dict[tuple[str, str], tuple[str, Any]]:
@@ -256,8 +307,16 @@ def _fields_with_typed_defaults(
     found: dict[tuple[str, str], tuple[str, Any]] = {}
     for class_name, definition in (schema.get(K.DEFS) or {}).items():
         for wire_name, prop in (definition.get(K.PROPERTIES) or {}).items():
-            fmt = value_schema(prop).get(K.FORMAT) if isinstance(prop, dict) else None
-            if fmt in NON_STRING_FORMATS and K.ENUM not in value_schema(prop) and K.DEFAULT in prop:
+            # The format is read from its type: the model generator is not given the format
+            # itself (its own types would replace the runtime's).
+            held = value_schema(prop).get(PYTHON_TYPE_KEYWORD) if isinstance(prop, dict) else None
+            fmt = _FORMAT_OF_TYPE.get(held) if isinstance(held, str) else None
+            if (
+                fmt is not None
+                and fmt in NON_STRING_FORMATS
+                and K.ENUM not in value_schema(prop)
+                and K.DEFAULT in prop
+            ):
                 name = aliases.get(f"{class_name}.{wire_name}", wire_name)
                 found[class_name, name] = (fmt, prop[K.DEFAULT])
     return found
@@ -280,7 +339,11 @@ def _python_value(value: Any) -> str:
         return f"_datetime.{type(value).__name__}.fromisoformat({value.isoformat()!r})"
     if isinstance(value, dt.timedelta):
         return f"_datetime.timedelta(seconds={value.total_seconds()!r})"
-    return repr(value)  # UUID('…'), IPv4Address('…'), AnyUrl('…'): names the module imports
+    if isinstance(value, uuid.UUID):
+        return f"_uuid.UUID({str(value)!r})"
+    if isinstance(value, ipaddress.IPv4Address | ipaddress.IPv6Address):
+        return f"_ipaddress.{type(value).__name__}({str(value)!r})"
+    return repr(value)
 
 
 def _generate(

@@ -48,9 +48,25 @@ def add_parser(
     parser.add_argument(
         "--claim-timeout",
         type=float,
-        default=30.0,
+        default=5.0,
         metavar="S",
-        help="seconds before the calls of a silent worker are taken over (default 30)",
+        help="seconds a worker that stopped heartbeating keeps its calls before others take "
+        "them over (default 5)",
+    )
+    parser.add_argument(
+        "--tool-concurrency",
+        action="append",
+        default=[],
+        metavar="TOOL=N",
+        help="run at most N calls of TOOL (name or id) at once (repeatable)",
+    )
+    parser.add_argument(
+        "--wait-replicas",
+        type=int,
+        default=0,
+        metavar="N",
+        help="before running a call, wait until N replicas have its start mark (WAIT), so a "
+        "failover cannot run it twice (default 0)",
     )
     parser.add_argument(
         "--max-deliveries",
@@ -112,6 +128,13 @@ def run(args: argparse.Namespace) -> int:
 
     from tooldesign.runtime.runtime import Runtime
 
+    limits = {}
+    for item in args.tool_concurrency:
+        tool, _, count = item.partition("=")
+        if not tool or not count.isdigit() or int(count) < 1:
+            raise UserError(f"--tool-concurrency takes TOOL=N with N ≥ 1, got {item!r}")
+        limits[tool] = int(count)
+
     async def serve() -> None:
         runtime = await built(target, args.target, {Runtime: "a Runtime"})
         worker = RedisWorker(
@@ -123,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
             claim_timeout=args.claim_timeout,
             max_deliveries=args.max_deliveries,
             grace=args.grace,
+            tool_concurrency=limits,
+            wait_replicas=args.wait_replicas,
         )
         await run_until_stopped(worker)
 

@@ -75,7 +75,9 @@ TYPES_MODULE_NAMES = frozenset(
         "datetime",
         "time",
         "timedelta",
-        "_datetime",  # the datetime module, for typed defaults
+        "_datetime",  # the datetime, ipaddress and uuid modules, for typed defaults
+        "_ipaddress",
+        "_uuid",
         # pydantic: models, and the strict scalars (no "3" for 3, no 1 for true)
         "AnyUrl",
         "AwareDatetime",
@@ -90,9 +92,17 @@ TYPES_MODULE_NAMES = frozenset(
         "StrictStr",
         # the runtime
         "BoundedResultModel",
+        "JsonAny",
+        "Rfc1123Hostname",
+        "Rfc2673Ipv4Address",
         "Rfc3339Date",
         "Rfc3339DateTime",
+        "Rfc3339Duration",
         "Rfc3339Time",
+        "Rfc3986Uri",
+        "Rfc4122Uuid",
+        "Rfc4291Ipv6Address",
+        "Rfc5321Email",
     }
 )
 """Names a generated ``types.py`` imports: what the model generator writes with the options

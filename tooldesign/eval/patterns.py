@@ -3,6 +3,11 @@ crate that pydantic-core validates with. It runs in time linear in the text; Pyt
 backtracks, and ``(a+)+$`` takes exponential time on ``"aaaa…!"``. So a design value is never
 matched with ``re``, and a pattern the linear engine cannot read (a backreference, a lookaround)
 is a design error rather than something the runtime would have to match with ``re``.
+
+A pattern is JSON Schema's, an ECMA-262 regular expression: one that ECMA-262, the engine and
+Python's ``re`` would read differently is a design error too, naming the construct
+(:mod:`tooldesign.jsonschema.patterns`, the dialect); the engine matches the pattern as
+:func:`~tooldesign.jsonschema.patterns.for_engine` writes it, which matches what ECMA-262 does.
 """
 
 from __future__ import annotations
@@ -16,32 +21,35 @@ import jsonschema
 from jsonschema.exceptions import ValidationError
 from pydantic_core import SchemaError, SchemaValidator, core_schema
 from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.patterns import DIALECT, for_engine
+from tooldesign.jsonschema.patterns import problem as dialect_problem
 
 
 @cache
 def _engine(pattern: str) -> SchemaValidator | str:
     """A validator that accepts the strings ``pattern`` finds a match in, or why there is none."""
     try:
-        return SchemaValidator(core_schema.str_schema(pattern=pattern))
+        return SchemaValidator(core_schema.str_schema(pattern=for_engine(pattern)))
     except SchemaError as exc:
         # "Error building … regex parse error: <pattern> <caret> error: <what>": the last line
         # says what is wrong.
         return str(exc).strip().splitlines()[-1].removeprefix("error: ")
 
 
-RULE = (
-    "a design pattern is a regular expression in the syntax of the Rust regex crate (what "
-    "pydantic validates with: no lookaround, no backreferences) that Python's re reads too"
-)
+RULE = DIALECT
 """What a design pattern must be, for messages."""
 
 
 def problem(pattern: str) -> str | None:
     """Why ``pattern`` cannot be used in a design, or ``None`` when it can.
 
-    Values are matched by the linear engine; Python's ``re`` must read the pattern too, for
-    the checks that still read schemas with it (``jsonschema``, for verbatim schemas).
+    It must be in the dialect; values are matched by the linear engine, which must read it;
+    Python's ``re`` must read it too, for the readers that still do (``jsonschema``'s own
+    ``pattern``, a test's generator).
     """
+    outside = dialect_problem(pattern)
+    if outside is not None:
+        return outside
     engine = _engine(pattern)
     if isinstance(engine, str):
         return engine

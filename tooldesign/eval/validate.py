@@ -5,13 +5,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable
 from typing import Any
 
 import jsonschema
 from tooldesign.contract.constraints import constraint_options
 from tooldesign.contract.errors import did_you_mean
-from tooldesign.contract.formats import FORMAT_NAMES, NON_STRING_FORMATS
+from tooldesign.contract.formats import FORMAT_NAMES
 from tooldesign.eval import patterns
 from tooldesign.eval.nesting import check_tools
 from tooldesign.ir.errors import Issues, short_repr
@@ -37,6 +36,7 @@ from tooldesign.ir.model import (
 from tooldesign.ir.schema import SchemaBuilder, value_schema
 from tooldesign.ir.walk import inline_shapes, messages, used_user_types
 from tooldesign.jsonschema import keywords as K
+from tooldesign.runtime.spec.formats import format_checker
 
 _STRING_ONLY = constraint_options(applies_to="string")
 _NUMBER_ONLY = constraint_options(applies_to="number")
@@ -250,7 +250,8 @@ class _Validator:
         validator = self._validators.get(key)
         if validator is None:
             if self._formats is None:
-                self._formats = _model_format_checker()
+                # Each format by its grammar, the one its model type reads values with.
+                self._formats = format_checker()
             validator = patterns.LinearValidator(document, format_checker=self._formats)
             self._validators[key] = validator
         if validator.is_valid(value):
@@ -349,39 +350,6 @@ def _empty_range(c: Constraints, *, integers: bool) -> str | None:
         return None
     bounds = " and ".join(f"{k}={getattr(c, k)!r}" for k in given)
     return f"no {'integer' if integers else 'number'} satisfies {bounds}"
-
-
-def _model_format_checker() -> jsonschema.FormatChecker:
-    """jsonschema's format checks, but a format generated models type is checked as they read it.
-
-    A default of a ``date`` attribute must be what its ``Rfc3339Date`` accepts, a ``uri`` what
-    ``AnyUrl`` accepts, …: so a design value the model would refuse is a design error, and
-    jsonschema's own checks, which depend on optional packages, are not relied on for these.
-    """
-    checker = jsonschema.FormatChecker()
-    for fmt in NON_STRING_FORMATS:
-        checker.checks(fmt)(_reads_as(fmt))
-    return checker
-
-
-def _reads_as(fmt: str) -> Callable[[object], bool]:
-    adapters: list[Any] = []  # built on first use: most designs check no such value
-
-    def check(value: object) -> bool:
-        if not isinstance(value, str):
-            return True  # a format says nothing about other types
-        from pydantic import TypeAdapter, ValidationError
-        from tooldesign.runtime.spec.formats import model_types
-
-        if not adapters:
-            adapters.append(TypeAdapter(model_types()[fmt]))
-        try:
-            adapters[0].validate_json(json.dumps(value), strict=True)
-        except ValidationError:
-            return False
-        return True
-
-    return check
 
 
 def _error_order(error: jsonschema.exceptions.ValidationError) -> tuple[str, ...]:

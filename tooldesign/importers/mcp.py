@@ -68,7 +68,7 @@ from tooldesign.importers.draft import (
 )
 from tooldesign.importers.shared_types import renamed_named_type, renamed_tool, same_type
 from tooldesign.importers.untrusted import untrusted_notices
-from tooldesign.importers.values import accepts, pascal, sanitize_name, unique_name
+from tooldesign.importers.values import accepts, pascal, readable, sanitize_name, unique_name
 from tooldesign.jsonschema import keywords as K
 from tooldesign.jsonschema.navigate import merge_single_all_of, modernized
 from tooldesign.jsonschema.refs import inline_refs, ref_name, ref_target
@@ -248,10 +248,8 @@ class _Translator:
         return self.verbatim(schema, where, "this schema")
 
     def primitive(self, kind: Primitive, schema: Mapping[str, Any], where: str) -> _Mapped:
-        options: dict[str, Any] = {}
-        for keyword, option in _OPTIONS.items():
-            if keyword in schema:
-                options[option] = schema[keyword]
+        given = {option: schema[key] for key, option in _OPTIONS.items() if key in schema}
+        options = readable(given, lambda said: self.notice(where, said))
         fmt = schema.get(K.FORMAT)
         if isinstance(fmt, str):
             # Another format is left out (with a notice): the value stays a string.

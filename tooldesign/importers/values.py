@@ -10,9 +10,12 @@ from __future__ import annotations
 import keyword
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic_core import SchemaError, SchemaValidator, core_schema
+from tooldesign.contract.constraints import BY_KEYWORD
+from tooldesign.contract.formats import BY_NAME
 from tooldesign.importers.draft import (
     ArrayOf,
     DraftAttribute,
@@ -24,6 +27,8 @@ from tooldesign.importers.draft import (
     OneOf,
     Primitive,
 )
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.patterns import for_engine, problem
 
 
 def accepts(
@@ -96,11 +101,30 @@ def _string_fits(value: str, options: Mapping[str, Any]) -> bool:
         return False
     pattern = options.get("pattern")
     if isinstance(pattern, str):
+        # As the decoder will match it: in linear time, as ECMA-262 reads it.
         try:
-            return re.search(pattern, value) is not None
-        except re.error:
+            engine = SchemaValidator(core_schema.str_schema(pattern=for_engine(pattern)))
+        except SchemaError:
             return False
-    return True
+        if not engine.isinstance_python(value):
+            return False
+    fmt = BY_NAME.get(options.get(_FORMAT) or "")
+    return fmt is None or fmt.valid(value)  # by the grammar the decoder reads it with
+
+
+_FORMAT, _PATTERN = BY_KEYWORD[K.FORMAT].option, BY_KEYWORD[K.PATTERN].option
+
+
+def readable(options: dict[str, Any], notice: Callable[[str], None]) -> dict[str, Any]:
+    """``options`` without a pattern outside the schema's dialect (one that ECMA-262, the
+    decoder's engine and Python's re read differently would be a design error), with a notice
+    naming the construct."""
+    pattern = options.get(_PATTERN)
+    outside = problem(pattern) if isinstance(pattern, str) else None
+    if outside is not None:
+        del options[_PATTERN]
+        notice(f"pattern {pattern!r} left out: {outside}")
+    return options
 
 
 def _number_fits(value: float, options: Mapping[str, Any]) -> bool:

@@ -17,7 +17,8 @@ The package, by who reads it:
   events and progress, OpenTelemetry spans, one call's observers (``watch``), and the
   interceptors that ship (``Timeout``, ``RateLimit``, ``LogCalls``);
 - ``spec/`` is what the runtime knows of a tool before any call: specs (frozen, their models
-  imported on first use), formats (the RFC 3339 types), limits, catalogs;
+  imported on first use), formats (the types that read each format by its RFC), limits,
+  catalogs;
 - ``validation/`` checks what a model sends and what a tool returns: codecs, JSON input,
   field issues, designed repairs, sizes;
 - ``providers/`` exports tools to OpenAI, Anthropic, Gemini and MCP and reads their calls;
@@ -69,7 +70,19 @@ from tooldesign.runtime.result import (
     pending_approvals,
 )
 from tooldesign.runtime.runtime import Runtime
-from tooldesign.runtime.spec.formats import Rfc3339Date, Rfc3339DateTime, Rfc3339Time
+from tooldesign.runtime.spec.formats import (
+    Rfc1123Hostname,
+    Rfc2673Ipv4Address,
+    Rfc3339Date,
+    Rfc3339DateTime,
+    Rfc3339Duration,
+    Rfc3339Time,
+    Rfc3986Uri,
+    Rfc4122Uuid,
+    Rfc4291Ipv6Address,
+    Rfc5321Email,
+)
+from tooldesign.runtime.spec.json_values import JsonAny
 from tooldesign.runtime.spec.lazy_types import TypesImportError
 from tooldesign.runtime.spec.limits import Limits
 from tooldesign.runtime.spec.specs import ToolSpec
@@ -90,6 +103,7 @@ __all__ = [
     "Constraint",
     "FieldIssue",
     "Interceptor",
+    "JsonAny",
     "Limits",
     "LogCalls",
     "MCPClient",
@@ -99,9 +113,16 @@ __all__ = [
     "RegistrationError",
     "RetryHint",
     "RetryReason",
+    "Rfc1123Hostname",
+    "Rfc2673Ipv4Address",
     "Rfc3339Date",
     "Rfc3339DateTime",
+    "Rfc3339Duration",
     "Rfc3339Time",
+    "Rfc3986Uri",
+    "Rfc4122Uuid",
+    "Rfc4291Ipv6Address",
+    "Rfc5321Email",
     "Runtime",
     "ServerDataItem",
     "Timeout",

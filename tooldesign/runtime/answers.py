@@ -483,6 +483,30 @@ def bad_answer(tool_id: str, detail: str) -> ToolResult:
     return malformed_response(tool_id, tool_name(tool_id), detail, remote=True)
 
 
+def call_id_conflict(tool_id: str, call_id: str) -> ToolResult:
+    """Another request was already sent under this call's id (the same run id and tool call id,
+    other arguments): refused, so that neither call is answered with the other's result."""
+    message = (
+        f"Tool {tool_name(tool_id)!r} did not run: another call with different arguments was "
+        "already made under the same call id (the same run and tool call id), and one id "
+        "names one call. Nothing was answered for you from that call. Make this call again "
+        "under a new tool call id, or tell the user."
+    )
+    return _answer(tool_id, message, outcome="call_id_conflict", details={"call_id": call_id})
+
+
+def queue_lost(tool_id: str) -> ToolResult:
+    """The queue lost its data while the call was being sent (its server restarted empty, or
+    failed over): an earlier attempt may have run, and it was not sent again."""
+    message = (
+        f"Tool {tool_name(tool_id)!r}: the queue of its workers lost its data while this call "
+        "was being sent, so it may or may not have run. It was not sent again, because "
+        "running it twice could repeat its effect. Check whether it took effect before calling "
+        "it again."
+    )
+    return _answer(tool_id, message, RetryReason.OUTCOME_UNKNOWN, details={"queue_lost": True})
+
+
 def unsendable(tool_id: str, detail: str) -> ToolResult:
     message = (
         f"Tool {tool_name(tool_id)!r} cannot be called from this context: the application's call "
@@ -541,6 +565,19 @@ def outcome_unknown(tool_id: str) -> ToolResult:
         "it twice could repeat its effect. Check whether it took effect before calling it again."
     )
     return _answer(tool_id, message, RetryReason.OUTCOME_UNKNOWN)
+
+
+def cancelled(tool_id: str, *, started: bool) -> ToolResult:
+    """The call's caller cancelled it (the run was aborted): the answer kept for a retry."""
+    if started:
+        why = "it was cancelled by its caller while it ran; it may have partly taken effect"
+    else:
+        why = "it was cancelled by its caller before it started; it did not run"
+    message = f"Tool {tool_name(tool_id)!r}: {why}. Check with the user before calling it again."
+    result = _answer(tool_id, message, outcome="cancelled", details={"started": started})
+    if not started:
+        result.telemetry.extra["not_started"] = True
+    return result
 
 
 def dead_lettered(tool_id: str, deliveries: int) -> ToolResult:

@@ -4,8 +4,9 @@ the caller's metadata (the source of injected fields)."""
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -139,3 +140,14 @@ class ToolRequest:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "payload", payload)
         object.__setattr__(self, "meta", NO_META if meta is None else meta)
+
+
+def with_call_id(request: ToolRequest) -> ToolRequest:
+    """``request`` with a call id in its metadata: the one it has, else :meth:`ToolCallMeta.
+    stable_id`, else a fresh one (a call with no run id and tool call id is a call of its own).
+    Every call a runtime runs has one, in process as on a worker."""
+    meta = request.meta
+    if meta.call_id:
+        return request
+    call_id = meta.stable_id() or uuid.uuid4().hex
+    return ToolRequest(request.name, request.payload, replace(meta, call_id=call_id))

@@ -79,11 +79,17 @@ def check_result(
     if value is None and carries_nothing(binding.result.spec.schema):
         value = {}  # a tool with no result (no Return, or an empty one): its code returns None
     try:
-        result = binding.result.coerce(value)
+        # What is sent is what was checked: the result's JSON text, read back as the model
+        # will read it.
+        result, encoded = binding.result.check(value)
     except ToolValidationError as error:
         method = f"the result of {outcome.method}" if outcome.method else "the result"
         problem = f"{method} does not match the tool's result type"
         return _malformed(tool, problem, error.issues)
+    # A value JSON cannot carry (in a field typed Any, say).
+    except Exception as exc:  # noqa: BLE001
+        problem = f"the result cannot be encoded as JSON ({type(exc).__name__})"
+        return _malformed(tool, problem, (), cause=exc)
     bounds = None
     if isinstance(result, BoundedResultModel):
         bounds = result.result_bounds()
@@ -91,12 +97,6 @@ def check_result(
         if problems:
             return _malformed(tool, "; ".join(problems), ())
     server_data = _server_data(tool, outcome.server_data, extra, meta, telemetry)
-    try:
-        encoded = binding.result.encode(result)
-    # A value JSON cannot carry (in a field typed Any, say).
-    except Exception as exc:  # noqa: BLE001
-        problem = f"the result cannot be encoded as JSON ({type(exc).__name__})"
-        return _malformed(tool, problem, (), cause=exc)
     telemetry.outcome = "ok"
     return ToolResult(
         spec.id,

@@ -20,7 +20,7 @@ from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.pipeline import Pipeline
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.registry import ToolsetInfo
-from tooldesign.runtime.request import ToolRequest
+from tooldesign.runtime.request import ToolRequest, with_call_id
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.spec.specs import JsonSchema, ToolSpec
@@ -162,7 +162,7 @@ class Runtime:
             if approvals or approver is not None or self.approver is not None
             else NO_DECISIONS
         )
-        return await self._pipeline.execute(request, decisions)
+        return await self._pipeline.execute(with_call_id(request), decisions)
 
     def execute_sync(
         self,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from tests.support.programs import redis_binary
 from tests.support.redis import RedisServer
@@ -62,7 +63,7 @@ def prefix(redis_server: RedisServer) -> Iterator[str]:
     """A key prefix of this test's own on the shared server; its keys are deleted after it."""
     name = f"t{uuid.uuid4().hex[:10]}"
     yield name
-    with redis_server.client() as client:
+    with redis.Redis.from_url(redis_server.url) as client:  # bytes: keys need not be UTF-8
         keys = list(client.scan_iter(f"{name}:*", count=1000))
         if keys:
             client.delete(*keys)

@@ -68,7 +68,7 @@ def raw_call(server: RedisServer, prefix: str, fields: dict[str, str]) -> dict[s
     agent would, while a worker serves it; the answer it gets, as JSON."""
     url = server.url
     keys = RedisKeys(prefix)
-    reply = keys.replies("test")
+    reply = keys.replies(DEVICES, "test")
 
     async def main() -> Any:
         async with running_worker(Runtime([app.registration(url, prefix)]), url, prefix):
@@ -100,7 +100,7 @@ def call_fields(**changes: Any) -> dict[str, str]:
         "meta": {"session_id": "s"},
         **changes,
     }
-    return {"call": json.dumps(message)}
+    return {"call": json.dumps(message), "tool": str(message["tool"])}
 
 
 def comparable(result: ToolResult) -> dict[str, Any]:
@@ -199,7 +199,7 @@ def test_the_call_id_and_trace_context_reach_the_tool(
             return await agent.execute(restart(meta))
 
     result = run(redis_server, prefix, body)
-    call_id, trace, _ = result.result.job_id.split("|")
+    call_id, trace, _, _ = result.result.job_id.split("|")
     assert call_id == stable_call_id("run-7", "call_abc") == meta.stable_id()
     assert trace == traceparent
 
@@ -264,12 +264,14 @@ def test_calls_wait_for_free_slots_and_a_full_queue_is_rate_limited(
             return await asyncio.gather(*calls)
 
     results = run(redis_server, prefix, body, max_queue=4)
-    outcomes = sorted(r.telemetry.outcome for r in results)
-    assert outcomes == ["ok"] * 4 + ["rate_limited"] * 4
+    outcomes = [r.telemetry.outcome for r in results]
+    # A lone agent may fill half the queue once it is half full (room for another agent), the
+    # whole of it at most: 2 to 4 calls queued, the others refused at once.
+    assert set(outcomes) == {"ok", "rate_limited"} and 2 <= outcomes.count("ok") <= 4
     limited = next(r for r in results if not r.ok)
     assert limited.retry_hint is not None and limited.retry_hint.retry_after == 1.0
-    assert "4 calls are waiting" in limited.for_model()
-    assert sum(effects(redis_server, prefix).values()) == 4
+    assert "calls are waiting" in limited.for_model()
+    assert sum(effects(redis_server, prefix).values()) == outcomes.count("ok")
 
 
 def test_a_worker_runs_no_more_calls_at_once_than_its_slots(
@@ -386,8 +388,8 @@ def test_two_catalog_versions_are_served_side_by_side(
                     old_result, new_result = await asyncio.gather(
                         old_agent.execute(restart()), new_agent.execute(restart())
                     )
-                    assert old_result.result.job_id.endswith("|")
-                    assert new_result.result.job_id.endswith("|v2")
+                    assert old_result.result.job_id.split("|")[2] == ""
+                    assert new_result.result.job_id.split("|")[2] == "v2"
                     assert old_result.telemetry.extra["remote"]["worker"] == old.id
                     assert new_result.telemetry.extra["remote"]["worker"] == new_worker.id
                 live = await transport.live_toolsets()

@@ -37,7 +37,7 @@ from tooldesign.runtime.request import stable_call_id
 from tooldesign.runtime.result import JsonData, ServerDataItem
 from tooldesign.runtime.spec.catalog import load_catalog, toolset_version
 from tooldesign.runtime.transports import TransportError
-from tooldesign.runtime.transports.redis import require_server
+from tooldesign.runtime.transports.redis_client import require_server
 from tooldesign.runtime.transports.wire import CallMessage, ReplyMessage, WireError
 from tooldesign.runtime.validation.repairs import AppliedRepair
 

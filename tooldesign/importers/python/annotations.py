@@ -36,7 +36,7 @@ from tooldesign.importers.python.syntax import (
     literal_value,
     parse_expression,
 )
-from tooldesign.importers.values import accepts, is_json
+from tooldesign.importers.values import accepts, is_json, readable
 
 _PRIMITIVES: dict[str, DraftType] = {"str": STRING, "int": INT, "float": FLOAT, "bool": BOOLEAN}
 _PATH_NOTE = "A file system path."
@@ -364,6 +364,7 @@ class AnnotationReader(FileReader, ABC):
                 self.notice(f"its example {_shown(value)} does not fit its type; left out", where)
             else:
                 options[key] = value
+        options = readable(options, lambda said: self.notice(said, where))  # a pattern, read alike
         if default is not NO_VALUE and default is not None:
             if not is_json(default):
                 self.notice(f"its default {_shown(default)} is not JSON data; left out", where)

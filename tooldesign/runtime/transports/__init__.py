@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from tooldesign.runtime.transports.base import (
     Answer,
     BadAnswer,
+    Conflict,
+    Lost,
     NoAnswer,
     NoWorker,
     QueueFull,
@@ -56,6 +58,8 @@ __all__ = [
     "Answer",
     "BadAnswer",
     "CallMessage",
+    "Conflict",
+    "Lost",
     "NoAnswer",
     "NoWorker",
     "QueueFull",

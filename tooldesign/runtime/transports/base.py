@@ -59,7 +59,19 @@ class BadAnswer:
     detail: str
 
 
-Answer = Replied | NoWorker | QueueFull | NoAnswer | BadAnswer
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The call's id is bound to another request (other arguments, or another tool): the call
+    was not sent, and is never answered with that request's result."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """The queue lost its data (a server restarted empty, a failover) while the call was being
+    sent: an earlier attempt may have run it. Said only of calls that must not run twice."""
+
+
+Answer = Replied | NoWorker | QueueFull | NoAnswer | BadAnswer | Conflict | Lost
 
 
 class TransportError(UserError):
@@ -89,3 +101,7 @@ class Transport(ABC):
 
     async def close(self) -> None:
         """Release connections and background tasks."""
+
+    async def cancel(self, message: CallMessage) -> None:
+        """Tell the workers that the caller gave up ``message`` (its task was cancelled): the
+        handler running it sees the cancellation. Best effort; nothing by default."""

@@ -1,61 +1,51 @@
 """A worker: serves the toolsets of a :class:`Runtime` to agents over Redis Streams.
 
 Each served toolset version has a request stream read through the consumer group ``workers``,
-shared by every replica (each call goes to one). Four loops run under one supervisor:
+shared by every replica (each call goes to one). Loops run under one supervisor:
 
-- reading takes new calls, only as many as there are free slots (a few are kept for reclaimed
-  calls, so a saturated worker still takes over the calls of a dead one);
-- claiming takes over calls another worker has held longer than the claim timeout (it died);
-  a call delivered more than ``max_deliveries`` times goes to the dead-letter stream;
-- renewing resets the idle time of the calls this worker is still running, every third of the
-  claim timeout, so a slow call is never taken over;
-- the heartbeat says, per toolset version, that this worker is live.
+- reading (one per stream) takes new calls, only as many as there are free slots, and waits on
+  the stream's bell when there are none;
+- claiming takes over the calls of workers whose *lease* expired (they died), never for idle
+  time alone; calls waiting to be taken over get free slots before new calls do;
+- renewing resets the idle time of the calls this worker is still running;
+- the heartbeat renews the worker's lease (it holds its calls) and says, per toolset version,
+  that it takes calls;
+- cancelling (one per toolset) stops the calls their agents cancelled.
 
-A loop that fails with anything but a lost connection (which it retries with backoff) ends the
-worker with :class:`WorkerFailed`, so it exits non-zero instead of silently serving less.
+A loop that fails with anything but an unreachable server (which it retries with backoff) ends
+the worker with :class:`WorkerFailed`, so it exits non-zero instead of silently serving less. A
+server that lost its data (a restart without persistence) is not a failure: the worker makes
+its groups again. What it does with each call is :mod:`.redis_calls`.
 
-Before running a call the worker records that it started it, unless the call has an answer
-already (then that answer is sent again). A call started before by a worker that was lost is run
-again only if its tool is ``idempotent`` or ``read_only``; otherwise it is answered
-``outcome_unknown``. Answers of calls that ran to their end are stored under the call's id for
-``result_ttl`` seconds: the first stored answer is the answer, to every delivery and retry.
-
-``stop()`` (SIGTERM, Ctrl-C under :func:`serve`) stops taking calls, lets the running ones finish
-for up to ``grace`` seconds, and hands the rest back for other workers to take at once.
+``stop()`` (SIGTERM, Ctrl-C under :func:`serve`) first leaves the live set (agents stop sending
+to it), takes and runs the calls queued until then, lets the running ones finish for up to
+``grace`` seconds, hands the rest back, and then gives up its lease so others take them at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
-import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
-from redis import exceptions as redis_errors
-from redis.asyncio import Redis
-from tooldesign.runtime import answers
-from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.transports import serving
 from tooldesign.runtime.transports.base import TransportError
-from tooldesign.runtime.transports.redis import (
-    DEFAULT_PREFIX,
+from tooldesign.runtime.transports.redis import MAX_CALL_BYTES
+from tooldesign.runtime.transports.redis_calls import CallHandler, Stream, Taken, retry_transient
+from tooldesign.runtime.transports.redis_client import (
     DEFAULT_URL,
-    GROUP,
-    TRANSIENT,
+    ERRORS,
     Backoff,
-    RedisKeys,
-    Scripts,
-    ServerClock,
-    live_versions,
     open_server,
-    process_id,
+    recover,
+    transient,
 )
-from tooldesign.runtime.transports.wire import CallMessage, ReplyMessage, WireError
+from tooldesign.runtime.transports.redis_keys import DEFAULT_PREFIX, GROUP, RedisKeys
+from tooldesign.runtime.transports.redis_leases import LeasedWorker
+from tooldesign.runtime.transports.redis_scripts import Scripts
 
 log = logging.getLogger("tooldesign.worker")
 
@@ -64,45 +54,15 @@ class WorkerFailed(TransportError):
     """A worker loop failed: the worker stopped instead of silently serving less."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Stream:
-    """One served toolset version and its request stream."""
-
-    served: serving.ServedToolset
-    key: str
-
-
-class _Slots:
-    """The calls a worker may still take: one slot per call, from taking it to answering it."""
-
-    __slots__ = ("_freed", "free")
-
-    def __init__(self, count: int) -> None:
-        self.free = count
-        self._freed = asyncio.Event()
-
-    def take(self, most: int, *, keep: int = 0) -> int:
-        """Take up to ``most`` slots, leaving ``keep`` free; returns how many were taken."""
-        taken = max(0, min(most, self.free - keep))
-        self.free -= taken
-        return taken
-
-    def give(self, count: int = 1) -> None:
-        if count:
-            self.free += count
-            self._freed.set()
-
-    async def freed(self) -> None:
-        self._freed.clear()
-        await self._freed.wait()
-
-
-class RedisWorker:
+class RedisWorker(LeasedWorker):
     """Serves the local toolsets of ``runtime`` (or those named in ``toolsets``) over Redis.
 
-    ``concurrency`` is how many calls run at once; ``claim_timeout`` how long a call may be held
-    by a silent worker before another takes it over; ``max_deliveries`` how many times a call is
-    delivered before it is dead-lettered; ``grace`` how long ``stop()`` lets running calls finish.
+    ``concurrency`` is how many calls run at once (``tool_concurrency``: at most so many of
+    one tool, by name or id); ``claim_timeout`` how long a worker that stopped heartbeating
+    keeps its calls (its lease) before others take them over; ``max_deliveries`` how many times
+    a call is delivered before it is dead-lettered; ``grace`` how long ``stop()`` lets running
+    calls finish; ``wait_replicas``: that many replicas have each call's start mark before it
+    runs (``WAIT``: a failover then cannot run a call twice).
     """
 
     def __init__(
@@ -113,41 +73,47 @@ class RedisWorker:
         prefix: str = DEFAULT_PREFIX,
         toolsets: Iterable[str] = (),
         concurrency: int = 64,
-        claim_timeout: float = 30.0,
+        claim_timeout: float = 5.0,
         max_deliveries: int = 5,
         heartbeat_interval: float = 1.0,
         result_ttl: float = 3600.0,
         grace: float = 30.0,
         dead_letter_limit: int = 10_000,
         connect_wait: float = 10.0,
+        max_call_bytes: int = MAX_CALL_BYTES,
+        tool_concurrency: Mapping[str, int] | None = None,
+        wait_replicas: int = 0,
+        meter_provider: Any = None,
     ) -> None:
         if concurrency < 1 or max_deliveries < 1:
             raise TransportError("concurrency and max_deliveries must be at least 1")
         if claim_timeout <= 0 or heartbeat_interval <= 0 or grace < 0:
             raise TransportError("claim_timeout and heartbeat_interval must be positive")
+        if any(n < 1 for n in (tool_concurrency or {}).values()):
+            raise TransportError("a tool's concurrency must be at least 1")
+        keys = RedisKeys(prefix)
+        super().__init__(
+            serving.served_toolsets(runtime, toolsets),
+            keys,
+            concurrency=concurrency,
+            claim_timeout=claim_timeout,
+            heartbeat_interval=heartbeat_interval,
+            max_call_bytes=max_call_bytes,
+            result_ttl=int(result_ttl),
+            dead_letter_limit=dead_letter_limit,
+            meter_provider=meter_provider,
+        )
         self.runtime = runtime
         self.url = url
-        self.keys = RedisKeys(prefix)
-        self.served = serving.served_toolsets(runtime, toolsets)
-        self.concurrency = concurrency
-        self.claim_timeout = claim_timeout
         self.max_deliveries = max_deliveries
-        self.heartbeat_interval = heartbeat_interval
-        self.result_ttl = int(result_ttl)
         self.grace = grace
-        self.dead_letter_limit = dead_letter_limit
         self.connect_wait = connect_wait
-        self.id = process_id()
-        self._streams = [_Stream(s, self.keys.requests(s.key, s.version)) for s in self.served]
-        # Kept for calls taken over from dead workers, so a busy worker still takes them.
-        self._reserve = concurrency // 16
-        self._client: Redis | None = None
-        self._scripts: Scripts | None = None
-        self._clock = ServerClock()
-        self._slots = _Slots(concurrency)
-        self._running: dict[tuple[str, str], asyncio.Task[None]] = {}
-        self._stopping: asyncio.Event | None = None
-        self._abandon: asyncio.Event | None = None
+        self.tool_concurrency = dict(tool_concurrency or {})
+        self.wait_replicas = wait_replicas
+        self._calls: CallHandler | None = None
+        self._by_call: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._draining = False
+        self._abandon = asyncio.Event()
 
     # ── lifecycle ────────────────────────────────────────────────────────────────────────
 
@@ -161,13 +127,26 @@ class RedisWorker:
         self._stopping = asyncio.Event()
         self._abandon = asyncio.Event()
         self._client, server = await open_server(
-            self.url, connections=self.concurrency + 8, wait=self.connect_wait
+            self.url, connections=2 * len(self._streams) + len(self._toolsets) + 16,
+            wait=self.connect_wait,
+        )  # fmt: skip
+        self._scripts = Scripts(self._client, wait_replicas=self.wait_replicas)
+        self._calls = CallHandler(
+            self.id,
+            self.runtime,
+            self.keys,
+            self._scripts,
+            self._clock,
+            self.metrics,
+            self._retrying,
+            max_deliveries=self.max_deliveries,
+            result_ttl=self.result_ttl,
+            dead_letter_limit=self.dead_letter_limit,
+            max_call_bytes=self.max_call_bytes,
+            tool_concurrency=self.tool_concurrency,
         )
-        client = self._client
-        self._scripts = Scripts(client)
-        await self._scripts.load()
-        await self._create_groups()
-        await self._beat()
+        self._calls.parking = self._slots.park
+        await self._retrying(self._prepare)  # a server failing over as the worker starts
         for stream in self._streams:
             log.info(
                 "worker %s serving %s (version %s) with %d slots on %s (%s)",
@@ -179,14 +158,18 @@ class RedisWorker:
                 server,
             )
         loop = asyncio.get_running_loop()
-        loops = {
-            name: loop.create_task(body(), name=f"tooldesign-worker-{name}")
-            for name, body in (
-                ("read", self._read),
-                ("claim", self._claim),
-                ("renew", self._renew),
-                ("heartbeat", self._heartbeat),
-            )
+        bodies: dict[str, Callable[[], Awaitable[None]]] = {
+            "claim": self._claim,
+            "renew": self._renew,
+            "heartbeat": self._heartbeat,
+        }
+        for stream in self._streams:
+            bodies[f"read {stream.key}"] = lambda s=stream: self._read(s)  # type: ignore[misc]
+        for toolset in self._toolsets:
+            bodies[f"cancel {toolset}"] = lambda t=toolset: self._cancels(t)  # type: ignore[misc]
+        loops: dict[str, asyncio.Task[None]] = {
+            name: loop.create_task(body(), name=f"tooldesign-worker-{name}")  # type: ignore[arg-type]
+            for name, body in bodies.items()
         }
         stopping = loop.create_task(self._stopping.wait())
         done, _ = await asyncio.wait(
@@ -203,22 +186,27 @@ class RedisWorker:
             exc = task.exception() if not task.cancelled() else None
             log.critical("worker %s: the %s loop stopped", self.id, name, exc_info=exc)
         stopping.cancel()
-        await self._shutdown(loops)
+        await self._shutdown(loops, failed=bool(failed))
         if failed:
             names = ", ".join(name for name, _ in failed)
             raise WorkerFailed(f"worker {self.id}: the {names} loop failed; see the log")
 
-    async def _shutdown(self, loops: Mapping[str, asyncio.Task[None]]) -> None:
-        assert self._client is not None and self._abandon is not None
+    async def _shutdown(self, loops: Mapping[str, asyncio.Task[None]], *, failed: bool) -> None:
         client = self._client
-        for name in ("read", "claim", "heartbeat"):
-            loops[name].cancel()
-        await asyncio.gather(
-            *(loops[n] for n in ("read", "claim", "heartbeat")), return_exceptions=True
-        )
-        async with self._best_effort("leaving the workers set"):  # agents stop sending here
+        # Agents stop sending here first; then the calls queued until then are taken and run.
+        self._accepting = False
+        async with self._best_effort("leaving the workers set"):
             for stream in self._streams:
                 await client.zrem(self.keys.workers(stream.served.key), self._member(stream))
+        readers = [task for name, task in loops.items() if name.startswith("read ")]
+        if not failed:
+            self._draining = True
+            self._slots.wake()
+            await asyncio.wait(readers, timeout=self.grace)
+        for name in loops:
+            if name.startswith(("read ", "claim")):
+                loops[name].cancel()
+        await asyncio.gather(*readers, loops["claim"], return_exceptions=True)
         running = list(self._running.values())
         if running:
             log.info(
@@ -232,39 +220,21 @@ class RedisWorker:
                     task.cancel()
                 await asyncio.gather(*unfinished, return_exceptions=True)
                 await self._hand_back(held)
-        loops["renew"].cancel()
-        await asyncio.wait([loops["renew"]], timeout=5)
+        for name, task in loops.items():
+            if not name.startswith(("read ", "claim")):
+                task.cancel()
+        await asyncio.wait(list(loops.values()), timeout=5)
+        async with self._best_effort("giving up the lease"):  # others take what is left now
+            for toolset in self._toolsets:
+                await client.zrem(self.keys.leases(toolset), self.id)
         async with self._best_effort("leaving the consumer group"):
             await self._leave_group()
         async with self._best_effort("closing the connection"):
             await client.aclose()
         log.info("worker %s stopped", self.id)
 
-    async def _hand_back(self, held: list[tuple[str, str]]) -> None:
-        """Mark the calls still held as idle for a whole claim timeout: others take them now."""
-        assert self._client is not None
-        idle = int(self.claim_timeout * 1000)
-        by_stream: dict[str, list[str]] = {}
-        for stream, entry_id in held:
-            by_stream.setdefault(stream, []).append(entry_id)
-        async with self._best_effort("handing back calls"):
-            for stream, ids in by_stream.items():
-                await self._client.xclaim(
-                    stream, GROUP, self.id, 0, list[Any](ids), idle=idle, justid=True
-                )
-                log.info("worker %s handed back %d calls on %s", self.id, len(ids), stream)
-
-    @contextlib.asynccontextmanager
-    async def _best_effort(self, step: str) -> AsyncIterator[None]:
-        """A step of stopping that must not keep the rest from running."""
-        try:
-            yield
-        except (redis_errors.RedisError, OSError) as exc:
-            log.warning("worker %s: %s failed while stopping: %s", self.id, step, exc)
-
     async def _leave_group(self) -> None:
         # A consumer's pending calls vanish with it: leave only when it holds none.
-        assert self._client is not None
         for stream in self._streams:
             pending = await self._client.xpending_range(
                 stream.key, GROUP, min="-", max="+", count=1, consumername=self.id
@@ -272,370 +242,185 @@ class RedisWorker:
             if not pending:
                 await self._client.xgroup_delconsumer(stream.key, GROUP, self.id)
 
+    def _answered(self, entry: Taken) -> bool:
+        return self._calls is not None and entry.entry_id in self._calls.answered
+
+    def _held_back(self, entry: Taken) -> bool:
+        if entry.status != "first" or entry.stream.served.repeatable(entry.fields.get("tool", "")):
+            return False
+        log.info(
+            "worker %s: no replica has the start of call %s yet; it waits", self.id, entry.call_id
+        )
+        return True
+
+    async def _confirmed(self, name: str, keys: list[str], args: list[Any]) -> tuple[Any, bool]:
+        assert self._scripts is not None
+        return await self._scripts.run_confirmed(name, keys, args)
+
+    async def _prepare(self) -> None:
+        assert self._scripts is not None
+        await self._scripts.load()
+        await self._create_groups()
+        await self._beat()
+
     async def _create_groups(self) -> None:
-        assert self._client is not None
         for stream in self._streams:
             try:
                 await self._client.xgroup_create(stream.key, GROUP, id="0", mkstream=True)
-            except redis_errors.ResponseError as exc:
+            except ERRORS as exc:
                 if "BUSYGROUP" not in str(exc):
                     raise
-
-    def _stopped(self) -> bool:
-        return self._stopping is not None and self._stopping.is_set()
-
-    def _member(self, stream: _Stream) -> str:
-        return f"{stream.served.version} {self.id}"
+        await self._client.sadd(self.keys.toolsets, *self._toolsets)
 
     # ── loops ────────────────────────────────────────────────────────────────────────────
 
-    async def _read(self) -> None:
-        assert self._client is not None
+    async def _read(self, stream: Stream) -> None:
+        # Ends only when draining (stopping) finds nothing left; cancelled otherwise.
         backoff = Backoff()
-        turn = 0
-        by_key = {stream.key: stream for stream in self._streams}
-        while not self._stopped():
-            taken = self._slots.take(self.concurrency, keep=self._reserve)
+        empty = False
+        while True:
+            if empty:
+                if self._draining:
+                    return  # nothing left that was queued before leaving the live set
+                await self._wait_bell(stream, backoff)
+                empty = False
+                continue
+            taken = self._slots.take(self.concurrency)
             if not taken:
                 await self._slots.freed()
                 continue
-            # COUNT applies per stream: never ask for more calls than the slots taken.
-            streams = self._streams
-            if taken < len(streams):
-                turn = (turn + 1) % len(streams)
-                streams = (streams[turn:] + streams[:turn])[:taken]
-            count = taken // len(streams)
+            args = self._start_args(taken)
+            args[4] = self.keys.calls(stream.served.key)
             try:
-                response: Any = await self._client.xreadgroup(
-                    GROUP,
-                    self.id,
-                    {stream.key: ">" for stream in streams},
-                    count=count,
-                    block=2000,
-                )
-            except TRANSIENT as exc:
+                reply, confirmed = await self._confirmed("take", self._stream_keys(stream), args)
+            except ERRORS as exc:
                 self._slots.give(taken)
+                if not transient(exc):
+                    raise
                 log.warning("worker %s: reading calls failed (%s); retrying", self.id, exc)
                 await backoff.sleep()
                 continue
-            except redis_errors.ResponseError as exc:
-                self._slots.give(taken)
-                if not _stream_gone(exc):
-                    raise
-                # The server lost the stream or its group (deleted, or a restart without AOF).
-                await self._create_groups()
+            got = await self._took(stream, reply, taken, confirmed=confirmed)
+            if got is None:
                 continue
             backoff.reset()
-            got = 0
-            for key, entries in response or ():
-                for entry_id, fields in entries:
-                    got += 1
-                    self._spawn(by_key[key], entry_id, fields, 1)
-            self._slots.give(taken - got)
+            empty = got < taken
 
-    async def _claim(self) -> None:
-        assert self._client is not None
-        interval = min(self.claim_timeout / 4, 1.0)
-        min_idle = int(self.claim_timeout * 1000)
-        while not self._stopped():
-            await asyncio.sleep(interval)
-            for stream in self._streams:
-                cursor = "0-0"
-                while True:
-                    taken = self._slots.take(self.concurrency)
-                    if not taken:
-                        break
-                    try:
-                        cursor, entries, counts = await self._script(
-                            "claim", [stream.key], [GROUP, self.id, min_idle, cursor, taken]
-                        )
-                    except TRANSIENT as exc:
-                        self._slots.give(taken)
-                        log.warning("worker %s: claiming calls failed (%s)", self.id, exc)
-                        break
-                    except redis_errors.ResponseError as exc:
-                        self._slots.give(taken)
-                        if not _stream_gone(exc):
-                            raise
-                        break
-                    got = 0
-                    for (entry_id, flat), deliveries in zip(entries, counts, strict=True):
-                        if (stream.key, entry_id) in self._running or not flat:
-                            continue  # still running here (a late renewal), or deleted
-                        got += 1
-                        fields = dict(zip(flat[::2], flat[1::2], strict=True))
-                        log.info(
-                            "worker %s took over call %s on %s (delivery %d)",
-                            self.id,
-                            fields.get("id", "?"),
-                            stream.key,
-                            deliveries,
-                        )
-                        self._spawn(stream, entry_id, fields, int(deliveries))
-                    self._slots.give(taken - got)
-                    if cursor == "0-0" or not entries:
-                        break
+    async def _took(
+        self, stream: Stream, reply: list[Any], taken: int, *, confirmed: bool = True
+    ) -> int | None:
+        """Serve what a take or claim gave; ``None`` when it gave nothing to count.
 
-    async def _renew(self) -> None:
-        assert self._client is not None
-        while True:  # until the calls it renews are done (cancelled last)
-            await asyncio.sleep(self.claim_timeout / 3)
-            by_stream: dict[str, list[str]] = {}
-            for stream_key, entry_id in list(self._running):
-                by_stream.setdefault(stream_key, []).append(entry_id)
-            for stream_key, ids in by_stream.items():
-                for start in range(0, len(ids), 500):
-                    chunk = ids[start : start + 500]
-                    try:
-                        taken = await self._script("renew", [stream_key], [GROUP, self.id, *chunk])
-                    except TRANSIENT as exc:
-                        log.warning("worker %s: renewing claims failed (%s)", self.id, exc)
-                        continue
-                    for entry_id in taken:
-                        if (stream_key, entry_id) in self._running:
-                            log.warning(
-                                "worker %s: call %s on %s was taken over by another worker",
-                                self.id,
-                                entry_id,
-                                stream_key,
-                            )
-
-    async def _heartbeat(self) -> None:
-        backoff = Backoff()
-        while not self._stopped():
-            await asyncio.sleep(self.heartbeat_interval)
-            try:
-                await self._beat()
-                backoff.reset()
-            except TRANSIENT as exc:
-                log.warning("worker %s: heartbeat failed (%s)", self.id, exc)
-                await backoff.sleep()
-
-    async def _beat(self) -> None:
-        ttl = int(self.heartbeat_interval * 3000)
-        for stream in self._streams:
-            sent = time.time()
-            server_time = await self._script(
-                "heartbeat",
-                [self.keys.workers(stream.served.key), self.keys.toolsets],
-                [self._member(stream), ttl, stream.served.key],
+        Unless a replica has their start marks (``wait_replicas``), calls that must not run
+        twice wait: a failover now could lose the marks, and another worker start them again.
+        They stay held, and this worker's claim finds them again after a claim timeout."""
+        status = reply[0]
+        if status == "ok":
+            rows = reply[1]
+            for row in rows:
+                entry = Taken.read(stream, row)
+                if confirmed or not self._held_back(entry):
+                    self._spawn(entry)
+                else:
+                    self._slots.give()
+            self._slots.give(taken - len(rows))
+            return len(rows)
+        self._slots.give(taken)
+        if status == "fenced":  # the lease expired (a long pause): renew it before taking
+            log.warning("worker %s: its lease had expired; renewing it", self.id)
+            await self._retrying(self._beat)
+        elif "NOGROUP" in str(reply[1]):  # the server lost the stream (a restart without AOF)
+            log.warning(
+                "worker %s: %s lost its consumer group; making it again", self.id, stream.key
             )
-            self._clock.observe(server_time, sent, time.time())
+            await self._retrying(self._create_groups)
+            await self._retrying(self._beat)
+        else:
+            raise WorkerFailed(f"reading {stream.key} failed: {reply[1]}")
+        return None
+
+    async def _wait_bell(self, stream: Stream, backoff: Backoff) -> None:
+        """Until a call may wait (an agent rang the bell), 1 s at most."""
+        try:
+            await self._client.blpop([stream.bell], timeout=1)
+        except ERRORS as exc:
+            if not transient(exc):
+                raise
+            await recover(self._client, exc)
+            await backoff.sleep()
+
+    async def _cancels(self, toolset: str) -> None:
+        key = self.keys.cancels(toolset)
+        last = "$"
+        backoff = Backoff()
+        while True:
+            try:
+                if last == "$":  # from now on, by id: never skip one landing between reads
+                    newest = await self._client.xrevrange(key, count=1)
+                    last = newest[0][0] if newest else "0-0"
+                response: Any = await self._client.xread({key: last}, count=100, block=2000)
+            except ERRORS as exc:
+                if not transient(exc):
+                    raise
+                await recover(self._client, exc)
+                await backoff.sleep()
+                continue
+            backoff.reset()
+            for _stream, entries in response or ():
+                for entry_id, fields in entries:
+                    last = entry_id
+                    self._cancel(fields.get("tool", ""), fields.get("id", ""))
+
+    def _cancel(self, tool: str, call_id: str) -> None:
+        task = self._by_call.get((tool, call_id))
+        if task is not None and self._calls is not None and not task.done():
+            self._calls.cancelled.add(task)
+            task.cancel()
 
     # ── one call ─────────────────────────────────────────────────────────────────────────
 
-    def _spawn(
-        self, stream: _Stream, entry_id: str, fields: Mapping[str, str], deliveries: int
-    ) -> None:
+    def _spawn(self, entry: Taken) -> None:
         """Serve one entry in its own task; its slot is already taken."""
-        task = asyncio.get_running_loop().create_task(
-            self._serve(stream, entry_id, fields, deliveries)
+        log.debug(
+            "worker %s: entry %s (call %s) %s %s, delivery %d",
+            self.id,
+            entry.entry_id,
+            entry.call_id,
+            entry.status,
+            entry.detail[:40],
+            entry.deliveries,
         )
-        self._running[(stream.key, entry_id)] = task
+        task = asyncio.get_running_loop().create_task(self._serve(entry))
+        self._running[(entry.stream.key, entry.entry_id)] = task
+        call = (entry.fields.get("tool", ""), entry.call_id)
+        self._by_call[call] = task
 
-    async def _serve(
-        self, stream: _Stream, entry_id: str, fields: Mapping[str, str], deliveries: int
-    ) -> None:
+    async def _serve(self, entry: Taken) -> None:
+        assert self._calls is not None
         try:
-            await self._handle(stream, entry_id, fields, deliveries)
+            if entry.detail == "mine" and entry.entry_id in self._calls.answered:
+                await self._calls.answer_again(entry)
+            else:
+                await self._calls.handle(entry)
         except asyncio.CancelledError:
             pass  # stopping: the entry stays pending and is handed back
         except Exception:
             log.exception(
                 "worker %s could not serve entry %s of %s; it stays pending for redelivery",
                 self.id,
-                entry_id,
-                stream.key,
+                entry.entry_id,
+                entry.stream.key,
             )
         finally:
-            self._running.pop((stream.key, entry_id), None)
+            self._running.pop((entry.stream.key, entry.entry_id), None)
+            call = (entry.fields.get("tool", ""), entry.call_id)
+            if self._by_call.get(call) is asyncio.current_task():
+                del self._by_call[call]
+            self._calls.cancelled.discard(asyncio.current_task())  # type: ignore[arg-type,unused-ignore]
             self._slots.give()
 
-    async def _handle(
-        self, stream: _Stream, entry_id: str, fields: Mapping[str, str], deliveries: int
-    ) -> None:
-        served = stream.served
-        call_id = fields.get("id", "")
-        reply_to = fields.get("reply", "")
-        try:
-            body = fields.get("call")
-            if body is None:
-                raise WireError("the stream entry has no 'call' field")
-            message = CallMessage.from_json(body)
-            if call_id != message.call_id:
-                raise WireError(
-                    f"the entry's id {call_id!r} is not the message's {message.call_id!r}"
-                )
-        except WireError as exc:
-            log.error("worker %s: malformed call %s on %s: %s", self.id, entry_id, stream.key, exc)
-            if call_id and reply_to:
-                result = answers.malformed_call(f"{served.key}.?", str(exc))
-                await self._answer(
-                    stream, entry_id, call_id, reply_to, result, store=False, deliveries=deliveries
-                )
-            else:
-                await self._dead_letter(stream, entry_id, fields, f"malformed: {exc}", deliveries)
-            return
-        tool = message.tool
-        if deliveries > self.max_deliveries:
-            log.error(
-                "worker %s: call %s (%s) was delivered %d times; dead-lettered",
-                self.id,
-                call_id,
-                tool,
-                deliveries,
-            )
-            await self._dead_letter(stream, entry_id, fields, "too many deliveries", deliveries)
-            result = answers.dead_lettered(tool, deliveries)
-            await self._answer(
-                stream, entry_id, call_id, reply_to, result, store=True, deliveries=deliveries
-            )
-            return
-        if message.toolset == served.key and message.version != served.version:
-            live = await self._retrying(self._live_versions, served.key)
-            result = answers.other_version(tool, served.key, message.version, served.version, live)
-            await self._answer(
-                stream, entry_id, call_id, reply_to, result, store=False, deliveries=deliveries
-            )
-            return
-        refused = serving.refusal(served, message, self._clock.now())
-        if refused is not None:
-            await self._answer(
-                stream, entry_id, call_id, reply_to, refused, store=False, deliveries=deliveries
-            )
-            return
-        status, detail = await self._retrying(
-            self._script,
-            "start",
-            [self.keys.call(tool, call_id)],
-            [self.id, entry_id, max(self.result_ttl, 60)],
-        )
-        if status == "answered":
-            await self._answer_with(
-                stream, entry_id, tool, call_id, reply_to, str(detail), store=True
-            )
-            return
-        if status == "again" and not served.repeatable(tool):
-            log.warning(
-                "worker %s: call %s (%s) was started by lost worker %s; answered outcome_unknown",
-                self.id,
-                call_id,
-                tool,
-                detail or "?",
-            )
-            result = answers.outcome_unknown(tool)
-            result.tool_call_id = message.meta.tool_call_id
-            await self._answer(
-                stream, entry_id, call_id, reply_to, result, store=True, deliveries=deliveries
-            )
-            return
-        result, finished = await serving.execute(self.runtime, message, self._clock.now())
-        await self._answer(
-            stream, entry_id, call_id, reply_to, result, store=finished, deliveries=deliveries
-        )
-
-    async def _answer(
-        self,
-        stream: _Stream,
-        entry_id: str,
-        call_id: str,
-        reply_to: str,
-        result: ToolResult,
-        *,
-        store: bool,
-        deliveries: int,
-    ) -> None:
-        body = ReplyMessage(call_id, result.to_dict(), self.id, deliveries).to_json()
-        await self._answer_with(stream, entry_id, result.name, call_id, reply_to, body, store=store)
-
-    async def _answer_with(
-        self,
-        stream: _Stream,
-        entry_id: str,
-        tool: str,
-        call_id: str,
-        reply_to: str,
-        body: str,
-        *,
-        store: bool,
-    ) -> None:
-        # Stores the answer (the first one stored wins), sends it, then acknowledges the entry:
-        # a worker lost on the way leaves the entry pending, and its redelivery finds the answer.
-        await self._retrying(
-            self._script,
-            "answer",
-            [self.keys.call(tool, call_id or "-"), stream.key],
-            [
-                GROUP,
-                entry_id,
-                body,
-                1 if store else 0,
-                max(self.result_ttl, 60),
-                reply_to,
-                max(self.result_ttl, 60),
-                call_id,
-            ],
-        )
-
-    async def _dead_letter(
-        self,
-        stream: _Stream,
-        entry_id: str,
-        fields: Mapping[str, str],
-        reason: str,
-        deliveries: int,
-    ) -> None:
-        assert self._client is not None
-        client = self._client
-        letter: dict[Any, Any] = {
-            **fields,
-            "entry": entry_id,
-            "stream": stream.key,
-            "reason": reason,
-            "deliveries": str(deliveries),
-            "worker": self.id,
-        }
-        dead = self.keys.dead(stream.served.key)
-
-        async def send() -> None:
-            async with client.pipeline(transaction=True) as pipe:
-                pipe.xadd(dead, letter, maxlen=self.dead_letter_limit, approximate=True)
-                pipe.xack(stream.key, GROUP, entry_id)
-                pipe.xdel(stream.key, entry_id)
-                await pipe.execute()
-
-        await self._retrying(send)
-
-    async def _script(self, name: str, keys: list[str], args: list[Any]) -> Any:
-        assert self._scripts is not None
-        return await self._scripts.run(name, keys, args)
-
-    async def _live_versions(self, toolset: str) -> tuple[str, ...]:
-        assert self._client is not None
-        now_ms = int(self._clock.now() * 1000)
-        members: Any = await self._client.zrangebyscore(self.keys.workers(toolset), now_ms, "+inf")
-        return live_versions(list(members))
-
-    async def _retrying(
-        self, command: Callable[..., Coroutine[Any, Any, Any]], *args: Any, **kwargs: Any
-    ) -> Any:
-        """``command`` retried with backoff while the server is unreachable, until the worker
-        gives up its calls (stopping past its grace): the entry then stays pending."""
-        assert self._abandon is not None
-        backoff = Backoff()
-        while True:
-            try:
-                return await command(*args, **kwargs)
-            except TRANSIENT as exc:
-                if self._abandon.is_set():
-                    raise
-                log.warning("worker %s: Redis unreachable (%s); retrying", self.id, exc)
-                await backoff.sleep()
-
-
-def _stream_gone(exc: redis_errors.ResponseError) -> bool:
-    """Whether ``exc`` says a request stream or its group no longer exists."""
-    return str(exc).startswith(("NOGROUP", "UNBLOCKED"))
+    async def _retrying(self, command: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        return await retry_transient(self._abandon, self.id, command, *args)
 
 
 async def run_until_stopped(worker: RedisWorker) -> None:
@@ -657,3 +442,6 @@ def serve(runtime: Runtime, url: str = DEFAULT_URL, **options: Any) -> None:
     server cannot be reached or is older than Redis 7.
     """
     asyncio.run(run_until_stopped(RedisWorker(runtime, url, **options)))
+
+
+__all__ = ["RedisWorker", "WorkerFailed", "run_until_stopped", "serve"]

@@ -38,6 +38,8 @@ from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.transports.base import (
     BadAnswer,
+    Conflict,
+    Lost,
     NoAnswer,
     NoWorker,
     QueueFull,
@@ -148,7 +150,9 @@ class RemoteToolset:
         budget; it comes back typed through the tool's codecs."""
         binding = self.bindings[tool_id]
         # The worker's span continues the agent's trace.
-        meta = with_trace_context(replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex))
+        if not meta.call_id:  # the runtime gives every call one; a caller of run() may not
+            meta = replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex)
+        meta = with_trace_context(meta)
         assert meta.call_id is not None
         timeout = self.timeout_for(binding)
         try:
@@ -160,6 +164,9 @@ class RemoteToolset:
                 payload=_json_text(request.payload),
                 meta=meta,
                 approval=granted_approval(),
+                repeatable=bool(
+                    binding.spec.annotations.idempotent or binding.spec.annotations.read_only
+                ),
             )
             answer = await self.transport.call(message, timeout)
         except (WireError, pydantic_core.PydanticSerializationError) as exc:
@@ -180,6 +187,12 @@ class RemoteToolset:
             return answers.queue_full(tool_id, answer.queued, answer.limit, answer.retry_after)
         if isinstance(answer, NoAnswer):
             return answers.no_answer(tool_id, timeout, sent=answer.sent, detail=answer.detail)
+        if isinstance(answer, Lost):
+            log.error("call %s to %s: the queue lost its data meanwhile", meta.call_id, tool_id)
+            return answers.queue_lost(tool_id)
+        if isinstance(answer, Conflict):
+            log.error("call %s to %s: its id is bound to another request", meta.call_id, tool_id)
+            return answers.call_id_conflict(tool_id, meta.call_id or "")
         if isinstance(answer, BadAnswer):
             log.error("call %s to %s: unreadable answer: %s", meta.call_id, tool_id, answer.detail)
             return answers.bad_answer(tool_id, answer.detail)

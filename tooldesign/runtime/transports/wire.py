@@ -22,6 +22,9 @@ so agents and workers on machines whose clocks differ agree on it. W3C trace con
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +43,11 @@ class WireError(ValueError):
 
 
 def _object(text: str | bytes, what: str) -> DictReader:
+    if isinstance(text, str):
+        try:  # text read from a queue keeps bytes that are not UTF-8 as lone surrogates
+            text = text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise WireError(f"{what} is not UTF-8 text") from None
     try:
         data = pydantic_core.from_json(text)
     except ValueError as exc:
@@ -82,6 +90,16 @@ class CallMessage:
     clock; set by the transport when it sends the call."""
     approval: ApprovalDecision | None = None
     """The approval the call was granted in the agent, if it needed one."""
+    repeatable: bool = False
+    """Whether running the call twice is harmless (an ``idempotent`` or ``read_only`` tool), for
+    the agent's transport only: it is not sent (a worker reads its own specs)."""
+
+    @property
+    def digest(self) -> str:
+        """The digest of the request this call makes: its tool and its arguments, canonical (keys
+        sorted, no spaces). A call id is bound to it when the call is admitted: another request
+        under the same id is refused, never answered with this one's result."""
+        return request_digest(self.tool, self.payload)
 
     def to_json(self) -> str:
         """The message as JSON; raises :class:`WireError` when metadata labels are not JSON."""
@@ -104,7 +122,7 @@ class CallMessage:
         """The call in ``text``; raises :class:`WireError` saying what is wrong with it."""
         read = _object(text, "the call message")
         try:
-            return cls(
+            message = cls(
                 call_id=read.text("id"),
                 tool=read.text("tool"),
                 toolset=read.text("toolset"),
@@ -120,6 +138,9 @@ class CallMessage:
             )
         except DictFormatError as exc:
             raise WireError(str(exc)) from None
+        if not math.isfinite(message.deadline):
+            raise WireError(f"the call message's deadline is {message.deadline}, not a time")
+        return message
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,3 +178,16 @@ class ReplyMessage:
             )
         except DictFormatError as exc:
             raise WireError(str(exc)) from None
+
+
+def request_digest(tool: str, payload: str) -> str:
+    """The digest of a call of ``tool`` with the arguments ``payload`` (JSON text): equal for
+    the same arguments however they are spaced or ordered."""
+    try:
+        canonical = json.dumps(
+            json.loads(payload), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+    except ValueError:  # not JSON (the worker's decoder says what is wrong): the text itself
+        canonical = payload
+    text = f"{len(tool)}:{tool}:{canonical}"
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]

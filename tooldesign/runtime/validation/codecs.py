@@ -18,6 +18,7 @@ from tooldesign.jsonschema.navigate import SchemaNavigator
 from tooldesign.jsonschema.refs import resolve
 from tooldesign.jsonschema.text import path_of
 from tooldesign.runtime.errors import ROOT_PATH, Constraint, FieldIssue, ToolValidationError
+from tooldesign.runtime.spec.formats import format_checker
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.spec.specs import TypeSpec
 from tooldesign.runtime.validation.field_issues import IssueSchema, error_details, field_issues
@@ -133,7 +134,7 @@ class PayloadCodec(_ModelCodec[ModelT]):
             # Python. What cannot be written (a cycle, a lone surrogate, an object) takes the
             # path below, which names the field; so does a large dict, refused over the size
             # limit as soon as its count passes it, never written whole.
-            data = _written(data) or data
+            data = _json_text(data) or data
         if isinstance(data, str | bytes | bytearray):
             # Measured before it is read (text of a quarter of the limit cannot be over it);
             # text too short to break a shape limit needs no walk.
@@ -153,7 +154,11 @@ class PayloadCodec(_ModelCodec[ModelT]):
                 except pydantic.ValidationError as exc:
                     refused = exc
             raw = parse_object(data, self.tool)
-            if refused is not None and (errors := _settled(refused)) is not None:
+            if refused is not None and not _about(refused, raw):
+                # A key the text repeats: an error is about a value the parsed object does not
+                # hold (the last one counts). Validated again below, as the object.
+                refused = None
+            elif refused is not None and (errors := _settled(refused)) is not None:
                 raise self._invalid(refused, raw, errors=errors)
             if not small:
                 check_value(raw, limits, self.tool, measure=False)
@@ -202,7 +207,7 @@ class PayloadCodec(_ModelCodec[ModelT]):
     ) -> tuple[Any, pydantic.ValidationError | None]:
         """The payload from ``arguments`` (with the injected values), or why it is invalid."""
         arguments = self._with_injected(arguments, injected)
-        text = _written(arguments)
+        text = _json_text(arguments)
         if text is None:
             raise self._not_json(arguments, sent)
         try:
@@ -306,7 +311,15 @@ class PayloadCodec(_ModelCodec[ModelT]):
 
 
 class ResultCodec(_ModelCodec[ModelT]):
-    """Validates and encodes one tool's result."""
+    """Checks and encodes one tool's result: what is sent is what was checked.
+
+    A result given as JSON data (a handler's dict, a remote worker's text) is checked as the
+    model will read it — by the rules payloads are decoded with: strict JSON types, a number
+    such as ``3.0`` an integer, a null for an optional field "not given" — and sent as it was
+    given, never rewritten into another spelling (``+00:00`` stays ``+00:00``). A result given
+    as the generated model (or another pydantic model) is sent as pydantic writes it, and that
+    text is what is checked.
+    """
 
     __slots__ = ("_issue_schema", "_schema_check")
 
@@ -316,29 +329,35 @@ class ResultCodec(_ModelCodec[ModelT]):
         self._schema_check = SchemaCheck(spec) if spec.check_schema else None
 
     def encode(self, result: ModelT) -> str:
-        """The result as compact JSON with wire names; absent optional fields are left out."""
-        return result.model_dump_json(by_alias=True, exclude_none=True)
+        """The result as compact JSON with wire names (absent optional fields left out),
+        checked: :class:`ToolValidationError` when the model would read it otherwise."""
+        return self.check(result)[1]
 
     def coerce(self, value: Any) -> ModelT:
-        """``value`` as the result model: kept if it already is one, validated otherwise."""
-        if isinstance(value, self.model) and self._schema_check is None:
-            return value
-        if isinstance(value, pydantic.BaseModel) and not isinstance(value, self.model):
-            value = value.model_dump(by_alias=True)
-        try:
-            result = value if isinstance(value, self.model) else self.model.model_validate(value)
-        except pydantic.ValidationError as exc:
-            if self._issue_schema is None:
-                self._issue_schema = IssueSchema(SchemaNavigator(self.spec.schema))
-            issues, more = field_issues(error_details(exc), self._issue_schema, value)
-            raise ToolValidationError(
-                self.tool, issues, input=value, kind="result", more=more
-            ) from None
-        if self._schema_check is not None:
-            # What the model will read: the result as encoded.
-            encoded = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-            self._schema_check.check(self.tool, encoded, "result")
-        return result
+        """``value`` as the result model: kept if it already is one, read otherwise; checked
+        either way (see :meth:`check`)."""
+        return self.check(value)[0]
+
+    def check(self, value: Any) -> tuple[ModelT, str]:
+        """The result as the model type holds it, and the JSON text a model reads of it: the
+        text is read back as the model will read it before anything is sent, and a result
+        that does not read as the tool's result type raises :class:`ToolValidationError`
+        (``kind="result"``) naming each bad field."""
+        if isinstance(value, self.model):
+            # Written without nulls, its integers integers: read back as it is.
+            text = value.model_dump_json(by_alias=True, exclude_none=True)
+            try:
+                self.model.__pydantic_validator__.validate_json(
+                    text, strict=True, by_alias=True, by_name=False
+                )
+            except pydantic.ValidationError as exc:
+                raise self._invalid(exc, pydantic_core.from_json(text)) from None
+            if self._schema_check is not None:
+                self._schema_check.check(self.tool, pydantic_core.from_json(text), "result")
+            return value, text
+        if isinstance(value, pydantic.BaseModel):
+            value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return self._read(value, value)
 
     def decode(self, data: RawPayload) -> ModelT:
         """A result sent as JSON (by a remote server, say), validated."""
@@ -351,6 +370,53 @@ class ResultCodec(_ModelCodec[ModelT]):
             return self.coerce(parsed)
         return self.coerce(data)
 
+    def _read(self, data: Any, given: Any) -> tuple[ModelT, str]:
+        """``data`` (JSON data) read as the model reads its JSON text, and that text."""
+        schema = self.spec.schema
+        sent = strip_optional_nulls(data, schema) if _has_null(data) else data
+        text = _json_text(sent)
+        if text is None:
+            found = json_problem(sent)
+            path, problem = found if found is not None else ((), "not a JSON value")
+            issue = FieldIssue(path_of(path), Constraint.INVALID_FORMAT, problem)
+            raise ToolValidationError(self.tool, [issue], input=given, kind="result")
+        validator = self.model.__pydantic_validator__
+        try:
+            result = validator.validate_json(text, strict=True, by_alias=True, by_name=False)
+        except pydantic.ValidationError as exc:
+            # The one numeric rule of payloads: JSON Schema's integer takes 3.0.
+            integral = integral_numbers(sent, schema)
+            again = _json_text(integral) if integral is not sent else None
+            if again is None:
+                raise self._invalid(exc, given) from None
+            try:
+                result = validator.validate_json(again, strict=True, by_alias=True, by_name=False)
+            except pydantic.ValidationError:
+                raise self._invalid(exc, given) from None
+            sent, text = integral, again
+        if self._schema_check is not None:
+            self._schema_check.check(self.tool, sent, "result")
+        return result, text.decode("utf-8")
+
+    def _invalid(self, error: pydantic.ValidationError, given: Any) -> ToolValidationError:
+        if self._issue_schema is None:
+            self._issue_schema = IssueSchema(SchemaNavigator(self.spec.schema))
+        issues, more = field_issues(error_details(error), self._issue_schema, given)
+        return ToolValidationError(self.tool, issues, input=given, kind="result", more=more)
+
+
+def _has_null(value: Any) -> bool:
+    return isinstance(value, dict | list) and has_null(value)
+
+
+def _json_text(value: Any) -> bytes | None:
+    """``value`` as compact JSON (NaN and Infinity written as such, for the reader to refuse),
+    or ``None`` when it cannot be JSON."""
+    try:
+        return pydantic_core.to_json(value, inf_nan_mode="constants")
+    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+        return None
+
 
 class SchemaCheck:
     """Validation of values against a spec's JSON Schema, for the parts kept verbatim."""
@@ -359,8 +425,7 @@ class SchemaCheck:
 
     def __init__(self, spec: TypeSpec[Any]) -> None:
         # Patterns are matched in linear time: a value the model chose cannot stall the check.
-        validator = linear_validator()
-        self._validator = validator(spec.schema, format_checker=validator.FORMAT_CHECKER)
+        self._validator = linear_validator()(spec.schema, format_checker=format_checker())
 
     def check(self, tool: str, value: Any, kind: str) -> None:
         issues, more = schema_issues(self._validator, value)
@@ -397,13 +462,27 @@ def _settled(refused: pydantic.ValidationError) -> list[pydantic_core.ErrorDetai
     return errors
 
 
-def _written(arguments: Mapping[str, Any]) -> bytes | None:
-    """Arguments as compact JSON (NaN and Infinity kept as such, so a number field names them
-    as the text path does), or ``None`` when they cannot be JSON."""
-    try:
-        return pydantic_core.to_json(arguments, inf_nan_mode="constants")
-    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
-        return None
+def _about(refused: pydantic.ValidationError, parsed: Any) -> bool:
+    """Whether each error of JSON text refused (its first ones) is about a value the parsed
+    text holds at the error's place: not so when the text repeats a key, whose every value the
+    reader judged, where the parsed object holds the last."""
+    if refused.error_count() > _READ_ALL_ERRORS:
+        return True  # counted, not read: a cut payload is validated again anyway
+    errors = refused.errors(include_url=False, include_context=False)
+    if errors[0]["type"] == "json_invalid":
+        return True
+    return all(_holds(parsed, error["loc"], error.get("input")) for error in errors)
+
+
+def _holds(parsed: Any, loc: tuple[int | str, ...], value: Any) -> bool:
+    """Whether ``parsed`` holds ``value`` where an error's ``loc`` leads (a part that indexes
+    nothing, a union's label, is passed over; a missing field's error is about its object)."""
+    node = parsed
+    for part in loc:
+        key = isinstance(node, dict) and isinstance(part, str) and part in node
+        if key or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+            node = node[part]
+    return node is value or (type(node) is type(value) and node == value)
 
 
 def _unreadable(exc: pydantic.ValidationError) -> bool:

@@ -19,7 +19,7 @@ from tooldesign.jsonschema.navigate import SchemaNavigator, description, field_e
 from tooldesign.jsonschema.text import got, join_path, json_type, shown, shown_path
 from tooldesign.jsonschema.words import size_rule
 from tooldesign.runtime.errors import MAX_ISSUES, Constraint, FieldIssue
-from tooldesign.runtime.spec.formats import RFC3339_ERROR
+from tooldesign.runtime.spec.formats import FORMAT_ERROR
 
 # The design's constraints (and, for schemas kept verbatim, multipleOf and finite numbers).
 _RANGE_ERRORS = pydantic_errors("invalid_range") | {"multiple_of", "finite_number"}
@@ -135,7 +135,7 @@ def _constraint(error_type: str, value: Any, node: Mapping[str, Any] | None) -> 
         if node is not None and K.FORMAT in node and K.PATTERN not in node:
             return Constraint.INVALID_FORMAT
         return Constraint.INVALID_PATTERN
-    if error_type == RFC3339_ERROR:
+    if error_type == FORMAT_ERROR:
         return Constraint.INVALID_FORMAT
     if (
         error_type.startswith(PYDANTIC_ERROR_PREFIXES) or error_type == "value_error"
@@ -258,7 +258,7 @@ def _lead(constraint: Constraint, error_type: str, known: _Field) -> str | None:
         return "must be " + (" and ".join(parts) or "within range")
     if constraint is Constraint.INVALID_PATTERN:
         return f"must match the pattern {'' if known.pattern is None else known.pattern}"
-    if constraint is Constraint.INVALID_FORMAT and error_type != RFC3339_ERROR:
+    if constraint is Constraint.INVALID_FORMAT and error_type != FORMAT_ERROR:
         fmt = known.format
         if error_type.startswith("timezone_"):
             # A valid-looking time without an offset: say what is missing, not just "invalid".
@@ -287,7 +287,7 @@ def _message(constraint: Constraint, error: ErrorDetails, known: _Field) -> str:
         ctx = error.get("ctx") or {}
         return f"unknown {ctx.get('discriminator', 'variant')}; expected one of {ctx.get('expected_tags', '')}{sent}"
     # INVALID_FORMAT, read from the error
-    if error["type"] == RFC3339_ERROR:
+    if error["type"] == FORMAT_ERROR:
         return f"{error['msg']}{sent}"
     return f"{error.get('msg', 'invalid format')}{sent}"
 

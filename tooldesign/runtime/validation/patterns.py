@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic_core import SchemaError, SchemaValidator, core_schema
 from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.patterns import for_engine
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -35,7 +36,9 @@ class LinearPattern:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self._validator = SchemaValidator(core_schema.str_schema(pattern=pattern, strict=True))
+        # As ECMA-262 reads it (\d is [0-9], . stops at \r): the schema's dialect.
+        engine = for_engine(pattern)
+        self._validator = SchemaValidator(core_schema.str_schema(pattern=engine, strict=True))
 
     def search(self, text: str) -> bool:
         """Whether the pattern matches somewhere in ``text``."""

@@ -123,4 +123,5 @@ class SearchDocsResult(BoundedResultModel):
 
 
 class AnswerQuestionResult(RootModel[AnswerQuestionResultValue]):
+    model_config = ConfigDict(allow_inf_nan=False)
     root: AnswerQuestionResultValue

@@ -3,15 +3,8 @@
 
 from typing import Annotated, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    EmailStr,
-    Field,
-    StrictBool,
-    StrictInt,
-    StrictStr,
-)
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from tooldesign.runtime import Rfc5321Email
 
 
 class GetProfilePayload(BaseModel):
@@ -37,7 +30,7 @@ class Profile(BaseModel):
     )
     user_id: Annotated[StrictStr, Field(description="User identifier")]
     display_name: Annotated[StrictStr, Field(description="Name shown in the UI")]
-    email: Annotated[EmailStr | None, Field(description="Contact address")] = None
+    email: Annotated[Rfc5321Email | None, Field(description="Contact address")] = None
     role: Annotated[Literal["viewer", "operator", "admin"], Field(description="Access level")]
     preferences: Annotated[
         dict[str, StrictStr | StrictInt | StrictBool] | None, Field(description="UI preferences")

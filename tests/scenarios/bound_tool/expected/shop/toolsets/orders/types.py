@@ -67,4 +67,5 @@ class FindOrdersResult(BaseModel):
 
 
 class CountOrdersResult(RootModel[CountOrdersResultValue]):
+    model_config = ConfigDict(allow_inf_nan=False)
     root: CountOrdersResultValue

@@ -55,4 +55,5 @@ class Sum(BaseModel):
 
 
 class EvaluateResult(RootModel[EvaluateResultValue]):
+    model_config = ConfigDict(allow_inf_nan=False)
     root: EvaluateResultValue
