@@ -9,6 +9,7 @@ import asyncio
 import logging
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from tooldesign.runtime.pipeline import __doc__ as PIPELINE_DOC
 
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
+from gen.assistant.toolsets.devices import transforms as device_transforms
 from tests.support import REPO
 from tests.support.netops import Restarts, example_runtime
 
@@ -332,3 +334,42 @@ def test_json_text_a_repair_reads_is_held_to_the_limits(
     # A shallow one is repaired and runs.
     fine = rt.execute_sync(ToolRequest(tool, {"filter": '{"site": "hq"}'}, META))
     assert fine.ok and ran == [tool]
+
+
+def test_every_call_has_a_call_id_and_keeps_the_rest_of_its_metadata() -> None:
+    """A call's id reaches the tool in process as on a worker: the one given, else the stable id
+    of its run and tool call (the same for each attempt), else a fresh one per call."""
+    seen: list[ToolCallMeta] = []
+
+    inventory = Inventory()
+
+    async def get_device(args: Any, meta: ToolCallMeta) -> Any:
+        seen.append(meta)
+        return device_transforms.to_tool_return_get_device(inventory.device(args.device_id))
+
+    registration = devices.new_registration(
+        service=DeviceService(inventory),
+        handlers={"get_device": get_device, "restart_device": Restarts()},
+    )
+    runtime = Runtime([registration])
+    full = ToolCallMeta(
+        run_id="run-9",
+        session_id="s",
+        turn_id="t",
+        tool_call_id="call_9",
+        parent_tool_call_id="p",
+        labels={"tenant": "acme"},
+        server_data={"audit": True},
+        trace={"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"},
+    )
+    given = ToolCallMeta(session_id="s", call_id="mine")
+    bare = ToolCallMeta(session_id="s")
+    for meta in (full, full, given, bare, bare):
+        result = runtime.execute_sync(
+            ToolRequest("get_device", {"device_id": "dev-00000000"}, meta)
+        )
+        assert result.ok, result.for_model()
+    ids = [meta.call_id for meta in seen]
+    assert ids[0] == ids[1] == full.stable_id() and ids[2] == "mine"
+    assert ids[3] and ids[4] and ids[3] != ids[4]  # without ids: a fresh one each call
+    assert seen[0] == replace(full, call_id=full.stable_id())  # nothing else lost on the way

@@ -4,9 +4,9 @@ the caller's metadata (the source of injected fields)."""
 from __future__ import annotations
 
 import hashlib
-import uuid
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -149,5 +149,17 @@ def with_call_id(request: ToolRequest) -> ToolRequest:
     meta = request.meta
     if meta.call_id:
         return request
-    call_id = meta.stable_id() or uuid.uuid4().hex
-    return ToolRequest(request.name, request.payload, replace(meta, call_id=call_id))
+    # On every call's path: built directly (dataclasses.replace costs more than the rest of a
+    # small call's bookkeeping), with 128 random bits as uuid4 has.
+    with_id = ToolCallMeta(
+        run_id=meta.run_id,
+        session_id=meta.session_id,
+        turn_id=meta.turn_id,
+        tool_call_id=meta.tool_call_id,
+        parent_tool_call_id=meta.parent_tool_call_id,
+        labels=meta.labels,
+        server_data=meta.server_data,
+        call_id=meta.stable_id() or os.urandom(16).hex(),
+        trace=meta.trace,
+    )
+    return ToolRequest(request.name, request.payload, with_id)

@@ -72,20 +72,6 @@ def test_two_calls_under_one_id_with_other_arguments_never_share_an_answer(
     assert effects(redis_server, prefix) == {same.stable_id(): 1, also.stable_id(): 1}
 
 
-def test_an_in_process_call_gets_a_call_id_too(tmp_path: Path) -> None:
-    log = tmp_path / "effects.log"
-    runtime = Runtime([app.registration("redis://unused", "unused", effects_log=str(log))])
-    with_ids = ToolCallMeta(session_id="s", run_id="run-9", tool_call_id="call_9")
-    for meta in (with_ids, with_ids, ToolCallMeta(session_id="s"), ToolCallMeta(session_id="s")):
-        result = runtime.execute_sync(
-            ToolRequest("get_device", {"device_id": "dev-00000000"}, meta)
-        )
-        assert result.ok, result.for_model()
-    seen = [line.split(" ")[1] for line in log.read_text().splitlines()]
-    assert seen[0] == seen[1] == with_ids.stable_id()
-    assert "-" not in seen and seen[2] != seen[3]  # without ids: a fresh one each call
-
-
 def test_a_lost_reply_to_the_start_mark_is_not_a_lost_worker(
     redis_server: RedisServer, prefix: str
 ) -> None:
