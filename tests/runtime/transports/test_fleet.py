@@ -392,3 +392,37 @@ def test_a_rolling_deploy_strands_no_call(
     assert codes == [0] * 4
     assert {r.telemetry.outcome for r in results} == {"ok"}
     assert set(effects(redis_server, prefix).values()) == {1}
+
+
+def test_a_repeated_sigterm_lets_a_stopping_worker_finish_and_exit_0(
+    redis_server: RedisServer, prefix: str, tmp_path: Path
+) -> None:
+    """A supervisor that sends SIGTERM again while a worker stops (a deploy script, a second
+    stop) neither cuts the running call short nor ends the worker with a signal's status."""
+    url = redis_server.url
+    log = tmp_path / "worker.log"
+    worker = worker_process(url, prefix, "--grace", "10", log=log)
+
+    async def main() -> ToolResult:
+        transport = RedisTransport(url, prefix=prefix)
+        agent = Runtime(
+            [remote_registration(devices, transport=transport, timeout=20)], approver=approve_all
+        )
+        try:
+            await wait_live(transport, DEVICES, VERSION)
+            call = asyncio.create_task(agent.execute(restart(meta("twice", 0), sleep=1.5)))
+            while not effects(redis_server, prefix):  # the call runs
+                await asyncio.sleep(0.02)
+            for _ in range(3):
+                worker.send_signal(signal.SIGTERM)
+                await asyncio.sleep(0.2)
+            return await call
+        finally:
+            await transport.close()
+
+    try:
+        result = asyncio.run(main())
+    finally:
+        code = stop_all([worker])[0]
+    assert result.telemetry.outcome == "ok", result.for_model()
+    assert code == 0, log.read_text()

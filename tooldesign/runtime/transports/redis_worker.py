@@ -426,13 +426,23 @@ class RedisWorker(LeasedWorker):
 async def run_until_stopped(worker: RedisWorker) -> None:
     """Run ``worker`` in this event loop until SIGTERM or SIGINT, then stop it cleanly."""
     loop = asyncio.get_running_loop()
+    asked: list[int] = []
+
+    def stop(signum: int) -> None:
+        asked.append(signum)
+        worker.stop()
+
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, worker.stop)
+        loop.add_signal_handler(signum, stop, signum)
     try:
         await worker.run()
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)
+        if asked:
+            # The process is stopping as asked: a SIGTERM repeated (a supervisor, a deploy
+            # script) must not kill it while it finishes, with a signal's exit status.
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def serve(runtime: Runtime, url: str = DEFAULT_URL, **options: Any) -> None:
