@@ -1,4 +1,8 @@
-"""The tool index: a tool that lists the registered tools, for agents that discover tools in code.
+"""The tool index: tools that list and search the registered tools.
+
+``tool_index`` lists them with their schemas, for agents that discover tools in code;
+``search_tools`` ranks them for a query, the model's search over a deferred catalog where the
+provider has no hosted tool search.
 
 Generated into ``tooldesign/builtin/gen`` with
 ``tooldesign gen tooldesign/builtin/design --out tooldesign/builtin/gen``; the handler is
@@ -53,4 +57,35 @@ with (
                 Required("name", "description", "schema")
             Attribute("count", Int, "How many tools are listed", minimum=0)
             Required("tools", "count")
+        Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+    with Tool(
+        "search_tools",
+        "Find tools that are not loaded yet by what you want to do. Describe the task in a few "
+        "words; the best matches come first. Once found, a tool can be called by its name.",
+        title="Search tools",
+    ):
+        with Args():
+            Attribute(
+                "query",
+                String,
+                "What you want to do, in a few words",
+                min_length=1,
+                max_length=500,
+            )
+            Attribute(
+                "limit", Int, "How many tools to return at most", default=5, minimum=1, maximum=20
+            )
+            Attribute(
+                "toolset", String, "Only tools of this toolset (its name, or service.toolset)"
+            )
+            Required("query")
+            Example({"query": "restart a device"})
+        with Return():
+            with Attribute("tools", ArrayOf(Object), "The tools found, best match first"):
+                Attribute("name", String, "The name to call the tool by")
+                Attribute("description", String, "What the tool does")
+                Required("name", "description")
+            Attribute("returned", Int, "How many tools are listed", minimum=0)
+            Attribute("total", Int, "How many tools matched the query", minimum=0)
+            Required("tools", "returned", "total")
         Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
