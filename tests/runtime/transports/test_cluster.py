@@ -15,7 +15,8 @@ from tooldesign.runtime.transports.redis import RedisTransport
 from gen.assistant.toolsets import devices
 from tests.runtime.transports import app
 from tests.support.netops import approve_all
-from tests.support.redis import RedisClusterGroup, redis_binary, running_worker
+from tests.support.programs import redis_binary
+from tests.support.redis import RedisClusterGroup, running_worker
 from tests.support.remote import restart
 
 

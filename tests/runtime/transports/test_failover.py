@@ -18,7 +18,8 @@ from tooldesign.runtime.transports.redis import RedisTransport
 from gen.assistant.toolsets import devices
 from tests.runtime.transports import app
 from tests.support.netops import approve_all
-from tests.support.redis import SentinelGroup, redis_binary, wait_live, worker_process
+from tests.support.programs import redis_binary
+from tests.support.redis import SentinelGroup, wait_live, worker_process
 from tests.support.remote import DEVICES, VERSION, restart
 
 

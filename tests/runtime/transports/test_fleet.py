@@ -23,6 +23,8 @@ from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker, wait_live, worker_process
 from tests.support.remote import DEVICES, VERSION, effects, restart
 
+pytestmark = pytest.mark.slow  # a Redis server, workers
+
 
 def meta(run: str, i: int) -> ToolCallMeta:
     return ToolCallMeta(session_id="s", run_id=run, tool_call_id=f"c{i}")
@@ -35,7 +37,6 @@ def stop_all(workers: list[Any]) -> list[int]:
     return [worker.wait(timeout=60) for worker in workers]
 
 
-@pytest.mark.slow
 def test_a_redis_restart_without_persistence_kills_no_worker(
     own_redis: Any, tmp_path: Path
 ) -> None:
@@ -161,7 +162,6 @@ def test_a_call_that_is_not_utf8_naming_a_reply_is_answered(
     assert "not UTF-8" in answered.error.details["problem"]  # type: ignore[union-attr]
 
 
-@pytest.mark.slow
 def test_a_huge_entry_is_refused_by_size_before_a_worker_reads_it(
     redis_server: RedisServer, prefix: str
 ) -> None:
@@ -252,7 +252,6 @@ def test_a_call_whose_deadline_is_nan_is_answered_and_never_runs(
     assert sum(effects(redis_server, prefix).values()) == 1  # only the real call ran
 
 
-@pytest.mark.slow
 def test_a_paused_or_restarted_redis_makes_no_worker_look_dead(
     own_redis: Any, tmp_path: Path
 ) -> None:
@@ -350,7 +349,6 @@ def test_a_stopping_worker_runs_the_calls_queued_before_it_left(
     assert took < 5
 
 
-@pytest.mark.slow
 def test_a_rolling_deploy_strands_no_call(
     redis_server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:

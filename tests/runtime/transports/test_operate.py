@@ -22,6 +22,8 @@ from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker, wait_live, worker_process
 from tests.support.remote import DEVICES, VERSION, effects, restart
 
+pytestmark = pytest.mark.slow  # a Redis server, workers
+
 CLAIM_TIMEOUT = 2.0
 
 
@@ -30,7 +32,6 @@ def read(i: int, run: str = "held") -> ToolRequest:
     return ToolRequest("get_device", {"device_id": "dev-00000000"}, meta)
 
 
-@pytest.mark.slow
 def test_a_busy_worker_takes_over_a_dead_workers_calls_within_the_claim_timeout(
     redis_server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:

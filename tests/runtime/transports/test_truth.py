@@ -25,6 +25,8 @@ from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker, wait_live, worker_process
 from tests.support.remote import DEVICES, VERSION, effects
 
+pytestmark = pytest.mark.slow  # a Redis server, workers
+
 
 def pay(meta: ToolCallMeta, reason: str, **labels: Any) -> ToolRequest:
     if labels:
@@ -139,7 +141,6 @@ def test_the_default_claim_timeout_is_well_inside_the_default_call_timeout() -> 
     assert worker.claim_timeout * 4 <= DEFAULT_TIMEOUT
 
 
-@pytest.mark.slow
 def test_with_the_defaults_a_dead_workers_calls_are_taken_over_before_their_deadline(
     redis_server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:
@@ -204,8 +205,14 @@ def test_a_retry_after_the_deadline_of_a_call_a_lost_worker_started_is_not_told_
             timed_out = await first
             await asyncio.sleep(0.2)  # past the first call's deadline
             worker_runtime = Runtime([app.registration(url, prefix)])
+            # The retry waits longer than the first call: the takeover must happen within it,
+            # on a loaded machine too.
+            patient = Runtime(
+                [remote_registration(devices, transport=transport, timeout=10.0)],
+                approver=approve_all,
+            )
             async with running_worker(worker_runtime, url, prefix, claim_timeout=0.3):
-                retried = await agent.execute(pay(meta, "late"))
+                retried = await patient.execute(pay(meta, "late"))
             return timed_out, retried
         finally:
             await transport.close()

@@ -10,6 +10,7 @@ import sys
 import time
 from typing import Any
 
+import pytest
 from tooldesign.runtime import Runtime
 from tooldesign.runtime.transports import remote_registration
 from tooldesign.runtime.transports.redis import GROUP, RedisKeys, RedisTransport
@@ -21,6 +22,8 @@ from tests.support import REPO
 from tests.support.netops import approve_all
 from tests.support.redis import RedisServer, running_worker
 from tests.support.remote import DEVICES, VERSION, effects, restart
+
+pytestmark = pytest.mark.slow  # a Redis server, workers
 
 
 def workers(server: RedisServer, prefix: str, *args: str, as_json: bool = True) -> Any:
