@@ -13,6 +13,7 @@ from typing import Any, Literal, ParamSpec, TypeAlias, Unpack
 
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.constraints import AttributeOptions
+from tooldesign.contract.limits import Overflow
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import RepairName
 from tooldesign.dsl.recorder import Block, caller_location, current, shape_of
@@ -502,10 +503,12 @@ def Limits(
     depth: int | None = None,
     array_items: int | None = None,
     result_bytes: int | None = None,
+    result_overflow: Overflow | None = None,
 ) -> None:
     """This tool's own limits on what one call may carry, over the runtime's (``None`` keeps
     the runtime's): ``payload_bytes`` of arguments, their nesting ``depth``, the
-    ``array_items`` of one array, and the ``result_bytes`` a model reads of the result."""
+    ``array_items`` of one array, the ``result_bytes`` a model reads of the result, and what
+    happens past them (``result_overflow``: ``"cut"``, ``"refuse"`` or ``"spill"``)."""
     _once_in_tool(
         "Limits",
         "limits",
@@ -516,6 +519,7 @@ def Limits(
             depth=depth,
             array_items=array_items,
             result_bytes=result_bytes,
+            result_overflow=result_overflow,
         ),
     )
 

@@ -112,6 +112,7 @@ class LimitsRecord(Record):
     depth: Any = None
     array_items: Any = None
     result_bytes: Any = None
+    result_overflow: Any = None
 
 
 @dataclass(eq=False)

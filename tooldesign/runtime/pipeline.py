@@ -39,7 +39,7 @@ from typing import Any
 from tooldesign.runtime import answers
 from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approve, granted_run, once
 from tooldesign.runtime.arguments import injected_values, invalid, models_unavailable
-from tooldesign.runtime.budget import within_budget
+from tooldesign.runtime.budget import READ_RESULT, Spills, budgeted, within_budget
 from tooldesign.runtime.control.approved_runs import ApprovedRuns
 from tooldesign.runtime.control.events import EventBus
 from tooldesign.runtime.control.otel import Tracer
@@ -92,7 +92,9 @@ class Pipeline:
         workers: Executor,
         decoders: Executor,
         approvers: Executor,
+        spills: Spills,
     ) -> None:
+        self.spills = spills
         self.registry = Registry(
             interceptors=interceptors,
             end_of_chain=self.end_of_chain,
@@ -213,7 +215,11 @@ class Pipeline:
         result = check_result(tool, outcome, meta, telemetry, paged=paged)  # 7. check result
         if result.error is not None:
             return _with_telemetry(result, telemetry)
-        return within_budget(result, tool.limits.result_bytes, tool.spec.name)  # 8. budget
+        if tool.limits.result_overflow is None:  # 8. budget
+            return within_budget(result, tool.limits.result_bytes, tool.spec.name)
+        readable = self.registry.resolve(READ_RESULT) is not None
+        spills = self.spills if readable else None
+        return await budgeted(result, tool.limits, tool.spec.id, tool.spec.name, meta, spills)
 
 
 def _interceptor_failed(tool: RegisteredTool, exc: BaseException) -> ToolResult:

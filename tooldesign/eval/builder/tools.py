@@ -297,7 +297,7 @@ class _TreeBuilder:
         limits = rec.limits
         if limits is None:
             return ToolLimits()
-        values: dict[str, int | None] = {}
+        values: dict[str, Any] = {}
         for key in LIMIT_NAMES:
             value = getattr(limits, key)
             try:
