@@ -9,7 +9,9 @@ use. Fields weigh differently: a word of the name counts three times, of the tit
 Words are lower-cased, split at anything not a letter or digit and at camelCase humps
 (``listDevices``, ``list_devices`` and ``list-devices`` all give ``list`` and ``device``); a
 final ``s`` is dropped from words longer than three letters, so plurals meet singulars; a short
-list of English stop words is skipped.
+list of English stop words is skipped. In a catalog of 64 tools or more, a query's words that
+more than half the tools have are skipped when it has rarer ones: they barely tell tools apart
+(BM25 gives them almost no weight) and cost the most to add up.
 
 Everything is deterministic: the same tools give the same index and the same ranking, ties in
 tool order. The index is data (:meth:`SearchIndex.to_json` / :meth:`SearchIndex.from_json`), so
@@ -25,6 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol
 
 from tooldesign.jsonschema import keywords as K
@@ -34,6 +37,9 @@ from tooldesign.jsonschema.refs import ref_target
 K1 = 1.2
 B = 0.75
 FORMAT = 1
+COMMON_FROM = 64
+"""From this many tools on, a query's words that more than half the tools have are skipped
+when it has rarer ones."""
 """The version of :meth:`SearchIndex.to_json`'s data."""
 
 NAME_WEIGHT, TITLE_WEIGHT, TEXT_WEIGHT = 3, 2, 1
@@ -88,6 +94,12 @@ _MAX_DEPTH = 4  # argument names this deep are read; deeper ones seldom name wha
 
 def words(text: str) -> list[str]:
     """The index's words of ``text``, in order (repeats kept)."""
+    return list(_words(text))
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> tuple[str, ...]:
+    # Cached: a catalog repeats its argument names and descriptions from tool to tool.
     out: list[str] = []
     for raw in _WORD.findall(_HUMP.sub(r"\1 \2", text)):
         word = raw.lower()
@@ -96,7 +108,7 @@ def words(text: str) -> list[str]:
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         out.append(word)
-    return out
+    return tuple(out)
 
 
 class _Type(Protocol):
@@ -135,7 +147,7 @@ def tool_words(tool: SearchableTool) -> Counter[str]:
 
     def add(text: str | None, weight: int) -> None:
         if text:
-            for word in words(text):
+            for word in _words(text):
                 counts[word] += weight
 
     add(tool.name, NAME_WEIGHT)
@@ -248,11 +260,27 @@ class SearchIndex:
     ) -> tuple[list[SearchHit], int]:
         """:meth:`search`'s hits, and how many tools matched in all."""
         scores: dict[int, float] = {}
-        for word in dict.fromkeys(words(query)):
-            for position, weight in self._postings.get(word, ()):
-                if within is None or position in within:
+        asked = [w for w in dict.fromkeys(_words(query)) if w in self._postings]
+        if len(self.names) >= COMMON_FROM:
+            # Words most tools have barely tell them apart, and cost the most to add up: when
+            # the query has rarer words, those decide.
+            rare = [w for w in asked if len(self._postings[w]) * 2 <= len(self.names)]
+            asked = rare or asked
+        for word in asked:
+            postings = self._postings[word]
+            if within is None:
+                for position, weight in postings:
                     scores[position] = scores.get(position, 0.0) + weight
-        best = heapq.nsmallest(max(limit, 0), scores.items(), key=lambda item: (-item[1], item[0]))
+            else:
+                for position, weight in postings:
+                    if position in within:
+                        scores[position] = scores.get(position, 0.0) + weight
+        chosen = list(scores.items())
+        if 0 < limit < len(chosen):  # keep what can rank: the scores at the limit's or above
+            least = heapq.nlargest(limit, scores.values())[-1]
+            chosen = [item for item in chosen if item[1] >= least]
+        chosen.sort(key=lambda item: (-item[1], item[0]))
+        best = chosen[: max(limit, 0)]
         return [SearchHit(self.names[p], p, round(s, 6)) for p, s in best], len(scores)
 
     def to_json(self) -> dict[str, Any]:
