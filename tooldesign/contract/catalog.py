@@ -28,6 +28,8 @@ Each entry lists what a model may see of one tool, and what an application build
                     sees them; an application must supply each)
 ``confirm``         ``{"prompt", "when"?, "denied"}`` when a person approves the tool's calls
                     (``Confirm``, :mod:`~tooldesign.contract.confirm`); left out otherwise
+``loading``         ``"deferred"`` when the model finds the tool through a tool search
+                    (``Loading``, :mod:`~tooldesign.contract.loading`); left out otherwise
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -55,6 +57,7 @@ from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.fingerprint import FINGERPRINT_KEY, tool_fingerprint
 from tooldesign.contract.ident import ToolIdent
+from tooldesign.contract.loading import LOADING_KEY, LOADINGS, Loading
 from tooldesign.jsonschema import keywords as K
 
 DIALECT = K.DIALECT  # every catalog schema is written in the dialect designs use
@@ -154,6 +157,9 @@ class ToolDefinition(Protocol):
     @property
     def confirm(self) -> ConfirmSpec | None: ...
 
+    @property
+    def loading(self) -> Loading | None: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -183,6 +189,8 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
     entry["injected"] = list(tool.injected)
     if tool.confirm is not None:
         entry["confirm"] = tool.confirm.entry()
+    if tool.loading == "deferred":
+        entry[LOADING_KEY] = tool.loading
     return fingerprinted(entry)
 
 
@@ -307,6 +315,7 @@ class CatalogTool:
     server_data: tuple[CatalogServerData, ...] = ()
     injected: tuple[str, ...] = ()
     confirm: ConfirmSpec | None = None
+    loading: Loading | None = None
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -506,6 +515,9 @@ def _parse_tool(
             confirm = ConfirmSpec.from_entry(entry["confirm"])
         except (ValueError, ConditionError) as exc:
             problems.append(f"{where}: {exc}")
+    loading = entry.get(LOADING_KEY)
+    if loading is not None and loading not in LOADINGS:
+        problems.append(f"{where}: 'loading' must be one of {', '.join(LOADINGS)}")
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -531,6 +543,7 @@ def _parse_tool(
         server_data=server_data,
         injected=tuple(injected),
         confirm=confirm,
+        loading=loading,
     )
 
 

@@ -18,6 +18,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from tooldesign.runtime import answers
 from tooldesign.runtime.reasons import RetryReason
@@ -26,6 +27,7 @@ from tooldesign.runtime.result import ToolResult, text_result
 from tooldesign.runtime.spec.limits import Limits, byte_size
 from tooldesign.runtime.spill import (
     DEFAULT_TTL,
+    Preview,
     ResultStore,
     SpilledResult,
     new_handle,
@@ -50,6 +52,10 @@ class Spills:
 
     store: ResultStore
     ttl: float = DEFAULT_TTL
+    shared: bool = False
+    """The store was given (``Runtime(result_store=...)``): another runtime may read it (a
+    worker spills, the agent's ``read_result`` reads), so results spill into it even where
+    this runtime has no ``read_result`` of its own."""
 
 
 async def budgeted(
@@ -162,23 +168,13 @@ def _previewed(
     result: ToolResult, text: str, size: int, budget: int, tool: str, handle: str | None
 ) -> ToolResult:
     """Data over its budget shown as a preview of its shape, with what was left out."""
-    try:
-        value = json.loads(result.result_json if result.result_json is not None else text)
-    except ValueError:
-        return _refused(result, size, budget, tool)
-    # The notice names what was left out, so it is known only with the preview: start with
-    # room for a usual one, and make more room while the two do not fit.
-    room = budget - widest_notice(value, size, budget, tool, handle)
-    shown = None
-    for _ in range(4):
-        shown = preview(value, room)
-        if shown is None:
-            break
-        over = text_bytes(shown.text + spill_notice(shown, size, budget, tool, handle)) - budget
-        if over <= 0:
-            break
-        room -= over + 64
-        shown = None
+    shown = _preview(result.result, size, budget, tool, handle)
+    if shown is None:
+        try:  # a model, or values JSON cannot hold as they are: the JSON the model would read
+            value = json.loads(result.result_json if result.result_json is not None else text)
+        except ValueError:
+            return _refused(result, size, budget, tool)
+        shown = _preview(value, size, budget, tool, handle)
     if shown is None:
         return _refused(result, size, budget, tool)
     notice = spill_notice(shown, size, budget, tool, handle)
@@ -188,6 +184,29 @@ def _previewed(
         extra["handle"] = handle
     result.telemetry.extra[CUT_KEY] = extra
     return result
+
+
+def _preview(value: Any, size: int, budget: int, tool: str, handle: str | None) -> Preview | None:
+    """The preview of ``value`` that fits ``budget`` with its notice (``None``: none does, or
+    ``value`` is not plain JSON data)."""
+    if not isinstance(value, dict | list):
+        return None
+    try:
+        room = budget - widest_notice(value, size, budget, tool, handle)
+        shown = None
+        # The notice names what was left out, so it is known only with the preview: make more
+        # room while the two do not fit.
+        for _ in range(4):
+            shown = preview(value, room)
+            if shown is None:
+                return None
+            over = text_bytes(shown.text + spill_notice(shown, size, budget, tool, handle)) - budget
+            if over <= 0:
+                return shown
+            room -= over + 64
+    except (TypeError, ValueError):  # not plain JSON data (a model, a date…)
+        return None
+    return None
 
 
 def _refused(result: ToolResult, size: int, budget: int, tool: str) -> ToolResult:

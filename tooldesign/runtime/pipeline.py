@@ -217,7 +217,7 @@ class Pipeline:
             return _with_telemetry(result, telemetry)
         if tool.limits.result_overflow is None:  # 8. budget
             return within_budget(result, tool.limits.result_bytes, tool.spec.name)
-        readable = self.registry.resolve(READ_RESULT) is not None
+        readable = self.spills.shared or self.registry.resolve(READ_RESULT) is not None
         spills = self.spills if readable else None
         return await budgeted(result, tool.limits, tool.spec.id, tool.spec.name, meta, spills)
 

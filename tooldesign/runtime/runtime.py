@@ -89,7 +89,9 @@ class Runtime:
             workers=workers,
             decoders=decoders,
             approvers=approvers,
-            spills=Spills(result_store or MemoryResultStore(), result_ttl),
+            spills=Spills(
+                result_store or MemoryResultStore(), result_ttl, shared=result_store is not None
+            ),
         )
         self._registry = self._pipeline.registry
         for registration in registrations:

@@ -177,15 +177,22 @@ def _shape(
     strings: list[str],
 ) -> Any:
     if isinstance(value, dict):
-        return {
-            k: _shape(v, items, cut, f"{path}.{k}" if path else str(k), lists, strings)
-            for k, v in value.items()
-        }
+        out = {}
+        for k, v in value.items():
+            # Scalars are kept as they are, without a path made for them.
+            if isinstance(v, dict | list) or (cut is not None and isinstance(v, str)):
+                v = _shape(v, items, cut, f"{path}.{k}" if path else str(k), lists, strings)
+            out[k] = v
+        return out
     if isinstance(value, list):
         kept = value[:items]
         if len(kept) < len(value):
             lists[path] = (len(kept), len(value))
-        return [_shape(v, items, cut, f"{path}[]", lists, strings) for v in kept]
+        inner = f"{path}[]"
+        return [
+            _shape(v, items, cut, inner, lists, strings) if isinstance(v, dict | list | str) else v
+            for v in kept
+        ]
     if isinstance(value, str) and cut is not None and len(value) > cut:
         strings.append(path)
         return value[:cut]

@@ -130,14 +130,18 @@ def export_tools(
     """``provider``'s tool definitions for ``tools``, one per tool, in order (see :func:`adapter`).
 
     With a ``plan``, deferred tools are loaded through the provider's tool search or the
-    builtin ``search_tools`` (``search``, ``loaded``: see :func:`deferred_export`).
+    builtin ``search_tools`` (``search``, ``loaded``: see :func:`deferred_export`). Without
+    one, the design's plan: tools it declares ``Loading("deferred")`` are deferred (and the
+    rest as they always were).
     """
     with cycle_collector_paused():
         made = adapter(provider, tools, strict=strict, api=api, fallback=fallback)
         if plan is None:
-            if search is not None or tuple(loaded):
-                raise ValueError("search and loaded apply to an export with a loading plan")
-            return made.tools()
+            if not any(tool.loading == "deferred" for tool in made.index):
+                if search is not None or tuple(loaded):
+                    raise ValueError("search and loaded apply to an export with a loading plan")
+                return made.tools()
+            plan = LoadingPlan()  # the design defers some tools: its plan
         return deferred_export(made, plan, search=search, loaded=loaded).tools
 
 

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tooldesign.contract.errors import UserError
+from tooldesign.contract.loading import Loading
 from tooldesign.runtime.providers._common import ProviderAdapter, ToolDescription
 from tooldesign.runtime.providers.tokens import token_counter
 
-Loading = Literal["eager", "deferred"]
 SearchMode = Literal["native", "client"]
 
 SEARCH_TOOL_ID = "builtin.tool_index.search_tools"
@@ -69,15 +69,18 @@ class LoadingPlan:
     ``eager`` and ``deferred`` list selectors: a tool's name or id, a toolset's name or
     ``service.toolset``, or ``tag:<tag>``. A tool an ``eager`` selector matches is eager (so
     ``deferred=["inventory"], eager=["list_items"]`` defers a toolset but one tool); else one a
-    ``deferred`` selector matches is deferred; else a read-only tool is eager when
-    ``read_only_eager``; else ``default`` decides. The default plan (``LoadingPlan()``) loads
-    everything, as exports did before plans. The builtin discovery tools are always eager.
+    ``deferred`` selector matches is deferred; else the design's ``Loading(...)`` decides,
+    when it says (``design=False`` ignores it); else a read-only tool is eager when
+    ``read_only_eager``; else ``default`` decides. The default plan (``LoadingPlan()``) is the
+    design's: everything eager unless the design defers some. The builtin discovery tools are
+    always eager.
     """
 
     deferred: tuple[str, ...] = ()
     eager: tuple[str, ...] = ()
     default: Loading = "eager"
     read_only_eager: bool = False
+    design: bool = True
 
     def __init__(
         self,
@@ -86,6 +89,7 @@ class LoadingPlan:
         eager: str | Iterable[str] = (),
         default: Loading = "eager",
         read_only_eager: bool = False,
+        design: bool = True,
     ) -> None:
         if default not in ("eager", "deferred"):
             raise ValueError(f"default must be 'eager' or 'deferred', not {default!r}")
@@ -93,6 +97,7 @@ class LoadingPlan:
         object.__setattr__(self, "eager", _selectors(eager))
         object.__setattr__(self, "default", default)
         object.__setattr__(self, "read_only_eager", read_only_eager)
+        object.__setattr__(self, "design", design)
 
     def loading(self, tool: ToolDescription) -> Loading:
         """How ``tool`` is loaded under this plan."""
@@ -102,6 +107,8 @@ class LoadingPlan:
             return "eager"
         if any(_matches(s, tool) for s in self.deferred):
             return "deferred"
+        if self.design and tool.loading is not None:
+            return tool.loading
         if self.read_only_eager and tool.annotations.read_only:
             return "eager"
         return self.default
