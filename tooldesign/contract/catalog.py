@@ -47,7 +47,6 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -58,6 +57,7 @@ from tooldesign.contract.errors import UserError
 from tooldesign.contract.fingerprint import FINGERPRINT_KEY, tool_fingerprint
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.loading import LOADING_KEY, LOADINGS, Loading
+from tooldesign.contract.schema_check import checked_schema
 from tooldesign.jsonschema import keywords as K
 
 DIALECT = K.DIALECT  # every catalog schema is written in the dialect designs use
@@ -554,56 +554,12 @@ def _parse_type(value: Any, where: str, problems: list[str]) -> CatalogType | No
     name = value.get("name")
     if not isinstance(name, str) or not name:
         problems.append(f"{where}: 'name' must be a non-empty string")
-    schema = _checked_schema(value.get("schema"), f"{where}.schema", problems)
+    schema = checked_schema(value.get("schema"), f"{where}.schema", problems)
     if schema is None or not isinstance(name, str):
         return None
     return CatalogType(
         name=name, schema=schema, example=value.get("example"), has_example="example" in value
     )
-
-
-def _checked_schema(schema: Any, where: str, problems: list[str]) -> Mapping[str, Any] | None:
-    if not isinstance(schema, Mapping):
-        problems.append(f"{where}: missing, or not a JSON object")
-        return None
-    try:
-        text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):  # not JSON data (parsed catalogs always are)
-        text = None
-    error = _schema_error(text) if text is not None else _meta_error(schema)
-    if error is not None:
-        at, message = error
-        problems.append(f"{where}{'/' + at if at else ''}: not a valid JSON Schema: {message}")
-        return None
-    return schema
-
-
-@lru_cache(maxsize=4096)
-def _schema_error(text: str) -> tuple[str, str] | None:
-    """The meta-schema's verdict on a schema, by its JSON text.
-
-    Catalogs repeat schemas (a service's tools share result shapes, a service catalog lists its
-    toolsets' tools again), and meta-validation is most of the time a load takes: each distinct
-    schema is checked once.
-    """
-    return _meta_error(json.loads(text))
-
-
-@lru_cache(maxsize=1)
-def _meta_validator() -> Any:
-    # Imported when a catalog is first read: generating one never needs jsonschema.
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(Draft202012Validator.META_SCHEMA)
-
-
-def _meta_error(schema: Any) -> tuple[str, str] | None:
-    from jsonschema.exceptions import best_match
-
-    error = best_match(_meta_validator().iter_errors(schema))
-    if error is None:
-        return None
-    return "/".join(str(p) for p in error.absolute_path), error.message
 
 
 def _parse_annotations(value: Any, where: str, problems: list[str]) -> ToolAnnotations:
@@ -640,7 +596,7 @@ def _parse_server_data(
             problems.append(f"{at}: 'description' must be a string or null")
         if default not in ("on", "off"):
             problems.append(f'{at}: \'default\' must be "on" or "off"')
-        schema = _checked_schema(item.get("schema"), f"{at}.schema", problems)
+        schema = checked_schema(item.get("schema"), f"{at}.schema", problems)
         if schema is not None and isinstance(kind, str) and default in ("on", "off"):
             out.append(
                 CatalogServerData(
