@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import Runtime, ToolRequest, ToolResult
+from tooldesign.runtime.providers import LoadingPlan
 
 from examples.netops.mcp_server import runtime as netops_runtime
-from examples.netops.services import ProfileService
+from examples.netops.services import DocumentService, ProfileService
+from gen.assistant.toolsets.docs import executor as docs
 from gen.assistant.toolsets.profiles import executor as profiles
 from tests.support import REPO
 
@@ -31,7 +33,7 @@ def listed(runtime: Runtime, payload: Any = None) -> dict[str, Any]:
 def test_lists_every_other_tool_with_its_model_facing_schemas() -> None:
     runtime = netops_runtime()
     data = listed(runtime)
-    others = [s for s in runtime.specs() if s.name != "tool_index"]
+    others = [s for s in runtime.specs() if s.toolset != "tool_index"]
     assert [t["name"] for t in data["tools"]] == [s.name for s in others]
     assert data["count"] == len(others) == 13
     for item, spec in zip(data["tools"], others, strict=True):
@@ -164,3 +166,51 @@ def test_generated_package_is_current() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+
+
+# ── search_tools: the model's search over a deferred catalog ──────────────────────────────
+
+
+def search(runtime: Runtime, payload: Any) -> dict[str, Any]:
+    result = runtime.execute_sync(ToolRequest("search_tools", payload))
+    assert result.ok, result.for_model()
+    data: dict[str, Any] = json.loads(result.for_model())
+    return data
+
+
+def test_search_tools_ranks_the_other_tools_for_a_query() -> None:
+    runtime = netops_runtime()
+    found = search(runtime, {"query": "restart a device", "limit": 2})
+    assert found["tools"][0]["name"] == "restart_device"
+    assert found["returned"] == 2 and found["total"] > 2
+    assert set(found["tools"][0]) == {"name", "description"}  # no schemas: cheap to read
+    assert search(runtime, {"query": "search tools"})["tools"][0]["name"] != "search_tools"
+    assert search(runtime, {"query": "quantum chromodynamics"}) == {
+        "tools": [],
+        "returned": 0,
+        "total": 0,
+    }
+    in_sites = search(runtime, {"query": "device", "toolset": "sites", "limit": 20})
+    assert {t["name"] for t in in_sites["tools"]} <= {"list_sites", "get_site", "get_topology"}
+    failed = runtime.execute_sync(ToolRequest("search_tools", {"query": "x", "toolset": "nope"}))
+    assert not failed.ok and "Toolsets: devices, docs" in failed.for_model()
+    bad = runtime.execute_sync(ToolRequest("search_tools", {"query": "x", "limit": 99}))
+    assert not bad.ok and "limit" in bad.for_model()
+
+
+def test_with_a_plan_search_tools_finds_only_the_deferred_tools() -> None:
+    served = Runtime([profiles.new_registration(service=ProfileService())])
+    plan = LoadingPlan(deferred="update_preferences")
+    served.register(tool_index_registration(served, plan=plan))
+    found = search(served, {"query": "profile of the user"})
+    assert [t["name"] for t in found["tools"]] == ["update_preferences"]  # get_profile is eager
+    # A tool registered later is found: the index follows the runtime.
+    served.register(docs.new_registration(service=DocumentService()))
+    assert search(served, {"query": "documentation keywords"}) == {
+        "tools": [],  # docs is eager under this plan
+        "returned": 0,
+        "total": 0,
+    }
+    plain = Runtime([docs.new_registration(service=DocumentService())])
+    plain.register(tool_index_registration(plain))
+    assert search(plain, {"query": "documentation keywords"})["tools"][0]["name"] == "search_docs"

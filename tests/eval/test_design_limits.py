@@ -533,3 +533,20 @@ def test_design_values_are_matched_as_generated_models_match_them(
         name="fine.py",
     )
     generate([str(design)], tmp_path / "out")
+
+
+def test_a_result_overflow_that_is_no_policy_is_refused_at_its_line(
+    write_design: WriteDesign,
+) -> None:
+    path = write_design(
+        f"""\
+        with Service("svc", "A service"):
+            with Toolset("ts", "A toolset"):
+                with Tool("ping", "A tool"):
+                    Return(String, "Pong")
+                    Limits(result_overflow="truncate")  {ERROR}
+        """,
+    )
+    issue = single_issue(path)
+    assert_mentions(issue, "result_overflow", "'cut', 'refuse', 'spill'", "'truncate'")
+    assert_at(issue, path)

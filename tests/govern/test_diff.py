@@ -728,3 +728,21 @@ def test_compatible_changes_accept_every_old_payload_and_breaking_ones_have_a_wi
             assert accepts(new, payload), (payload, [str(c) for c in changes])
     for change in breaking:
         assert_witness(change, old, new)
+
+
+def test_the_report_says_which_changes_bust_cached_prefixes_and_what_search_loses(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    new = entries()
+    new[GET_SITE]["description"] = "Fetch a record"  # its own words no longer find it
+    new[GET_SITE]["title"] = "Fetch"
+    old_path = write_catalog(tmp_path / "old.json", entries())
+    _, out, _ = run_diff(capsys, str(old_path), str(write_catalog(tmp_path / "new.json", new)))
+    assert (
+        "Prompt cache: busts the cached prefix of every export that loads get_site eagerly" in out
+    )
+    assert "Tool search: recall@1 96% -> 93%" in out
+    assert "Tool search: get_site: of " in out and "rank it first; was 2 and 2 of 2" in out
+    assert "Tool search: now 13 tools" in out
+    _, same, _ = run_diff(capsys, str(old_path), str(old_path))
+    assert "Prompt cache" not in same and "Tool search" not in same

@@ -28,6 +28,7 @@ DIALECT_MODULES = frozenset(
         "runtime/providers/_common.py",
         "runtime/providers/_schema.py",
         "runtime/providers/anthropic.py",
+        "runtime/providers/deferred.py",
         "runtime/providers/gemini.py",
         "runtime/providers/mcp.py",
         "runtime/providers/openai.py",

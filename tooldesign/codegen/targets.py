@@ -9,11 +9,15 @@ design to make it a gate. The rules are the providers' (:mod:`tooldesign.runtime
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tooldesign.contract.loading import LOADING_KEY
+from tooldesign.contract.providers import STRICT_PROVIDERS
 from tooldesign.ir.errors import DesignError, DesignIssue, DesignNotice
 from tooldesign.ir.model import Design, Service, ServiceTargets, Tool
+from tooldesign.runtime.providers import ExportError
 from tooldesign.runtime.providers.targets import TARGETS, check_targets
 
 DesignCheck = Callable[[Design], list[DesignNotice]]
@@ -53,11 +57,56 @@ def target_check(command_line: Sequence[str] = (), *, server: str | None = None)
                         f"{TARGETS[problem.target].title} ({problem.target}) {problem.message}"
                     )
                     found.append(kind(message, element.location, element.path))
+            if declared is not None and declared.eager_tokens is not None:
+                for message in _over_budget(entries, promised, declared.eager_tokens):
+                    errors.append(DesignIssue(message, declared.location, declared.path))
         if errors:
             raise DesignError(sorted(errors, key=_line))
         return sorted(notices, key=_line)
 
     return check
+
+
+def _over_budget(entries: list[dict[str, Any]], targets: list[str], budget: int) -> list[str]:
+    """For each provider target, the eager tools' prompt cost when over ``budget`` tokens."""
+    from tooldesign.runtime.providers import export_tools
+    from tooldesign.runtime.providers.tokens import token_counter
+
+    count = token_counter()
+    if count is None:
+        needed = (
+            "Targets eager_tokens= needs the offline token counter to check the budget: "
+            "pip install 'tooldesign[tokens]'"
+        )
+        return [needed]
+    eager = [e for e in entries if e.get(LOADING_KEY) != "deferred"]
+    problems: list[str] = []
+    for name in targets:
+        target = TARGETS[name]
+        if target.provider is None or not eager:
+            continue
+        strict = target.schema is not None and target.provider in STRICT_PROVIDERS
+        fallback = strict or target.provider == "gemini"
+        try:
+            tools = export_tools(eager, target.provider, strict=strict, fallback=fallback)
+        except ExportError:
+            continue  # the target's own check names what cannot be exported
+        costs = sorted(
+            (
+                (count(json.dumps(tool)), entry["name"])
+                for tool, entry in zip(tools, eager, strict=True)
+            ),
+            key=lambda item: (-item[0], item[1]),
+        )
+        spent = count(json.dumps(tools))
+        if spent > budget:
+            largest = ", ".join(f"{tool} ({cost:,})" for cost, tool in costs[:3])
+            problems.append(
+                f"{target.title} ({name}): the eagerly loaded tools cost {spent:,} tokens, over "
+                f"the budget of {budget:,} (Targets eager_tokens=); the largest are {largest}: "
+                'defer some with Loading("deferred")'
+            )
+    return problems
 
 
 def _known(declared: ServiceTargets, errors: list[DesignIssue]) -> list[str]:

@@ -23,6 +23,7 @@ from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.limits import ToolLimits
+from tooldesign.contract.loading import Loading
 from tooldesign.contract.naming import (
     CODECS_MODULE_NAMES,
     RESERVED_CLASS_NAMES,
@@ -114,6 +115,8 @@ class ToolView:
     repairs: tuple[FieldRepair, ...]
     limits: ToolLimits
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
+    loading: Loading | None
+    """``Loading(...)``: ``"deferred"`` when found through a tool search."""
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
     # Module-level names in specs.py and codecs.py (unique across both).
@@ -321,6 +324,7 @@ class _ToolsetViewBuilder:
             confirm=tool.confirm,
             repairs=tool.repairs,
             limits=tool.limits,
+            loading=tool.loading,
             remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),

@@ -59,12 +59,26 @@ def run(args: argparse.Namespace) -> int:
 
     old_source, new_source = old_and_new(args.sources, args.against)
     refuse_designs([old_source, new_source])
-    diff = diff_catalogs(read_source(old_source), read_source(new_source))
+    old_tools, new_tools = read_source(old_source), read_source(new_source)
+    diff = diff_catalogs(old_tools, new_tools)
     if args.format == "json":
         sys.stdout.write(json.dumps(diff.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(render_text(diff))
+        sys.stdout.write(_catalog_lines(diff, old_tools, new_tools))
     return EXIT_BREAKING if diff.fails(args.fail_on) else EXIT_OK
+
+
+def _catalog_lines(diff: Any, old: Any, new: Any) -> str:
+    """What the change does to cached prompt prefixes, and to the tool search's recall."""
+    from tooldesign.govern.routing import cache_lines, compare_routing, routing_report
+
+    changed = [tool.name for tool in diff.tools]
+    lines = [f"Prompt cache: {line}" for line in cache_lines(changed)]
+    if changed:
+        moved = compare_routing(routing_report(old.tools.values()), new.tools.values())
+        lines += [f"Tool search: {line}" for line in moved]
+    return "".join(f"{line}\n" for line in lines)
 
 
 def old_and_new(sources: list[str], against: str | None) -> tuple[str, str]:

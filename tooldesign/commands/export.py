@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tooldesign.commands._wording import in_cli_words
 from tooldesign.contract.errors import EXIT_OK, UserError
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             )
         except ValueError as exc:  # an option that does not apply, or tools that cannot go
             raise UserError(in_cli_words(str(exc)) + _fallback_hint(exc, args)) from None
-        exported = provider.tools()
+        exported = _planned(provider, tools, args) or provider.tools()
         text = json.dumps(exported, indent=2, ensure_ascii=False) + "\n"
         _note_fallbacks(provider)
         if args.provider == "anthropic" and args.strict:
@@ -87,6 +87,36 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _planned(
+    provider: ProviderAdapter, tools: list[Any], args: argparse.Namespace
+) -> list[dict[str, Any]] | None:
+    """The design's loading plan, when it defers tools (``Loading("deferred")``): the
+    provider's hosted tool search, or the builtin ``search_tools`` added where it has none."""
+    from tooldesign.runtime.providers import SEARCH_TOOL_ID, LoadingPlan, adapter, deferred_export
+    from tooldesign.runtime.providers.deferred import native_search
+
+    if not any(tool.loading == "deferred" for tool in provider.index):
+        return None
+    if native_search(provider) is None and provider.index.get(SEARCH_TOOL_ID) is None:
+        from tooldesign.builtin.gen.builtin.toolsets.tool_index.specs import SEARCH_TOOLS_SPEC
+
+        provider = adapter(
+            args.provider,
+            [*tools, SEARCH_TOOLS_SPEC],
+            strict=args.strict,
+            api=args.api,
+            fallback=getattr(args, "fallback", False),
+        )
+    made = deferred_export(provider, LoadingPlan())
+    how = "the provider's tool search" if made.search == "native" else "search_tools"
+    print(
+        f"tooldesign: note: {len(made.deferred)} deferred tool(s) (Loading in the design), "
+        f"found through {how}",
+        file=sys.stderr,
+    )
+    return made.tools
 
 
 def _fallback_hint(error: ValueError, args: argparse.Namespace) -> str:

@@ -28,6 +28,8 @@ Each entry lists what a model may see of one tool, and what an application build
                     sees them; an application must supply each)
 ``confirm``         ``{"prompt", "when"?, "denied"}`` when a person approves the tool's calls
                     (``Confirm``, :mod:`~tooldesign.contract.confirm`); left out otherwise
+``loading``         ``"deferred"`` when the model finds the tool through a tool search
+                    (``Loading``, :mod:`~tooldesign.contract.loading`); left out otherwise
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -45,7 +47,6 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -55,6 +56,8 @@ from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.fingerprint import FINGERPRINT_KEY, tool_fingerprint
 from tooldesign.contract.ident import ToolIdent
+from tooldesign.contract.loading import LOADING_KEY, LOADINGS, Loading
+from tooldesign.contract.schema_check import checked_schema
 from tooldesign.jsonschema import keywords as K
 
 DIALECT = K.DIALECT  # every catalog schema is written in the dialect designs use
@@ -154,6 +157,9 @@ class ToolDefinition(Protocol):
     @property
     def confirm(self) -> ConfirmSpec | None: ...
 
+    @property
+    def loading(self) -> Loading | None: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -183,6 +189,8 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
     entry["injected"] = list(tool.injected)
     if tool.confirm is not None:
         entry["confirm"] = tool.confirm.entry()
+    if tool.loading == "deferred":
+        entry[LOADING_KEY] = tool.loading
     return fingerprinted(entry)
 
 
@@ -307,6 +315,7 @@ class CatalogTool:
     server_data: tuple[CatalogServerData, ...] = ()
     injected: tuple[str, ...] = ()
     confirm: ConfirmSpec | None = None
+    loading: Loading | None = None
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -506,6 +515,9 @@ def _parse_tool(
             confirm = ConfirmSpec.from_entry(entry["confirm"])
         except (ValueError, ConditionError) as exc:
             problems.append(f"{where}: {exc}")
+    loading = entry.get(LOADING_KEY)
+    if loading is not None and loading not in LOADINGS:
+        problems.append(f"{where}: 'loading' must be one of {', '.join(LOADINGS)}")
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -531,6 +543,7 @@ def _parse_tool(
         server_data=server_data,
         injected=tuple(injected),
         confirm=confirm,
+        loading=loading,
     )
 
 
@@ -541,56 +554,12 @@ def _parse_type(value: Any, where: str, problems: list[str]) -> CatalogType | No
     name = value.get("name")
     if not isinstance(name, str) or not name:
         problems.append(f"{where}: 'name' must be a non-empty string")
-    schema = _checked_schema(value.get("schema"), f"{where}.schema", problems)
+    schema = checked_schema(value.get("schema"), f"{where}.schema", problems)
     if schema is None or not isinstance(name, str):
         return None
     return CatalogType(
         name=name, schema=schema, example=value.get("example"), has_example="example" in value
     )
-
-
-def _checked_schema(schema: Any, where: str, problems: list[str]) -> Mapping[str, Any] | None:
-    if not isinstance(schema, Mapping):
-        problems.append(f"{where}: missing, or not a JSON object")
-        return None
-    try:
-        text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):  # not JSON data (parsed catalogs always are)
-        text = None
-    error = _schema_error(text) if text is not None else _meta_error(schema)
-    if error is not None:
-        at, message = error
-        problems.append(f"{where}{'/' + at if at else ''}: not a valid JSON Schema: {message}")
-        return None
-    return schema
-
-
-@lru_cache(maxsize=4096)
-def _schema_error(text: str) -> tuple[str, str] | None:
-    """The meta-schema's verdict on a schema, by its JSON text.
-
-    Catalogs repeat schemas (a service's tools share result shapes, a service catalog lists its
-    toolsets' tools again), and meta-validation is most of the time a load takes: each distinct
-    schema is checked once.
-    """
-    return _meta_error(json.loads(text))
-
-
-@lru_cache(maxsize=1)
-def _meta_validator() -> Any:
-    # Imported when a catalog is first read: generating one never needs jsonschema.
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(Draft202012Validator.META_SCHEMA)
-
-
-def _meta_error(schema: Any) -> tuple[str, str] | None:
-    from jsonschema.exceptions import best_match
-
-    error = best_match(_meta_validator().iter_errors(schema))
-    if error is None:
-        return None
-    return "/".join(str(p) for p in error.absolute_path), error.message
 
 
 def _parse_annotations(value: Any, where: str, problems: list[str]) -> ToolAnnotations:
@@ -627,7 +596,7 @@ def _parse_server_data(
             problems.append(f"{at}: 'description' must be a string or null")
         if default not in ("on", "off"):
             problems.append(f'{at}: \'default\' must be "on" or "off"')
-        schema = _checked_schema(item.get("schema"), f"{at}.schema", problems)
+        schema = checked_schema(item.get("schema"), f"{at}.schema", problems)
         if schema is not None and isinstance(kind, str) and default in ("on", "off"):
             out.append(
                 CatalogServerData(

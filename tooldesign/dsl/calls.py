@@ -14,6 +14,7 @@ from typing import Any, Literal, ParamSpec, TypeAlias, Unpack
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.constraints import AttributeOptions
 from tooldesign.contract.errors import close_match
+from tooldesign.contract.limits import Overflow
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import RepairName
 from tooldesign.dsl.recorder import Block, Unentered, caller_location, current, shape_of
@@ -375,12 +376,14 @@ def Example(value: Any) -> None:
     shape.examples.append((value, where))
 
 
-def Targets(*names: str, server: str | None = None) -> None:
+def Targets(*names: str, server: str | None = None, eager_tokens: int | None = None) -> None:
     """The clients the enclosing service's tools must suit (``"openai-strict"``,
     ``"claude-code"``, ``"cursor"``…): ``gen`` refuses a tool that one of them cannot take.
 
     ``server`` is the MCP server name the service is served under (default: its own name), which
-    hosts' name budgets count.
+    hosts' name budgets count. ``eager_tokens`` is the prompt budget of the tools loaded
+    eagerly (those not ``Loading("deferred")``), counted for each provider target: over it is
+    a design error naming the largest tools.
     """
     rec, where = current(), caller_location()
     top = rec.top
@@ -395,7 +398,9 @@ def Targets(*names: str, server: str | None = None) -> None:
             rec.child_path("targets"),
         )
         return
-    top.targets = TargetsRecord(where, rec.child_path("targets"), names=names, server=server)
+    top.targets = TargetsRecord(
+        where, rec.child_path("targets"), names=names, server=server, eager_tokens=eager_tokens
+    )
 
 
 def Tags(*tags: str) -> None:
@@ -406,6 +411,26 @@ def Tags(*tags: str) -> None:
         top.tags.extend((tag, where) for tag in tags)
     else:
         _misplaced("Tags", "a Toolset or Tool block", where)
+
+
+def Loading(how: Literal["eager", "deferred"]) -> None:
+    """How the enclosing toolset's tools (or this tool) are loaded into a model's request:
+    ``"eager"`` (the definition in every request) or ``"deferred"`` (found through a tool
+    search, see docs/exports.md). A tool's own ``Loading`` wins over its toolset's; unset, a
+    tool is eager."""
+    rec, where = current(), caller_location()
+    top = rec.top
+    if not isinstance(top, ToolsetRecord | ToolRecord):
+        _misplaced("Loading", "a Toolset or Tool block", where)
+        return
+    if top.loading is not None:
+        rec.issue(
+            f"Loading is already given here (line {top.loading[1].line})",
+            where,
+            rec.child_path("loading"),
+        )
+        return
+    top.loading = (how, where)
 
 
 def ArrayOf(
@@ -554,10 +579,12 @@ def Limits(
     depth: int | None = None,
     array_items: int | None = None,
     result_bytes: int | None = None,
+    result_overflow: Overflow | None = None,
 ) -> None:
     """This tool's own limits on what one call may carry, over the runtime's (``None`` keeps
     the runtime's): ``payload_bytes`` of arguments, their nesting ``depth``, the
-    ``array_items`` of one array, and the ``result_bytes`` a model reads of the result."""
+    ``array_items`` of one array, the ``result_bytes`` a model reads of the result, and what
+    happens past them (``result_overflow``: ``"cut"``, ``"refuse"`` or ``"spill"``)."""
     _once_in_tool(
         "Limits",
         "limits",
@@ -568,6 +595,7 @@ def Limits(
             depth=depth,
             array_items=array_items,
             result_bytes=result_bytes,
+            result_overflow=result_overflow,
         ),
     )
 

@@ -112,6 +112,7 @@ class LimitsRecord(Record):
     depth: Any = None
     array_items: Any = None
     result_bytes: Any = None
+    result_overflow: Any = None
 
 
 @dataclass(eq=False)
@@ -130,6 +131,7 @@ class ToolRecord(Record):
     confirm: ConfirmRecord | None = None
     repairs: RepairsRecord | None = None
     limits: LimitsRecord | None = None
+    loading: tuple[Any, Location] | None = None
     remote_name: Any = None
     """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
     duplicates: list[tuple[str, Location]] = field(default_factory=list)
@@ -146,6 +148,7 @@ class ToolsetRecord(Record):
     """For an ``MCPToolset``: the ``server=`` it was given (checked by the IR)."""
     is_mcp: bool = False
     repairs: RepairsRecord | None = None
+    loading: tuple[Any, Location] | None = None
 
 
 @dataclass(eq=False)
@@ -163,6 +166,7 @@ class TargetsRecord(Record):
 
     names: tuple[Any, ...]
     server: Any = None
+    eager_tokens: Any = None
 
 
 @dataclass(frozen=True, slots=True)

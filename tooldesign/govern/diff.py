@@ -55,7 +55,7 @@ from tooldesign.jsonschema.text import shown
 Entry = Mapping[str, Any]
 
 _IDENTITY = frozenset({"id", "name", "service", "toolset", FINGERPRINT_KEY})
-_PROMPT = ("title", "description", "tags")
+_PROMPT = ("title", "description", "tags", "loading")
 _KNOWN = frozenset(
     {
         *_IDENTITY,

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.limits import ToolLimits
+from tooldesign.contract.loading import Loading
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import FieldRepair
 
@@ -302,6 +303,9 @@ class Tool:
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)
+    loading: Loading | None = None
+    """``Loading(...)``: ``"deferred"`` when the tool is found through a tool search rather
+    than sent in every request; ``None`` when the design does not say (eager)."""
 
     @property
     def id(self) -> str:
@@ -341,6 +345,8 @@ class ServiceTargets:
     server: str | None
     location: Location = field(repr=False)
     path: str = field(repr=False)
+    eager_tokens: int | None = None
+    """The prompt budget of the eagerly loaded tools, per provider target (``None``: none)."""
 
 
 @dataclass(frozen=True, slots=True)

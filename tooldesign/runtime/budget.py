@@ -1,62 +1,212 @@
 """The result budget: how much of a result reaches the model.
 
 A tool that returns megabytes would fill the model's context (and the bill) with one answer.
-Past its budget (``Limits(result_bytes=...)``, 64 KiB by default), a result that is text is cut,
-with a plain notice of what was cut; structured data, which cannot be cut and stay what its
-schema promises, is refused with an error that tells the model how to ask for less (for a
-bounded result, with the tool's own refinement hint). Either way the full result stays on the
-:class:`ToolResult` for observers (``on_result``, server data), and the cut is recorded in the
-telemetry (``extra["result_cut"]``).
+Past its budget (``Limits(result_bytes=...)``, 64 KiB by default), what happens is the tool's
+``result_overflow``. Unset, a result that is text is cut, with a plain notice of what was cut,
+and structured data, which cannot be cut and stay what its schema promises, is refused with an
+error that tells the model how to ask for less (for a bounded result, with the tool's own
+refinement hint). ``"refuse"`` refuses text too; ``"cut"`` shows data as a preview shaped like
+the result (:mod:`tooldesign.runtime.spill`); ``"spill"`` shows the preview (or the cut text)
+with a handle the builtin ``read_result`` tool reads the rest with. Either way the full result
+stays on the :class:`ToolResult` for observers (``on_result``, server data), and what happened
+is recorded in the telemetry (``extra["result_cut"]``).
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
 from tooldesign.runtime import answers
 from tooldesign.runtime.reasons import RetryReason
+from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.result import ToolResult, text_result
-from tooldesign.runtime.spec.limits import byte_size
+from tooldesign.runtime.spec.limits import Limits, byte_size
+from tooldesign.runtime.spill import (
+    DEFAULT_TTL,
+    Preview,
+    ResultStore,
+    SpilledResult,
+    new_handle,
+    preview,
+    spill_notice,
+    widest_notice,
+)
 from tooldesign.runtime.validation.sizes import text_bytes
+
+log = logging.getLogger("tooldesign.runtime.budget")
 
 CUT_KEY = "result_cut"
 """The telemetry entry (``telemetry.extra``) that records a cut or refused result."""
 
+READ_RESULT = "read_result"
+"""The name of the builtin tool that reads a spilled result back."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spills:
+    """Where a runtime keeps spilled results, and for how long (``ttl`` seconds)."""
+
+    store: ResultStore
+    ttl: float = DEFAULT_TTL
+    shared: bool = False
+    """The store was given (``Runtime(result_store=...)``): another runtime may read it (a
+    worker spills, the agent's ``read_result`` reads), so results spill into it even where
+    this runtime has no ``read_result`` of its own."""
+
+
+async def budgeted(
+    result: ToolResult,
+    limits: Limits,
+    tool_id: str,
+    tool: str,
+    meta: ToolCallMeta,
+    spills: Spills | None,
+) -> ToolResult:
+    """Step 8: ``result`` as the model may read it, by the tool's ``result_overflow``.
+
+    ``spills`` is ``None`` when the runtime has no ``read_result`` tool to read a spill back:
+    a spilling tool's result is then previewed as ``"cut"`` would (and a warning logged).
+    """
+    overflow = limits.result_overflow
+    if overflow is None:
+        return within_budget(result, limits.result_bytes, tool)
+    budget = limits.result_bytes
+    over = _over(result, budget)
+    if over is None:
+        return result
+    text, size = over
+    if overflow == "refuse":
+        return _refused(result, size, budget, tool)
+    handle = None
+    if overflow == "spill":
+        if spills is None:
+            log.warning("%s spills its result, but no read_result tool is registered", tool_id)
+        else:
+            handle = new_handle()
+            kept = result.result_json if result.model_text is None else None
+            value_json = kept if kept is not None else json.dumps(text, ensure_ascii=False)
+            entry = SpilledResult(
+                handle, tool_id, meta.run_id, value_json, time.time() + spills.ttl
+            )
+            await spills.store.put(entry)
+    if text_result(result.result) is not None:
+        return _cut(result, text, size, budget, handle, tool)
+    return _previewed(result, text, size, budget, tool, handle)
+
 
 def within_budget(result: ToolResult, budget: int, tool: str) -> ToolResult:
-    """``result`` as the model may read it: itself when its text fits ``budget`` bytes."""
+    """``result`` as the model may read it: itself when its text fits ``budget`` bytes; else
+    text cut and data refused."""
     encoded = result.result_json
     # The common case, decided by a length: the model reads the encoding, or the text it
     # encodes (no longer than its encoding), and no character takes more than 4 bytes.
     if encoded is not None and result.model_text is None and len(encoded) * 4 <= budget:
         return result
-    text = result.for_model()
-    if len(text) * 4 <= budget:  # no UTF-8 text of this length can be over
+    over = _over(result, budget)
+    if over is None:
         return result
-    size = text_bytes(text)
-    if size <= budget:
-        return result
+    text, size = over
     if text_result(result.result) is not None:
         return _cut(result, text, size, budget)
     return _refused(result, size, budget, tool)
 
 
-def _cut(result: ToolResult, text: str, size: int, budget: int) -> ToolResult:
-    notice = _notice(size, budget)
+def _over(result: ToolResult, budget: int) -> tuple[str, int] | None:
+    """The text the model would read and its size, when over ``budget``; else ``None``."""
+    encoded = result.result_json
+    if encoded is not None and result.model_text is None and len(encoded) * 4 <= budget:
+        return None
+    text = result.for_model()
+    if len(text) * 4 <= budget:  # no UTF-8 text of this length can be over
+        return None
+    size = text_bytes(text)
+    return None if size <= budget else (text, size)
+
+
+def _cut(
+    result: ToolResult,
+    text: str,
+    size: int,
+    budget: int,
+    handle: str | None = None,
+    tool: str = "",
+) -> ToolResult:
+    # The notice is measured at its longest (the most digits it can show), then written.
+    notice = _notice(size, budget, None, handle, len(text))
     room = max(0, budget - text_bytes(notice))
     # Cut at a character boundary: a character split in two is dropped whole.
     kept = text.encode("utf-8", "surrogatepass")[:room].decode("utf-8", "ignore")
     shown = text_bytes(kept)
-    result.model_text = kept + _notice(size, budget, shown)
+    result.model_text = kept + _notice(size, budget, shown, handle, len(kept))
     result.telemetry.extra[CUT_KEY] = {"bytes": size, "budget": budget, "shown": shown}
+    if handle is not None:
+        result.telemetry.extra[CUT_KEY]["handle"] = handle
     return result
 
 
-def _notice(size: int, budget: int, shown: int | None = None) -> str:
+def _notice(
+    size: int, budget: int, shown: int | None = None, handle: str | None = None, chars: int = 0
+) -> str:
     shown_text = f"{shown:,}" if shown is not None else f"{budget:,}"
-    return (
+    head = (
         f"\n\n[Cut here: the result is {byte_size(size)}; only its first {shown_text} bytes "
-        f"are shown, as this tool returns at most {budget:,} bytes at once. Ask for less to "
-        "see the rest.]"
+        f"are shown, as this tool returns at most {budget:,} bytes at once. "
     )
+    if handle is None:
+        return head + "Ask for less to see the rest.]"
+    return (
+        head + f'Read the rest with read_result(handle="{handle}", path="", offset={chars}); '
+        "the handle works in this run only.]"
+    )
+
+
+def _previewed(
+    result: ToolResult, text: str, size: int, budget: int, tool: str, handle: str | None
+) -> ToolResult:
+    """Data over its budget shown as a preview of its shape, with what was left out."""
+    shown = _preview(result.result, size, budget, tool, handle)
+    if shown is None:
+        try:  # a model, or values JSON cannot hold as they are: the JSON the model would read
+            value = json.loads(result.result_json if result.result_json is not None else text)
+        except ValueError:
+            return _refused(result, size, budget, tool)
+        shown = _preview(value, size, budget, tool, handle)
+    if shown is None:
+        return _refused(result, size, budget, tool)
+    notice = spill_notice(shown, size, budget, tool, handle)
+    result.model_text = shown.text + notice
+    extra: dict[str, object] = {"bytes": size, "budget": budget, "shown": text_bytes(shown.text)}
+    if handle is not None:
+        extra["handle"] = handle
+    result.telemetry.extra[CUT_KEY] = extra
+    return result
+
+
+def _preview(value: Any, size: int, budget: int, tool: str, handle: str | None) -> Preview | None:
+    """The preview of ``value`` that fits ``budget`` with its notice (``None``: none does, or
+    ``value`` is not plain JSON data)."""
+    if not isinstance(value, dict | list):
+        return None
+    try:
+        room = budget - widest_notice(value, size, budget, tool, handle)
+        shown = None
+        # The notice names what was left out, so it is known only with the preview: make more
+        # room while the two do not fit.
+        for _ in range(4):
+            shown = preview(value, room)
+            if shown is None:
+                return None
+            over = text_bytes(shown.text + spill_notice(shown, size, budget, tool, handle)) - budget
+            if over <= 0:
+                return shown
+            room -= over + 64
+    except (TypeError, ValueError):  # not plain JSON data (a model, a date…)
+        return None
+    return None
 
 
 def _refused(result: ToolResult, size: int, budget: int, tool: str) -> ToolResult:
@@ -66,4 +216,4 @@ def _refused(result: ToolResult, size: int, budget: int, tool: str) -> ToolResul
     return refused
 
 
-__all__ = ["CUT_KEY", "within_budget"]
+__all__ = ["CUT_KEY", "READ_RESULT", "Spills", "budgeted", "within_budget"]

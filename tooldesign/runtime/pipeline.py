@@ -39,7 +39,7 @@ from typing import Any
 from tooldesign.runtime import answers
 from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approve, granted_run, once
 from tooldesign.runtime.arguments import injected_values, invalid, models_unavailable
-from tooldesign.runtime.budget import within_budget
+from tooldesign.runtime.budget import READ_RESULT, Spills, budgeted, within_budget
 from tooldesign.runtime.control.approved_runs import ApprovedRuns
 from tooldesign.runtime.control.events import EventBus
 from tooldesign.runtime.control.otel import Tracer
@@ -92,7 +92,9 @@ class Pipeline:
         workers: Executor,
         decoders: Executor,
         approvers: Executor,
+        spills: Spills,
     ) -> None:
+        self.spills = spills
         self.registry = Registry(
             interceptors=interceptors,
             end_of_chain=self.end_of_chain,
@@ -201,7 +203,7 @@ class Pipeline:
             result = await remote.run(tool.spec.id, request, meta)
             if result.error is not None:
                 return result
-            return within_budget(result, tool.limits.result_bytes, tool.spec.name)  # 8. budget
+            return await self._budgeted(tool, result, meta)  # 8. budget
         try:  # 6. run
             outcome = await tool.binding.invoke(args, meta)
         except BaseException as exc:
@@ -213,7 +215,17 @@ class Pipeline:
         result = check_result(tool, outcome, meta, telemetry, paged=paged)  # 7. check result
         if result.error is not None:
             return _with_telemetry(result, telemetry)
-        return within_budget(result, tool.limits.result_bytes, tool.spec.name)  # 8. budget
+        return await self._budgeted(tool, result, meta)  # 8. budget
+
+    async def _budgeted(
+        self, tool: RegisteredTool, result: ToolResult, meta: ToolCallMeta
+    ) -> ToolResult:
+        """Step 8: what the model reads of a result, by the tool's overflow policy."""
+        if tool.limits.result_overflow is None:
+            return within_budget(result, tool.limits.result_bytes, tool.spec.name)
+        readable = self.spills.shared or self.registry.resolve(READ_RESULT) is not None
+        spills = self.spills if readable else None
+        return await budgeted(result, tool.limits, tool.spec.id, tool.spec.name, meta, spills)
 
 
 def _interceptor_failed(tool: RegisteredTool, exc: BaseException) -> ToolResult:

@@ -13,6 +13,7 @@ from typing import Any
 
 from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approval_request
 from tooldesign.runtime.arguments import decode, injected_values
+from tooldesign.runtime.budget import Spills
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest, Approver
 from tooldesign.runtime.control.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
 from tooldesign.runtime.control.otel import Tracer, Tracing
@@ -24,6 +25,7 @@ from tooldesign.runtime.request import ToolRequest, with_call_id
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.spec.specs import JsonSchema, ToolSpec
+from tooldesign.runtime.spill import DEFAULT_TTL, MemoryResultStore, ResultStore
 from tooldesign.runtime.sync import run_sync
 
 DEFAULT_WORKER_THREADS = 64
@@ -46,6 +48,9 @@ class Runtime:
     ``tracing`` sets how calls are traced with OpenTelemetry (see :class:`Tracing`).
     ``limits`` bound what one call may carry (arguments' size, nesting and arrays, the result a
     model reads); a tool's design may set its own (``Limits(...)`` in its ``Tool`` block).
+    ``result_store`` keeps the results of tools that spill past their budget
+    (``Limits(result_overflow="spill")``) for ``result_ttl`` seconds, for the builtin
+    ``read_result`` tool (:mod:`tooldesign.builtin.results`); in memory by default.
     """
 
     def __init__(
@@ -58,6 +63,8 @@ class Runtime:
         approver: Approver | None = None,
         tracing: Tracing | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        result_store: ResultStore | None = None,
+        result_ttl: float = DEFAULT_TTL,
     ) -> None:
         if worker_threads < 1:
             raise ValueError("worker_threads must be at least 1")
@@ -82,6 +89,9 @@ class Runtime:
             workers=workers,
             decoders=decoders,
             approvers=approvers,
+            spills=Spills(
+                result_store or MemoryResultStore(), result_ttl, shared=result_store is not None
+            ),
         )
         self._registry = self._pipeline.registry
         for registration in registrations:
@@ -130,6 +140,16 @@ class Runtime:
             _ = spec.payload.model, spec.result.model
             for data in spec.server_data:
                 _ = data.model
+
+    @property
+    def result_store(self) -> ResultStore:
+        """Where results spilled past their budget wait for ``read_result``."""
+        return self._pipeline.spills.store
+
+    def limits_of(self, name: str) -> Limits | None:
+        """The limits a tool (by id or name) runs with: the runtime's, with its design's over them."""
+        tool = self._registry.resolve(name)
+        return tool.limits if tool else None
 
     def spec(self, name: str) -> ToolSpec[Any, Any] | None:
         """The spec of a tool by id or provider-facing name."""

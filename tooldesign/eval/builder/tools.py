@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
 from tooldesign.contract.errors import close_match
 from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
+from tooldesign.contract.loading import LOADINGS, Loading
 from tooldesign.contract.location import Location
 from tooldesign.contract.naming import SHADOWED_MODULES, pascal_case
 from tooldesign.dsl.records import (
@@ -114,7 +115,29 @@ class _TreeBuilder:
             if name is not None
         )
         server = self._text(rec.server, rec, "server") if rec.server is not None else None
-        return ServiceTargets(names, server, rec.location, rec.path)
+        budget = rec.eager_tokens
+        if budget is not None and (
+            isinstance(budget, bool) or not isinstance(budget, int) or budget < 1
+        ):
+            self.issues.add(
+                f"Targets eager_tokens= must be a positive number of tokens, got {budget!r}",
+                rec.location,
+                rec.path,
+            )
+            budget = None
+        return ServiceTargets(names, server, rec.location, rec.path, eager_tokens=budget)
+
+    def _loading(self, given: tuple[Any, Location] | None, rec: Record) -> Loading | None:
+        """``Loading(...)`` checked: ``"eager"`` or ``"deferred"``, else an issue and unset."""
+        if given is None:
+            return None
+        how, where = given
+        if how in LOADINGS:
+            loading: Loading = how
+            return loading
+        choices = " or ".join(repr(c) for c in LOADINGS)
+        self.issues.add(f"Loading must be {choices}, got {how!r}", where, rec.path)
+        return None
 
     def _unique_tool(
         self,
@@ -170,6 +193,7 @@ class _TreeBuilder:
         self, rec: ToolsetRecord, service: str, repairs: tuple[str, ...] | None
     ) -> Toolset:
         tags = self._tags(rec.tags, rec)
+        loading = self._loading(rec.loading, rec)
         if rec.repairs is not None:  # the nearest Repairs wins
             repairs = control.repairs_default(rec.repairs, self.issues)
         tools: list[Tool] = []
@@ -193,7 +217,9 @@ class _TreeBuilder:
                 names.claim(name, tool_ident, tool_rec.location, tool_rec.path)
             # Kept whatever its name: what the tool declares is checked too.
             tools.append(
-                self._tool(tool_rec, service, rec.name, tool_ident, tags, repairs, rec.is_mcp)
+                self._tool(
+                    tool_rec, service, rec.name, tool_ident, tags, repairs, rec.is_mcp, loading
+                )
             )
         desc = self._text(rec.description, rec, "description")
         return Toolset(
@@ -216,6 +242,7 @@ class _TreeBuilder:
         toolset_tags: tuple[str, ...],
         repairs: tuple[str, ...] | None,
         on_server: bool = False,
+        toolset_loading: Loading | None = None,
     ) -> Tool:
         for what, where in rec.duplicates:
             self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
@@ -262,6 +289,7 @@ class _TreeBuilder:
             confirm=control.confirm(rec.confirm, payload, user_types, injected, self.issues),
             repairs=control.tool_repairs(payload, user_types, repairs, injected),
             limits=self._limits(rec),
+            loading=self._loading(rec.loading, rec) or toolset_loading,
         )
 
     def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
@@ -302,7 +330,7 @@ class _TreeBuilder:
         limits = rec.limits
         if limits is None:
             return ToolLimits()
-        values: dict[str, int | None] = {}
+        values: dict[str, Any] = {}
         for key in LIMIT_NAMES:
             value = getattr(limits, key)
             try:

@@ -9,6 +9,7 @@ From generated specs (``runtime.specs()``, ``specs.SPECS``) or catalogs (``load_
     export_tools(specs, "gemini", api="json_schema")      # … with parametersJsonSchema
     export_tools(specs, "mcp")                            # MCP Tool objects
     export_tools(specs, "openai", strict=True, fallback=True)  # strict where it can be
+    export_tools(specs, "anthropic", plan=LoadingPlan(deferred="inventory"))  # + tool search
 
 With ``fallback=True`` a tool the form asked for cannot express (strict mode, Gemini's OpenAPI
 ``parameters``) is exported in the provider's plain form instead (without strict, as
@@ -43,6 +44,14 @@ from tooldesign.runtime.providers.anthropic import (
     AnthropicAdapter,
     anthropic_strict_schema,
     check_anthropic_strict,
+)
+from tooldesign.runtime.providers.deferred import (
+    SEARCH_TOOL_ID,
+    DeferredExport,
+    LoadingPlan,
+    PlanError,
+    SearchMode,
+    deferred_export,
 )
 from tooldesign.runtime.providers.gemini import GeminiAdapter, gemini_parameters
 from tooldesign.runtime.providers.mcp import MCPAdapter, output_schema
@@ -114,22 +123,43 @@ def export_tools(
     strict: bool = False,
     api: str | None = None,
     fallback: bool = False,
+    plan: LoadingPlan | None = None,
+    search: SearchMode | None = None,
+    loaded: Iterable[str] = (),
 ) -> list[dict[str, Any]]:
-    """``provider``'s tool definitions for ``tools``, one per tool, in order (see :func:`adapter`)."""
+    """``provider``'s tool definitions for ``tools``, one per tool, in order (see :func:`adapter`).
+
+    With a ``plan``, deferred tools are loaded through the provider's tool search or the
+    builtin ``search_tools`` (``search``, ``loaded``: see :func:`deferred_export`). Without
+    one, the design's plan: tools it declares ``Loading("deferred")`` are deferred (and the
+    rest as they always were).
+    """
     with cycle_collector_paused():
-        return adapter(provider, tools, strict=strict, api=api, fallback=fallback).tools()
+        made = adapter(provider, tools, strict=strict, api=api, fallback=fallback)
+        if plan is None:
+            if not any(tool.loading == "deferred" for tool in made.index):
+                if search is not None or tuple(loaded):
+                    raise ValueError("search and loaded apply to an export with a loading plan")
+                return made.tools()
+            plan = LoadingPlan()  # the design defers some tools: its plan
+        return deferred_export(made, plan, search=search, loaded=loaded).tools
 
 
 __all__ = [
     "PROVIDERS",
+    "SEARCH_TOOL_ID",
     "AnthropicAdapter",
+    "DeferredExport",
     "ExportError",
     "ExportProblem",
     "GeminiAdapter",
+    "LoadingPlan",
     "MCPAdapter",
     "OpenAIAdapter",
+    "PlanError",
     "Provider",
     "ProviderAdapter",
+    "SearchMode",
     "ToolDescription",
     "ToolIndex",
     "ToolSource",
@@ -137,6 +167,7 @@ __all__ = [
     "anthropic_strict_schema",
     "check_anthropic_strict",
     "check_openai_strict",
+    "deferred_export",
     "describe",
     "export_tools",
     "gemini_parameters",

@@ -17,6 +17,7 @@ from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.catalog import CatalogTool, ToolDefinition
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.ident import ToolIdent
+from tooldesign.contract.loading import Loading
 from tooldesign.contract.providers import Provider
 from tooldesign.jsonschema.text import shown
 from tooldesign.runtime.providers._schema import IGNORED, Schema, object_root
@@ -57,6 +58,8 @@ class ToolDescription:
     example: Any = None
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     tags: tuple[str, ...] = ()
+    loading: Loading | None = None
+    """The design's ``Loading(...)`` (``None``: it does not say)."""
 
     @property
     def service(self) -> str:
@@ -87,6 +90,7 @@ def describe(source: ToolSource) -> ToolDescription:
         example=tool.payload.example,
         annotations=tool.annotations,
         tags=tuple(tool.tags),
+        loading=tool.loading,
     )
 
 

@@ -11,6 +11,7 @@ written for the model.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -24,7 +25,7 @@ from tooldesign.runtime.providers._common import (
     result_value,
 )
 from tooldesign.runtime.providers._schema import IGNORED, Schema
-from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.result import ToolResult, text_result
 from tooldesign.runtime.spec.frozen import copy_json
 
 
@@ -96,6 +97,10 @@ class MCPAdapter(ProviderAdapter):
         message: dict[str, Any] = {"content": [{"type": "text", "text": result.for_model()}]}
         if result.ok:
             ok, value = result_value(result)
+            if result.model_text is not None and text_result(result.result) is None:
+                # Data over its budget, shown as a preview: the structured content is the
+                # preview (shaped like the result), the text adds what was left out.
+                ok, value = _preview_value(result.model_text)
             if ok and self.wraps_result(result.name):
                 message["structuredContent"] = {WRAPPED_RESULT_KEY: value}
             elif ok and isinstance(value, dict):
@@ -114,6 +119,14 @@ class MCPAdapter(ProviderAdapter):
         if self.wraps_result(name) and isinstance(structured, Mapping):
             return structured.get(WRAPPED_RESULT_KEY)
         return structured
+
+
+def _preview_value(text: str) -> tuple[bool, Any]:
+    """The preview a result's text starts with (the JSON before the notice)."""
+    try:
+        return True, json.JSONDecoder().raw_decode(text)[0]
+    except ValueError:
+        return False, None
 
 
 def _tool_calls(source: Any) -> Iterable[tuple[Any, Any, Any]]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
-from tooldesign.contract.limits import MAX_DEPTH, ToolLimits, check_limit
+from tooldesign.contract.limits import MAX_DEPTH, Overflow, ToolLimits, check_limit
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -29,22 +30,29 @@ class Limits:
     ``result_bytes``: how much of a result the model reads: a text result past it is cut, with
     a notice of the cut; structured data past it is refused with an error the model can act on
     (the full result stays on the ``ToolResult`` for observers).
+    ``result_overflow``: what happens past ``result_bytes`` instead: ``"cut"`` (text cut, data
+    shown as a preview shaped like the result), ``"refuse"``, or ``"spill"`` (the preview and
+    a handle the builtin ``read_result`` tool reads the rest with); ``None`` cuts text and
+    refuses data.
     """
 
     payload_bytes: int = MIB
     depth: int = MAX_DEPTH
     array_items: int = 10_000
     result_bytes: int = 64 * KIB
+    result_overflow: Overflow | None = None
 
     def __post_init__(self) -> None:
         for name, value in dataclasses.asdict(self).items():
-            check_limit(name, value)
+            if value is not None:
+                check_limit(name, value)
 
     def for_tool(self, own: ToolLimits | None) -> Limits:
         """These limits with the values a tool's design sets over them."""
         if not own:
             return self
-        return dataclasses.replace(self, **own.given())
+        given: dict[str, Any] = own.given()
+        return dataclasses.replace(self, **given)
 
 
 DEFAULT_LIMITS = Limits()

@@ -17,6 +17,7 @@ from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
+from tooldesign.contract.loading import Loading
 from tooldesign.contract.repairs import FieldRepair
 from tooldesign.runtime.spec.frozen import freeze
 from tooldesign.runtime.spec.lazy_types import ModelRef
@@ -147,6 +148,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     limits: ToolLimits = field(default_factory=ToolLimits)
     """The design's own limits for this tool (``Limits(...)``): each set one replaces the
     runtime's."""
+    loading: Loading | None = None
+    """``Loading("deferred")``: exports load it through a tool search (``None``: eagerly)."""
 
     def server_data_spec(self, kind: str) -> ServerDataSpec[Any] | None:
         for spec in self.server_data:

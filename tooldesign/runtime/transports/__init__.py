@@ -28,9 +28,11 @@ from tooldesign.runtime.transports.wire import WIRE_VERSION, CallMessage, ReplyM
 
 if TYPE_CHECKING:
     from tooldesign.runtime.transports.redis import RedisTransport
+    from tooldesign.runtime.transports.redis_results import RedisResultStore
     from tooldesign.runtime.transports.redis_worker import RedisWorker, WorkerFailed, serve
 
 _REDIS = {
+    "RedisResultStore": "tooldesign.runtime.transports.redis_results",
     "RedisTransport": "tooldesign.runtime.transports.redis",
     "RedisWorker": "tooldesign.runtime.transports.redis_worker",
     "WorkerFailed": "tooldesign.runtime.transports.redis_worker",
@@ -63,6 +65,7 @@ __all__ = [
     "NoAnswer",
     "NoWorker",
     "QueueFull",
+    "RedisResultStore",
     "RedisTransport",
     "RedisWorker",
     "RemoteToolset",

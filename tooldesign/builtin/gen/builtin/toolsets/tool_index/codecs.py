@@ -35,3 +35,21 @@ def decode_tool_index_payload(
 def encode_tool_index_result(result: t.ToolIndexResult) -> str:
     """Encode a result of 'tool_index' as JSON."""
     return TOOL_INDEX_RESULT.encode(result)
+
+
+SEARCH_TOOLS_PAYLOAD: Final = rt.PayloadCodec(
+    "search_tools", specs.SEARCH_TOOLS_SPEC.payload, injected=()
+)
+SEARCH_TOOLS_RESULT: Final = rt.ResultCodec("search_tools", specs.SEARCH_TOOLS_SPEC.result)
+
+
+def decode_search_tools_payload(
+    data: str | bytes | Mapping[str, Any], *, injected: Mapping[str, Any] | None = None
+) -> t.SearchToolsPayload:
+    """Decode the arguments of 'search_tools'; ``injected`` supplies the hidden fields."""
+    return SEARCH_TOOLS_PAYLOAD.decode(data, injected=injected)
+
+
+def encode_search_tools_result(result: t.SearchToolsResult) -> str:
+    """Encode a result of 'search_tools' as JSON."""
+    return SEARCH_TOOLS_RESULT.encode(result)

@@ -27,10 +27,19 @@ class ToolIndexHandler(Protocol):
     ) -> t.ToolIndexResult | rt.ToolResult | Awaitable[t.ToolIndexResult | rt.ToolResult]: ...
 
 
+class SearchToolsHandler(Protocol):
+    "Handles search_tools: typed arguments and call metadata in, a result (or a ToolResult) out, sync or async."
+
+    def __call__(
+        self, args: t.SearchToolsPayload, meta: rt.ToolCallMeta, /
+    ) -> t.SearchToolsResult | rt.ToolResult | Awaitable[t.SearchToolsResult | rt.ToolResult]: ...
+
+
 class Handlers(TypedDict, total=False):
     "Handlers by tool name."
 
     tool_index: Required[ToolIndexHandler]
+    search_tools: Required[SearchToolsHandler]
 
 
 def new_registration(
@@ -44,8 +53,14 @@ def new_registration(
     rt.check_registration(
         "tool_index",
         handlers=given,
-        required=("tool_index",),
-        known=("tool_index",),
+        required=(
+            "tool_index",
+            "search_tools",
+        ),
+        known=(
+            "tool_index",
+            "search_tools",
+        ),
     )
     return rt.ToolsetRegistration(
         service="builtin",
@@ -56,6 +71,12 @@ def new_registration(
                 codecs.TOOL_INDEX_PAYLOAD,
                 codecs.TOOL_INDEX_RESULT,
                 rt.handler_invoke(given["tool_index"]),
+            ),
+            rt.ToolBinding(
+                specs.SEARCH_TOOLS_SPEC,
+                codecs.SEARCH_TOOLS_PAYLOAD,
+                codecs.SEARCH_TOOLS_RESULT,
+                rt.handler_invoke(given["search_tools"]),
             ),
         ),
         interceptors=tuple(interceptors),

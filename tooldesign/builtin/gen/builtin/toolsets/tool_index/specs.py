@@ -16,6 +16,7 @@ TYPES: Final = rt.LazyTypes(f"{__package__}.types", service="builtin", toolset="
 """The toolset's models (``types``), imported when one is first needed: listing tools needs none."""
 
 TOOL_INDEX: Final = rt.ToolIdent("builtin.tool_index.tool_index")
+SEARCH_TOOLS: Final = rt.ToolIdent("builtin.tool_index.search_tools")
 
 TOOL_INDEX_SPEC: Final[rt.ToolSpec[t.ToolIndexPayload, t.ToolIndexResult]] = rt.ToolSpec(
     id=TOOL_INDEX,
@@ -116,7 +117,108 @@ TOOL_INDEX_SPEC: Final[rt.ToolSpec[t.ToolIndexPayload, t.ToolIndexResult]] = rt.
     ),
 )
 
-SPECS: Final[tuple[rt.ToolSpec[Any, Any], ...]] = (TOOL_INDEX_SPEC,)
+SEARCH_TOOLS_SPEC: Final[rt.ToolSpec[t.SearchToolsPayload, t.SearchToolsResult]] = rt.ToolSpec(
+    id=SEARCH_TOOLS,
+    name="search_tools",
+    service="builtin",
+    toolset="tool_index",
+    title="Search tools",
+    description="Find tools that are not loaded yet by what you want to do. Describe the task in a few words; the best matches come first. Once found, a tool can be called by its name.",
+    tags=("discovery",),
+    payload=rt.TypeSpec(
+        name="SearchToolsPayload",
+        model=rt.ModelRef(TYPES, "SearchToolsPayload"),
+        schema={
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What you want to do, in a few words",
+                    "minLength": 1,
+                    "maxLength": 500,
+                },
+                "limit": {
+                    "type": "integer",
+                    "description": "How many tools to return at most",
+                    "minimum": 1,
+                    "maximum": 20,
+                    "default": 5,
+                },
+                "toolset": {
+                    "type": "string",
+                    "description": "Only tools of this toolset (its name, or service.toolset)",
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+        example={"query": "restart a device"},
+        field_descriptions={
+            "query": "What you want to do, in a few words",
+            "limit": "How many tools to return at most",
+            "toolset": "Only tools of this toolset (its name, or service.toolset)",
+        },
+    ),
+    result=rt.TypeSpec(
+        name="SearchToolsResult",
+        model=rt.ModelRef(TYPES, "SearchToolsResult"),
+        schema={
+            "type": "object",
+            "properties": {
+                "tools": {
+                    "type": "array",
+                    "description": "The tools found, best match first",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {
+                                "type": "string",
+                                "description": "The name to call the tool by",
+                            },
+                            "description": {"type": "string", "description": "What the tool does"},
+                        },
+                        "required": ["name", "description"],
+                        "additionalProperties": False,
+                    },
+                },
+                "returned": {
+                    "type": "integer",
+                    "description": "How many tools are listed",
+                    "minimum": 0,
+                },
+                "total": {
+                    "type": "integer",
+                    "description": "How many tools matched the query",
+                    "minimum": 0,
+                },
+            },
+            "required": ["tools", "returned", "total"],
+            "additionalProperties": False,
+        },
+        example=None,
+        field_descriptions={
+            "tools": "The tools found, best match first",
+            "tools[].name": "The name to call the tool by",
+            "tools[].description": "What the tool does",
+            "returned": "How many tools are listed",
+            "total": "How many tools matched the query",
+        },
+    ),
+    bounded=False,
+    injected=(),
+    server_data=(),
+    annotations=rt.ToolAnnotations(
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        open_world=False,
+    ),
+)
+
+SPECS: Final[tuple[rt.ToolSpec[Any, Any], ...]] = (
+    TOOL_INDEX_SPEC,
+    SEARCH_TOOLS_SPEC,
+)
 """Every tool of the toolset, in design order."""
 
 BY_ID: Final[Mapping[str, rt.ToolSpec[Any, Any]]] = {spec.id: spec for spec in SPECS}

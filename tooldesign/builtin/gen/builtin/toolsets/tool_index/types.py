@@ -7,6 +7,37 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from tooldesign.runtime import JsonAny
 
 
+class SearchToolsPayload(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        allow_inf_nan=False,
+        defer_build=True,
+    )
+    query: Annotated[
+        StrictStr,
+        Field(description="What you want to do, in a few words", max_length=500, min_length=1),
+    ]
+    limit: Annotated[
+        StrictInt, Field(description="How many tools to return at most", ge=1, le=20)
+    ] = 5
+    toolset: Annotated[
+        StrictStr | None,
+        Field(description="Only tools of this toolset (its name, or service.toolset)"),
+    ] = None
+
+
+class SearchToolsResultToolsItem(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        allow_inf_nan=False,
+        defer_build=True,
+    )
+    name: Annotated[StrictStr, Field(description="The name to call the tool by")]
+    description: Annotated[StrictStr, Field(description="What the tool does")]
+
+
 class ToolIndexPayload(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -30,6 +61,20 @@ class ToolIndexResultToolsItemSchema(BaseModel):
     )
     input: Annotated[dict[str, JsonAny], Field(description="JSON Schema of the arguments")]
     output: Annotated[dict[str, JsonAny], Field(description="JSON Schema of the result")]
+
+
+class SearchToolsResult(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        allow_inf_nan=False,
+        defer_build=True,
+    )
+    tools: Annotated[
+        list[SearchToolsResultToolsItem], Field(description="The tools found, best match first")
+    ]
+    returned: Annotated[StrictInt, Field(description="How many tools are listed", ge=0)]
+    total: Annotated[StrictInt, Field(description="How many tools matched the query", ge=0)]
 
 
 class ToolIndexResultToolsItem(BaseModel):

@@ -1,0 +1,178 @@
+"""Catalogs at scale: tokens per request eager vs deferred, tool search speed, spilling.
+
+On the 1,000-tool synthetic catalog (50 toolsets x 20 tools, generated once into a temporary
+folder):
+
+- tokens per request (cl100k, offline) of every tool loaded eagerly vs a deferred plan (one
+  toolset of 20 eager, the rest deferred) for each provider form: the hosted searches of OpenAI
+  Responses and Anthropic, the builtin ``search_tools`` elsewhere. What a request costs is its
+  eager prefix: deferred definitions are not in the model's context until found.
+- the BM25 search's latency per query over 1,000 and 10,000 tools (the 1,000 copied; median of
+  the queries, one per tool, from its description), beside a substring scan of the same tools'
+  descriptions (the baseline, same run); its recall@1 and @5 for those queries over the 1,000;
+  and the index's build time beside the generation of the catalog.
+- spilling a 10 MB result: the time to make the preview and keep the result, beside encoding
+  the result as JSON (what every call does anyway), and the preview's size in tokens.
+
+Run: python benchmarks/catalogs.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic import write_design
+from tooldesign.builtin.gen.builtin.toolsets.tool_index.specs import SPECS as DISCOVERY
+from tooldesign.contract.catalog import CatalogTool
+from tooldesign.generate import generate
+from tooldesign.runtime.budget import Spills, budgeted
+from tooldesign.runtime.providers import LoadingPlan, adapter, deferred_export
+from tooldesign.runtime.providers.tokens import token_counter
+from tooldesign.runtime.request import ToolCallMeta
+from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.spec.catalog import load_catalog
+from tooldesign.runtime.spec.limits import Limits
+from tooldesign.runtime.spec.search import SearchIndex, words
+from tooldesign.runtime.spill import MemoryResultStore
+
+FORMS: list[tuple[str, Any, str | None]] = [
+    ("openai responses", "openai", "responses"),
+    ("anthropic", "anthropic", None),
+    ("openai chat", "openai", None),
+    ("gemini (json schema)", "gemini", "json_schema"),
+    ("mcp", "mcp", None),
+]
+PLAN = LoadingPlan(default="deferred", eager=["toolset_00"])
+
+
+def _median_ms(times: list[float]) -> str:
+    return f"{statistics.median(times) * 1000:8.3f} ms"
+
+
+def tokens_per_request(tools: list[Any]) -> None:
+    count = token_counter()
+    if count is None:
+        print("  (no offline tokenizer: pip install 'tooldesign[tokens]' to count tokens)")
+        return
+    print("tokens per request, every tool eager vs deferred (20 eager, 980 deferred):")
+    for label, provider, api in FORMS:
+        everything = adapter(provider, [*tools, *DISCOVERY], api=api)
+        eager = count(json.dumps(everything.tools()))
+        made = deferred_export(everything, PLAN)
+        prefix = count(json.dumps(made.prefix))
+        print(
+            f"  {label:<22} eager {eager:>9,}  deferred {prefix:>7,}  ({prefix / eager:.1%};"
+            f" search: {made.search})"
+        )
+
+
+def _renamed(tool: CatalogTool, n: int) -> CatalogTool:
+    return dataclasses.replace(tool, id=f"{tool.id}_{n}", name=f"{tool.name}_{n}")
+
+
+def search_speed(tools: list[CatalogTool], repeat: int, generation: float) -> None:
+    print("tool search (BM25, in process):")
+    for size in (1_000, 10_000):
+        listed = [_renamed(t, n) for n in range(size // len(tools)) for t in tools][:size]
+        builds: list[float] = []
+        index = SearchIndex.build(listed)
+        for _ in range(repeat):
+            started = time.perf_counter()
+            index = SearchIndex.build(listed)
+            builds.append(time.perf_counter() - started)
+        queries = [t.title or t.description for t in listed[: min(len(listed), 1000)]]
+        found_1 = found_5 = 0
+        per_query: list[float] = []
+        for tool, query in zip(listed, queries, strict=False):
+            started = time.perf_counter()
+            hits = index.search(query, 5)
+            per_query.append(time.perf_counter() - started)
+            names = [h.name for h in hits]
+            found_1 += bool(names) and names[0] == tool.name
+            found_5 += tool.name in names
+        scans: list[float] = []
+        texts = [(t.name, t.description.lower()) for t in listed]
+        for query in queries[:200]:
+            wanted = words(query)
+            started = time.perf_counter()
+            _ = [n for n, text in texts if any(w in text for w in wanted)][:5]
+            scans.append(time.perf_counter() - started)
+        built = statistics.median(builds)
+        # The 10,000 are the 1,000 copied ten times: only the 1,000 tell recall.
+        recall = (
+            f";  recall@1 {found_1 / len(queries):.0%}, @5 {found_5 / len(queries):.0%}"
+            if size == len(tools)
+            else ""
+        )
+        print(
+            f"  {size:>6,} tools: query {statistics.median(per_query) * 1e6:7.1f} µs"
+            f"  (substring scan, baseline: {statistics.median(scans) * 1e6:8.1f} µs);"
+            f"  build {built * 1000:7.1f} ms ({built / generation:.1%} of generating 1,000)"
+            f"{recall}"
+        )
+
+
+def spill_speed(repeat: int) -> None:
+    rows = [{"id": i, "name": f"row {i:07d}", "tags": ["alpha", "beta"]} for i in range(160_000)]
+    value = {"rows": rows, "total": len(rows), "query": "everything"}
+    encode: list[float] = []
+    spill: list[float] = []
+    store = MemoryResultStore()
+    limits = Limits(result_overflow="spill")
+
+    async def runs() -> str:  # in one event loop, as calls run in a runtime
+        shown = ""
+        for _ in range(repeat):
+            started = time.perf_counter()
+            encoded = json.dumps(value, separators=(",", ":"))
+            encode.append(time.perf_counter() - started)
+            result = ToolResult("rows", result=value, result_json=encoded)
+            started = time.perf_counter()
+            answered = await budgeted(
+                result, limits, "b.t.rows", "rows", ToolCallMeta(), Spills(store)
+            )
+            spill.append(time.perf_counter() - started)
+            shown = answered.for_model()
+        return shown
+
+    preview_text = asyncio.run(runs())
+    encoded = json.dumps(value, separators=(",", ":"))
+    count = token_counter()
+    tokens = f", {count(preview_text):,} tokens" if count is not None else ""
+    print(
+        f"spill a {len(encoded) / 1e6:.1f} MB result: {_median_ms(spill)} "
+        f"(encoding it as JSON, baseline: {_median_ms(encode)}); "
+        f"preview {len(preview_text.encode()):,} bytes{tokens}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        design = write_design(root / "design")
+        started = time.perf_counter()
+        generate([str(design)], root / "gen")
+        generation = time.perf_counter() - started
+        catalog = load_catalog(root / "gen" / "synthetic" / "tool_schemas.json")
+    tools = list(catalog.tools)
+    print(f"catalogs benchmark: {len(tools)} tools (generated in {generation:.1f} s)")
+    tokens_per_request(tools)
+    search_speed(tools, args.repeat, generation)
+    spill_speed(args.repeat)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+"""Finding tools by what they do: a BM25 index over a catalog's words.
+
+A deferred catalog is only as good as its search. The index reads what a design says of each
+tool — its name, title, description, toolset, tags, the names and descriptions of its
+arguments (nested ones too) and the string values of its example — and ranks tools for a query
+with BM25 (k1 = 1.2, b = 0.75), the ranking Anthropic's hosted tool search, goa-ai and FastMCP
+use. Fields weigh differently: a word of the name counts three times, of the title twice.
+
+Words are lower-cased, split at anything not a letter or digit and at camelCase humps
+(``listDevices``, ``list_devices`` and ``list-devices`` all give ``list`` and ``device``); a
+final ``s`` is dropped from words longer than three letters, so plurals meet singulars; a short
+list of English stop words is skipped. In a catalog of 64 tools or more, a query's words that
+more than half the tools have are skipped when it has rarer ones: they barely tell tools apart
+(BM25 gives them almost no weight) and cost the most to add up.
+
+Everything is deterministic: the same tools give the same index and the same ranking, ties in
+tool order. The index is data (:meth:`SearchIndex.to_json` / :meth:`SearchIndex.from_json`), so
+it can be built once and stored beside a catalog. Each posting holds its precomputed BM25
+weight, so a query costs one dictionary lookup per word and one addition per posting.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+from tooldesign.jsonschema import keywords as K
+from tooldesign.jsonschema.navigate import MAPS
+from tooldesign.jsonschema.refs import ref_target
+
+K1 = 1.2
+B = 0.75
+FORMAT = 1
+COMMON_FROM = 64
+"""From this many tools on, a query's words that more than half the tools have are skipped
+when it has rarer ones."""
+"""The version of :meth:`SearchIndex.to_json`'s data."""
+
+NAME_WEIGHT, TITLE_WEIGHT, TEXT_WEIGHT = 3, 2, 1
+_HUMP = re.compile(r"([a-z0-9])([A-Z])")
+_WORD = re.compile(r"[^\W_]+")
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "will",
+        "with",
+        "which",
+        "who",
+        "what",
+        "when",
+        "where",
+        "how",
+        "all",
+        "any",
+        "can",
+        "may",
+        "your",
+        "you",
+    ]
+)
+_MAX_DEPTH = 4  # argument names this deep are read; deeper ones seldom name what a tool does
+
+
+def words(text: str) -> list[str]:
+    """The index's words of ``text``, in order (repeats kept)."""
+    return list(_words(text))
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> tuple[str, ...]:
+    # Cached: a catalog repeats its argument names and descriptions from tool to tool.
+    out: list[str] = []
+    for raw in _WORD.findall(_HUMP.sub(r"\1 \2", text)):
+        word = raw.lower()
+        if word in STOP_WORDS:
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        out.append(word)
+    return tuple(out)
+
+
+class _Type(Protocol):
+    @property
+    def schema(self) -> Mapping[str, Any]: ...
+
+    @property
+    def example(self) -> Any: ...
+
+
+class SearchableTool(Protocol):
+    """What the index reads of a tool: a generated ``ToolSpec`` or a catalog's tool fit."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def toolset(self) -> str: ...
+
+    @property
+    def title(self) -> str | None: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def tags(self) -> Sequence[str]: ...
+
+    @property
+    def payload(self) -> _Type: ...
+
+
+def tool_words(tool: SearchableTool) -> Counter[str]:
+    """The weighted words of one tool: how often each counts in its document."""
+    counts: Counter[str] = Counter()
+
+    def add(text: str | None, weight: int) -> None:
+        if text:
+            for word in _words(text):
+                counts[word] += weight
+
+    add(tool.name, NAME_WEIGHT)
+    add(tool.title, TITLE_WEIGHT)
+    add(tool.description, TEXT_WEIGHT)
+    add(tool.toolset, TEXT_WEIGHT)
+    for tag in tool.tags:
+        add(tag, TEXT_WEIGHT)
+    for text in _schema_words(tool.payload.schema, tool.payload.schema, 0, set()):
+        add(text, TEXT_WEIGHT)
+    for text in _strings(tool.payload.example):
+        add(text, TEXT_WEIGHT)
+    return counts
+
+
+def _schema_words(node: Any, root: Mapping[str, Any], depth: int, seen: set[str]) -> Iterator[str]:
+    """Argument names and descriptions, nested ones too (each definition read once)."""
+    if not isinstance(node, MAPS) or depth > _MAX_DEPTH:
+        return
+    ref = node.get(K.REF)
+    if isinstance(ref, str) and ref not in seen:
+        seen.add(ref)
+        yield from _schema_words(ref_target(root, ref), root, depth, seen)
+    properties = node.get(K.PROPERTIES)
+    if isinstance(properties, MAPS):
+        for key, child in properties.items():
+            yield str(key)
+            if isinstance(child, MAPS):
+                text = child.get(K.DESCRIPTION)
+                if isinstance(text, str) and depth == 0:
+                    yield text
+                yield from _schema_words(child, root, depth + 1, seen)
+    for key in (K.ITEMS, *K.UNIONS):
+        value = node.get(key)
+        for child in value if isinstance(value, list) else [value]:
+            yield from _schema_words(child, root, depth, seen)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """The strings inside an example value (keys are argument names, read already)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, MAPS):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One tool found: its name, its place in the index's tool order, and its BM25 score."""
+
+    name: str
+    position: int
+    score: float
+
+
+class SearchIndex:
+    """A BM25 index of tools, by name. Build it with :meth:`build`; query it with :meth:`search`."""
+
+    __slots__ = ("_postings", "names")
+
+    def __init__(self, names: Sequence[str], postings: Mapping[str, Sequence[tuple[int, float]]]):
+        self.names = tuple(names)
+        self._postings = postings
+
+    @classmethod
+    def build(cls, tools: Iterable[SearchableTool]) -> SearchIndex:
+        """The index of ``tools``, in their order (ties rank in it)."""
+        listed = list(tools)
+        return cls.from_words([t.name for t in listed], [tool_words(t) for t in listed])
+
+    @classmethod
+    def from_words(cls, names: Sequence[str], documents: Sequence[Counter[str]]) -> SearchIndex:
+        """The index of documents already split into weighted words, one per name."""
+        lengths = [sum(d.values()) for d in documents]
+        average = (sum(lengths) / len(lengths)) if lengths else 1.0
+        frequency: Counter[str] = Counter()
+        for document in documents:
+            frequency.update(document.keys())
+        total = len(documents)
+        postings: dict[str, list[tuple[int, float]]] = {}
+        for position, (document, length) in enumerate(zip(documents, lengths, strict=True)):
+            norm = K1 * (1 - B + B * length / (average or 1.0))
+            for word in sorted(document):
+                tf = document[word]
+                df = frequency[word]
+                idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
+                weight = round(idf * tf * (K1 + 1) / (tf + norm), 6)
+                postings.setdefault(word, []).append((position, weight))
+        return cls(names, {w: postings[w] for w in sorted(postings)})
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def search(
+        self, query: str, limit: int = 5, *, within: frozenset[int] | None = None
+    ) -> list[SearchHit]:
+        """The best ``limit`` tools for ``query``, best first (ties in tool order).
+
+        ``within`` keeps only the tools at those positions (a toolset, the deferred ones).
+        A query none of whose words any tool has finds nothing.
+        """
+        return self.find(query, limit, within=within)[0]
+
+    def find(
+        self, query: str, limit: int = 5, *, within: frozenset[int] | None = None
+    ) -> tuple[list[SearchHit], int]:
+        """:meth:`search`'s hits, and how many tools matched in all."""
+        scores: dict[int, float] = {}
+        asked = [w for w in dict.fromkeys(_words(query)) if w in self._postings]
+        if len(self.names) >= COMMON_FROM:
+            # Words most tools have barely tell them apart, and cost the most to add up: when
+            # the query has rarer words, those decide.
+            rare = [w for w in asked if len(self._postings[w]) * 2 <= len(self.names)]
+            asked = rare or asked
+        for word in asked:
+            postings = self._postings[word]
+            if within is None:
+                for position, weight in postings:
+                    scores[position] = scores.get(position, 0.0) + weight
+            else:
+                for position, weight in postings:
+                    if position in within:
+                        scores[position] = scores.get(position, 0.0) + weight
+        chosen = list(scores.items())
+        if 0 < limit < len(chosen):  # keep what can rank: the scores at the limit's or above
+            least = heapq.nlargest(limit, scores.values())[-1]
+            chosen = [item for item in chosen if item[1] >= least]
+        chosen.sort(key=lambda item: (-item[1], item[0]))
+        best = chosen[: max(limit, 0)]
+        return [SearchHit(self.names[p], p, round(s, 6)) for p, s in best], len(scores)
+
+    def to_json(self) -> dict[str, Any]:
+        """The index as JSON data (sorted, so the same tools give the same bytes)."""
+        return {
+            "version": FORMAT,
+            "k1": K1,
+            "b": B,
+            "tools": list(self.names),
+            "postings": {w: [[p, s] for p, s in ps] for w, ps in self._postings.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SearchIndex:
+        """An index read back from :meth:`to_json`'s data."""
+        if data.get("version") != FORMAT:
+            raise ValueError(
+                f"search index version {data.get('version')!r} is not {FORMAT}; regenerate it"
+            )
+        postings = {w: [(int(p), float(s)) for p, s in ps] for w, ps in data["postings"].items()}
+        return cls(list(data["tools"]), postings)
+
+
+__all__ = [
+    "FORMAT",
+    "STOP_WORDS",
+    "SearchHit",
+    "SearchIndex",
+    "SearchableTool",
+    "tool_words",
+    "words",
+]
