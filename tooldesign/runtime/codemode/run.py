@@ -209,13 +209,8 @@ class CodeMode:
                                 continue
                             name = str(snap.function_name)
                             spec = specs.get(name)
-                            if spec is None or snap.is_os_function:
-                                known = ", ".join(specs) or "none"
-                                snap = await snap.resume(
-                                    _raise(
-                                        NameError(f"name {name!r} is not defined (tools: {known})")
-                                    )
-                                )
+                            if spec is None:
+                                snap = await self._not_a_tool(snap, name, specs)
                                 continue
                             if self.access_of(spec) == "direct":
                                 snap = await snap.resume(
@@ -265,6 +260,17 @@ class CodeMode:
         if sizes[0] + len(shown) > limits.output_bytes:
             raise ToolFailure(self._too_much(sizes[0] + len(shown)), recovery=Recovery.REPLAN)
         return CodeRun(value=value, printed=text, calls=count, results=results)
+
+    @staticmethod
+    async def _not_a_tool(snap: Any, name: str, specs: Mapping[str, Any]) -> Any:
+        """A call of something else than a tool: the sandbox's own answer (no files, no
+        network, no imports of its host), or a ``NameError`` listing the tools."""
+        if snap.is_os_function or not name.isidentifier():
+            return await snap.resume_not_handled()
+        known = ", ".join(specs) or "none"
+        return await snap.resume(
+            _raise(NameError(f"name {name!r} is not defined (tools: {known})"))
+        )
 
     def _too_much(self, size: int) -> str:
         return (
