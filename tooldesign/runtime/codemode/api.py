@@ -21,7 +21,7 @@ from typing import Any
 
 from tooldesign.contract.catalog import CatalogTool
 from tooldesign.jsonschema import keywords as K
-from tooldesign.jsonschema.text import compact_json
+from tooldesign.jsonschema.text import compact_json, printable
 from tooldesign.jsonschema.words import phrases
 from tooldesign.runtime.codemode.policy import Access, access_for, default_access
 from tooldesign.runtime.spec.specs import ToolSpec
@@ -103,9 +103,8 @@ def render_api(tools: Sequence[ApiTool], *, title: str) -> str:
     head.append('"""')
     typing_names = sorted(writer.typing)
     imports = [f"from typing import {', '.join(typing_names)}"] if typing_names else []
-    parts = ["\n".join(head), *(["\n".join(imports)] if imports else []), *writer.classes]
-    parts.extend(functions)
-    return "\n\n\n".join(parts) + "\n"
+    top = "\n".join(head) + ("\n\n" + "\n".join(imports) if imports else "")
+    return "\n\n".join([top, *writer.classes, *functions]) + "\n"
 
 
 def api_for_specs(
@@ -120,8 +119,8 @@ def api_for_catalog(tools: Iterable[CatalogTool], *, title: str) -> str:
 
 def _line(text: str) -> str:
     """One line of prose, safe inside a docstring or a comment."""
-    text = " ".join(str(text).split())
-    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    text = " ".join(str(text).split()).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return printable(text)
 
 
 def _class_name(text: str) -> str:
@@ -163,10 +162,11 @@ class _Writer:
                     params.append(f"{name}: {kind} = {_literal(schema[K.DEFAULT])}")
                 else:
                     params.append(f"{name}: {kind} | None = None")
+            listed = "".join(f"    {param},\n" for param in params)
             signature = (
-                f"def {tool.name}(*, {', '.join(params)}) -> {returns}:"
+                f"def {tool.name}(\n    *,\n{listed}) -> {returns}:"
                 if params
-                else (f"def {tool.name}() -> {returns}:")
+                else f"def {tool.name}() -> {returns}:"
             )
             if names:
                 doc.append("")
@@ -187,7 +187,8 @@ class _Writer:
                 + ": the code waits for the decision."
             )
         body = "\n".join(f"    {line}" if line else "" for line in doc).lstrip()
-        return f'{signature}\n    """{body}\n    """\n    ...'
+        end = "\n    " if len(doc) > 1 else ""
+        return f'{signature}\n    """{body}{end}"""'
 
     def type_of(self, schema: Any, root: Mapping[str, Any], hint: str) -> str:
         if not isinstance(schema, Mapping):
@@ -243,7 +244,7 @@ class _Writer:
         self.typing.add("TypedDict")
         lines = []
         if schema.get(K.DESCRIPTION):
-            lines.append(f'    """{_line(schema[K.DESCRIPTION])}"""')
+            lines.append(f'    """{_line(schema[K.DESCRIPTION])}"""\n')
         fields = []
         for prop, sub in props.items():
             kind = self.type_of(sub, root, f"{name}_{prop}")
@@ -254,7 +255,9 @@ class _Writer:
             fields.append((prop, kind, about))
         if all(_identifier(p) for p, _, _ in fields):
             for prop, kind, about in fields:
-                lines.append(f"    {prop}: {kind}" + (f"  # {about}" if about else ""))
+                if about:
+                    lines.append(f"    # {about}")
+                lines.append(f"    {prop}: {kind}")
             if not fields:
                 lines.append("    pass")
             text = f"class {name}(TypedDict):\n" + "\n".join(lines)
