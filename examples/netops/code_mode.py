@@ -58,7 +58,7 @@ def _definitions(runtime: Runtime, names: list[str] | None = None) -> str:
         [
             {"name": s.name, "description": s.description, "parameters": dict(s.payload.schema)}
             for s in runtime.specs()
-            if names is None or s.name in names
+            if (s.name in names if names is not None else s.name != "run_code")
         ]
     )
 
