@@ -89,6 +89,18 @@ def test_chains_calls_pauses_for_approval_and_resumes_without_calling_again() ->
     assert len(inner) == calls_before + 1
 
 
+def test_a_paused_run_resumes_for_its_own_call_only() -> None:
+    runtime, restarts = code_runtime()
+    first = run(runtime, CHAIN)
+    [request] = pending_approvals([first])
+    decision = request.approve(by="ann")
+    other = ToolCallMeta(run_id="run-2", session_id="sess-1", tool_call_id="call-9")
+    # Another call with an equal decision runs its own code from the start (and the decision,
+    # for exactly that restart, lets it run there).
+    data = value(run(runtime, CHAIN, meta=other, approvals=[decision]))
+    assert data["calls"] > 2 and restarts.ran == [request.arguments["device_id"]]
+
+
 def test_an_approver_decides_inline_and_a_denial_is_a_permission_error() -> None:
     runtime, restarts = code_runtime(approver=lambda request, meta: True)
     data = value(run(runtime, CHAIN))

@@ -154,7 +154,10 @@ class CodeMode:
                 recovery=Recovery.FINISH,
             ) from error
         limits = self.limits
-        code_hash = hashlib.sha256(code.encode()).hexdigest()
+        # A paused run resumes only for the same code of the same call (its session, run and
+        # call ids): another session holding an equal decision starts its own run.
+        owner = (meta.session_id, meta.run_id, meta.tool_call_id, code)
+        code_hash = hashlib.sha256(json.dumps(owner).encode()).hexdigest()
         paused = self._resumable(code_hash, decisions)
         printed: list[str] = list(paused.printed) if paused else []
         sizes = [sum(len(p) for p in printed)]
