@@ -112,7 +112,7 @@ def toolset_files(view: ToolsetView, catalog: Sequence[dict[str, Any]]) -> list[
             CODE_API,
             {
                 "entries": catalog,
-                "title": code_api_title(view.service, view.name, view.description),
+                "heading": code_api_title(view.service, view.name, view.description),
                 "header": f"{HEADER}\n# Code-mode API of toolset {view.name!r} of service "
                 f"{view.service!r}.",
             },

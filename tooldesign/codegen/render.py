@@ -81,7 +81,7 @@ def _code_api(context: Any) -> str:
     from tooldesign.runtime.codemode.api import api_for_catalog
 
     tools = [CatalogTool.from_entry(entry) for entry in context["entries"]]
-    return f"{context['header']}\n{api_for_catalog(tools, title=context['title'])}"
+    return f"{context['header']}\n{api_for_catalog(tools, title=context['heading'])}"
 
 
 def _catalog(parts: Iterable[Any]) -> str:
