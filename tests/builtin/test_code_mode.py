@@ -6,6 +6,7 @@ Each test starts pydantic-monty's worker processes: slow."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -113,6 +114,18 @@ def test_an_approver_decides_inline_and_a_denial_is_a_permission_error() -> None
     )
     data = value(run(runtime, code))
     assert "declined" in data["value"] and restarts.ran == []
+
+
+def test_a_persons_time_does_not_count_against_the_runs_wall_clock() -> None:
+    def slow_person(request: Any, meta: Any) -> bool:
+        time.sleep(1.5)
+        return True
+
+    limits = CodeLimits(wall_seconds=1.0, calls=1_000_000)
+    runtime, restarts = code_runtime(limits, approver=slow_person)
+    assert value(run(runtime, CHAIN))["value"]["accepted"] is True and len(restarts.ran) == 1
+    result = run(runtime, "while True:\n    get_site(site_id='hq')")
+    assert not result.ok and "longer than 1 s" in result.for_model()
 
 
 def test_code_catches_a_retry_hint_and_corrects_itself() -> None:

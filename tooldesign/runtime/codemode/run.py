@@ -24,7 +24,6 @@ run), its memory, the number of calls, and the size of what it prints and return
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import time
@@ -37,6 +36,7 @@ from tooldesign.runtime import answers
 from tooldesign.runtime.approval import Decisions
 from tooldesign.runtime.codemode.api import api_for_specs
 from tooldesign.runtime.codemode.policy import Access, access_for, checked_overrides
+from tooldesign.runtime.control.interceptors import deadline
 from tooldesign.runtime.errors import ToolFailure
 from tooldesign.runtime.reasons import Recovery, RetryReason
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
@@ -171,77 +171,79 @@ class CodeMode:
 
         count = paused.calls if paused else 0
         try:
-            async with asyncio.timeout(limits.wall_seconds):
-                async with monty.AsyncMonty(request_timeout=limits.wall_seconds + 5) as pool:
-                    session = pool.checkout(
-                        script_name="code.py",
-                        limits={
-                            "max_feed_duration_secs": limits.seconds,
-                            "max_memory": limits.memory_bytes,
-                            "max_suspensions": limits.calls + 10,
-                        },
-                        os_policy={"sleep": "zero"},
-                    )
-                    async with session:
-                        if paused is not None:
-                            snap: Any = await session.load_snapshot(
-                                paused.blob, print_callback=on_print
-                            )
-                            # The call that waited, now with its decision.
-                            result = await self._call(
-                                paused.name, paused.payload, meta, decisions, count
-                            )
-                            results.append(result)
-                            snap = await self._resume(
-                                snap,
-                                result,
-                                code_hash,
-                                paused.name,
-                                paused.payload,
-                                printed,
-                                count,
-                                tool_id,
-                            )
-                        else:
-                            snap = await session.feed_start(code, print_callback=on_print)
-                        while not isinstance(snap, monty.MontyComplete):
-                            if sizes[0] > limits.output_bytes:
-                                raise _Stop(self._too_much(sizes[0]))
-                            if not isinstance(snap, monty.AsyncFunctionSnapshot):
-                                snap = await snap.resume_auto()  # a name lookup: undefined
-                                continue
-                            name = str(snap.function_name)
-                            spec = specs.get(name)
-                            if spec is None:
-                                snap = await self._not_a_tool(snap, name, specs)
-                                continue
-                            if self.access_of(spec) == "direct":
-                                snap = await snap.resume(
-                                    _raise(
-                                        PermissionError(
-                                            f"{name} cannot be called from code: call it directly, "
-                                            "one call per turn"
-                                        )
+            async with (
+                deadline(limits.wall_seconds),
+                monty.AsyncMonty(request_timeout=limits.wall_seconds + 5) as pool,
+            ):
+                session = pool.checkout(
+                    script_name="code.py",
+                    limits={
+                        "max_feed_duration_secs": limits.seconds,
+                        "max_memory": limits.memory_bytes,
+                        "max_suspensions": limits.calls + 10,
+                    },
+                    os_policy={"sleep": "zero"},
+                )
+                async with session:
+                    if paused is not None:
+                        snap: Any = await session.load_snapshot(
+                            paused.blob, print_callback=on_print
+                        )
+                        # The call that waited, now with its decision.
+                        result = await self._call(
+                            paused.name, paused.payload, meta, decisions, count
+                        )
+                        results.append(result)
+                        snap = await self._resume(
+                            snap,
+                            result,
+                            code_hash,
+                            paused.name,
+                            paused.payload,
+                            printed,
+                            count,
+                            tool_id,
+                        )
+                    else:
+                        snap = await session.feed_start(code, print_callback=on_print)
+                    while not isinstance(snap, monty.MontyComplete):
+                        if sizes[0] > limits.output_bytes:
+                            raise _Stop(self._too_much(sizes[0]))
+                        if not isinstance(snap, monty.AsyncFunctionSnapshot):
+                            snap = await snap.resume_auto()  # a name lookup: undefined
+                            continue
+                        name = str(snap.function_name)
+                        spec = specs.get(name)
+                        if spec is None:
+                            snap = await self._not_a_tool(snap, name, specs)
+                            continue
+                        if self.access_of(spec) == "direct":
+                            snap = await snap.resume(
+                                _raise(
+                                    PermissionError(
+                                        f"{name} cannot be called from code: call it directly, "
+                                        "one call per turn"
                                     )
                                 )
-                                continue
-                            payload = _payload(snap.args, snap.kwargs)
-                            if isinstance(payload, Exception):
-                                snap = await snap.resume(_raise(payload))
-                                continue
-                            count += 1
-                            if count > limits.calls:
-                                raise _Stop(
-                                    f"The code made more than {limits.calls} tool calls; the run "
-                                    "was stopped. Make fewer calls (filter with the tools' "
-                                    "arguments, or do part of the work in another run)."
-                                )
-                            result = await self._call(name, payload, meta, decisions, count)
-                            results.append(result)
-                            snap = await self._resume(
-                                snap, result, code_hash, name, payload, printed, count, tool_id
                             )
-                        value = snap.output
+                            continue
+                        payload = _payload(snap.args, snap.kwargs)
+                        if isinstance(payload, Exception):
+                            snap = await snap.resume(_raise(payload))
+                            continue
+                        count += 1
+                        if count > limits.calls:
+                            raise _Stop(
+                                f"The code made more than {limits.calls} tool calls; the run "
+                                "was stopped. Make fewer calls (filter with the tools' "
+                                "arguments, or do part of the work in another run)."
+                            )
+                        result = await self._call(name, payload, meta, decisions, count)
+                        results.append(result)
+                        snap = await self._resume(
+                            snap, result, code_hash, name, payload, printed, count, tool_id
+                        )
+                    value = snap.output
         except _Stop as stop:
             if stop.result is not None:
                 return stop.result
