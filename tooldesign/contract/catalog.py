@@ -28,6 +28,8 @@ Each entry lists what a model may see of one tool, and what an application build
                     sees them; an application must supply each)
 ``confirm``         ``{"prompt", "when"?, "denied"}`` when a person approves the tool's calls
                     (``Confirm``, :mod:`~tooldesign.contract.confirm`); left out otherwise
+``code_access``     ``"call"``, ``"approve"`` or ``"direct"`` when the design states whether code
+                    may call it (``CodeAccess``, :mod:`~tooldesign.contract.code_access`)
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -49,7 +51,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from tooldesign.contract.annotations import ANNOTATION_NAMES, ToolAnnotations
+from tooldesign.contract.annotations import ToolAnnotations, annotations_from_entry
+from tooldesign.contract.code_access import CodeAccess, code_access_problem
 from tooldesign.contract.conditions import ConditionError
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.errors import UserError
@@ -154,6 +157,9 @@ class ToolDefinition(Protocol):
     @property
     def confirm(self) -> ConfirmSpec | None: ...
 
+    @property
+    def code_access(self) -> CodeAccess | None: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -183,6 +189,8 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
     entry["injected"] = list(tool.injected)
     if tool.confirm is not None:
         entry["confirm"] = tool.confirm.entry()
+    if tool.code_access is not None:
+        entry["code_access"] = tool.code_access
     return fingerprinted(entry)
 
 
@@ -307,6 +315,7 @@ class CatalogTool:
     server_data: tuple[CatalogServerData, ...] = ()
     injected: tuple[str, ...] = ()
     confirm: ConfirmSpec | None = None
+    code_access: CodeAccess | None = None
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -495,7 +504,7 @@ def _parse_tool(
     result = _parse_type(entry.get("result"), f"{where}.result", problems)
     if payload is not None and payload.schema.get(K.TYPE) != "object":
         problems.append(f"{where}.payload.schema: the arguments' schema must be an object")
-    annotations = _parse_annotations(entry.get("annotations", {}), where, problems)
+    annotations = annotations_from_entry(entry.get("annotations", {}), where, problems)
     server_data = _parse_server_data(entry.get("server_data", []), where, problems)
     injected = entry.get("injected", [])
     if not isinstance(injected, list) or not all(isinstance(n, str) and n for n in injected):
@@ -506,6 +515,10 @@ def _parse_tool(
             confirm = ConfirmSpec.from_entry(entry["confirm"])
         except (ValueError, ConditionError) as exc:
             problems.append(f"{where}: {exc}")
+    code_access = entry.get("code_access")
+    confirmed = confirm is not None
+    if code_access is not None and (bad := code_access_problem(code_access, confirmed=confirmed)):
+        problems.append(f"{where}: 'code_access': {bad}")
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -531,6 +544,7 @@ def _parse_tool(
         server_data=server_data,
         injected=tuple(injected),
         confirm=confirm,
+        code_access=code_access,
     )
 
 
@@ -591,21 +605,6 @@ def _meta_error(schema: Any) -> tuple[str, str] | None:
     if error is None:
         return None
     return "/".join(str(p) for p in error.absolute_path), error.message
-
-
-def _parse_annotations(value: Any, where: str, problems: list[str]) -> ToolAnnotations:
-    if not isinstance(value, Mapping):
-        problems.append(f"{where}: 'annotations' must be a JSON object")
-        return ToolAnnotations()
-    hints: dict[str, bool] = {}
-    for key, hint in value.items():
-        if key not in ANNOTATION_NAMES:
-            problems.append(f"{where}: unknown annotation {key!r}")
-        elif not isinstance(hint, bool):
-            problems.append(f"{where}: annotation {key!r} must be true or false")
-        else:
-            hints[key] = hint
-    return ToolAnnotations(**hints)
 
 
 def _parse_server_data(

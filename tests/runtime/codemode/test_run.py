@@ -22,6 +22,7 @@ def test_the_default_policy_follows_side_effects() -> None:
     assert access["list_devices"] == access["get_device"] == "call"  # read-only
     assert access["update_preferences"] == "call"  # idempotent
     assert access["restart_device"] == access["schedule_maintenance"] == "approve"  # Confirm
+    assert access["check_reachability"] == "direct"  # read-only, but the design's CodeAccess
     spec = runtime.spec("get_device")
     assert spec is not None
     assert default_access(type(spec.annotations)(), None) == "direct"  # says nothing: direct
@@ -29,11 +30,16 @@ def test_the_default_policy_follows_side_effects() -> None:
 
 def test_an_application_changes_access_but_never_skips_an_approval() -> None:
     runtime = example_runtime()
-    mode = CodeMode(runtime, access={"get_device": "direct", "restart_device": "call"})
+    mode = CodeMode(
+        runtime,
+        access={"get_device": "direct", "restart_device": "call", "check_reachability": "call"},
+    )
     get_device, restart = runtime.spec("get_device"), runtime.spec("restart_device")
     assert get_device is not None and restart is not None
     assert mode.access_of(get_device) == "direct"
     assert mode.access_of(restart) == "approve"
+    probe = runtime.spec("check_reachability")
+    assert probe is not None and mode.access_of(probe) == "call"  # over the design's word
     assert "def get_device" not in mode.api() and "get_device" in mode.api()
     with pytest.raises(ValueError, match="code mode access for 'x' is 'free'"):
         CodeMode(runtime, access={"x": "free"})

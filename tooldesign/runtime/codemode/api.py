@@ -79,7 +79,7 @@ class ApiTool:
             result_name=tool.result.name,
             result=tool.result.schema,
             example=tool.payload.example,
-            access=default_access(tool.annotations, tool.confirm),
+            access=default_access(tool.annotations, tool.confirm, tool.code_access),
             when=tool.confirm.when if tool.confirm is not None else None,
         )
 

@@ -8,26 +8,33 @@ Three kinds of access:
 - ``direct``: only the model may call it, one call per turn (anything else: a tool with side
   effects that are not idempotent and that no person confirms).
 
-The default is safe: a tool says nothing of its side effects, it is ``direct``. An application
-changes a tool's access with ``CodeMode(access={"tool": "call"})``, but never lets code call a
-``Confirm`` tool without its approval: ``call`` on such a tool still waits for the decision.
+The default is safe: a tool says nothing of its side effects, it is ``direct``. The design
+changes a tool's access with ``CodeAccess(...)``, an application with
+``CodeMode(access={"tool": "call"})`` (over the design's); neither lets code call a ``Confirm``
+tool without its approval: ``call`` on such a tool still waits for the decision.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Any
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.code_access import CODE_ACCESS, CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.runtime.spec.specs import ToolSpec
 
-Access = Literal["call", "approve", "direct"]
-ACCESS: tuple[Access, ...] = get_args(Access)
+Access = CodeAccess
+ACCESS: tuple[Access, ...] = CODE_ACCESS
 
 
-def default_access(annotations: ToolAnnotations, confirm: ConfirmSpec | None) -> Access:
-    """What a tool's annotations and ``Confirm`` say of its access from code."""
+def default_access(
+    annotations: ToolAnnotations, confirm: ConfirmSpec | None, code_access: Access | None = None
+) -> Access:
+    """What the design says of a tool's access from code: its ``CodeAccess``, else what its
+    annotations and ``Confirm`` say."""
+    if code_access is not None:
+        return "approve" if confirm is not None and code_access == "call" else code_access
     if confirm is not None:
         return "approve"
     notes = annotations
@@ -43,7 +50,7 @@ def access_for(spec: ToolSpec[Any, Any], overrides: Mapping[str, Access]) -> Acc
     ``Confirm`` tool keeps its approval."""
     chosen = overrides.get(spec.id, overrides.get(spec.name))
     if chosen is None:
-        return default_access(spec.annotations, spec.confirm)
+        return default_access(spec.annotations, spec.confirm, spec.code_access)
     if spec.confirm is not None and chosen == "call":
         return "approve"
     return chosen

@@ -7,9 +7,10 @@ types say. None for an optional argument leaves it out.
 Raises ValueError when the arguments are invalid (its message says what to correct),
 PermissionError when the call is not allowed or a person declined it,
 RuntimeError when the tool failed.
+Not callable from code (call them directly): check_reachability.
 """
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, TypedDict
 
 class GetTimeSeriesResult(TypedDict):
     # Device measured
@@ -27,16 +28,6 @@ class GetTimeSeriesResult(TypedDict):
     # Measurements in the window; at least 0
     points: int
 
-class CheckReachabilityResult(TypedDict):
-    # Whether any probe came back
-    reachable: bool
-    # Share of probes lost, from 0 to 1; from 0 to 1
-    loss: float
-    # Median round trip in milliseconds; greater than 0
-    rtt_ms: NotRequired[float]
-    # The probe's own output, as the router reported it
-    raw: NotRequired[Any]
-
 def get_time_series(
     *,
     device_id: str,
@@ -51,14 +42,4 @@ def get_time_series(
         window: How far back to look
 
     Example arguments: {"device_id": "dev-0a1b2c3d", "metric": "latency", "window": "24h"}
-    """
-
-def check_reachability(
-    *,
-    value: str,
-) -> CheckReachabilityResult:
-    """Probe a host from the site router and report the loss
-
-    Args:
-        value: Host name or IP address to probe
     """
