@@ -166,8 +166,8 @@ def test_injected_values_come_from_the_run_and_cannot_be_forged() -> None:
     runtime.register(code_mode_registration(CodeMode(runtime)))
     code = "restart_device(device_id='dev-0a1b2c3d', reason='forging', session_id='evil')"
     result = run(runtime, code)
-    assert seen == ["sess-1"] or not result.ok
-    assert "evil" not in seen
+    # The value the code sent for the injected field is discarded: the run's session is used.
+    assert result.ok and seen == ["sess-1"]
 
 
 def test_direct_only_tools_and_unknown_names_are_refused_to_code() -> None:
