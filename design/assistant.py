@@ -19,6 +19,7 @@ from tooldesign.dsl import (
     BindTo,
     Boolean,
     BoundedResult,
+    CodeAccess,
     Confirm,
     Example,
     Float,
@@ -197,6 +198,8 @@ with Service("assistant", "Network operations assistant"):
                 Attribute("raw", Any, "The probe's own output, as the router reported it")
                 Required("reachable", "loss")
             Annotations(read_only=True, open_world=True)
+            # Probes go out from the site's router: not in a loop of model-written code.
+            CodeAccess("direct")
             BindTo(MetricsService.check_reachability)
 
     with Toolset("profiles", "The signed-in user's profile and preferences"):

@@ -13,6 +13,11 @@ The same toolsets in an agent framework, with the framework's own scripted model
 (``examples/netops/frameworks``):
 
     python -m examples.netops.agent --framework pydantic-ai     # or openai-agents, langchain
+
+Code mode: the model writes one piece of code that calls the tools (``examples/netops/code_mode.py``
+runs a multi-step task both ways and prints turns and tokens side by side):
+
+    python -m examples.netops.agent --code-mode
 """
 
 from __future__ import annotations
@@ -65,8 +70,9 @@ async def restart_device(
     return device_types.RestartDeviceResult(accepted=True, job_id=f"restart-{args.device_id}")
 
 
-def build_runtime(*, interceptors: Sequence[Interceptor] = ()) -> Runtime:
-    """The example's runtime; ``interceptors`` run after the example's own."""
+def build_runtime(*, interceptors: Sequence[Interceptor] = (), rate_limit: bool = True) -> Runtime:
+    """The example's runtime; ``interceptors`` run after the example's own (without its rate
+    limit for a task that makes many calls at once: code mode's)."""
     inventory = Inventory()
     return Runtime(
         [
@@ -78,7 +84,12 @@ def build_runtime(*, interceptors: Sequence[Interceptor] = ()) -> Runtime:
             profiles.new_registration(service=ProfileService()),
             docs.new_registration(service=DocumentService()),
         ],
-        interceptors=[LogCalls(), Timeout(5.0), RateLimit(rate=20, burst=5), *interceptors],
+        interceptors=[
+            LogCalls(),
+            Timeout(5.0),
+            *([RateLimit(rate=20, burst=5)] if rate_limit else []),
+            *interceptors,
+        ],
         expose=(NotFoundError,),
     )
 
@@ -161,9 +172,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         choices=sorted(FRAMEWORKS),
         help="run the agent in this framework (with its scripted model) instead of the plain loop",
     )
+    parser.add_argument(
+        "--code-mode",
+        action="store_true",
+        help="run a multi-step task with one tool call per turn, then as code (run_code)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     runtime = build_runtime()
+    if args.code_mode:
+        from examples.netops import code_mode
+
+        code_mode.run(build_runtime(rate_limit=False), Operator().decide)
+        return
     if args.framework is not None:
         # Imported only when asked for: each needs its framework installed.
         importlib.import_module(FRAMEWORKS[args.framework]).run(runtime)

@@ -17,6 +17,7 @@ from tooldesign.codegen.bindings import (
 )
 from tooldesign.codegen.files import (
     CATALOG,
+    CODE_API,
     MODELS,
     SERVICE_INIT,
     GeneratedFile,
@@ -157,6 +158,7 @@ def test_a_bound_toolset_package_has_transforms(bound: ToolsetView) -> None:
         ("shop/toolsets/orders/transforms.py", "transforms.py.j2"),
         ("shop/toolsets/orders/types.py", MODELS),
         ("shop/toolsets/orders/tool_schemas.json", CATALOG),
+        ("shop/toolsets/orders/code_api.pyi", CODE_API),
     ]
     executor = toolset_files(bound, [])[3]
     assert executor.first_party == frozenset({"scenario_shop"})

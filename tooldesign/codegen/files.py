@@ -25,6 +25,11 @@ MODELS = "<model generator>"
 CATALOG = "<catalog>"
 """The renderer of ``tool_schemas.json``: the tools listed, as JSON with one tool a line."""
 
+CODE_API = "<code api>"
+"""The renderer of ``code_api.pyi``: the typed API code mode shows a model, from the catalog."""
+
+CODE_API_NAME = "code_api.pyi"
+
 SERVICE_INIT = "<service package>"
 """The renderer of a service package's ``__init__.py`` files: a header and a docstring."""
 
@@ -100,7 +105,27 @@ def toolset_files(view: ToolsetView, catalog: Sequence[dict[str, Any]]) -> list[
     files.append(
         GeneratedFile(f"{package}/{CATALOG_NAME}", CATALOG, {"parts": [catalog]}, formatted=False)
     )
+    # Written as rendered: the runtime renders the same text from the specs (a test compares).
+    files.append(
+        GeneratedFile(
+            f"{package}/{CODE_API_NAME}",
+            CODE_API,
+            {
+                "entries": catalog,
+                "heading": code_api_title(view.service, view.name, view.description),
+                "header": f"{HEADER}\n# Code-mode API of toolset {view.name!r} of service "
+                f"{view.service!r}.",
+            },
+            formatted=False,
+        )
+    )
     return files
+
+
+def code_api_title(service: str, toolset: str, description: str | None) -> str:
+    """The first line of a toolset's code-mode API."""
+    title = f"Toolset {toolset} of service {service}"
+    return f"{title}: {description}" if description else title
 
 
 def service_files(name: str, ident: str, catalog: Sequence[CatalogPart]) -> list[GeneratedFile]:

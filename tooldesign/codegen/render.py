@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldesign.codegen.files import CATALOG, MODELS, SERVICE_INIT, GeneratedFile
+from tooldesign.codegen.files import CATALOG, CODE_API, MODELS, SERVICE_INIT, GeneratedFile
 from tooldesign.codegen.literals import py_docstring, py_literal
 
 if TYPE_CHECKING:
@@ -59,6 +59,8 @@ def render_files(files: Iterable[GeneratedFile]) -> Rendered:
             out.notices.extend(models.notices)
         elif file.template == CATALOG:
             out.files[file.path] = _catalog(file.context["parts"])
+        elif file.template == CODE_API:
+            out.files[file.path] = _code_api(file.context)
         elif file.template == SERVICE_INIT:
             # Written as the formatter would write it: it skips the formatting run.
             out.files[file.path] = (
@@ -72,6 +74,14 @@ def render_files(files: Iterable[GeneratedFile]) -> Rendered:
                 text = sort_imports(text, file.first_party)
             out.files[file.path] = text
     return out
+
+
+def _code_api(context: Any) -> str:
+    from tooldesign.contract.catalog import CatalogTool
+    from tooldesign.runtime.codemode.api import api_for_catalog
+
+    tools = [CatalogTool.from_entry(entry) for entry in context["entries"]]
+    return f"{context['header']}\n{api_for_catalog(tools, title=context['heading'])}"
 
 
 def _catalog(parts: Iterable[Any]) -> str:

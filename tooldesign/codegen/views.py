@@ -21,6 +21,7 @@ from tooldesign.codegen.bindings import (
 from tooldesign.codegen.model_types import model_constraints, needs_schema_check
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.loading import Loading
@@ -112,6 +113,7 @@ class ToolView:
     server_data: tuple[ServerDataView, ...]
     annotations: ToolAnnotations
     confirm: ConfirmSpec | None
+    code_access: CodeAccess | None
     repairs: tuple[FieldRepair, ...]
     limits: ToolLimits
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
@@ -322,6 +324,7 @@ class _ToolsetViewBuilder:
             ),
             annotations=tool.annotations,
             confirm=tool.confirm,
+            code_access=tool.code_access,
             repairs=tool.repairs,
             limits=tool.limits,
             loading=tool.loading,

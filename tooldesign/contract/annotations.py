@@ -83,3 +83,20 @@ def from_hints(values: Mapping[str, Any]) -> ToolAnnotations:
             if key in _BY_HINT_NAME and isinstance(value, bool)
         }
     )
+
+
+def annotations_from_entry(value: Any, where: str, problems: list[str]) -> ToolAnnotations:
+    """The annotations of a catalog entry (``{"read_only": true, …}``); what is wrong with them
+    is added to ``problems``, prefixed with ``where``."""
+    if not isinstance(value, Mapping):
+        problems.append(f"{where}: 'annotations' must be a JSON object")
+        return ToolAnnotations()
+    hints: dict[str, bool] = {}
+    for key, hint in value.items():
+        if key not in ANNOTATION_NAMES:
+            problems.append(f"{where}: unknown annotation {key!r}")
+        elif not isinstance(hint, bool):
+            problems.append(f"{where}: annotation {key!r} must be true or false")
+        else:
+            hints[key] = hint
+    return ToolAnnotations(**hints)

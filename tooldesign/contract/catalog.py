@@ -30,6 +30,8 @@ Each entry lists what a model may see of one tool, and what an application build
                     (``Confirm``, :mod:`~tooldesign.contract.confirm`); left out otherwise
 ``loading``         ``"deferred"`` when the model finds the tool through a tool search
                     (``Loading``, :mod:`~tooldesign.contract.loading`); left out otherwise
+``code_access``     ``"call"``, ``"approve"`` or ``"direct"`` when the design states whether code
+                    may call it (``CodeAccess``, :mod:`~tooldesign.contract.code_access`)
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -50,7 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from tooldesign.contract.annotations import ANNOTATION_NAMES, ToolAnnotations
+from tooldesign.contract.annotations import ToolAnnotations, annotations_from_entry
+from tooldesign.contract.code_access import CodeAccess, code_access_problem
 from tooldesign.contract.conditions import ConditionError
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.errors import UserError
@@ -160,6 +163,9 @@ class ToolDefinition(Protocol):
     @property
     def loading(self) -> Loading | None: ...
 
+    @property
+    def code_access(self) -> CodeAccess | None: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -191,6 +197,8 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
         entry["confirm"] = tool.confirm.entry()
     if tool.loading == "deferred":
         entry[LOADING_KEY] = tool.loading
+    if tool.code_access is not None:
+        entry["code_access"] = tool.code_access
     return fingerprinted(entry)
 
 
@@ -316,6 +324,7 @@ class CatalogTool:
     injected: tuple[str, ...] = ()
     confirm: ConfirmSpec | None = None
     loading: Loading | None = None
+    code_access: CodeAccess | None = None
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -504,7 +513,7 @@ def _parse_tool(
     result = _parse_type(entry.get("result"), f"{where}.result", problems)
     if payload is not None and payload.schema.get(K.TYPE) != "object":
         problems.append(f"{where}.payload.schema: the arguments' schema must be an object")
-    annotations = _parse_annotations(entry.get("annotations", {}), where, problems)
+    annotations = annotations_from_entry(entry.get("annotations", {}), where, problems)
     server_data = _parse_server_data(entry.get("server_data", []), where, problems)
     injected = entry.get("injected", [])
     if not isinstance(injected, list) or not all(isinstance(n, str) and n for n in injected):
@@ -518,6 +527,10 @@ def _parse_tool(
     loading = entry.get(LOADING_KEY)
     if loading is not None and loading not in LOADINGS:
         problems.append(f"{where}: 'loading' must be one of {', '.join(LOADINGS)}")
+    code_access = entry.get("code_access")
+    confirmed = confirm is not None
+    if code_access is not None and (bad := code_access_problem(code_access, confirmed=confirmed)):
+        problems.append(f"{where}: 'code_access': {bad}")
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -544,6 +557,7 @@ def _parse_tool(
         injected=tuple(injected),
         confirm=confirm,
         loading=loading,
+        code_access=code_access,
     )
 
 
@@ -560,21 +574,6 @@ def _parse_type(value: Any, where: str, problems: list[str]) -> CatalogType | No
     return CatalogType(
         name=name, schema=schema, example=value.get("example"), has_example="example" in value
     )
-
-
-def _parse_annotations(value: Any, where: str, problems: list[str]) -> ToolAnnotations:
-    if not isinstance(value, Mapping):
-        problems.append(f"{where}: 'annotations' must be a JSON object")
-        return ToolAnnotations()
-    hints: dict[str, bool] = {}
-    for key, hint in value.items():
-        if key not in ANNOTATION_NAMES:
-            problems.append(f"{where}: unknown annotation {key!r}")
-        elif not isinstance(hint, bool):
-            problems.append(f"{where}: annotation {key!r} must be true or false")
-        else:
-            hints[key] = hint
-    return ToolAnnotations(**hints)
 
 
 def _parse_server_data(

@@ -23,6 +23,7 @@ from tooldesign.dsl.records import (
     AttributeRecord,
     BindRecord,
     BoundedRecord,
+    CodeAccessRecord,
     ConfirmRecord,
     LimitsRecord,
     MessageRecord,
@@ -545,6 +546,18 @@ def Confirm(prompt: str, *, when: str | None = None, denied: str | None = None) 
         "Confirm",
         "confirm",
         lambda where, path: ConfirmRecord(where, path, prompt=prompt, when=when, denied=denied),
+    )
+
+
+def CodeAccess(access: str) -> None:
+    """Whether code the model writes (code mode) may call the tool: ``"call"`` (freely),
+    ``"approve"`` (each call waits for the tool's ``Confirm``) or ``"direct"`` (only the model
+    calls it). Without it the tool's side effects decide: read-only or idempotent tools
+    ``call``, ``Confirm`` tools ``approve``, the others ``direct``."""
+    _once_in_tool(
+        "CodeAccess",
+        "code_access",
+        lambda where, path: CodeAccessRecord(where, path, access=access),
     )
 
 

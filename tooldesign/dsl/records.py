@@ -101,6 +101,13 @@ class RepairsRecord(Record):
 
 
 @dataclass(eq=False)
+class CodeAccessRecord(Record):
+    """``CodeAccess(access)``: whether code the model writes may call the tool."""
+
+    access: Any = None
+
+
+@dataclass(eq=False)
 class AnnotationsRecord(Record):
     hints: dict[str, Any] = field(default_factory=dict)
     """The hints given, by name, as given (evaluation checks them against the table)."""
@@ -129,6 +136,7 @@ class ToolRecord(Record):
     bind: BindRecord | None = None
     annotations: AnnotationsRecord | None = None
     confirm: ConfirmRecord | None = None
+    code_access: CodeAccessRecord | None = None
     repairs: RepairsRecord | None = None
     limits: LimitsRecord | None = None
     loading: tuple[Any, Location] | None = None

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.loading import Loading
@@ -300,6 +301,8 @@ class Tool:
     """For a tool of an ``MCPToolset``: its name on the server (``None``: the same name)."""
     confirm: ConfirmSpec | None = None
     """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
+    code_access: CodeAccess | None = None
+    """``CodeAccess``: whether code mode's code may call it (``None``: its side effects say)."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)

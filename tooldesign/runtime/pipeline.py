@@ -74,6 +74,13 @@ _current: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
 )
 
 
+def call_decisions() -> Decisions:
+    """The decisions the running call was given: a tool that makes calls of its own (code
+    mode) passes them on, so that a decision given for an inner call reaches it."""
+    call = _current.get()
+    return call.decisions if call is not None else NO_DECISIONS
+
+
 class Pipeline:
     """The steps, and what they run with (a :class:`~tooldesign.runtime.Runtime` builds one).
 

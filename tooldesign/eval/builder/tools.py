@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
+from tooldesign.contract.code_access import CodeAccess, code_access_problem
 from tooldesign.contract.errors import close_match
 from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
 from tooldesign.contract.loading import LOADINGS, Loading
@@ -287,6 +288,7 @@ class _TreeBuilder:
             annotations=self._annotations(rec),
             remote_name=remote,
             confirm=control.confirm(rec.confirm, payload, user_types, injected, self.issues),
+            code_access=self._code_access(rec),
             repairs=control.tool_repairs(payload, user_types, repairs, injected),
             limits=self._limits(rec),
             loading=self._loading(rec.loading, rec) or toolset_loading,
@@ -300,6 +302,17 @@ class _TreeBuilder:
             elif tag not in out:
                 out.append(tag)
         return tuple(out)
+
+    def _code_access(self, rec: ToolRecord) -> CodeAccess | None:
+        record = rec.code_access
+        if record is None:
+            return None
+        problem = code_access_problem(record.access, confirmed=rec.confirm is not None)
+        if problem is not None:
+            self.issues.add(problem, record.location, record.path)
+            return None
+        access: CodeAccess = record.access
+        return access
 
     def _annotations(self, rec: ToolRecord) -> ToolAnnotations:
         ann = rec.annotations

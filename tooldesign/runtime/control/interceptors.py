@@ -12,7 +12,7 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 
 from tooldesign.runtime import answers
@@ -69,6 +69,18 @@ _deadlines: contextvars.ContextVar[tuple[asyncio.Timeout, ...]] = contextvars.Co
     "tooldesign_deadlines", default=()
 )
 """The deadlines of the ``Timeout`` interceptors a call is running under, outermost first."""
+
+
+@contextlib.asynccontextmanager
+async def deadline(seconds: float) -> AsyncIterator[asyncio.Timeout]:
+    """``asyncio.timeout(seconds)`` whose clock stops, as a ``Timeout``'s does, while a call
+    made inside it waits for a person (a code run's deadline, say)."""
+    async with asyncio.timeout(seconds) as timeout:
+        token = _deadlines.set((*_deadlines.get(), timeout))
+        try:
+            yield timeout
+        finally:
+            _deadlines.reset(token)
 
 
 @contextlib.contextmanager

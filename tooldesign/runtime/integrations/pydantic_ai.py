@@ -118,7 +118,14 @@ class TooldesignToolset(AbstractToolset[Any]):
         meta = with_call_ids(base, run_id=ctx.run_id, tool_call_id=ctx.tool_call_id)
         request = exported.request(tool_args, meta)
         if exported.spec.confirm is None:
-            return _answer(await self.runtime.execute(request))
+            result = await self.runtime.execute(request)
+            if result.awaiting_approval and result.approval is not None:
+                # A call made inside this one waits (code mode's run_code): the same flow.
+                if not ctx.tool_call_approved:
+                    raise ApprovalRequired(metadata=result.approval.to_dict())
+                granted = _granted(result.approval, ctx.tool_call_metadata)
+                result = await self.runtime.execute(request, approvals=[granted])
+            return _answer(result)
         approval = await self.runtime.approval_for(request)
         if approval is None:  # invalid, or not a call the design's condition selects
             return _answer(await self.runtime.execute(request))

@@ -14,6 +14,7 @@ from typing import Any, Generic, Literal, Self, TypeVar
 
 from pydantic import BaseModel
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
@@ -143,6 +144,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     confirm: ConfirmSpec | None = None
     """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
+    code_access: CodeAccess | None = None
+    """``CodeAccess``: whether code mode's code may call it (``None``: its side effects say)."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)

@@ -219,6 +219,7 @@ CHECK_REACHABILITY_SPEC: Final[
         read_only=True,
         open_world=True,
     ),
+    code_access="direct",
 )
 
 SPECS: Final[tuple[rt.ToolSpec[Any, Any], ...]] = (

@@ -1,0 +1,61 @@
+"""CodeMode on its own: the access policy, and the calls of a code run as children of its span.
+
+Tests that run code start pydantic-monty's worker processes: slow."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from tooldesign.builtin.code_mode import code_mode_registration
+from tooldesign.runtime import ToolCallMeta, ToolRequest, Tracing
+from tooldesign.runtime.codemode import CodeMode, default_access
+
+from tests.support.netops import example_runtime
+
+
+def test_the_default_policy_follows_side_effects() -> None:
+    runtime = example_runtime()
+    mode = CodeMode(runtime)
+    access = {spec.name: mode.access_of(spec) for spec in runtime.specs()}
+    assert access["list_devices"] == access["get_device"] == "call"  # read-only
+    assert access["update_preferences"] == "call"  # idempotent
+    assert access["restart_device"] == access["schedule_maintenance"] == "approve"  # Confirm
+    assert access["check_reachability"] == "direct"  # read-only, but the design's CodeAccess
+    spec = runtime.spec("get_device")
+    assert spec is not None
+    assert default_access(type(spec.annotations)(), None) == "direct"  # says nothing: direct
+
+
+def test_an_application_changes_access_but_never_skips_an_approval() -> None:
+    runtime = example_runtime()
+    mode = CodeMode(
+        runtime,
+        access={"get_device": "direct", "restart_device": "call", "check_reachability": "call"},
+    )
+    get_device, restart = runtime.spec("get_device"), runtime.spec("restart_device")
+    assert get_device is not None and restart is not None
+    assert mode.access_of(get_device) == "direct"
+    assert mode.access_of(restart) == "approve"
+    probe = runtime.spec("check_reachability")
+    assert probe is not None and mode.access_of(probe) == "call"  # over the design's word
+    assert "def get_device" not in mode.api() and "get_device" in mode.api()
+    with pytest.raises(ValueError, match="code mode access for 'x' is 'free'"):
+        CodeMode(runtime, access={"x": "free"})
+
+
+@pytest.mark.slow
+def test_inner_calls_are_children_of_the_code_runs_span(spans: Any) -> None:
+    provider, exporter = spans
+    runtime = example_runtime(tracing=Tracing(tracer_provider=provider))
+    runtime.register(code_mode_registration(CodeMode(runtime)))
+    meta = ToolCallMeta(run_id="r", tool_call_id="c")
+    code = json.dumps({"code": "get_site(site_id='hq')['name']"})
+    result = runtime.execute_sync(ToolRequest("run_code", code, meta))
+    assert result.ok, result.for_model()
+    finished = exporter.get_finished_spans()
+    outer = next(s for s in finished if "run_code" in s.name)
+    inner = next(s for s in finished if "get_site" in s.name)
+    assert inner.parent is not None and inner.parent.span_id == outer.context.span_id
+    assert inner.context.trace_id == outer.context.trace_id

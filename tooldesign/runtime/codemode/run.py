@@ -1,0 +1,391 @@
+"""Running model-written code in a sandbox, every call it makes through ``Runtime.execute``.
+
+The code runs in pydantic-monty (a Python interpreter written in Rust, in worker processes of
+its own): no filesystem, no network, no imports but a few pure modules, its time and memory
+bounded by the worker. It never runs in the agent's process. Each call the code makes to a
+tool stops the interpreter; the host runs the call through the runtime — decoding with repairs,
+injected values from the run's metadata, limits, interceptors, approval, events and spans (the
+code run's span is their parent) — and resumes the code with the result as plain JSON, or
+with an exception the code can catch:
+
+- ``ValueError``: the arguments were invalid; its message is the retry hint's text;
+- ``PermissionError``: the tool is direct-only, or a person declined the call;
+- ``RuntimeError``: the tool failed (its answer's text).
+
+A call that waits for a person's approval pauses the run: the interpreter is dumped, and the
+run is answered as awaiting that approval (the same request a direct call would make). The
+same code presented again with the decision resumes where it stopped; the calls it made before
+are not made again. An approver that decides at once (the runtime's, MCP elicitation) lets the
+code wait inline instead.
+
+What stops a run, uncatchably: its time (the interpreter's own, and the wall clock of the whole
+run), its memory, the number of calls, and the size of what it prints and returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooldesign.runtime import answers
+from tooldesign.runtime.approval import Decisions
+from tooldesign.runtime.codemode.api import api_for_specs
+from tooldesign.runtime.codemode.policy import Access, access_for, checked_overrides
+from tooldesign.runtime.control.interceptors import deadline
+from tooldesign.runtime.errors import ToolFailure
+from tooldesign.runtime.reasons import Recovery, RetryReason
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.runtime import Runtime
+from tooldesign.runtime.spec.specs import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class CodeLimits:
+    """What one code run may use. Each stops the run when it is exceeded; the code cannot catch
+    it. ``seconds`` is the interpreter's own time (it stops while a tool runs), ``wall_seconds``
+    the whole run's, tool calls included, waiting for a person excluded when the run pauses."""
+
+    seconds: float = 5.0
+    wall_seconds: float = 60.0
+    memory_bytes: int = 64 * 1024 * 1024
+    calls: int = 50
+    output_bytes: int = 20_000
+    """What the code prints and returns, together, as the model reads it."""
+
+
+@dataclass(slots=True)
+class CodeRun:
+    """What a finished run gives back: its value, what it printed, and the calls it made."""
+
+    value: Any
+    printed: str
+    calls: int
+    """Tool calls the code made (before a pause too)."""
+    results: list[ToolResult] = field(default_factory=list)
+    """The answers of the calls made since the run last started or resumed."""
+
+
+@dataclass(slots=True)
+class _Paused:
+    code_hash: str
+    blob: bytes
+    name: str
+    payload: dict[str, Any]
+    printed: list[str]
+    calls: int
+    at: float
+
+
+class _Stop(Exception):
+    """The run ends now, with this text for the model (a limit, or a paused run)."""
+
+    def __init__(self, message: str, result: ToolResult | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.result = result
+
+
+class CodeMode:
+    """Runs code against a runtime's tools. ``tools`` picks them (names or ids; all the
+    runtime's tools by default, resolved on each run); ``access`` changes a tool's access
+    (``call``, ``approve`` or ``direct``, see :mod:`.policy`)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        tools: Sequence[str] | None = None,
+        access: Mapping[str, str] | None = None,
+        limits: CodeLimits | None = None,
+        exclude: Sequence[str] = (),
+    ) -> None:
+        self.runtime = runtime
+        self.tools = tuple(tools) if tools is not None else None
+        self.access: dict[str, Access] = checked_overrides(access or {})
+        self.limits = limits or CodeLimits()
+        self.exclude = frozenset(exclude)
+        self._paused: OrderedDict[str, _Paused] = OrderedDict()
+
+    def specs(self) -> list[ToolSpec[Any, Any]]:
+        """The tools this code mode shows, in registration order."""
+        specs = [
+            s
+            for s in self.runtime.specs()
+            if s.id not in self.exclude and s.name not in self.exclude
+        ]
+        if self.tools is not None:
+            wanted = set(self.tools)
+            specs = [s for s in specs if s.id in wanted or s.name in wanted]
+        return specs
+
+    def access_of(self, spec: ToolSpec[Any, Any]) -> Access:
+        return access_for(spec, self.access)
+
+    def api(self, title: str = "Tools you can call from code") -> str:
+        """The typed API of the tools, as the model reads it."""
+        return api_for_specs(self.specs(), self.access, title=title)
+
+    async def run(
+        self,
+        code: str,
+        meta: ToolCallMeta | None = None,
+        decisions: Decisions | None = None,
+        *,
+        tool_id: str = "run_code",
+    ) -> CodeRun | ToolResult:
+        """Run ``code``: its result, or the answer of a run waiting for a person's approval.
+
+        A run that fails (the code raised, a limit stopped it, the sandbox is missing) raises
+        :class:`~tooldesign.runtime.ToolFailure` with the text the model reads.
+        """
+        meta = meta or ToolCallMeta()
+        decisions = decisions or Decisions()
+        try:
+            import pydantic_monty as monty
+        except ImportError as error:  # pragma: no cover - the extra is missing
+            raise ToolFailure(
+                "Code mode is not available here (the sandbox is not installed).",
+                recovery=Recovery.FINISH,
+            ) from error
+        limits = self.limits
+        # A paused run resumes only for the same code of the same call (its session, run and
+        # call ids): another session holding an equal decision starts its own run.
+        owner = (meta.session_id, meta.run_id, meta.tool_call_id, code)
+        code_hash = hashlib.sha256(json.dumps(owner).encode()).hexdigest()
+        paused = self._resumable(code_hash, decisions)
+        printed: list[str] = list(paused.printed) if paused else []
+        sizes = [sum(len(p) for p in printed)]
+        results: list[ToolResult] = []
+        specs = {s.name: s for s in self.specs()}
+
+        def on_print(_stream: str, text: str) -> None:
+            sizes[0] += len(text)
+            if sizes[0] <= limits.output_bytes:
+                printed.append(text)
+
+        count = paused.calls if paused else 0
+        try:
+            async with (
+                deadline(limits.wall_seconds),
+                monty.AsyncMonty(request_timeout=limits.wall_seconds + 5) as pool,
+            ):
+                session = pool.checkout(
+                    script_name="code.py",
+                    limits={
+                        "max_feed_duration_secs": limits.seconds,
+                        "max_memory": limits.memory_bytes,
+                        "max_suspensions": limits.calls + 10,
+                    },
+                    os_policy={"sleep": "zero"},
+                )
+                async with session:
+                    if paused is not None:
+                        snap: Any = await session.load_snapshot(
+                            paused.blob, print_callback=on_print
+                        )
+                        # The call that waited, now with its decision.
+                        result = await self._call(
+                            paused.name, paused.payload, meta, decisions, count
+                        )
+                        results.append(result)
+                        snap = await self._resume(
+                            snap,
+                            result,
+                            code_hash,
+                            paused.name,
+                            paused.payload,
+                            printed,
+                            count,
+                            tool_id,
+                        )
+                    else:
+                        snap = await session.feed_start(code, print_callback=on_print)
+                    while not isinstance(snap, monty.MontyComplete):
+                        if sizes[0] > limits.output_bytes:
+                            raise _Stop(self._too_much(sizes[0]))
+                        if not isinstance(snap, monty.AsyncFunctionSnapshot):
+                            snap = await snap.resume_auto()  # a name lookup: undefined
+                            continue
+                        name = str(snap.function_name)
+                        spec = specs.get(name)
+                        if spec is None:
+                            snap = await self._not_a_tool(snap, name, specs)
+                            continue
+                        if self.access_of(spec) == "direct":
+                            snap = await snap.resume(
+                                _raise(
+                                    PermissionError(
+                                        f"{name} cannot be called from code: call it directly, "
+                                        "one call per turn"
+                                    )
+                                )
+                            )
+                            continue
+                        payload = _payload(snap.args, snap.kwargs)
+                        if isinstance(payload, Exception):
+                            snap = await snap.resume(_raise(payload))
+                            continue
+                        count += 1
+                        if count > limits.calls:
+                            raise _Stop(
+                                f"The code made more than {limits.calls} tool calls; the run "
+                                "was stopped. Make fewer calls (filter with the tools' "
+                                "arguments, or do part of the work in another run)."
+                            )
+                        result = await self._call(name, payload, meta, decisions, count)
+                        results.append(result)
+                        snap = await self._resume(
+                            snap, result, code_hash, name, payload, printed, count, tool_id
+                        )
+                    value = snap.output
+        except _Stop as stop:
+            if stop.result is not None:
+                return stop.result
+            raise ToolFailure(stop.message, recovery=Recovery.REPLAN) from None
+        except TimeoutError:
+            raise ToolFailure(
+                f"The code ran longer than {limits.wall_seconds:g} s with its tool calls; the run "
+                "was stopped.",
+                recovery=Recovery.REPLAN,
+            ) from None
+        except monty.MontyError as error:
+            raise ToolFailure(_failure_text(error, count), recovery=Recovery.REPLAN) from None
+        text = "".join(printed)
+        try:
+            shown = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):
+            shown = repr(value)
+            value = shown
+        if sizes[0] + len(shown) > limits.output_bytes:
+            raise ToolFailure(self._too_much(sizes[0] + len(shown)), recovery=Recovery.REPLAN)
+        return CodeRun(value=value, printed=text, calls=count, results=results)
+
+    @staticmethod
+    async def _not_a_tool(snap: Any, name: str, specs: Mapping[str, Any]) -> Any:
+        """A call of something else than a tool: the sandbox's own answer (no files, no
+        network, no imports of its host), or a ``NameError`` listing the tools."""
+        if snap.is_os_function or not name.isidentifier():
+            return await snap.resume_not_handled()
+        known = ", ".join(specs) or "none"
+        return await snap.resume(
+            _raise(NameError(f"name {name!r} is not defined (tools: {known})"))
+        )
+
+    def _too_much(self, size: int) -> str:
+        return (
+            f"The code printed and returned {size} characters, more than the "
+            f"{self.limits.output_bytes} allowed; the run was stopped. Return only what the "
+            "answer needs (counts, ids, a few fields)."
+        )
+
+    def _resumable(self, code_hash: str, decisions: Decisions) -> _Paused | None:
+        """The paused run of this code that one of ``decisions`` decides, taken out."""
+        for decision in decisions.given:
+            paused = self._paused.get(decision.id)
+            if paused is not None and paused.code_hash == code_hash:
+                del self._paused[decision.id]
+                return paused
+        return None
+
+    async def _call(
+        self,
+        name: str,
+        payload: dict[str, Any],
+        meta: ToolCallMeta,
+        decisions: Decisions,
+        index: int,
+    ) -> ToolResult:
+        """One call of the code, through the whole pipeline, as a child of the run."""
+        parent = meta.tool_call_id or "code"
+        stable = meta.stable_id()
+        inner = ToolCallMeta(
+            run_id=meta.run_id,
+            session_id=meta.session_id,
+            turn_id=meta.turn_id,
+            tool_call_id=f"{parent}.{index}",
+            parent_tool_call_id=meta.tool_call_id,
+            labels=meta.labels,
+            server_data=meta.server_data,
+            call_id=f"{stable}.{index}" if stable else None,
+            trace=meta.trace,
+        )
+        request = ToolRequest(name, payload, inner)
+        return await self.runtime.execute(
+            request, approvals=decisions.given, approver=decisions.approver
+        )
+
+    async def _resume(
+        self,
+        snap: Any,
+        result: ToolResult,
+        code_hash: str,
+        name: str,
+        payload: dict[str, Any],
+        printed: list[str],
+        count: int,
+        tool_id: str,
+    ) -> Any:
+        if result.awaiting_approval and result.approval is not None:
+            self._paused[result.approval.id] = _Paused(
+                code_hash, snap.dump(), name, payload, list(printed), count, time.time()
+            )
+            while len(self._paused) > 256:  # the oldest paused runs are forgotten
+                self._paused.popitem(last=False)
+            raise _Stop("paused", answers.awaiting_approval(tool_id, result.approval))
+        if result.ok:
+            value = json.loads(result.result_json) if result.result_json else result.result
+            return await snap.resume(_returned(value))
+        text = result.for_model()
+        hint = result.retry_hint
+        if hint is not None and hint.reason in (RetryReason.INVALID_ARGUMENTS,):
+            return await snap.resume(_raise(ValueError(text)))
+        if result.telemetry.outcome == "approval_denied":
+            return await snap.resume(_raise(PermissionError(text)))
+        return await snap.resume(_raise(RuntimeError(text)))
+
+
+def _returned(value: Any) -> Any:
+    return {"return_value": value}
+
+
+def _raise(error: BaseException) -> Any:
+    return {"exception": error}
+
+
+def _payload(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | Exception:
+    """The arguments of a call: keyword arguments (``None`` leaves one out), or one dict."""
+    if args:
+        if len(args) == 1 and not kwargs and isinstance(args[0], dict):
+            return {k: v for k, v in args[0].items() if v is not None}
+        return TypeError("call tools with keyword arguments (or one dict of them)")
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _failure_text(error: Exception, calls: int) -> str:
+    """What the model reads when its code failed: the exception as the sandbox shows it."""
+    display = getattr(error, "display", None)
+    try:
+        text = display("traceback") if callable(display) else str(error)
+    except Exception:  # noqa: BLE001 - a rendering problem must not hide the failure
+        text = str(error)
+    text = text.strip()
+    if len(text) > 2000:
+        text = text[:1000] + "\n…\n" + text[-1000:]
+    made = f" after {calls} tool call{'s' if calls != 1 else ''}" if calls else ""
+    kind = type(error).__name__
+    if kind == "MontySyntaxError":
+        lead = "The code does not parse"
+    elif kind == "MontyTypingError":
+        lead = "The code does not type-check"
+    elif kind == "MontyCrashedError":
+        lead = "The sandbox stopped"
+    else:
+        lead = "The code raised an exception"
+    ran = f"\nThe {calls} tool call{'s' if calls != 1 else ''} before it did run." if calls else ""
+    return f"{lead}{made}:\n{text}{ran}"
