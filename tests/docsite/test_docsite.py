@@ -252,6 +252,6 @@ def test_a_folder_holding_other_files_is_refused(tmp_path: Path) -> None:
 def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["docs", str(GEN), "--out", str(tmp_path / "site")]) == 0
     out, _ = capsys.readouterr()
-    assert out.startswith("tooldesign: documented 13 tool(s) in ")
+    assert out.startswith("tooldesign: documented 14 tool(s) in ")
     assert main(["docs", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 2
     assert "missing: no such file or folder" in capsys.readouterr().err

@@ -20,6 +20,7 @@ from tooldesign.codegen.bindings import (
 )
 from tooldesign.codegen.model_types import model_constraints, needs_schema_check
 from tooldesign.contract import BOUNDS_CONFIG_KEY
+from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.limits import ToolLimits
@@ -107,6 +108,8 @@ class ToolView:
     repairs: tuple[FieldRepair, ...]
     limits: ToolLimits
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
+    agent: AgentContract | None
+    """``ImplementedByAgent``: its handler is the agent the application binds."""
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
     # Module-level names in specs.py and codecs.py (unique across both).
@@ -314,6 +317,7 @@ class _ToolsetViewBuilder:
             confirm=tool.confirm,
             repairs=tool.repairs,
             limits=tool.limits,
+            agent=tool.agent,
             remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),

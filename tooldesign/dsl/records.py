@@ -115,6 +115,13 @@ class LimitsRecord(Record):
 
 
 @dataclass(eq=False)
+class AgentRecord(Record):
+    uses: Any = ()
+    forward: Any = ()
+    budgets: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
 class ToolRecord(Record):
     name: Any
     description: Any
@@ -130,6 +137,7 @@ class ToolRecord(Record):
     confirm: ConfirmRecord | None = None
     repairs: RepairsRecord | None = None
     limits: LimitsRecord | None = None
+    agent: AgentRecord | None = None
     remote_name: Any = None
     """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
     duplicates: list[tuple[str, Location]] = field(default_factory=list)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, is_dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
+from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.limits import ToolLimits
@@ -302,6 +303,8 @@ class Tool:
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)
+    agent: AgentContract | None = None
+    """``ImplementedByAgent``: an agent run is the tool's implementation (the app binds it)."""
 
     @property
     def id(self) -> str:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.runtime import answers
+from tooldesign.runtime.agents import OuterCall, ParkedRuns, run_as_outer
 from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approve, granted_run, once
 from tooldesign.runtime.arguments import injected_values, invalid, models_unavailable
 from tooldesign.runtime.budget import within_budget
@@ -105,6 +106,9 @@ class Pipeline:
         self.decoders = decoders
         self.approvers = approvers
         self.approved_runs = ApprovedRuns()
+        self.agent_runs = ParkedRuns()
+        self.runtime: Any = None
+        """The runtime this pipeline is (set by it): agent-implemented tools run inner calls."""
 
     async def execute(self, request: ToolRequest, decisions: Decisions) -> ToolResult:
         """One call through every step, answered whatever happens."""
@@ -198,8 +202,13 @@ class Pipeline:
         remote = tool.registration.remote
         if remote is not None:
             return await remote.run(tool.spec.id, request, meta)
-        try:  # 6. run
-            outcome = await tool.binding.invoke(args, meta)
+        try:  # 6. run (an agent-implemented tool's inner run, with the outer call's context)
+            if tool.spec.agent is not None:
+                call = _current.get() or _NO_CALL
+                outer = OuterCall(call.decisions, self.runtime, self.agent_runs)
+                outcome = await run_as_outer(outer, lambda: tool.binding.invoke(args, meta))
+            else:
+                outcome = await tool.binding.invoke(args, meta)
         except BaseException as exc:
             if propagates(exc):
                 raise

@@ -261,6 +261,7 @@ class _TreeBuilder:
             confirm=control.confirm(rec.confirm, payload, user_types, injected, self.issues),
             repairs=control.tool_repairs(payload, user_types, repairs, injected),
             limits=self._limits(rec),
+            agent=control.agent(rec.agent, self.issues),
         )
 
     def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:

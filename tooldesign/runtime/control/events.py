@@ -56,6 +56,9 @@ class CallEvent:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallStarted(CallEvent):
     session_id: str | None = None
+    run_id: str | None = None
+    parent_tool_call_id: str | None = None
+    """The call whose run made this one (an agent-implemented tool's, for its inner run's calls)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -71,6 +71,12 @@ _deadlines: contextvars.ContextVar[tuple[asyncio.Timeout, ...]] = contextvars.Co
 """The deadlines of the ``Timeout`` interceptors a call is running under, outermost first."""
 
 
+def forget_deadlines() -> None:
+    """In a task's own context: the task answers to no caller's ``Timeout`` (an agent's inner
+    run, which may outlive the call that started it while it waits for a person)."""
+    _deadlines.set(())
+
+
 @contextlib.contextmanager
 def deadlines_paused() -> Iterator[None]:
     """Stop the clock of every ``Timeout`` the call runs under, until the block ends.

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Self, TypeVar
 
 from pydantic import BaseModel
+from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
@@ -147,6 +148,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     limits: ToolLimits = field(default_factory=ToolLimits)
     """The design's own limits for this tool (``Limits(...)``): each set one replaces the
     runtime's."""
+    agent: AgentContract | None = None
+    """``ImplementedByAgent``: the tool's implementation is an agent run (its contract)."""
 
     def server_data_spec(self, kind: str) -> ServerDataSpec[Any] | None:
         for spec in self.server_data:
