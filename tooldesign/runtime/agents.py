@@ -8,8 +8,8 @@ describes. While it runs, every call it makes through a :class:`~tooldesign.runt
 (``task.call``, or a framework's toolset over the runtime) is a call of this *inner run*:
 
 - its metadata carries the outer call as its parent (``parent_tool_call_id``), the inner run's
-  id, the outer call's trace, and the values the design ``forward``s from the outer call's
-  metadata (its injected fields are filled from them, never from a model);
+  id, and the values the design ``forward``s from the outer call's metadata (its injected
+  fields are filled from them, never from a model);
 - it may use only the toolsets the design ``uses``; it is counted against the budget (inner
   tool calls, model turns and tokens the implementation reports, time), and the run is stopped
   with a clear answer when one is spent;
@@ -218,7 +218,7 @@ class InnerRun:
 
     # ── inner calls (Runtime.execute asks) ─────────────────────────────────────────────
 
-    def admit(
+    async def admit(
         self,
         request: ToolRequest,
         approvals: Iterable[ApprovalDecision],
@@ -238,14 +238,16 @@ class InnerRun:
         task.usage.tool_calls += 1
         if contract.max_tool_calls is not None and task.usage.tool_calls > contract.max_tool_calls:
             self.stop(AgentBudgetExceeded("tool calls", contract.max_tool_calls))
+            await asyncio.sleep(0)  # the outer call stops the run here (a loop never yields)
             return answers.agent_budget_spent(task.spec.id, "tool calls", contract.max_tool_calls)
         meta = self.inner_meta(request.meta)
         given = (*approvals, *self.decisions.given)
         return ToolRequest(request.name, request.payload, meta), given, approver or self.ask
 
     def inner_meta(self, meta: ToolCallMeta) -> ToolCallMeta:
-        """``meta`` (the inner call's own) with the outer call as its parent, the outer call's
-        trace, and the values the design forwards from the outer call's metadata."""
+        """``meta`` (the inner call's own) with the outer call as its parent and the values the
+        design forwards from the outer call's metadata. (Its span's parent is the current span,
+        the outer call's: the inner run runs inside it.)"""
         outer = self.task.meta
         labels = dict(meta.labels)
         changes: dict[str, Any] = {}
@@ -262,7 +264,6 @@ class InnerRun:
             parent_tool_call_id=outer.tool_call_id,
             labels=labels,
             server_data=meta.server_data or outer.server_data,
-            trace=meta.trace or outer.trace,
             call_id=None,
             **changes,
         )

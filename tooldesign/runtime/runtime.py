@@ -161,7 +161,7 @@ class Runtime:
         """
         inner = current_run()
         if inner is not None:  # a call of an agent-implemented tool's inner run
-            admitted = inner.admit(request, approvals, approver, self._registry.resolve)
+            admitted = await inner.admit(request, approvals, approver, self._registry.resolve)
             if isinstance(admitted, ToolResult):
                 return admitted
             request, approvals, approver = admitted

@@ -33,7 +33,7 @@ from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalReque
 
 if TYPE_CHECKING:
     from tooldesign.runtime.reasons import Recovery
-    from tooldesign.runtime.result import Bounds
+    from tooldesign.runtime.result import Bounds, ServerDataItem
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -87,6 +87,9 @@ class CallFinished(CallEvent):
     duration_ms: float
     bounds: Bounds | None = None
     recovery: Recovery | None = None
+    server_data: tuple[ServerDataItem, ...] = ()
+    """The call's server data (for observers: a UI's charts), the inner calls' of an agent run
+    included; never the model's."""
 
 
 Subscriber = Callable[[CallEvent], None] | Callable[[CallEvent], Awaitable[None]]

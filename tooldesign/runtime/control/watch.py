@@ -113,6 +113,7 @@ class CallWatch:
                     duration_ms=result.telemetry.duration_ms,
                     bounds=result.bounds,
                     recovery=result.recovery,
+                    server_data=result.server_data,
                 )
             )
 
