@@ -104,6 +104,8 @@ class AgentTask(Generic[PayloadT]):
     usage: AgentUsage = field(default_factory=AgentUsage)
     run_id: str = ""
     """The inner run's id (the ``run_id`` of its calls' metadata)."""
+    state: dict[str, Any] = field(default_factory=dict)
+    """What the implementation keeps between attempts (a framework's conversation, say)."""
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1), repr=False)
 
     @property
