@@ -31,6 +31,7 @@ import contextvars
 import inspect
 import itertools
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -46,6 +47,7 @@ from tooldesign.runtime.control.approvals import (
     Approver,
     ApproverAnswer,
     canonical_json,
+    decision_for,
 )
 from tooldesign.runtime.control.interceptors import forget_deadlines
 from tooldesign.runtime.registration import Invoke, Outcome
@@ -59,6 +61,8 @@ if TYPE_CHECKING:
 
 PayloadT = TypeVar("PayloadT", bound=pydantic.BaseModel)
 ResultT_co = TypeVar("ResultT_co", covariant=True)
+
+log = logging.getLogger("tooldesign.runtime")
 
 PARKED_SECONDS = 3600.0
 """How long an inner run waiting for a person's decision is kept (then it is cancelled)."""
@@ -273,17 +277,34 @@ class InnerRun:
     async def ask(self, request: ApprovalRequest, meta: ToolCallMeta) -> ApproverAnswer:
         """An inner call's approval: the outer call's approver decides; with none (or no
         answer), the run waits, and the outer call is answered awaiting this approval."""
-        approver = self.decisions.approver
-        if approver is not None:
-            answer: Any = approver(request, meta)
-            if inspect.isawaitable(answer):
-                answer = await answer
-            if answer is not None:
-                return answer  # type: ignore[no-any-return]
+        decision = await self.decided(request, meta)
+        if decision is not None:
+            return decision
         future: asyncio.Future[ApprovalDecision | None] = asyncio.get_running_loop().create_future()
         self.waiting = (request, future)
         self.changed.set()
         return await future
+
+    async def decided(
+        self, request: ApprovalRequest, meta: ToolCallMeta
+    ) -> ApprovalDecision | None:
+        """The outer approver's decision on the request the run waits on (``None``: none)."""
+        approver = self.decisions.approver
+        if approver is None:
+            return None
+        try:
+            if inspect.iscoroutinefunction(approver) or inspect.iscoroutinefunction(
+                getattr(approver, "__call__", None)  # noqa: B004 - an object with an async __call__
+            ):
+                answer: Any = await approver(request, meta)  # type: ignore[misc]
+            else:  # a sync approver may wait for a person: not on the event loop
+                answer = await asyncio.to_thread(approver, request, meta)
+                if inspect.isawaitable(answer):
+                    answer = await answer
+        except Exception:  # undecided: the run waits, and can still be decided out of band
+            log.exception("the approver failed on call %s of %s", request.id, request.tool_id)
+            return None
+        return decision_for(request, answer, by=None)
 
     def stop(self, why: AgentBudgetExceeded) -> None:
         self.stopped = why
@@ -397,6 +418,8 @@ def agent_invoke(spec: ToolSpec[Any, Any], implementation: AgentImplementation[A
             given = outer.decisions.given if outer is not None else ()
             decision = next((d for d in given if d.id == run.waiting[0].id), None)
             run.decisions = outer.decisions if outer is not None else run.decisions
+            if decision is None:  # the outer call's approver may decide now (an MCP client)
+                decision = await run.decided(run.waiting[0], meta)
             run.task.meta = meta
         else:
             task = AgentTask(args, meta, spec, runtime=outer.runtime if outer is not None else None)
