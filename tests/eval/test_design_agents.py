@@ -75,7 +75,9 @@ def test_a_second_declaration_is_a_duplicate(write_design: WriteDesign) -> None:
     assert "ImplementedByAgent is declared more than once" in single_issue(path).message
 
 
-def test_a_valid_declaration_is_carried_into_the_ir(write_design: WriteDesign, tmp_path: Path) -> None:
+def test_a_valid_declaration_is_carried_into_the_ir(
+    write_design: WriteDesign, tmp_path: Path
+) -> None:
     path = write_design(
         _design('uses=["devices"], forward=["session_id"], max_tool_calls=3, timeout=2.5')
     )

@@ -56,7 +56,6 @@ from tooldesign.runtime.result import ToolResult
 
 if TYPE_CHECKING:
     from tooldesign.runtime.registry import RegisteredTool
-    from tooldesign.runtime.runtime import Runtime
     from tooldesign.runtime.spec.specs import ToolSpec
 
 PayloadT = TypeVar("PayloadT", bound=pydantic.BaseModel)
@@ -101,8 +100,10 @@ class AgentTask(Generic[PayloadT]):
     args: PayloadT
     meta: ToolCallMeta
     spec: ToolSpec[PayloadT, Any]
-    runtime: Runtime | None = None
-    """The runtime that runs the outer call: inner calls go through it (``task.call``)."""
+    runtime: Any = None
+    """The :class:`~tooldesign.runtime.Runtime` that runs the outer call: inner calls go through
+    it (``task.call``, a framework's toolset over it). (Typed loosely: the runtime imports this
+    module.)"""
     correction: str | None = None
     attempt: int = 0
     usage: AgentUsage = field(default_factory=AgentUsage)
@@ -164,9 +165,10 @@ class AgentTask(Generic[PayloadT]):
         """Run one tool call of the inner run through :attr:`runtime` (never raises)."""
         if self.runtime is None:
             raise RuntimeError("this task has no runtime to run calls with")
-        return await self.runtime.execute(
+        result: ToolResult = await self.runtime.execute(
             ToolRequest(name, arguments, self.inner_meta(tool_call_id))
         )
+        return result
 
 
 class AgentImplementation(Protocol[PayloadT, ResultT_co]):
@@ -183,7 +185,7 @@ class OuterCall:
     the runtime running it, and where waiting inner runs are kept."""
 
     decisions: Decisions
-    runtime: Runtime | None
+    runtime: Any
     parked: ParkedRuns
 
 
