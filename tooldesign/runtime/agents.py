@@ -222,6 +222,7 @@ class InnerRun:
         self.waiting: tuple[ApprovalRequest, asyncio.Future[ApprovalDecision | None]] | None = None
         self.changed = asyncio.Event()
         self.runner: asyncio.Task[Any] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.parked_at = 0.0
 
     # ── inner calls (Runtime.execute asks) ─────────────────────────────────────────────
@@ -315,12 +316,11 @@ class InnerRun:
     # ── the outer call (step 6) ────────────────────────────────────────────────────────────
 
     def start(self, implementation: AgentImplementation[Any, Any]) -> None:
+        self.loop = asyncio.get_running_loop()
         context = contextvars.copy_context()
         context.run(forget_deadlines)  # the run may outlive this call, waiting for a person
         context.run(_scope.set, self)
-        self.runner = asyncio.get_running_loop().create_task(
-            self._attempts(implementation), context=context
-        )
+        self.runner = self.loop.create_task(self._attempts(implementation), context=context)
         self.runner.add_done_callback(lambda _: self.changed.set())
 
     async def _attempts(self, implementation: AgentImplementation[Any, Any]) -> Any:
@@ -414,6 +414,10 @@ def agent_invoke(spec: ToolSpec[Any, Any], implementation: AgentImplementation[A
         outer = _outer.get()
         key = run_key(spec, args)
         run = outer.parked.take(key) if outer is not None else None
+        if run is not None and run.loop is not asyncio.get_running_loop():
+            # Its event loop is gone (``asyncio.run`` per call, a sync framework): the run
+            # starts again, and the decision applies to the same inner call when it comes.
+            run = None
         decision = None
         if run is not None:
             assert run.waiting is not None

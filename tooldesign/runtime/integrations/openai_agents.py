@@ -30,6 +30,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Self
 
+from tooldesign.runtime.agents import current_run
 from tooldesign.runtime.control.approvals import ApprovalRequest
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
@@ -130,6 +131,8 @@ def _function_tool(
     async def needs_approval(
         ctx: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
     ) -> bool:
+        if current_run() is not None:  # an inner run's approvals are its outer call's
+            return False
         # The meta function gets the ToolContext the call itself would get.
         context = ToolContext.from_agent_context(
             ctx, call_id, tool_name=tool.name, tool_arguments=json.dumps(arguments)
