@@ -292,6 +292,23 @@ async def test_an_inner_approval_waits_out_of_band_and_the_run_resumes_without_r
     assert restarts.ran == [("dev-0a1b2c3d", "sess-alice")]
 
 
+async def test_a_waiting_run_is_resumed_only_by_its_own_sessions_call() -> None:
+    restarts = Restarts()
+    runtime = runtime_with(diagnose_site, restarts)
+    waiting = await runtime.execute(CALL)
+    assert waiting.approval is not None
+    other = ToolRequest("diagnose_site", {"site_id": "hq"}, ToolCallMeta(session_id="sess-bob"))
+    # Bob's identical call is another call: it starts its own run in his session (an approval
+    # is of the exact inner call, so his decision lets his restart run), and Alice's run still
+    # waits for hers.
+    bobs = await runtime.execute(other, approvals=[waiting.approval.approve(by="bob")])
+    assert bobs.ok
+    assert restarts.ran == [(restarts.ran[0][0], "sess-bob")]
+    assert await runtime.approval_for(CALL) == waiting.approval
+    alices = await runtime.execute(CALL, approvals=[waiting.approval.approve(by="alice")])
+    assert alices.ok and [s for _, s in restarts.ran] == ["sess-bob", "sess-alice"]
+
+
 async def test_a_denied_inner_approval_is_the_inner_agents_to_handle() -> None:
     restarts = Restarts()
     runtime = runtime_with(diagnose_site, restarts)

@@ -259,7 +259,7 @@ class InnerRun:
         the outer call's: the inner run runs inside it.)"""
         outer = self.task.meta
         labels = dict(meta.labels)
-        changes: dict[str, Any] = {}
+        changes: dict[str, Any] = {"run_id": meta.run_id or self.task.run_id}
         for name in self.task.contract.forward:
             if name in ("run_id", "session_id", "turn_id"):
                 changes[name] = getattr(outer, name)
@@ -269,7 +269,6 @@ class InnerRun:
                 labels.pop(name, None)  # the outer call has none: nor does the inner one
         return replace(
             meta,
-            run_id=meta.run_id or self.task.run_id,
             parent_tool_call_id=outer.tool_call_id,
             labels=labels,
             server_data=meta.server_data or outer.server_data,
@@ -400,9 +399,13 @@ class ParkedRuns:
         return run.waiting[0] if run is not None and run.waiting is not None else None
 
 
-def run_key(spec: ToolSpec[Any, Any], args: Any) -> str:
+def run_key(spec: ToolSpec[Any, Any], args: Any, meta: ToolCallMeta) -> str:
+    """Which outer call a waiting run belongs to: the tool, its canonical arguments, and the
+    values the design forwards from its metadata (another session's call is another call)."""
     full = args.model_dump(mode="json", by_alias=True) if hasattr(args, "model_dump") else args
-    return f"{spec.id}\n{canonical_json(full)}"
+    forwarded = {name: meta.value_for(name) for name in spec.agent.forward} if spec.agent else {}
+    values = json.dumps(forwarded, sort_keys=True, default=repr)
+    return f"{spec.id}\n{canonical_json(full)}\n{values}"
 
 
 def agent_invoke(spec: ToolSpec[Any, Any], implementation: AgentImplementation[Any, Any]) -> Invoke:
@@ -412,7 +415,7 @@ def agent_invoke(spec: ToolSpec[Any, Any], implementation: AgentImplementation[A
 
     async def invoke(args: Any, meta: ToolCallMeta) -> Outcome:
         outer = _outer.get()
-        key = run_key(spec, args)
+        key = run_key(spec, args, meta)
         run = outer.parked.take(key) if outer is not None else None
         if run is not None and run.loop is not asyncio.get_running_loop():
             # Its event loop is gone (``asyncio.run`` per call, a sync framework): the run

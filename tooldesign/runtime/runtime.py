@@ -214,7 +214,7 @@ class Runtime:
             decoded, _ = await decode(tool, request.payload, injected, self._pipeline.decoders)
         except ToolValidationError:
             return None
-        return self._pipeline.agent_runs.waiting(run_key(tool.spec, decoded.value))
+        return self._pipeline.agent_runs.waiting(run_key(tool.spec, decoded.value, request.meta))
 
 
 __all__ = ["DEFAULT_WORKER_THREADS", "Runtime", "ToolsetInfo"]
