@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ from tooldesign.runtime import (
     Recovery,
     RetryReason,
     Runtime,
+    Timeout,
     ToolCallMeta,
     ToolRequest,
     ToolResult,
@@ -307,6 +309,20 @@ async def test_a_waiting_run_is_resumed_only_by_its_own_sessions_call() -> None:
     assert await runtime.approval_for(CALL) == waiting.approval
     alices = await runtime.execute(CALL, approvals=[waiting.approval.approve(by="alice")])
     assert alices.ok and [s for _, s in restarts.ran] == ["sess-bob", "sess-alice"]
+
+
+async def test_a_persons_time_on_an_inner_approval_is_not_the_outer_calls() -> None:
+    def slow_person(request: ApprovalRequest, meta: ToolCallMeta) -> bool:
+        time.sleep(0.5)  # longer than the outer call's Timeout
+        return True
+
+    restarts = Restarts()
+    runtime = runtime_with(
+        diagnose_site, restarts, interceptors=[Timeout(0.3)], approver=slow_person
+    )
+    result = await runtime.execute(CALL)
+    assert result.ok, result.for_model()
+    assert len(restarts.ran) == 1
 
 
 async def test_a_denied_inner_approval_is_the_inner_agents_to_handle() -> None:

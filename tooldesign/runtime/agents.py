@@ -49,7 +49,11 @@ from tooldesign.runtime.control.approvals import (
     canonical_json,
     decision_for,
 )
-from tooldesign.runtime.control.interceptors import forget_deadlines
+from tooldesign.runtime.control.interceptors import (
+    current_deadlines,
+    deadlines_paused,
+    forget_deadlines,
+)
 from tooldesign.runtime.registration import Invoke, Outcome
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
@@ -223,6 +227,8 @@ class InnerRun:
         self.changed = asyncio.Event()
         self.runner: asyncio.Task[Any] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.deadlines: tuple[asyncio.Timeout, ...] = current_deadlines()
+        """The outer call's ``Timeout`` deadlines: an approver's wait pauses them too."""
         self.parked_at = 0.0
 
     # ── inner calls (Runtime.execute asks) ─────────────────────────────────────────────
@@ -279,7 +285,8 @@ class InnerRun:
     async def ask(self, request: ApprovalRequest, meta: ToolCallMeta) -> ApproverAnswer:
         """An inner call's approval: the outer call's approver decides; with none (or no
         answer), the run waits, and the outer call is answered awaiting this approval."""
-        decision = await self.decided(request, meta)
+        with deadlines_paused(self.deadlines):  # a person's time is not the outer call's
+            decision = await self.decided(request, meta)
         if decision is not None:
             return decision
         future: asyncio.Future[ApprovalDecision | None] = asyncio.get_running_loop().create_future()
@@ -427,6 +434,7 @@ def agent_invoke(spec: ToolSpec[Any, Any], implementation: AgentImplementation[A
             given = outer.decisions.given if outer is not None else ()
             decision = next((d for d in given if d.id == run.waiting[0].id), None)
             run.decisions = outer.decisions if outer is not None else run.decisions
+            run.deadlines = current_deadlines()
             if decision is None:  # the outer call's approver may decide now (an MCP client)
                 decision = await run.decided(run.waiting[0], meta)
             run.task.meta = meta
