@@ -283,6 +283,7 @@ async def test_an_inner_approval_waits_out_of_band_and_the_run_resumes_without_r
     waiting = await runtime.execute(CALL)
     assert waiting.awaiting_approval and waiting.approval is not None
     assert waiting.approval.tool == "restart_device"
+    assert waiting.telemetry.outcome == "awaiting_approval" and waiting.recovery is None
     assert steps == ["list", "restart"] and not restarts.ran
     # Asked again without a decision: the same question, nothing more runs.
     again = await runtime.execute(CALL)
@@ -355,6 +356,9 @@ async def test_spending_the_tool_call_budget_stops_the_run_with_a_clear_answer()
     assert "12 tool calls" in result.for_model()
     assert result.recovery is Recovery.REPLAN
     assert result.error is not None and result.error.details == {"tool calls": 12}
+    assert result.telemetry.outcome == "agent_budget"
+    finished = [e for e in events if isinstance(e, CallFinished) and e.name == "diagnose_site"]
+    assert [e.outcome for e in finished] == ["agent_budget"]
     ran = [e for e in events if isinstance(e, CallStarted) and e.name == "list_devices"]
     assert len(ran) == 12  # past the budget nothing runs, and the run is stopped at once
     assert 13 <= calls <= 16

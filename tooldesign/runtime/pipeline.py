@@ -207,6 +207,9 @@ class Pipeline:
                 call = _current.get() or _NO_CALL
                 outer = OuterCall(call.decisions, self.runtime, self.agent_runs)
                 outcome = await run_as_outer(outer, lambda: tool.binding.invoke(args, meta))
+                stopped = outcome.value
+                if isinstance(stopped, ToolResult) and stopped.name == tool.spec.id:
+                    return _with_telemetry(stopped, telemetry)  # waiting, or out of budget
             else:
                 outcome = await tool.binding.invoke(args, meta)
         except BaseException as exc:
