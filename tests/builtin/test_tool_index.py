@@ -83,14 +83,14 @@ def test_unknown_toolset_or_tag_names_the_ones_there_are() -> None:
     assert not result.ok
     assert result.for_model() == (
         'Error: There is no toolset named "routers". '
-        "Toolsets: devices, docs, metrics, profiles, sites.\n"
+        "Toolsets: devices, diagnosis, docs, metrics, profiles, sites.\n"
         'Recovery: replan — do not repeat this call to "tool_index" now; take another step.'
     )
     result = call(runtime, {"tag": "danger"})
     assert not result.ok
     assert result.for_model() == (
         'Error: No tool has the tag "danger". '
-        "Tags: account, inventory, knowledge, telemetry, write.\n"
+        "Tags: account, inventory, knowledge, operations, telemetry, write.\n"
         'Recovery: replan — do not repeat this call to "tool_index" now; take another step.'
     )
 

@@ -128,7 +128,7 @@ def agent_implementation(
         contract = task.contract
         tools = tooldesign_tools(task.runtime, task.toolsets, meta=meta)
         inner = agent.clone(tools=[*agent.tools, *tools], output_type=task.output_type)
-        history: list[Any] | None = task.state.get("items")
+        history: list[Any] | None = task.state.get("conversation")
         given: Any = (
             task.prompt()
             if history is None
@@ -150,7 +150,7 @@ def agent_implementation(
         task.usage.tokens += usage.total_tokens
         if contract.max_tokens is not None and task.usage.tokens > contract.max_tokens:
             raise AgentBudgetExceeded("tokens", contract.max_tokens)
-        task.state["items"] = result.to_input_list()
+        task.state["conversation"] = result.to_input_list()
         return result.final_output
 
     return run
