@@ -435,7 +435,7 @@ async def test_list_changed_notification_on_handshake_connections() -> None:
         runtime.unregister("assistant", "docs")
         await wait_for(lambda: len(notices) == 1)
         names = [tool.name for tool in (await client.list_tools()).tools]
-        assert "search_docs" not in names and len(names) == 12
+        assert "search_docs" not in names and len(names) == 13
         runtime.register(docs.new_registration(service=DocumentService()))
         await wait_for(lambda: len(notices) == 2)
         names = [tool.name for tool in (await client.list_tools()).tools]
