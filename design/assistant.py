@@ -23,6 +23,7 @@ from tooldesign.dsl import (
     Confirm,
     Example,
     Float,
+    ImplementedByAgent,
     Inject,
     Int,
     MapOf,
@@ -255,3 +256,35 @@ with Service("assistant", "Network operations assistant"):
             Return(String, "The answer")
             Annotations(read_only=True, open_world=False)
             BindTo(answer_question)
+
+    with Toolset("diagnosis", "Investigations an agent carries out with the other toolsets"):
+        Tags("operations")
+        with Tool("diagnose_site", "Find out why a site is unhealthy and what to do about it"):
+            with Args():
+                Attribute("site_id", String, "Site to diagnose", min_length=2, max_length=8)
+                Attribute("symptom", String, "What the user noticed", max_length=200)
+                Required("site_id")
+                Example({"site_id": "hq", "symptom": "users report slow connections"})
+            with Return():
+                Attribute("summary", String, "What is wrong, in one or two sentences")
+                with Attribute("findings", ArrayOf(Object), "What the agent found, per device"):
+                    Attribute("device_id", String, "Device concerned")
+                    Attribute("problem", String, "What is wrong with it")
+                    Required("device_id", "problem")
+                Attribute(
+                    "action",
+                    String,
+                    "What to do next",
+                    enum=["none", "restart", "maintenance", "escalate"],
+                )
+                Required("summary", "findings", "action")
+            # The implementation is an agent run the application binds: it reads devices and
+            # metrics in the user's session, within a budget per call; a restart it decides on
+            # waits for the same person's approval as the caller's own would.
+            ImplementedByAgent(
+                uses=["devices", "metrics"],
+                forward=["session_id"],
+                max_turns=8,
+                max_tool_calls=12,
+                timeout=60,
+            )

@@ -27,7 +27,7 @@ import importlib
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tooldesign.runtime import (
@@ -35,6 +35,7 @@ from tooldesign.runtime import (
     ApprovalRequest,
     CallEvent,
     CallProgress,
+    CallStarted,
     Interceptor,
     LogCalls,
     RateLimit,
@@ -46,6 +47,7 @@ from tooldesign.runtime import (
     ToolResult,
 )
 
+from examples.netops.diagnosis import diagnose_site
 from examples.netops.services import (
     DeviceService,
     DocumentService,
@@ -57,6 +59,7 @@ from examples.netops.services import (
 )
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
+from gen.assistant.toolsets.diagnosis import executor as diagnosis
 from gen.assistant.toolsets.docs import executor as docs
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.profiles import executor as profiles
@@ -83,6 +86,8 @@ def build_runtime(*, interceptors: Sequence[Interceptor] = (), rate_limit: bool 
             metrics.new_registration(service=MetricsService(inventory)),
             profiles.new_registration(service=ProfileService()),
             docs.new_registration(service=DocumentService()),
+            # An agent is its implementation (ImplementedByAgent): its calls are the run's own.
+            diagnosis.new_registration(handlers={"diagnose_site": diagnose_site}),
         ],
         interceptors=[
             LogCalls(),
@@ -242,6 +247,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     for line in progress:
         print(f"progress: {line}")
     show("what goes back to the model:", probe.for_model())
+    # An agent as a tool: diagnose_site's inner agent lists devices and reads metrics (calls
+    # nested under this one, in the user's session); the restart it decides on waits for the
+    # same operator, and the inner run resumes once they decide.
+    print("\n── diagnose_site, a tool whose implementation is an agent")
+    nested: list[str] = []
+
+    def on_inner(event: CallEvent) -> None:
+        if isinstance(event, CallStarted) and event.parent_tool_call_id is not None:
+            nested.append(f"{event.name} (inside {event.parent_tool_call_id})")
+
+    subscription = runtime.subscribe(on_inner)
+    diagnose = ToolRequest("diagnose_site", {"site_id": "hq"}, replace(meta, tool_call_id="t-9"))
+    diagnosed = runtime.execute_sync(diagnose)
+    if diagnosed.awaiting_approval and diagnosed.approval is not None:
+        decision = operator.decide(diagnosed.approval)
+        diagnosed = runtime.execute_sync(diagnose, approvals=[decision])
+    subscription.close()
+    for line in nested:
+        print(f"inner call: {line}")
+    show("what goes back to the model:", diagnosed.for_model())
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import LogCalls, Runtime, Timeout, ToolCallMeta
 
+from examples.netops.diagnosis import diagnose_site
 from examples.netops.services import (
     DeviceService,
     DocumentService,
@@ -27,6 +28,7 @@ from examples.netops.services import (
 )
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
+from gen.assistant.toolsets.diagnosis import executor as diagnosis
 from gen.assistant.toolsets.docs import executor as docs
 from gen.assistant.toolsets.metrics import executor as metrics
 from gen.assistant.toolsets.profiles import executor as profiles
@@ -52,6 +54,8 @@ def runtime() -> Runtime:
             metrics.new_registration(service=MetricsService(inventory)),
             profiles.new_registration(service=ProfileService()),
             docs.new_registration(service=DocumentService()),
+            # An agent as a tool: its inner run's restart is asked of the client's person.
+            diagnosis.new_registration(handlers={"diagnose_site": diagnose_site}),
         ],
         interceptors=[LogCalls(), Timeout(10.0)],
         expose=(NotFoundError,),

@@ -35,7 +35,7 @@ def test_lists_every_other_tool_with_its_model_facing_schemas() -> None:
     data = listed(runtime)
     others = [s for s in runtime.specs() if s.toolset != "tool_index"]
     assert [t["name"] for t in data["tools"]] == [s.name for s in others]
-    assert data["count"] == len(others) == 13
+    assert data["count"] == len(others) == 14
     for item, spec in zip(data["tools"], others, strict=True):
         assert item == {
             "name": spec.name,
@@ -85,14 +85,14 @@ def test_unknown_toolset_or_tag_names_the_ones_there_are() -> None:
     assert not result.ok
     assert result.for_model() == (
         'Error: There is no toolset named "routers". '
-        "Toolsets: devices, docs, metrics, profiles, sites.\n"
+        "Toolsets: devices, diagnosis, docs, metrics, profiles, sites.\n"
         'Recovery: replan — do not repeat this call to "tool_index" now; take another step.'
     )
     result = call(runtime, {"tag": "danger"})
     assert not result.ok
     assert result.for_model() == (
         'Error: No tool has the tag "danger". '
-        "Tags: account, inventory, knowledge, telemetry, write.\n"
+        "Tags: account, inventory, knowledge, operations, telemetry, write.\n"
         'Recovery: replan — do not repeat this call to "tool_index" now; take another step.'
     )
 
@@ -121,10 +121,10 @@ def test_reflects_registrations_made_after_it() -> None:
     runtime = netops_runtime()
     runtime.unregister("assistant", "profiles")
     names = [t["name"] for t in listed(runtime)["tools"]]
-    assert "get_profile" not in names and len(names) == 11
+    assert "get_profile" not in names and len(names) == 12
     runtime.register(profiles.new_registration(service=ProfileService()))
     names = [t["name"] for t in listed(runtime)["tools"]]
-    assert names[-2:] == ["get_profile", "update_preferences"] and len(names) == 13
+    assert names[-2:] == ["get_profile", "update_preferences"] and len(names) == 14
 
 
 def test_an_empty_runtime_lists_nothing() -> None:

@@ -29,8 +29,8 @@ def test_a_gen_folder_exports_each_tool_once(capsys: pytest.CaptureFixture[str])
     code, out, err = export(capsys, "--provider", "mcp", GEN)
     assert (code, err) == (0, "")
     tools = [mcp.Tool.model_validate(t) for t in json.loads(out)]
-    assert len(tools) == 13
-    assert len({t.name for t in tools}) == 13
+    assert len(tools) == 14
+    assert len({t.name for t in tools}) == 14
 
 
 def test_each_provider_and_shape(capsys: pytest.CaptureFixture[str]) -> None:

@@ -180,8 +180,8 @@ def test_an_unchanged_file_is_not_parsed_again(catalog_file: Path) -> None:
         ),
         (lambda text: "[]", "the top level is not a JSON object"),
         (
-            lambda text: text.replace('"count": 13', '"count": 14'),
-            "'count' is 14 but 'tools' lists 13",
+            lambda text: text.replace('"count": 14', '"count": 15'),
+            "'count' is 15 but 'tools' lists 14",
         ),
     ],
     ids=["truncated", "edited", "not-an-object", "count"],

@@ -129,7 +129,7 @@ def test_search_open_a_tool_and_switch_provider_tabs(
     page = browser.page(DESKTOP)
     page.goto((site / "index.html").as_uri())
     page.screenshot(path=str(artifacts / "index-desktop.png"), full_page=True)
-    assert page.locator(".tool-item:visible").count() == 13
+    assert page.locator(".tool-item:visible").count() == 14
 
     page.fill("#q", "restart")
     status = page.locator("#search-status")
@@ -234,6 +234,6 @@ def test_without_javascript_every_definition_is_shown(tmp_path: Path, site: Path
             for key in ("openai-strict", "anthropic", "gemini", "mcp"):
                 assert page.locator(f"#def-{key} pre").is_visible()
             page.goto((site / "index.html").as_uri())
-            assert page.locator(".tool-item:visible").count() == 13
+            assert page.locator(".tool-item:visible").count() == 14
         finally:
             context.close()

@@ -90,12 +90,12 @@ def test_every_tool_has_a_page_listed_on_the_index(site: Path) -> None:
     for entry in entries():
         assert (site / "tools" / f"{entry['id']}.html").is_file()
         assert f'href="tools/{entry["id"]}.html"' in index
-    assert index.count('class="tool-item"') == 13
+    assert index.count('class="tool-item"') == 14
 
 
 def test_pages_are_well_formed_accessible_and_link_only_inside_the_site(site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
-    assert len(pages) == 14
+    assert len(pages) == 15
     for path in pages:
         text = path.read_text(encoding="utf-8")
         found = parsed(text)
@@ -224,7 +224,7 @@ def test_a_page_of_changes_renders_the_diff(tmp_path: Path) -> None:
     )
     assert "<code>/payload/schema/properties/limit/maximum</code>" in text
     assert (
-        '<code>assistant.docs.answer_question</code> <span class="tool-status tool-status-removed">removed</span>'
+        '<code>assistant.diagnosis.diagnose_site</code> <span class="tool-status tool-status-removed">removed</span>'
         in text
     )
     assert 'href="changes.html"' in (tmp_path / "site" / "index.html").read_text()
@@ -237,7 +237,7 @@ def test_rebuilding_removes_pages_of_tools_that_are_gone(tmp_path: Path) -> None
     build_site([str(catalog)], out)
     catalog.write_text(catalog_text(build_catalog(entries()[:2])), encoding="utf-8")
     report = build_site([str(catalog)], out)
-    assert report.removed == 11
+    assert report.removed == 12
     assert len(list((out / "tools").iterdir())) == 2
     assert (out / MANIFEST).read_text().splitlines()[0] == "assets/site.js"
 
@@ -252,6 +252,6 @@ def test_a_folder_holding_other_files_is_refused(tmp_path: Path) -> None:
 def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["docs", str(GEN), "--out", str(tmp_path / "site")]) == 0
     out, _ = capsys.readouterr()
-    assert out.startswith("tooldesign: documented 13 tool(s) in ")
+    assert out.startswith("tooldesign: documented 14 tool(s) in ")
     assert main(["docs", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 2
     assert "missing: no such file or folder" in capsys.readouterr().err

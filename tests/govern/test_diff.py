@@ -349,7 +349,7 @@ def test_a_recursive_field_compared_with_an_open_object_ends() -> None:
 
 def test_unchanged_tools_are_counted_not_listed() -> None:
     tools, unchanged = diff_entries(entries(), entries())
-    assert (tools, unchanged) == ([], 13)
+    assert (tools, unchanged) == ([], 14)
 
 
 # ── fingerprints ──────────────────────────────────────────────────────────────────────────

@@ -52,6 +52,12 @@ def test_the_example_agent_repairs_its_call_and_reads_the_bounded_result() -> No
     # A long tool's progress reaches an event subscriber.
     assert "progress: 1/5 probe 1 of 5 sent to core.hq" in out
     assert "progress: 5/5 probe 5 of 5 sent to core.hq" in out
+    # An agent as a tool: its inner calls nest under it, its restart waits for the operator.
+    diagnosis = out.split("── diagnose_site, a tool whose implementation is an agent")[1]
+    assert "the operator is asked: Restart dev-f1bbcd88?" in diagnosis
+    assert "inner call: list_devices (inside t-9)" in diagnosis
+    assert "inner call: restart_device (inside t-9)" in diagnosis
+    assert '"action":"restart"' in diagnosis
     assert done.stderr == ""
 
 

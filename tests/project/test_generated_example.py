@@ -236,7 +236,7 @@ def test_catalog_is_valid_and_hides_injected_fields(path: Path) -> None:
         assert "session_id" not in json.dumps(tool["payload"]["schema"])
         assert tool["payload"]["schema"]["type"] == "object"
     service_catalog = json.loads((GEN / "assistant" / "tool_schemas.json").read_text())
-    assert service_catalog["count"] == 13
+    assert service_catalog["count"] == 14
 
 
 def test_example_inputs_validate_against_their_own_schema() -> None:

@@ -860,8 +860,9 @@ def test_introspection_lists_toolsets_and_specs(runtime: Runtime) -> None:
         ("assistant", "metrics"),
         ("assistant", "profiles"),
         ("assistant", "docs"),
+        ("assistant", "diagnosis"),
     ]
-    assert len(runtime.specs()) == 13
+    assert len(runtime.specs()) == 14
     assert [s.name for s in runtime.specs("devices")] == [
         "list_devices",
         "get_device",
@@ -885,7 +886,7 @@ def test_register_and_unregister_at_run_time_notify_listeners(runtime: Runtime) 
     assert run(runtime, "get_profile").ok
     unsubscribe()
     runtime.unregister("assistant", "docs")
-    assert changes == [11, 13]
+    assert changes == [12, 14]
 
 
 def test_execute_sync_refuses_to_run_inside_an_event_loop(runtime: Runtime) -> None:

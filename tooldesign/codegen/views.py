@@ -20,6 +20,7 @@ from tooldesign.codegen.bindings import (
 )
 from tooldesign.codegen.model_types import model_constraints, needs_schema_check
 from tooldesign.contract import BOUNDS_CONFIG_KEY
+from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
@@ -119,6 +120,8 @@ class ToolView:
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
     loading: Loading | None
     """``Loading(...)``: ``"deferred"`` when found through a tool search."""
+    agent: AgentContract | None
+    """``ImplementedByAgent``: its handler is the agent the application binds."""
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
     # Module-level names in specs.py and codecs.py (unique across both).
@@ -328,6 +331,7 @@ class _ToolsetViewBuilder:
             repairs=tool.repairs,
             limits=tool.limits,
             loading=tool.loading,
+            agent=tool.agent,
             remote_name=tool.remote_name or tool.name,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),

@@ -19,6 +19,7 @@ from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import RepairName
 from tooldesign.dsl.recorder import Block, Unentered, caller_location, current, shape_of
 from tooldesign.dsl.records import (
+    AgentRecord,
     AnnotationsRecord,
     AttributeRecord,
     BindRecord,
@@ -609,6 +610,46 @@ def Limits(
             array_items=array_items,
             result_bytes=result_bytes,
             result_overflow=result_overflow,
+        ),
+    )
+
+
+def ImplementedByAgent(
+    *,
+    uses: Sequence[str] = (),
+    forward: Sequence[str] = (),
+    max_turns: int | None = None,
+    max_tool_calls: int | None = None,
+    max_tokens: int | None = None,
+    timeout: float | None = None,
+    output_retries: int | None = None,
+) -> None:
+    """The tool's implementation is an agent run: ``Args`` are what the calling model sends,
+    ``Return`` what the inner agent must produce (checked like any result).
+
+    ``uses`` names the toolsets of this service the inner agent calls; ``forward`` the values of
+    the outer call's metadata (``session_id``, a label) its calls carry — its tools' injected
+    fields are filled from them, never from a model. The budget of one call's inner run:
+    ``max_turns`` (model requests), ``max_tool_calls``, ``max_tokens`` (where the framework
+    reports them), ``timeout`` (seconds); ``output_retries`` (1 by default) is how many times an
+    output outside ``Return`` is sent back to be corrected. The application binds the agent
+    (see docs/agents-as-tools.md)."""
+    budgets = {
+        "max_turns": max_turns,
+        "max_tool_calls": max_tool_calls,
+        "max_tokens": max_tokens,
+        "timeout": timeout,
+        "output_retries": output_retries,
+    }
+    _once_in_tool(
+        "ImplementedByAgent",
+        "agent",
+        lambda where, path: AgentRecord(
+            where,
+            path,
+            uses=uses,
+            forward=forward,
+            budgets={k: v for k, v in budgets.items() if v is not None},
         ),
     )
 

@@ -123,6 +123,13 @@ class LimitsRecord(Record):
 
 
 @dataclass(eq=False)
+class AgentRecord(Record):
+    uses: Any = ()
+    forward: Any = ()
+    budgets: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
 class ToolRecord(Record):
     name: Any
     description: Any
@@ -140,6 +147,7 @@ class ToolRecord(Record):
     repairs: RepairsRecord | None = None
     limits: LimitsRecord | None = None
     loading: tuple[Any, Location] | None = None
+    agent: AgentRecord | None = None
     remote_name: Any = None
     """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
     duplicates: list[tuple[str, Location]] = field(default_factory=list)

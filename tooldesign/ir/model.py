@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, is_dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
+from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
@@ -309,6 +310,8 @@ class Tool:
     loading: Loading | None = None
     """``Loading(...)``: ``"deferred"`` when the tool is found through a tool search rather
     than sent in every request; ``None`` when the design does not say (eager)."""
+    agent: AgentContract | None = None
+    """``ImplementedByAgent``: an agent run is the tool's implementation (the app binds it)."""
 
     @property
     def id(self) -> str:

@@ -30,6 +30,7 @@ What the runtime shares with the stages that generate code for it is defined onc
 ``tooldesign.contract``; the runtime never imports those stages, nor generated code.
 """
 
+from tooldesign.runtime.agents import AgentBudgetExceeded, AgentImplementation, AgentTask
 from tooldesign.runtime.answers import retry_hint_for_invalid_payload
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest, Approver
 from tooldesign.runtime.control.events import (
@@ -88,6 +89,9 @@ from tooldesign.runtime.spec.limits import Limits
 from tooldesign.runtime.spec.specs import ToolSpec
 
 __all__ = [
+    "AgentBudgetExceeded",
+    "AgentImplementation",
+    "AgentTask",
     "ApprovalDecided",
     "ApprovalDecision",
     "ApprovalRequest",

@@ -26,12 +26,11 @@ from tooldesign.runtime.errors import (
     more_problems,
 )
 from tooldesign.runtime.hints import RetryHint
-from tooldesign.runtime.reasons import Recovery, RetryReason
+from tooldesign.runtime.reasons import OUTCOME_UNKNOWN_TEXT, Recovery, RetryReason
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.limits import byte_size
 
 _MAX_REFINEMENT_SHOWN = 300
-_OUTCOME_UNKNOWN = "the worker running this call was lost; it may or may not have taken effect"
 
 
 def tool_name(tool_id: str) -> str:
@@ -328,6 +327,13 @@ def approval_denied(
     return result
 
 
+def agent_budget_spent(tool_id: str, budget: str, limit: float) -> ToolResult:
+    """An agent-implemented tool's inner run reached its design's ``budget``: it was stopped."""
+    message = f"Tool {tool_name(tool_id)!r} stopped: its agent used its {limit:g} {budget}. "
+    message += "Ask for less (one thing at a time, a narrower question), or do it yourself."
+    return _answer(tool_id, message, outcome="agent_budget", details={budget: limit})
+
+
 # ── the shipped interceptors ──────────────────────────────────────────────────────────────
 
 
@@ -561,7 +567,7 @@ def out_of_time(tool_id: str, seconds: float) -> ToolResult:
 
 def outcome_unknown(tool_id: str) -> ToolResult:
     message = (
-        f"Tool {tool_name(tool_id)!r}: {_OUTCOME_UNKNOWN}. It was not run again, because running "
+        f"Tool {tool_name(tool_id)!r}: {OUTCOME_UNKNOWN_TEXT}. It was not run again, because running "
         "it twice could repeat its effect. Check whether it took effect before calling it again."
     )
     return _answer(tool_id, message, RetryReason.OUTCOME_UNKNOWN)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.runtime import answers
+from tooldesign.runtime.agents import OuterCall, ParkedRuns, run_as_outer
 from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approve, granted_run, once
 from tooldesign.runtime.arguments import injected_values, invalid, models_unavailable
 from tooldesign.runtime.budget import READ_RESULT, Spills, budgeted, within_budget
@@ -114,6 +115,9 @@ class Pipeline:
         self.decoders = decoders
         self.approvers = approvers
         self.approved_runs = ApprovedRuns()
+        self.agent_runs = ParkedRuns()
+        self.runtime: Any = None
+        """The runtime this pipeline is (set by it): agent-implemented tools run inner calls."""
 
     async def execute(self, request: ToolRequest, decisions: Decisions) -> ToolResult:
         """One call through every step, answered whatever happens."""
@@ -211,8 +215,16 @@ class Pipeline:
             if result.error is not None:
                 return result
             return await self._budgeted(tool, result, meta)  # 8. budget
-        try:  # 6. run
-            outcome = await tool.binding.invoke(args, meta)
+        try:  # 6. run (an agent-implemented tool's inner run, with the outer call's context)
+            if tool.spec.agent is not None:
+                call = _current.get() or _NO_CALL
+                outer = OuterCall(call.decisions, self.runtime, self.agent_runs)
+                outcome = await run_as_outer(outer, lambda: tool.binding.invoke(args, meta))
+                stopped = outcome.value
+                if isinstance(stopped, ToolResult) and stopped.name == tool.spec.id:
+                    return _with_telemetry(stopped, telemetry)  # waiting, or out of budget
+            else:
+                outcome = await tool.binding.invoke(args, meta)
         except BaseException as exc:
             if propagates(exc):
                 raise

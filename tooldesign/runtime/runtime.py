@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from tooldesign.runtime.agents import current_run, run_key
 from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approval_request
 from tooldesign.runtime.arguments import decode, injected_values
 from tooldesign.runtime.budget import Spills
@@ -20,7 +21,7 @@ from tooldesign.runtime.control.otel import Tracer, Tracing
 from tooldesign.runtime.errors import ToolValidationError
 from tooldesign.runtime.pipeline import Pipeline
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
-from tooldesign.runtime.registry import ToolsetInfo
+from tooldesign.runtime.registry import RegisteredTool, ToolsetInfo
 from tooldesign.runtime.request import ToolRequest, with_call_id
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
@@ -94,6 +95,7 @@ class Runtime:
             ),
         )
         self._registry = self._pipeline.registry
+        self._pipeline.runtime = self
         for registration in registrations:
             self.register(registration)
 
@@ -177,6 +179,12 @@ class Runtime:
         one of them is for exactly this call, and is refused when it denies it); ``approver``
         decides for this call instead of the runtime's own.
         """
+        inner = current_run()
+        if inner is not None:  # a call of an agent-implemented tool's inner run
+            admitted = await inner.admit(request, approvals, approver, self._registry.resolve)
+            if isinstance(admitted, ToolResult):
+                return admitted
+            request, approvals, approver = admitted
         decisions = (
             Decisions(tuple(approvals), approver or self.approver)
             if approvals or approver is not None or self.approver is not None
@@ -206,6 +214,8 @@ class Runtime:
         It reads the call as sent: an interceptor that rewrites the arguments makes another
         call, which :meth:`execute` answers as awaiting its own approval."""
         tool = self._registry.resolve(request.name)
+        if tool is not None and tool.spec.agent is not None:  # its inner run's, if it waits
+            return await self._waiting_inner(tool, request)
         if tool is None or tool.spec.confirm is None:
             return None
         injected = injected_values(tool, request.meta)
@@ -214,6 +224,17 @@ class Runtime:
         except ToolValidationError:
             return None
         return approval_request(tool, decoded.value, request.meta)
+
+    async def _waiting_inner(
+        self, tool: RegisteredTool, request: ToolRequest
+    ) -> ApprovalRequest | None:
+        """The approval the inner run of this exact call of an agent-implemented tool waits on."""
+        injected = injected_values(tool, request.meta)
+        try:
+            decoded, _ = await decode(tool, request.payload, injected, self._pipeline.decoders)
+        except ToolValidationError:
+            return None
+        return self._pipeline.agent_runs.waiting(run_key(tool.spec, decoded.value, request.meta))
 
 
 __all__ = ["DEFAULT_WORKER_THREADS", "Runtime", "ToolsetInfo"]

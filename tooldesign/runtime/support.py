@@ -13,11 +13,13 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.runtime.agents import AgentTask, agent_invoke
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams
 from tooldesign.runtime.registration import (
     Interceptor,
@@ -35,6 +37,8 @@ from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
 from tooldesign.runtime.workers import WorkerThreadInvoke, in_worker_thread
 
 __all__ = [
+    "AgentContract",
+    "AgentTask",
     "BoundsSpec",
     "ConfirmSpec",
     "FieldRepair",
@@ -57,6 +61,7 @@ __all__ = [
     "ToolSpec",
     "ToolsetRegistration",
     "TypeSpec",
+    "agent_invoke",
     "bound_service",
     "check_registration",
     "handler_invoke",
@@ -119,12 +124,14 @@ def check_registration(
     service: Any = None,
     service_type: type | None = None,
     service_bound: Iterable[str] | None = None,
+    agents: Iterable[str] = (),
 ) -> None:
     """Fail at registration, not at the first call: every handler present, a service if needed.
 
     ``service_bound`` names the tools bound to methods of ``service_type``: a service is needed
     unless each of them has a handler (tools bound to functions need none). Left out, every
-    tool without a handler is taken to need it.
+    tool without a handler is taken to need it. ``agents`` names the tools implemented by an
+    agent: their handler is an ``AgentImplementation``, called with an ``AgentTask``.
     """
     given = dict(handlers or {})
     known_names = set(known)
@@ -143,8 +150,9 @@ def check_registration(
         raise RegistrationError(
             f"toolset {toolset!r}: handlers for {', '.join(not_callable)} are not callable"
         )
+    by_agent = set(agents)
     for name, handler in given.items():
-        takes = _wrong_parameters(handler)
+        takes = None if name in by_agent else _wrong_parameters(handler)
         if takes is not None:
             raise RegistrationError(
                 f"toolset {toolset!r}: the handler for {name!r} takes {takes}, but is called "

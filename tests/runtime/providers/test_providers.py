@@ -187,7 +187,7 @@ def test_an_open_map_cannot_be_strict_and_the_error_names_the_field(
         )
         assert "update_preferences" in str(caught.value) and "'preferences'" in str(caught.value)
     # Without strict the same tool exports.
-    assert export_tools(example_specs, "openai")[-3]["function"]["name"] == "update_preferences"
+    assert export_tools(example_specs, "openai")[-4]["function"]["name"] == "update_preferences"
 
 
 def test_fallback_exports_strict_where_it_can_and_plain_where_it_cannot(

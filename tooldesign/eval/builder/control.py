@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tooldesign.contract.agents import AgentContract, check_budget
 from tooldesign.contract.conditions import ConditionError, parse_condition
 from tooldesign.contract.confirm import DEFAULT_DENIED, ConfirmSpec, TemplateError, prompt_fields
 from tooldesign.contract.errors import did_you_mean
@@ -25,7 +26,13 @@ from tooldesign.contract.repairs import (
     applies,
     repair_row,
 )
-from tooldesign.dsl.records import AttributeRecord, ConfirmRecord, Record, RepairsRecord
+from tooldesign.dsl.records import (
+    AgentRecord,
+    AttributeRecord,
+    ConfirmRecord,
+    Record,
+    RepairsRecord,
+)
 from tooldesign.eval.builder import values
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
@@ -53,6 +60,40 @@ _DSL_TYPES = {
     "array": "ArrayOf(...)",
     "object": "an object",
 }
+
+
+def agent(rec: AgentRecord | None, issues: Issues) -> AgentContract | None:
+    """``ImplementedByAgent``'s contract; each bad value is reported and left at its default
+    (which toolsets ``uses`` names is checked once the whole service is built)."""
+    if rec is None:
+        return None
+    names: dict[str, tuple[str, ...]] = {}
+    for key in ("uses", "forward"):
+        given = getattr(rec, key)
+        if isinstance(given, str) or not isinstance(given, list | tuple):
+            issues.add(
+                f"ImplementedByAgent {key}= must be a list of names, got {given!r}",
+                rec.location,
+                rec.path,
+            )
+            given = ()
+        bad = [name for name in given if not values.is_text(name) or not name.strip()]
+        for name in bad:
+            issues.add(
+                f"ImplementedByAgent {key}= lists {name!r}, which is not a name",
+                rec.location,
+                rec.path,
+            )
+        names[key] = tuple(dict.fromkeys(name for name in given if name not in bad))
+    budgets: dict[str, Any] = {}
+    for key, value in rec.budgets.items():
+        try:
+            check_budget(key, value)
+        except ValueError as exc:
+            issues.add(f"ImplementedByAgent {key}=: {exc}", rec.location, rec.path)
+            continue
+        budgets[key] = value
+    return AgentContract(uses=names["uses"], forward=names["forward"], **budgets)
 
 
 def json_type(t: TypeExpr) -> str:

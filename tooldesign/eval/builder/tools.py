@@ -292,6 +292,7 @@ class _TreeBuilder:
             repairs=control.tool_repairs(payload, user_types, repairs, injected),
             limits=self._limits(rec),
             loading=self._loading(rec.loading, rec) or toolset_loading,
+            agent=control.agent(rec.agent, self.issues),
         )
 
     def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:

@@ -33,7 +33,7 @@ from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalReque
 
 if TYPE_CHECKING:
     from tooldesign.runtime.reasons import Recovery
-    from tooldesign.runtime.result import Bounds
+    from tooldesign.runtime.result import Bounds, ServerDataItem
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -56,6 +56,9 @@ class CallEvent:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallStarted(CallEvent):
     session_id: str | None = None
+    run_id: str | None = None
+    parent_tool_call_id: str | None = None
+    """The call whose run made this one (an agent-implemented tool's, for its inner run's calls)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,6 +87,9 @@ class CallFinished(CallEvent):
     duration_ms: float
     bounds: Bounds | None = None
     recovery: Recovery | None = None
+    server_data: tuple[ServerDataItem, ...] = ()
+    """The call's server data (for observers: a UI's charts), the inner calls' of an agent run
+    included; never the model's."""
 
 
 Subscriber = Callable[[CallEvent], None] | Callable[[CallEvent], Awaitable[None]]

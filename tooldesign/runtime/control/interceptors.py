@@ -83,16 +83,28 @@ async def deadline(seconds: float) -> AsyncIterator[asyncio.Timeout]:
             _deadlines.reset(token)
 
 
+def current_deadlines() -> tuple[asyncio.Timeout, ...]:
+    """The deadlines the current call runs under."""
+    return _deadlines.get()
+
+
+def forget_deadlines() -> None:
+    """In a task's own context: the task answers to no caller's ``Timeout`` (an agent's inner
+    run, which may outlive the call that started it while it waits for a person)."""
+    _deadlines.set(())
+
+
 @contextlib.contextmanager
-def deadlines_paused() -> Iterator[None]:
-    """Stop the clock of every ``Timeout`` the call runs under, until the block ends.
+def deadlines_paused(deadlines: tuple[asyncio.Timeout, ...] | None = None) -> Iterator[None]:
+    """Stop the clock of every ``Timeout`` the call runs under (or of ``deadlines``: an agent's
+    outer call's), until the block ends.
 
     A person's time is not the tool's: while a call waits for an approver's decision, its
     deadlines do not run, and they resume with the time they had left.
     """
     loop = asyncio.get_running_loop()
     held: list[tuple[asyncio.Timeout, float]] = []
-    for deadline in _deadlines.get():
+    for deadline in _deadlines.get() if deadlines is None else deadlines:
         when = deadline.when()
         if when is not None and not deadline.expired():
             held.append((deadline, when - loop.time()))

@@ -55,7 +55,15 @@ class CallWatch:
             return None
         watch = cls(bus if listened else None, span, spec, request)
         if watch.bus is not None:
-            watch.bus.publish(CallStarted(**watch._ids(), session_id=request.meta.session_id))
+            meta = request.meta
+            watch.bus.publish(
+                CallStarted(
+                    **watch._ids(),
+                    session_id=meta.session_id,
+                    run_id=meta.run_id,
+                    parent_tool_call_id=meta.parent_tool_call_id,
+                )
+            )
         watch.token = progress.attach(watch._progress)
         return watch
 
@@ -105,6 +113,7 @@ class CallWatch:
                     duration_ms=result.telemetry.duration_ms,
                     bounds=result.bounds,
                     recovery=result.recovery,
+                    server_data=result.server_data,
                 )
             )
 

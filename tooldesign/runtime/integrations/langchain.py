@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooldesign.jsonschema import keywords as K
+from tooldesign.runtime.agents import current_run
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.integrations._common import (
@@ -176,6 +177,12 @@ class TooldesignTool(BaseTool):
         run_manager: CallbackManagerForToolRun | None = None,
     ) -> tuple[str, ToolResult]:
         request = self._request(arguments, tool_call_id, runtime, config)
+        if self.spec.agent is not None:  # its inner run may wait: then the graph interrupts
+            result = self._runtime.execute_sync(request)
+            if not result.awaiting_approval or result.approval is None:
+                return _answer(result)
+            decided = _decided(result.approval, others=False)
+            return _answer(self._runtime.execute_sync(request, approvals=decided))
         if self.spec.confirm is None:
             return _answer(self._runtime.execute_sync(request))
         # The thread runs no event loop (LangChain runs sync tools in threads of its own).
@@ -193,8 +200,15 @@ class TooldesignTool(BaseTool):
         run_manager: AsyncCallbackManagerForToolRun | None = None,
     ) -> tuple[str, ToolResult]:
         request = self._request(arguments, tool_call_id, runtime, config)
-        if self.spec.confirm is None:
+        if (self.spec.confirm is None and self.spec.agent is None) or current_run() is not None:
+            # (Inside an agent-implemented tool's inner run, approvals are the outer call's.)
             return _answer(await self._runtime.execute(request))
+        if self.spec.agent is not None:  # its inner run may wait: then the graph interrupts
+            result = await self._runtime.execute(request)
+            if not result.awaiting_approval or result.approval is None:
+                return _answer(result)
+            decided = _decided(result.approval, others=False)
+            return _answer(await self._runtime.execute(request, approvals=decided))
         approval, others = await self._waiting(request, runtime, config)
         return _answer(await self._runtime.execute(request, approvals=_decided(approval, others)))
 

@@ -30,6 +30,12 @@ import json
 from collections.abc import Callable
 from typing import Any, Self
 
+from tooldesign.runtime.agents import (
+    AgentBudgetExceeded,
+    AgentImplementation,
+    AgentTask,
+    current_run,
+)
 from tooldesign.runtime.control.approvals import ApprovalRequest
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
@@ -43,7 +49,7 @@ from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 
 try:
-    from agents import FunctionTool, RunContextWrapper, Tool
+    from agents import Agent, FunctionTool, MaxTurnsExceeded, RunContextWrapper, Runner, Tool
     from agents.tool_context import ToolContext
 except ImportError as missing:  # pragma: no cover - depends on the environment
     raise ImportError(
@@ -98,6 +104,58 @@ def tooldesign_tools(
     ]
 
 
+def agent_implementation(
+    agent: Agent[Any],
+    *,
+    context: Callable[[AgentTask[Any]], Any] | None = None,
+    meta: MetaFromContext | None = None,
+) -> AgentImplementation[Any, Any]:
+    """An Agents SDK ``Agent`` as the implementation of an agent-implemented tool (bind it with
+    ``handlers={"tool": agent_implementation(agent)}``).
+
+    Each call runs a clone of ``agent`` with the tool's ``Return`` as its ``output_type`` and the
+    runtime's toolsets the design ``uses`` added to its tools (calls of the inner run), the
+    task's prompt as input and ``max_turns`` from the design (the SDK's default, 10, without
+    one); the requests and tokens it used are counted on the task. The SDK's
+    ``MaxTurnsExceeded`` is :class:`AgentBudgetExceeded`. Asked to correct its output, it
+    carries on its conversation with the correction. ``context`` builds the run's context from
+    the task; ``meta`` each inner call's metadata (forwarded values come from the outer call).
+    """
+
+    async def run(task: AgentTask[Any]) -> Any:
+        if task.runtime is None:
+            raise RuntimeError(f"{task.spec.id}: the agent runs outside a runtime")
+        contract = task.contract
+        tools = tooldesign_tools(task.runtime, task.toolsets, meta=meta)
+        inner = agent.clone(tools=[*agent.tools, *tools], output_type=task.output_type)
+        history: list[Any] | None = task.state.get("conversation")
+        given: Any = (
+            task.prompt()
+            if history is None
+            else [*history, {"role": "user", "content": task.correction}]
+        )
+        turns = contract.max_turns
+        left = 10 if turns is None else max(turns - task.usage.turns, 1)  # 10: the SDK's default
+        try:
+            result = await Runner.run(
+                inner,
+                given,
+                context=context(task) if context is not None else None,
+                max_turns=left,
+            )
+        except MaxTurnsExceeded as exc:
+            raise AgentBudgetExceeded("model turns", turns or 10) from exc
+        usage = result.context_wrapper.usage
+        task.usage.turns += usage.requests
+        task.usage.tokens += usage.total_tokens
+        if contract.max_tokens is not None and task.usage.tokens > contract.max_tokens:
+            raise AgentBudgetExceeded("tokens", contract.max_tokens)
+        task.state["conversation"] = result.to_input_list()
+        return result.final_output
+
+    return run
+
+
 ApprovedBy = Callable[[ToolContext[Any], ApprovalRequest], str | None]
 """``approved_by(ctx, request)``: who approved ``request``, for the decision's ``by``."""
 
@@ -130,6 +188,8 @@ def _function_tool(
     async def needs_approval(
         ctx: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
     ) -> bool:
+        if current_run() is not None:  # an inner run's approvals are its outer call's
+            return False
         # The meta function gets the ToolContext the call itself would get.
         context = ToolContext.from_agent_context(
             ctx, call_id, tool_name=tool.name, tool_arguments=json.dumps(arguments)
@@ -156,4 +216,10 @@ def _answer(result: ToolResult) -> ResultText:
     return ResultText(result)
 
 
-__all__ = ["ApprovedBy", "MetaFromContext", "ResultText", "tooldesign_tools"]
+__all__ = [
+    "ApprovedBy",
+    "MetaFromContext",
+    "ResultText",
+    "agent_implementation",
+    "tooldesign_tools",
+]

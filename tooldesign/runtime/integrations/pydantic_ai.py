@@ -33,6 +33,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tooldesign.runtime.agents import (
+    AgentBudgetExceeded,
+    AgentImplementation,
+    AgentTask,
+    current_run,
+)
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
@@ -49,13 +55,16 @@ from tooldesign.runtime.runtime import Runtime
 
 try:
     from pydantic_ai import (
+        Agent,
         ApprovalRequired,
         ModelRetry,
         RunContext,
         ToolDefinition,
         ToolFailed,
         ToolReturn,
+        UsageLimits,
     )
+    from pydantic_ai.exceptions import UsageLimitExceeded
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
     from pydantic_core import SchemaValidator, core_schema
 except ImportError as missing:  # pragma: no cover - depends on the environment
@@ -117,7 +126,11 @@ class TooldesignToolset(AbstractToolset[Any]):
         base = self._meta(ctx) if self._meta is not None else ToolCallMeta()
         meta = with_call_ids(base, run_id=ctx.run_id, tool_call_id=ctx.tool_call_id)
         request = exported.request(tool_args, meta)
-        if exported.spec.confirm is None:
+        spec = exported.spec
+        if current_run() is not None:
+            # Inside an agent-implemented tool's inner run, approvals are the outer call's.
+            return _answer(await self.runtime.execute(request))
+        if spec.confirm is None and spec.agent is None:
             result = await self.runtime.execute(request)
             if result.awaiting_approval and result.approval is not None:
                 # A call made inside this one waits (code mode's run_code): the same flow.
@@ -126,8 +139,9 @@ class TooldesignToolset(AbstractToolset[Any]):
                 granted = _granted(result.approval, ctx.tool_call_metadata)
                 result = await self.runtime.execute(request, approvals=[granted])
             return _answer(result)
+        # What this call waits on: its Confirm, or its inner run's (an agent-implemented tool).
         approval = await self.runtime.approval_for(request)
-        if approval is None:  # invalid, or not a call the design's condition selects
+        if approval is None:  # invalid, not selected by the design's condition, not waiting
             return _answer(await self.runtime.execute(request))
         if not ctx.tool_call_approved:
             # pydantic-ai's approval flow: the run ends with this call deferred, and runs it
@@ -158,6 +172,62 @@ def tooldesign_toolset(
     return TooldesignToolset(runtime, tools, meta=meta, max_retries=max_retries, id=id)
 
 
+def agent_implementation(
+    agent: Agent[Any, Any],
+    *,
+    deps: Callable[[AgentTask[Any]], Any] | None = None,
+    meta: MetaFromContext | None = None,
+    strict: bool = True,
+) -> AgentImplementation[Any, Any]:
+    """A pydantic-ai ``Agent`` as the implementation of an agent-implemented tool (bind it with
+    ``handlers={"tool": agent_implementation(agent)}``).
+
+    Each call runs ``agent`` with the task's prompt, the tool's ``Return`` as its output type,
+    the runtime's toolsets the design ``uses`` as its tools (calls of the inner run), and usage
+    limits from the design's budget (``max_turns`` as the request limit, ``max_tokens`` as the
+    total tokens); the requests and tokens it used are counted on the task. A limit reached is
+    :class:`AgentBudgetExceeded`. Asked to correct its output, it carries on its conversation
+    with the correction. ``deps`` builds the run's dependencies from the task; ``meta`` builds
+    each inner call's metadata from the run context (the design's forwarded values are filled in
+    from the outer call whatever it says).
+    """
+
+    async def run(task: AgentTask[Any]) -> Any:
+        if task.runtime is None:
+            raise RuntimeError(f"{task.spec.id}: the agent runs outside a runtime")
+        contract = task.contract
+        toolset = tooldesign_toolset(task.runtime, task.toolsets, meta=meta, strict=strict)
+        history = task.state.get("messages")
+        try:
+            result = await agent.run(
+                task.prompt() if history is None else task.correction,
+                output_type=task.output_type,
+                toolsets=[toolset],
+                message_history=history,
+                deps=deps(task) if deps is not None else None,
+                usage_limits=UsageLimits(
+                    request_limit=_left(contract.max_turns, task.usage.turns),
+                    total_tokens_limit=_left(contract.max_tokens, task.usage.tokens),
+                ),
+            )
+        except UsageLimitExceeded as exc:
+            text = str(exc)
+            if "token" in text and contract.max_tokens is not None:
+                raise AgentBudgetExceeded("tokens", contract.max_tokens) from exc
+            raise AgentBudgetExceeded("model turns", contract.max_turns or 0) from exc
+        usage = result.usage
+        task.usage.turns += usage.requests
+        task.usage.tokens += usage.total_tokens or 0
+        task.state["messages"] = result.all_messages()
+        return result.output
+
+    return run
+
+
+def _left(limit: int | None, used: int) -> int | None:
+    return None if limit is None else max(limit - used, 0)
+
+
 def _granted(approval: ApprovalRequest, metadata: object) -> ApprovalDecision:
     """The approval pydantic-ai passed back, as the runtime's decision on this exact call;
     ``by`` is the ``"by"`` of the call's ``DeferredToolResults.metadata``, if it names one."""
@@ -167,7 +237,10 @@ def _granted(approval: ApprovalRequest, metadata: object) -> ApprovalDecision:
 
 def _answer(result: ToolResult) -> ToolReturn[str]:
     """pydantic-ai's answer for ``result``: the model's text and the result for the
-    application, a retry for a call the model can correct, a failed call otherwise."""
+    application, a retry for a call the model can correct, a deferred call for one waiting for
+    a person (an agent-implemented tool's inner run), a failed call otherwise."""
+    if result.awaiting_approval and result.approval is not None:
+        raise ApprovalRequired(metadata=result.approval.to_dict())
     if result.ok:
         return ToolReturn(return_value=result.for_model(), metadata=result)
     if result.recovery is Recovery.CORRECT_CALL:
@@ -177,4 +250,4 @@ def _answer(result: ToolResult) -> ToolReturn[str]:
     raise ToolFailed(result.for_model())
 
 
-__all__ = ["MetaFromContext", "TooldesignToolset", "tooldesign_toolset"]
+__all__ = ["MetaFromContext", "TooldesignToolset", "agent_implementation", "tooldesign_toolset"]

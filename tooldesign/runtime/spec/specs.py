@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Self, TypeVar
 
 from pydantic import BaseModel
+from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
@@ -153,6 +154,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     runtime's."""
     loading: Loading | None = None
     """``Loading("deferred")``: exports load it through a tool search (``None``: eagerly)."""
+    agent: AgentContract | None = None
+    """``ImplementedByAgent``: the tool's implementation is an agent run (its contract)."""
 
     def server_data_spec(self, kind: str) -> ServerDataSpec[Any] | None:
         for spec in self.server_data:
