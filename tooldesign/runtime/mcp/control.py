@@ -25,13 +25,13 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
-import anyio
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
@@ -191,43 +191,75 @@ async def forwarded(
     handshake protocol; on 2026-07-28 the SDK sends only what the request's ``_meta`` asked
     for. A tool never waits for the client: what comes past a small queue is dropped."""
     loop = asyncio.get_running_loop()
-    send, receive = anyio.create_memory_object_stream[ProgressUpdate | ToolLog](_MAX_QUEUED)
-
-    def put(item: ProgressUpdate | ToolLog) -> None:
-        try:
-            send.send_nowait(item)
-        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass  # a slow client misses intermediate updates, never the tool's time
+    forwarder = _Forwarder(ctx, tool)
 
     def sink(item: ProgressUpdate | ToolLog) -> None:  # any thread
-        loop.call_soon_threadsafe(put, item)
+        loop.call_soon_threadsafe(forwarder.put, item)
 
     def log_sink(message: ToolLog) -> None:
         if log_level is None or logs.at_least(message.level, log_level):
             sink(message)
 
-    async def forward() -> None:
-        async with receive:
-            async for item in receive:
-                try:
-                    if isinstance(item, ToolLog):
-                        await _send_log_message(
-                            ctx.session, item.level, item.data, item.logger or tool, ctx.request_id
-                        )
-                    else:
-                        await ctx.session.report_progress(item.progress, item.total, item.message)
-                except Exception:  # the client went away: the call goes on
-                    log.debug("a notification could not be sent", exc_info=True)
+    try:
+        with progress.progress_to(sink), logs.logs_to(log_sink):
+            yield
+    except BaseException:
+        forwarder.stop()
+        raise
+    # What worker threads handed over is queued behind this callback; then it is all sent.
+    await _drained(loop)
+    await forwarder.sent()
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(forward)
+
+class _Forwarder:
+    """Sends one call's notifications in order, from a task started only once there is one to
+    send (most calls report nothing, and pay nothing for it). Runs on the event loop only."""
+
+    __slots__ = ("ctx", "queue", "task", "tool")
+
+    def __init__(self, ctx: ServerRequestContext[Any, Any], tool: str) -> None:
+        self.ctx = ctx
+        self.tool = tool
+        self.queue: collections.deque[ProgressUpdate | ToolLog] = collections.deque()
+        self.task: asyncio.Task[None] | None = None
+
+    def put(self, item: ProgressUpdate | ToolLog) -> None:
+        if len(self.queue) >= _MAX_QUEUED:
+            return  # a slow client misses intermediate updates, never the tool's time
+        self.queue.append(item)
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        ctx = self.ctx
+        while self.queue:
+            item = self.queue.popleft()
+            try:
+                if isinstance(item, ToolLog):
+                    await _send_log_message(
+                        ctx.session, item.level, item.data, item.logger or self.tool, ctx.request_id
+                    )
+                else:
+                    await ctx.session.report_progress(item.progress, item.total, item.message)
+            except Exception:  # the client went away: the call goes on
+                log.debug("a notification could not be sent", exc_info=True)
+        self.task = None
+
+    async def sent(self) -> None:
+        """Wait until everything queued is sent (cancelled with the call, if it is)."""
+        task = self.task
+        if task is None:
+            return
         try:
-            with progress.progress_to(sink), logs.logs_to(log_sink):
-                yield
-        finally:
-            # What worker threads handed over is queued behind this callback.
-            await _drained(loop)
-            send.close()
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+
+    def stop(self) -> None:
+        self.queue.clear()
+        if self.task is not None:
+            self.task.cancel()
 
 
 async def _drained(loop: asyncio.AbstractEventLoop) -> None:
