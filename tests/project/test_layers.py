@@ -71,7 +71,7 @@ LARGER_FILES = {
     "govern/schemas.py": 1015,
     "binding/planner.py": 951,
     "importers/mcp.py": 799,
-    "runtime/mcp/server.py": 715,
+    "runtime/mcp/server.py": 724,
     "contract/catalog.py": 640,
     "codegen/bindings.py": 620,
 }

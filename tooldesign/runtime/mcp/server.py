@@ -11,10 +11,10 @@ connections).
 Injected fields are filled from the MCP request: ``tool_call_id`` is the JSON-RPC request id,
 ``session_id`` the ``Mcp-Session-Id`` of a streamable-HTTP session, or an id minted for each
 stdio (or in-memory) connection. The 2026-07-28 HTTP wire has no sessions (nor anything a
-session could be taken from: each request stands alone), so a stateful HTTP app answers
-``server/discover`` with the handshake versions only: clients that negotiate (the SDK's
-default) open a handshake session, and tools that inject ``session_id`` work with them out of
-the box. A stateless app serves the 2026-07-28 wire and leaves ``session_id`` unset, as does a
+session could be taken from: each request stands alone), so a stateful HTTP app serving a
+tool that injects ``session_id`` answers ``server/discover`` with the handshake versions only:
+clients that negotiate (the SDK's default) open a handshake session, and such tools work with
+them out of the box (other apps offer 2026-07-28). A stateless app serves the 2026-07-28 wire and leaves ``session_id`` unset, as does a
 client that forces that wire; ``meta_for`` lets the application decide instead (from headers,
 an authenticated user, ``_meta``…), and a call that lacks an injected value is logged once per
 tool with what to do.
@@ -125,6 +125,8 @@ class _Catalog:
     by_name: Mapping[str, types.Tool]
     specs: Mapping[str, ToolSpec[Any, Any]]
     adapter: ProviderAdapter
+    needs_sessions: bool
+    """Whether a tool injects ``session_id`` (only handshake-era HTTP has sessions)."""
 
 
 class _RuntimeServer(Server[_Connection]):
@@ -241,6 +243,7 @@ class ToolServer:
                     {t.name: t for t in tools},
                     {s.name: s for s in specs},
                     mcp,
+                    any("session_id" in s.injected for s in specs),
                 )
             return self._catalog
 
@@ -406,15 +409,21 @@ class ToolServer:
     async def _discover(
         self, ctx: ServerRequestContext[_Connection], params: types.RequestParams
     ) -> types.DiscoverResult:
-        """``server/discover``: a stateful HTTP app names the handshake versions only.
+        """``server/discover``: the 2026-07-28 wire (which the server serves everywhere) — except
+        on a stateful HTTP app serving a tool that injects ``session_id``, which names the
+        handshake versions only.
 
-        Sessions exist only on the handshake wire, so clients that negotiate (``mode="auto"``,
-        the SDK's default) fall back to ``initialize`` and get an ``Mcp-Session-Id``, which
-        injected ``session_id`` fields are filled from. In memory, on stdio and on a stateless
-        app the 2026-07-28 wire is offered as usual (a connection, or nothing, is the session).
+        Sessions exist only on the handshake wire, and clients that negotiate (``mode="auto"``,
+        the SDK's default) take 2026-07-28 whenever it is listed: there, such a tool could not
+        run. Offered the handshake versions alone, they fall back to ``initialize`` and get an
+        ``Mcp-Session-Id``, which ``session_id`` is filled from (a client that forces
+        2026-07-28 is still served). In memory, on stdio and on a stateless app (a connection,
+        or nothing, is the session), and on a stateful app whose tools need no session,
+        2026-07-28 is offered, so a client that speaks only it does not give up.
         """
         stateful_http = self._http_sessions and isinstance(ctx.request, Request)
-        versions = HANDSHAKE_PROTOCOL_VERSIONS if stateful_http else MODERN_PROTOCOL_VERSIONS
+        sessions = stateful_http and self._served_catalog().needs_sessions
+        versions = HANDSHAKE_PROTOCOL_VERSIONS if sessions else MODERN_PROTOCOL_VERSIONS
         return types.DiscoverResult(
             supported_versions=list(versions),
             capabilities=self.server.get_capabilities(protocol_version=ctx.protocol_version),
