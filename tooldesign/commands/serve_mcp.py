@@ -360,8 +360,12 @@ async def _serve_http(
     _log_to_stderr()
     try:
         # SSE streams resume after a dropped connection (Last-Event-ID), from memory.
-        resumable = {"event_store": MemoryEventStore(), "retry_interval": RETRY_INTERVAL_MS}
-        app = server.streamable_http_app(host=args.host, **resumable, **security)
+        app = server.streamable_http_app(
+            host=args.host,
+            event_store=MemoryEventStore(),
+            retry_interval=RETRY_INTERVAL_MS,
+            **security,
+        )
     except ValueError as exc:  # an allowed host or origin that is not one
         raise UserError(str(exc)) from None
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
