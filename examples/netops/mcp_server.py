@@ -14,7 +14,7 @@ answers that this session has none: the model cannot pick another user's session
 from __future__ import annotations
 
 from tooldesign.builtin.tool_index import tool_index_registration
-from tooldesign.runtime import LogCalls, Runtime, Timeout, ToolCallMeta
+from tooldesign.runtime import LogCalls, Runtime, Timeout, ToolCallMeta, ToolsetRegistration
 
 from examples.netops.diagnosis import diagnose_site
 from examples.netops.services import (
@@ -42,21 +42,25 @@ async def restart_device(
     return device_types.RestartDeviceResult(accepted=True, job_id=f"restart-{args.device_id}")
 
 
+def registrations(inventory: Inventory) -> list[ToolsetRegistration]:
+    """The netops toolsets, served by the example's services over ``inventory``."""
+    return [
+        sites.new_registration(service=SiteService(inventory)),
+        devices.new_registration(
+            service=DeviceService(inventory), handlers={"restart_device": restart_device}
+        ),
+        metrics.new_registration(service=MetricsService(inventory)),
+        profiles.new_registration(service=ProfileService()),
+        docs.new_registration(service=DocumentService()),
+        # An agent as a tool: its inner run's restart is asked of the client's person.
+        diagnosis.new_registration(handlers={"diagnose_site": diagnose_site}),
+    ]
+
+
 def runtime() -> Runtime:
     """A fresh runtime over a fresh in-memory inventory, with the tool index registered."""
-    inventory = Inventory()
     served = Runtime(
-        [
-            sites.new_registration(service=SiteService(inventory)),
-            devices.new_registration(
-                service=DeviceService(inventory), handlers={"restart_device": restart_device}
-            ),
-            metrics.new_registration(service=MetricsService(inventory)),
-            profiles.new_registration(service=ProfileService()),
-            docs.new_registration(service=DocumentService()),
-            # An agent as a tool: its inner run's restart is asked of the client's person.
-            diagnosis.new_registration(handlers={"diagnose_site": diagnose_site}),
-        ],
+        registrations(Inventory()),
         interceptors=[LogCalls(), Timeout(10.0)],
         expose=(NotFoundError,),
     )

@@ -11,7 +11,7 @@ import math
 from datetime import UTC, datetime, timedelta
 
 from tooldesign.jsonschema.text import quoted
-from tooldesign.runtime import report_progress
+from tooldesign.runtime import log_message, report_progress
 
 from examples.netops.models import (
     Address,
@@ -235,7 +235,8 @@ class MetricsService:
         """Deterministic probe results: ``value`` is the host (the tool takes a single string).
 
         Probing takes a while on a real router, so it reports progress, one probe at a time
-        (a no-op when nobody listens: an MCP client that sent a progress token, a subscriber).
+        (a no-op when nobody listens: an MCP client that sent a progress token, a subscriber),
+        and logs what it found for the person watching (an MCP client's log, else Python's).
         """
         host = value.strip().lower()
         for probe in range(1, _PROBES + 1):
@@ -243,11 +244,13 @@ class MetricsService:
                 probe, f"probe {probe} of {_PROBES} sent to {host or 'nothing'}", total=_PROBES
             )
         if not host or host.endswith(".invalid"):
+            log_message("notice", f"{host or 'nothing'}: no answer to {_PROBES} probes")
             return Reachability(
                 reachable=False, loss=1.0, rtt_ms=None, raw={"host": host, "sent": 5, "received": 0}
             )
         seed = sum(map(ord, host)) % 17
         received = 5 - seed % 2
+        log_message("info", f"{host}: {received} of {_PROBES} probes answered")
         return Reachability(
             reachable=True,
             loss=round(1 - received / 5, 3),

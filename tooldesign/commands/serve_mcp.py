@@ -386,11 +386,18 @@ async def _serve_http(
     security: dict[str, Any],
 ) -> None:
     import uvicorn
+    from tooldesign.runtime.mcp.events import RETRY_INTERVAL_MS, MemoryEventStore
 
     server = await resolve_server(target, callbacks, args)
     _log_to_stderr()
     try:
-        app = server.streamable_http_app(host=args.host, **security)
+        # SSE streams resume after a dropped connection (Last-Event-ID), from memory.
+        app = server.streamable_http_app(
+            host=args.host,
+            event_store=MemoryEventStore(),
+            retry_interval=RETRY_INTERVAL_MS,
+            **security,
+        )
     except ValueError as exc:  # an allowed host or origin that is not one
         raise UserError(str(exc)) from None
     config = uvicorn.Config(app, log_level="warning", lifespan="on")

@@ -31,6 +31,11 @@ WRAPPED_RESULT_KEY = "result"
 servers share: the MCP export wraps such results in it, the MCP client unwraps them, and the
 MCP importer reads a wrapped result as what it wraps."""
 
+WRAPPED_RESULT_MARKER = "x-fastmcp-wrap-result"
+"""The key (``true``) marking a wrapped ``outputSchema`` as a wrap, not a result with one field
+called ``result``: FastMCP writes it, and its client (and others that learned it from FastMCP)
+unwraps such a result on reading."""
+
 BOUNDS_CONFIG_KEY = "x-tooldesign-bounds"
 """Key in a bounded result model's ``json_schema_extra`` naming its next-cursor attribute."""
 

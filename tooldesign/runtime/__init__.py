@@ -42,6 +42,7 @@ from tooldesign.runtime.control.events import (
     CallStarted,
 )
 from tooldesign.runtime.control.interceptors import LogCalls, RateLimit, Timeout
+from tooldesign.runtime.control.logs import ToolLog, log_message, logs_to
 from tooldesign.runtime.control.otel import Tracing
 from tooldesign.runtime.control.progress import ProgressUpdate, progress_to, report_progress
 from tooldesign.runtime.errors import (
@@ -133,6 +134,7 @@ __all__ = [
     "ToolCallMeta",
     "ToolError",
     "ToolFailure",
+    "ToolLog",
     "ToolRequest",
     "ToolResult",
     "ToolSpec",
@@ -142,6 +144,8 @@ __all__ = [
     "ToolsetRegistration",
     "Tracing",
     "TypesImportError",
+    "log_message",
+    "logs_to",
     "pending_approvals",
     "progress_to",
     "report_progress",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from tooldesign.runtime.control.logs import LogLevel, log_message
 from tooldesign.runtime.control.progress import report_progress
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
 
@@ -52,6 +53,12 @@ class ToolCallMeta:
         """Report how far this call has come (see :func:`~tooldesign.runtime.report_progress`):
         a fraction from 0 to 1, or a count of ``total``. A no-op when nobody listens."""
         report_progress(progress, message, total=total)
+
+    def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
+        """Log ``data`` (a message or any JSON value) at an MCP ``level`` from this call (see
+        :func:`~tooldesign.runtime.log_message`): to an MCP client that listens, else to
+        Python's logging."""
+        log_message(level, data, logger=logger)
 
     def value_for(self, name: str) -> Any:
         """The value an injected field called ``name`` takes, or ``None`` if the caller gave none.

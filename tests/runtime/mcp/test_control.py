@@ -253,3 +253,84 @@ async def test_the_trace_in_http_headers_parents_the_calls_span(
     assert result.is_error is False
     [span] = exporter.get_finished_spans()
     assert format(span.context.trace_id, "032x") == TRACE_ID
+
+
+# ── log messages ─────────────────────────────────────────────────────────────────────────
+
+
+async def test_log_messages_reach_a_handshake_client_at_the_level_it_set() -> None:
+    heard: list[tuple[str, str | None, Any]] = []
+
+    async def on_log(message: types.LoggingMessageNotificationParams) -> None:
+        heard.append((message.level, message.logger, message.data))
+
+    server = mcp_server(served(Restarts()))
+    async with Client(server.server, mode="legacy", logging_callback=on_log) as client:
+        assert client.server_capabilities.logging is not None
+        await client.call_tool("check_reachability", {"value": "core.hq"})
+        with pytest.warns(UserWarning, match="deprecated"):  # the SDK's client says so
+            await client.set_logging_level("notice")
+        await client.call_tool("check_reachability", {"value": "core.hq"})
+        await client.call_tool("check_reachability", {"value": "gone.invalid"})
+    assert heard == [
+        ("info", "check_reachability", "core.hq: 5 of 5 probes answered"),
+        ("notice", "check_reachability", "gone.invalid: no answer to 5 probes"),
+    ]
+
+
+async def test_the_level_set_on_one_connection_leaves_the_others_alone() -> None:
+    heard: list[str] = []
+
+    async def on_log(message: types.LoggingMessageNotificationParams) -> None:
+        heard.append(message.data)
+
+    server = mcp_server(served(Restarts()))
+    async with (
+        Client(server.server, mode="legacy") as quiet,
+        Client(server.server, mode="legacy", logging_callback=on_log) as loud,
+    ):
+        with pytest.warns(UserWarning):
+            await quiet.set_logging_level("emergency")
+        await loud.call_tool("check_reachability", {"value": "core.hq"})
+    assert heard == ["core.hq: 5 of 5 probes answered"]
+
+
+async def test_a_2026_client_gets_log_messages_only_when_the_request_asks() -> None:
+    heard: list[str] = []
+
+    async def on_log(message: types.LoggingMessageNotificationParams) -> None:
+        heard.append(f"{message.level} {message.data}")
+
+    server = mcp_server(served(Restarts()))
+    async with Client(server.server, logging_callback=on_log) as client:
+        assert client.protocol_version == "2026-07-28"
+        await client.call_tool("check_reachability", {"value": "core.hq"})  # nobody asked
+        assert heard == []
+        await client.call_tool(
+            "check_reachability",
+            {"value": "core.hq"},
+            meta={"io.modelcontextprotocol/logLevel": "info"},
+        )
+        await client.call_tool(
+            "check_reachability",
+            {"value": "core.hq"},
+            meta={"io.modelcontextprotocol/logLevel": "warning"},
+        )
+    assert heard == ["info core.hq: 5 of 5 probes answered"]
+
+
+async def test_log_messages_and_progress_arrive_in_the_order_reported() -> None:
+    seen: list[str] = []
+
+    async def on_log(message: types.LoggingMessageNotificationParams) -> None:
+        seen.append(f"log {message.data}")
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(f"progress {progress:g}")
+
+    server = mcp_server(served(Restarts()))
+    async with Client(server.server, mode="legacy", logging_callback=on_log) as client:
+        await client.call_tool(
+            "check_reachability", {"value": "core.hq"}, progress_callback=on_progress
+        )
+    assert seen == [f"progress {n}" for n in range(1, 6)] + ["log core.hq: 5 of 5 probes answered"]

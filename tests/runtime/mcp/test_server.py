@@ -38,7 +38,7 @@ from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
 from gen.assistant.toolsets.docs import executor as docs
 from gen.assistant.toolsets.profiles import executor as profiles
-from tests.support.netops import approve_all, not_found
+from tests.support.netops import approve_all, example_runtime, not_found
 
 pytestmark = pytest.mark.anyio
 
@@ -551,6 +551,15 @@ async def test_http_sessions_reach_injected_fields_with_the_default_client() -> 
     assert contexts[0].session_id == contexts[0].headers["mcp-session-id"]
     assert contexts[0].session_id == contexts[1].session_id
     assert service.sessions == [contexts[0].session_id]  # the session, never alice's
+
+
+@pytest.mark.slow
+async def test_a_stateful_app_whose_tools_need_no_session_offers_2026_07_28() -> None:
+    server = mcp_server(example_runtime("sites"))
+    async with http_server(server) as url, Client(url) as client:
+        assert client.protocol_version == "2026-07-28"
+        result = await client.call_tool("get_site", {"site_id": "hq"})
+    assert result.is_error is False
 
 
 @pytest.mark.slow

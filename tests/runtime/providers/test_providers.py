@@ -163,8 +163,12 @@ def test_mcp_exports_are_valid_tools_with_object_output_schemas(
         for hidden in spec.injected:
             assert hidden not in json.dumps(tool.input_schema)
     by_name = {t["name"]: t for t in exported}
-    # A string result is wrapped in an object, as MCP requires.
-    assert by_name["answer_question"]["outputSchema"]["properties"]["result"]["type"] == "string"
+    # A string result is wrapped in an object, as MCP requires, and marked as a wrap the way
+    # FastMCP marks it (its client unwraps what is marked).
+    wrapped = by_name["answer_question"]["outputSchema"]
+    assert wrapped["properties"]["result"]["type"] == "string"
+    assert wrapped["x-fastmcp-wrap-result"] is True
+    assert "x-fastmcp-wrap-result" not in by_name["get_site"]["outputSchema"]
     assert by_name["list_devices"]["title"] == "List devices"
     assert by_name["list_devices"]["annotations"] == {"readOnlyHint": True}
     assert by_name["restart_device"]["annotations"] == {

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.access import BearerTokens
+    from tooldesign.runtime.mcp.events import MemoryEventStore
     from tooldesign.runtime.mcp.http import HttpPolicy
     from tooldesign.runtime.mcp.server import (
         McpCallContext,
@@ -30,6 +31,7 @@ __all__ = [
     "BearerTokens",
     "HttpPolicy",
     "McpCallContext",
+    "MemoryEventStore",
     "MetaFor",
     "OnResult",
     "SessionLimits",
@@ -41,7 +43,12 @@ __all__ = [
 ]
 
 
-_ELSEWHERE = {"BearerTokens": "access", "HttpPolicy": "http", "SessionLimits": "sessions"}
+_ELSEWHERE = {
+    "BearerTokens": "access",
+    "HttpPolicy": "http",
+    "MemoryEventStore": "events",
+    "SessionLimits": "sessions",
+}
 """Names that live beside the server's module (the rest come from ``server``)."""
 
 

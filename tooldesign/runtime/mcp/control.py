@@ -11,9 +11,12 @@
   leaves it awaiting. A client that cannot be
   asked gets ``isError`` with the pending approval (``_meta`` key :data:`APPROVAL_META_KEY`)
   and a text telling the model to wait. A runtime with an approver of its own decides itself.
-- **Progress.** A client that sent a progress token gets ``notifications/progress`` for what
-  the tool reports (:func:`~tooldesign.runtime.report_progress`), in order, without the tool
-  ever waiting for the client.
+- **Progress and logs.** A client that sent a progress token gets ``notifications/progress``
+  for what the tool reports (:func:`~tooldesign.runtime.report_progress`), and a client gets
+  ``notifications/message`` for what it logs (:func:`~tooldesign.runtime.log_message`) at
+  the level it set with ``logging/setLevel`` (handshake protocol; every level until it sets
+  one) or asked for in the request's ``_meta`` (2026-07-28), in order, without the tool ever
+  waiting for the client.
 - **Trace context.** A ``traceparent`` in the request's ``_meta`` (or, failing that, in the
   HTTP headers) parents the SDK's server span and the runtime's ``execute_tool`` span, and
   travels on with the call (``ToolCallMeta.trace``) to workers.
@@ -22,25 +25,34 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
-import anyio
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.session import ServerSession
 from mcp.types.version import is_version_at_least
 from starlette.requests import Request
 from tooldesign.jsonschema import keywords as K
-from tooldesign.runtime.control import progress
+from tooldesign.runtime.control import logs, progress
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.control.logs import LogLevel, ToolLog
 from tooldesign.runtime.control.otel import TRACE_KEYS
 from tooldesign.runtime.control.progress import ProgressUpdate
 from tooldesign.runtime.request import ToolCallMeta
 
 log = logging.getLogger("tooldesign.runtime.mcp")
+
+# The SDK marks sending log messages deprecated as of 2026-07-28, where they still ride the
+# request that opted in (the session filters by protocol era): sent without its warning, which
+# would otherwise reach the application's users for each message.
+_send_log_message: Any = getattr(
+    ServerSession.send_log_message, "__wrapped__", ServerSession.send_log_message
+)
 
 APPROVAL_KEY = "approval"
 """The key of the approval question in an ``input_required`` result's ``inputRequests``."""
@@ -49,7 +61,7 @@ APPROVAL_META_KEY = "tooldesign/approval"
 """The ``_meta`` key of a ``CallToolResult`` awaiting approval: the approval request."""
 
 _INPUT_REQUIRED_VERSION = "2026-07-28"
-_MAX_QUEUED_PROGRESS = 64
+_MAX_QUEUED = 64
 
 _APPROVAL_SCHEMA: dict[str, Any] = {
     K.TYPE: "object",
@@ -165,44 +177,89 @@ def input_required(request: ApprovalRequest) -> types.InputRequiredResult:
     )
 
 
-# ── progress ──────────────────────────────────────────────────────────────────────────────
+# ── progress and logs ────────────────────────────────────────────────────────────────────
 
 
 @asynccontextmanager
-async def forwarded_progress(ctx: ServerRequestContext[Any, Any]) -> AsyncIterator[None]:
-    """Within the block, what the call reports goes to the client as progress notifications
-    (the SDK sends them only to a client that asked, with a progress token; a tool never waits
-    for the client: updates past a small queue are dropped)."""
+async def forwarded(
+    ctx: ServerRequestContext[Any, Any], tool: str, log_level: LogLevel | None
+) -> AsyncIterator[None]:
+    """Within the block, what the call reports goes to the client, in the order reported:
+    progress as ``notifications/progress`` (the SDK sends them only to a client that asked,
+    with a progress token), log messages as ``notifications/message`` naming ``tool`` as their
+    logger unless they name one — at ``log_level`` or above (``None``: every level) on the
+    handshake protocol; on 2026-07-28 the SDK sends only what the request's ``_meta`` asked
+    for. A tool never waits for the client: what comes past a small queue is dropped."""
     loop = asyncio.get_running_loop()
-    send, receive = anyio.create_memory_object_stream[ProgressUpdate](_MAX_QUEUED_PROGRESS)
+    forwarder = _Forwarder(ctx, tool)
 
-    def put(update: ProgressUpdate) -> None:
-        try:
-            send.send_nowait(update)
-        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass  # a slow client misses intermediate updates, never the tool's time
+    def sink(item: ProgressUpdate | ToolLog) -> None:  # any thread
+        loop.call_soon_threadsafe(forwarder.put, item)
 
-    def sink(update: ProgressUpdate) -> None:  # any thread
-        loop.call_soon_threadsafe(put, update)
+    def log_sink(message: ToolLog) -> None:
+        if log_level is None or logs.at_least(message.level, log_level):
+            sink(message)
 
-    async def forward() -> None:
-        async with receive:
-            async for update in receive:
-                try:
-                    await ctx.session.report_progress(update.progress, update.total, update.message)
-                except Exception:  # the client went away: the call goes on
-                    log.debug("a progress notification could not be sent", exc_info=True)
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(forward)
-        token = progress.attach(sink)
-        try:
+    try:
+        with progress.progress_to(sink), logs.logs_to(log_sink):
             yield
-        finally:
-            progress.detach(token)
-            # Updates handed over from worker threads are queued behind this callback.
-            await _drained(loop)
-            send.close()
+    except BaseException:
+        forwarder.stop()
+        raise
+    # What worker threads handed over is queued behind this callback; then it is all sent.
+    await _drained(loop)
+    await forwarder.sent()
+
+
+class _Forwarder:
+    """Sends one call's notifications in order, from a task started only once there is one to
+    send (most calls report nothing, and pay nothing for it). Runs on the event loop only."""
+
+    __slots__ = ("ctx", "queue", "task", "tool")
+
+    def __init__(self, ctx: ServerRequestContext[Any, Any], tool: str) -> None:
+        self.ctx = ctx
+        self.tool = tool
+        self.queue: collections.deque[ProgressUpdate | ToolLog] = collections.deque()
+        self.task: asyncio.Task[None] | None = None
+
+    def put(self, item: ProgressUpdate | ToolLog) -> None:
+        if len(self.queue) >= _MAX_QUEUED:
+            return  # a slow client misses intermediate updates, never the tool's time
+        self.queue.append(item)
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        ctx = self.ctx
+        while self.queue:
+            item = self.queue.popleft()
+            try:
+                if isinstance(item, ToolLog):
+                    await _send_log_message(
+                        ctx.session, item.level, item.data, item.logger or self.tool, ctx.request_id
+                    )
+                else:
+                    await ctx.session.report_progress(item.progress, item.total, item.message)
+            except Exception:  # the client went away: the call goes on
+                log.debug("a notification could not be sent", exc_info=True)
+        self.task = None
+
+    async def sent(self) -> None:
+        """Wait until everything queued is sent (cancelled with the call, if it is)."""
+        task = self.task
+        if task is None:
+            return
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+
+    def stop(self) -> None:
+        self.queue.clear()
+        if self.task is not None:
+            self.task.cancel()
 
 
 async def _drained(loop: asyncio.AbstractEventLoop) -> None:

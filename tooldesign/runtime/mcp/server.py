@@ -11,10 +11,10 @@ connections).
 Injected fields are filled from the MCP request: ``tool_call_id`` is the JSON-RPC request id,
 ``session_id`` the ``Mcp-Session-Id`` of a streamable-HTTP session, or an id minted for each
 stdio (or in-memory) connection. The 2026-07-28 HTTP wire has no sessions (nor anything a
-session could be taken from: each request stands alone), so a stateful HTTP app answers
-``server/discover`` with the handshake versions only: clients that negotiate (the SDK's
-default) open a handshake session, and tools that inject ``session_id`` work with them out of
-the box. A stateless app serves the 2026-07-28 wire and leaves ``session_id`` unset, as does a
+session could be taken from: each request stands alone), so a stateful HTTP app serving a
+tool that injects ``session_id`` answers ``server/discover`` with the handshake versions only:
+clients that negotiate (the SDK's default) open a handshake session, and such tools work with
+them out of the box (other apps offer 2026-07-28). A stateless app serves the 2026-07-28 wire and leaves ``session_id`` unset, as does a
 client that forces that wire; ``meta_for`` lets the application decide instead (from headers,
 an authenticated user, ``_meta``…), and a call that lacks an injected value is logged once per
 tool with what to do.
@@ -24,7 +24,6 @@ Needs the ``mcp`` extra: ``pip install 'tooldesign[mcp]'``.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
 import inspect
@@ -32,6 +31,7 @@ import json
 import logging
 import threading
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -41,6 +41,7 @@ import anyio
 from mcp import types
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
@@ -48,16 +49,17 @@ from mcp.server.streamable_http import EventStore
 from mcp.server.subscriptions import ListenHandler
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.exceptions import MCPError
-from mcp.shared.subscriptions import ServerEvent, ToolsListChanged
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from tooldesign.contract.catalog import toolset_version
 from tooldesign.jsonschema.text import clipped, shown
+from tooldesign.runtime.control.logs import LogLevel
 from tooldesign.runtime.mcp import control, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.callbacks import MissingExplained, check_callback
+from tooldesign.runtime.mcp.changes import ChangeBus, Listeners
 from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter
 from tooldesign.runtime.reasons import RetryReason
@@ -117,66 +119,6 @@ class _Connection:
     id: str
 
 
-class _Listeners:
-    """Callbacks to run on their own event loops when the runtime's registrations change.
-
-    ``Runtime.register`` may run on any thread; each callback is handed to the loop it was
-    added from, where the MCP connection it serves lives.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._callbacks: dict[object, tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = {}
-
-    def add(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Register ``callback`` for the running loop; returns its (idempotent) removal."""
-        loop = asyncio.get_running_loop()
-        token = object()
-        with self._lock:
-            self._callbacks[token] = (loop, callback)
-
-        def remove() -> None:
-            with self._lock:
-                self._callbacks.pop(token, None)
-
-        return remove
-
-    def fire(self) -> None:
-        with self._lock:
-            entries = list(self._callbacks.items())
-        for token, (loop, callback) in entries:
-            try:
-                loop.call_soon_threadsafe(callback)
-            except RuntimeError:  # the loop is closed: its connections are gone
-                with self._lock:
-                    self._callbacks.pop(token, None)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._callbacks)
-
-
-class _ChangeBus:
-    """A ``SubscriptionBus`` for ``subscriptions/listen`` streams, fed by runtime changes."""
-
-    def __init__(self, listeners: _Listeners) -> None:
-        self._listeners = listeners
-
-    async def publish(self, event: ServerEvent) -> None:
-        # The SDK's bus protocol; the server itself fires on registration changes. Tools are
-        # the only list this server has, so any event is a tools event.
-        self._listeners.fire()
-
-    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
-        def deliver() -> None:
-            try:
-                listener(ToolsListChanged())
-            except Exception:
-                log.exception("a subscriptions/listen stream failed to take an event")
-
-        return self._listeners.add(deliver)
-
-
 @dataclass(frozen=True, slots=True)
 class _Catalog:
     """The MCP view of the registered tools, rebuilt after each registration change."""
@@ -187,6 +129,8 @@ class _Catalog:
     adapter: ProviderAdapter
     version: str
     """The catalog's version: a digest of what models see of every tool."""
+    needs_sessions: bool
+    """Whether a tool injects ``session_id`` (only handshake-era HTTP has sessions)."""
 
 
 class _RuntimeServer(Server[_Connection]):
@@ -263,10 +207,14 @@ class ToolServer:
         self._on_result = on_result
         self._lock = threading.Lock()
         self._catalog: _Catalog | None = None
-        self._listeners = _Listeners()
+        self._listeners = Listeners()
         self._http_sessions = False
         """Whether the HTTP app keeps sessions (stateful): then it offers the handshake wire."""
         self._explain_missing = MissingExplained(meta_for=meta_for)
+        self._log_levels: weakref.WeakKeyDictionary[Connection, LogLevel] = (
+            weakref.WeakKeyDictionary()
+        )
+        """The level each handshake-era connection set with ``logging/setLevel``."""
         self._catalog_now()  # fail fast on tools that cannot be exported
         server = _RuntimeServer(
             name or default_server_name(runtime),
@@ -276,7 +224,7 @@ class ToolServer:
             get_tool_input_schema=self._input_schema,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            on_subscriptions_listen=ListenHandler(_ChangeBus(self._listeners)),
+            on_subscriptions_listen=ListenHandler(ChangeBus(self._listeners)),
         )
         server.catalog_version = self._catalog_version
         self._identity_changed = server.catalog_changed
@@ -287,6 +235,9 @@ class ToolServer:
             "notifications/initialized", types.NotificationParams, self._watch_connection
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
+        self.server.add_request_handler(
+            "logging/setLevel", types.SetLevelRequestParams, self._set_log_level
+        )
         # Inside the SDK's own middleware (tracing), so it sees these calls as any other.
         self.server.middleware += [_internal_errors_untold, self._tool_call_shape]
         # Before it: trace context from HTTP headers reaches the SDK's server span.
@@ -313,7 +264,12 @@ class ToolServer:
                 mcp = adapter("mcp", specs)
                 tools = tuple(types.Tool.model_validate(d) for d in mcp.tools())
                 self._catalog = _Catalog(
-                    tools, {t.name: t for t in tools}, {s.name: s for s in specs}, mcp, ""
+                    tools,
+                    {t.name: t for t in tools},
+                    {s.name: s for s in specs},
+                    mcp,
+                    "",
+                    any("session_id" in s.injected for s in specs),
                 )
             return self._catalog
 
@@ -410,7 +366,7 @@ class ToolServer:
                 http_without_session=context.session_id is None and context.headers is not None,
             )
         request = ToolRequest(params.name, payload, meta)
-        async with control.forwarded_progress(ctx):
+        async with control.forwarded(ctx, spec.name, self._log_levels.get(_connection_of(ctx))):
             result = await self._execute(ctx, params, request, context)
         if isinstance(result, types.InputRequiredResult):
             return result
@@ -471,20 +427,34 @@ class ToolServer:
     async def _discover(
         self, ctx: ServerRequestContext[_Connection], params: types.RequestParams
     ) -> types.DiscoverResult:
-        """``server/discover``: a stateful HTTP app names the handshake versions only.
+        """``server/discover``: the 2026-07-28 wire (which the server serves everywhere) — except
+        on a stateful HTTP app serving a tool that injects ``session_id``, which names the
+        handshake versions only.
 
-        Sessions exist only on the handshake wire, so clients that negotiate (``mode="auto"``,
-        the SDK's default) fall back to ``initialize`` and get an ``Mcp-Session-Id``, which
-        injected ``session_id`` fields are filled from. In memory, on stdio and on a stateless
-        app the 2026-07-28 wire is offered as usual (a connection, or nothing, is the session).
+        Sessions exist only on the handshake wire, and clients that negotiate (``mode="auto"``,
+        the SDK's default) take 2026-07-28 whenever it is listed: there, such a tool could not
+        run. Offered the handshake versions alone, they fall back to ``initialize`` and get an
+        ``Mcp-Session-Id``, which ``session_id`` is filled from (a client that forces
+        2026-07-28 is still served). In memory, on stdio and on a stateless app (a connection,
+        or nothing, is the session), and on a stateful app whose tools need no session,
+        2026-07-28 is offered, so a client that speaks only it does not give up.
         """
         stateful_http = self._http_sessions and isinstance(ctx.request, Request)
-        versions = HANDSHAKE_PROTOCOL_VERSIONS if stateful_http else MODERN_PROTOCOL_VERSIONS
+        sessions = stateful_http and self._served_catalog().needs_sessions
+        versions = HANDSHAKE_PROTOCOL_VERSIONS if sessions else MODERN_PROTOCOL_VERSIONS
         return types.DiscoverResult(
             supported_versions=list(versions),
             capabilities=self.server.get_capabilities(protocol_version=ctx.protocol_version),
             instructions=self.server.instructions,
         )
+
+    async def _set_log_level(
+        self, ctx: ServerRequestContext[_Connection], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        """``logging/setLevel`` (handshake protocol): what tools log below the level is not
+        sent on this connection from now on."""
+        self._log_levels[_connection_of(ctx)] = params.level
+        return types.EmptyResult()
 
     async def _observe(self, result: ToolResult, context: McpCallContext) -> None:
         if self._on_result is None:
@@ -637,6 +607,13 @@ async def _internal_errors_untold(
     except Exception as exc:
         log.exception("the MCP server failed answering %s", ctx.method)
         raise MCPError(types.INTERNAL_ERROR, "Internal error") from exc
+
+
+def _connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:
+    """The client connection of a request (an stdio or in-memory stream, an HTTP session): the
+    SDK builds a session object per request, over the connection's one ``Connection``."""
+    connection: Connection = ctx.session._connection  # no public accessor in 2.3
+    return connection
 
 
 def _was_answered(params: types.CallToolRequestParams, approval: Any) -> bool:

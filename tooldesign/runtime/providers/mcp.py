@@ -2,7 +2,8 @@
 
 A tool's ``inputSchema`` is its model-facing payload schema. ``outputSchema`` must describe an
 object, so a result that is not one (a string, a list) is wrapped as ``{"result": …}`` — in the
-schema and, consistently, in every ``structuredContent`` this adapter writes. Annotations use
+schema (marked ``"x-fastmcp-wrap-result": true``, so that FastMCP's client, and those following
+it, unwrap it) and, consistently, in every ``structuredContent`` this adapter writes. Annotations use
 MCP's hint names (``readOnlyHint``…). A result answers with ``structuredContent`` and a text
 block of what the model reads (``for_model()``: the same JSON, or the text of a text result),
 for clients that ignore structured content; an error answers ``isError: true`` with the text
@@ -15,7 +16,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from tooldesign.contract import WRAPPED_RESULT_KEY
+from tooldesign.contract import WRAPPED_RESULT_KEY, WRAPPED_RESULT_MARKER
 from tooldesign.contract.providers import Provider
 from tooldesign.runtime.providers._common import (
     ProviderAdapter,
@@ -44,6 +45,7 @@ def output_schema(result: Mapping[str, Any]) -> tuple[Schema, bool]:
         "properties": {WRAPPED_RESULT_KEY: body},
         "required": [WRAPPED_RESULT_KEY],
         "additionalProperties": False,
+        WRAPPED_RESULT_MARKER: True,
     }
     if defs is not None:
         wrapped["$defs"] = defs

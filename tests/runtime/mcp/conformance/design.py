@@ -1,0 +1,36 @@
+"""The tools the MCP conformance suite calls by name, served beside the worked example's
+toolsets by ``app.py`` (generated when the conformance test runs; docs/mcp.md, "Conformance")."""
+
+from tooldesign.dsl import Annotations, BindTo, Return, Service, String, Tool, Toolset
+
+from tests.runtime.mcp.conformance.tools import (
+    error_handling,
+    simple_text,
+    with_logging,
+    with_progress,
+)
+
+with (
+    Service("conformance", "The MCP conformance suite's scenario tools"),
+    Toolset("scenarios", "Tools the conformance suite calls by name"),
+):
+    with Tool("test_simple_text", "Answer a fixed text"):
+        Return(String, "The text")
+        Annotations(read_only=True)
+        BindTo(simple_text)
+    with Tool("test_error_handling", "Always fail with a tool error"):
+        Return(String, "Never returned")
+        Annotations(read_only=True)
+        BindTo(error_handling)
+    with Tool("test_tool_with_progress", "Report progress at 0, 50 and 100 of 100"):
+        Return(String, "What was reported")
+        Annotations(read_only=True)
+        BindTo(with_progress)
+    with Tool("test_tool_with_logging", "Log three messages while running"):
+        Return(String, "What was logged")
+        Annotations(read_only=True)
+        BindTo(with_logging)
+    with Tool("test_logging_tool", "Log three messages while running"):
+        Return(String, "What was logged")
+        Annotations(read_only=True)
+        BindTo(with_logging)
