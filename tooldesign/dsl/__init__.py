@@ -12,25 +12,27 @@
 Blocks are context managers; every other call records into the block around it.
 """
 
-from tooldesign.dsl.calls import (
+from tooldesign.dsl.behaviour import (
     Annotations,
+    CodeAccess,
+    Confirm,
+    ImplementedByAgent,
+    Limits,
+    Loading,
+    Repairs,
+)
+from tooldesign.dsl.calls import (
     Args,
     ArrayOf,
     Attribute,
     BindTo,
     BoundedResult,
-    CodeAccess,
-    Confirm,
     Example,
-    ImplementedByAgent,
     Inject,
-    Limits,
-    Loading,
     MapOf,
     MCPServer,
     MCPToolset,
     OneOf,
-    Repairs,
     Required,
     Return,
     ServerData,
