@@ -28,8 +28,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any
 
+from tooldesign.contract.catalog import ToolDefinition
 from tooldesign.jsonschema import keywords as K
 from tooldesign.jsonschema.navigate import MAPS
 from tooldesign.jsonschema.refs import ref_target
@@ -111,34 +112,8 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-class _Type(Protocol):
-    @property
-    def schema(self) -> Mapping[str, Any]: ...
-
-    @property
-    def example(self) -> Any: ...
-
-
-class SearchableTool(Protocol):
-    """What the index reads of a tool: a generated ``ToolSpec`` or a catalog's tool fit."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def toolset(self) -> str: ...
-
-    @property
-    def title(self) -> str | None: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def tags(self) -> Sequence[str]: ...
-
-    @property
-    def payload(self) -> _Type: ...
+SearchableTool = ToolDefinition
+"""What the index reads of a tool: a generated ``ToolSpec`` or a catalog's tool."""
 
 
 def tool_words(tool: SearchableTool) -> Counter[str]:
