@@ -193,7 +193,7 @@ def test_search_tools_ranks_the_other_tools_for_a_query() -> None:
     in_sites = search(runtime, {"query": "device", "toolset": "sites", "limit": 20})
     assert {t["name"] for t in in_sites["tools"]} <= {"list_sites", "get_site", "get_topology"}
     failed = runtime.execute_sync(ToolRequest("search_tools", {"query": "x", "toolset": "nope"}))
-    assert not failed.ok and "Toolsets: devices, docs" in failed.for_model()
+    assert not failed.ok and "Toolsets: devices, diagnosis, docs" in failed.for_model()
     bad = runtime.execute_sync(ToolRequest("search_tools", {"query": "x", "limit": 99}))
     assert not bad.ok and "limit" in bad.for_model()
 
