@@ -179,7 +179,7 @@ async def serving_over_http(
                     break
         told = said.decode().splitlines()
         line = told[0] if told else "(nothing)"
-        found = re.fullmatch(r"tooldesign: serving 15 tool\(s\) over MCP at (http://\S+)", line)
+        found = re.fullmatch(r"tooldesign: serving 16 tool\(s\) over MCP at (http://\S+)", line)
         assert found, said.decode()
         yield found.group(1), told[:lines]
     finally:

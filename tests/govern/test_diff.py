@@ -743,6 +743,6 @@ def test_the_report_says_which_changes_bust_cached_prefixes_and_what_search_lose
     )
     assert "Tool search: recall@1 96% -> 93%" in out
     assert "Tool search: get_site: of " in out and "rank it first; was 2 and 2 of 2" in out
-    assert "Tool search: now 13 tools" in out
+    assert "Tool search: now 14 tools" in out
     _, same, _ = run_diff(capsys, str(old_path), str(old_path))
     assert "Prompt cache" not in same and "Tool search" not in same

@@ -45,5 +45,5 @@ def test_declared_intents_are_queries_and_a_worse_description_is_reported() -> N
     changes = compare_routing(routing_report(tools), vague)
     assert changes[0] == "recall@1 96% -> 93%"
     assert changes[1].startswith("get_site: of 4 queries (its old ones too), 4 find it and 3")
-    assert changes[-1].startswith("now 13 tools")
+    assert changes[-1].startswith("now 14 tools")
     assert compare_routing(routing_report(tools), tools) == []

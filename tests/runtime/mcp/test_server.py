@@ -435,7 +435,7 @@ async def test_list_changed_notification_on_handshake_connections() -> None:
         runtime.unregister("assistant", "docs")
         await wait_for(lambda: len(notices) == 1)
         names = [tool.name for tool in (await client.list_tools()).tools]
-        assert "search_docs" not in names and len(names) == 13
+        assert "search_docs" not in names and len(names) == 14
         runtime.register(docs.new_registration(service=DocumentService()))
         await wait_for(lambda: len(notices) == 2)
         names = [tool.name for tool in (await client.list_tools()).tools]
@@ -546,7 +546,7 @@ async def test_http_sessions_reach_injected_fields_with_the_default_client() -> 
         await wait_for(lambda: len(server._listeners) == 1)
         runtime.unregister("assistant", "docs")  # from this thread, served on uvicorn's
         await wait_for(lambda: len(notices) == 1)
-        assert len((await client.list_tools()).tools) == 13
+        assert len((await client.list_tools()).tools) == 14
     assert contexts[0].headers is not None
     assert contexts[0].session_id == contexts[0].headers["mcp-session-id"]
     assert contexts[0].session_id == contexts[1].session_id

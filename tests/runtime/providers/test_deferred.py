@@ -61,7 +61,9 @@ def test_the_plan_decides_eager_before_deferred_then_read_only_then_the_default(
 
 
 def test_a_selector_that_matches_nothing_is_named(specs: list[ToolSpec[Any, Any]]) -> None:
-    with pytest.raises(PlanError, match=r"'metric', 'tag:nope'.*toolsets: devices, docs"):
+    with pytest.raises(
+        PlanError, match=r"'metric', 'tag:nope'.*toolsets: devices, diagnosis, docs"
+    ):
         export_tools(specs, "anthropic", plan=LoadingPlan(deferred=["metric", "tag:nope"]))
 
 
