@@ -42,6 +42,9 @@ def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
             from tooldesign.runtime.spec.catalog import toolset_version
 
             await wait_live(transport, "assistant.devices", toolset_version(remote))
+            # Both serve before the calls start: the one killed must hold calls when it dies.
+            while not all("serving assistant.devices" in log.read_text() for log in logs):
+                await asyncio.sleep(0.05)
             done = 0
             killed_at = 0.0
 
