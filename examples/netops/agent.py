@@ -45,6 +45,7 @@ from tooldesign.runtime import (
     ToolCallMeta,
     ToolRequest,
     ToolResult,
+    ToolsetRegistration,
 )
 
 from examples.netops.diagnosis import diagnose_site
@@ -73,22 +74,27 @@ async def restart_device(
     return device_types.RestartDeviceResult(accepted=True, job_id=f"restart-{args.device_id}")
 
 
+def registrations(inventory: Inventory) -> list[ToolsetRegistration]:
+    """The netops toolsets, served by the example's services over ``inventory``."""
+    return [
+        sites.new_registration(service=SiteService(inventory)),
+        devices.new_registration(
+            service=DeviceService(inventory), handlers={"restart_device": restart_device}
+        ),
+        metrics.new_registration(service=MetricsService(inventory)),
+        profiles.new_registration(service=ProfileService()),
+        docs.new_registration(service=DocumentService()),
+        # An agent is its implementation (ImplementedByAgent): its calls are the run's own, and
+        # an approval they need is asked of the outer call's person.
+        diagnosis.new_registration(handlers={"diagnose_site": diagnose_site}),
+    ]
+
+
 def build_runtime(*, interceptors: Sequence[Interceptor] = (), rate_limit: bool = True) -> Runtime:
     """The example's runtime; ``interceptors`` run after the example's own (without its rate
     limit for a task that makes many calls at once: code mode's)."""
-    inventory = Inventory()
     return Runtime(
-        [
-            sites.new_registration(service=SiteService(inventory)),
-            devices.new_registration(
-                service=DeviceService(inventory), handlers={"restart_device": restart_device}
-            ),
-            metrics.new_registration(service=MetricsService(inventory)),
-            profiles.new_registration(service=ProfileService()),
-            docs.new_registration(service=DocumentService()),
-            # An agent is its implementation (ImplementedByAgent): its calls are the run's own.
-            diagnosis.new_registration(handlers={"diagnose_site": diagnose_site}),
-        ],
+        registrations(Inventory()),
         interceptors=[
             LogCalls(),
             Timeout(5.0),

@@ -14,47 +14,13 @@ answers that this session has none: the model cannot pick another user's session
 from __future__ import annotations
 
 from tooldesign.builtin.tool_index import tool_index_registration
-from tooldesign.runtime import LogCalls, Runtime, Timeout, ToolCallMeta, ToolsetRegistration
+from tooldesign.runtime import LogCalls, Runtime, Timeout
 
-from examples.netops.diagnosis import diagnose_site
+from examples.netops.agent import registrations
 from examples.netops.services import (
-    DeviceService,
-    DocumentService,
     Inventory,
-    MetricsService,
     NotFoundError,
-    ProfileService,
-    SiteService,
 )
-from gen.assistant.toolsets.devices import executor as devices
-from gen.assistant.toolsets.devices import types as device_types
-from gen.assistant.toolsets.diagnosis import executor as diagnosis
-from gen.assistant.toolsets.docs import executor as docs
-from gen.assistant.toolsets.metrics import executor as metrics
-from gen.assistant.toolsets.profiles import executor as profiles
-from gen.assistant.toolsets.sites import executor as sites
-
-
-async def restart_device(
-    args: device_types.RestartDevicePayload, meta: ToolCallMeta
-) -> device_types.RestartDeviceResult:
-    """restart_device has no BindTo: the application accepts the job and names it."""
-    return device_types.RestartDeviceResult(accepted=True, job_id=f"restart-{args.device_id}")
-
-
-def registrations(inventory: Inventory) -> list[ToolsetRegistration]:
-    """The netops toolsets, served by the example's services over ``inventory``."""
-    return [
-        sites.new_registration(service=SiteService(inventory)),
-        devices.new_registration(
-            service=DeviceService(inventory), handlers={"restart_device": restart_device}
-        ),
-        metrics.new_registration(service=MetricsService(inventory)),
-        profiles.new_registration(service=ProfileService()),
-        docs.new_registration(service=DocumentService()),
-        # An agent as a tool: its inner run's restart is asked of the client's person.
-        diagnosis.new_registration(handlers={"diagnose_site": diagnose_site}),
-    ]
 
 
 def runtime() -> Runtime:

@@ -96,7 +96,7 @@ async def test_the_worked_example_over_stdio() -> None:
 CHANGING_SERVER = """
     '''The example runtime whose restart_device call toggles the profiles toolset.'''
 
-    from examples.netops import mcp_server
+    from examples.netops import agent, mcp_server
     from examples.netops.services import DeviceService, Inventory, ProfileService
     from gen.assistant.toolsets.devices import executor as devices
     from gen.assistant.toolsets.profiles import executor as profiles
@@ -122,7 +122,7 @@ CHANGING_SERVER = """
         served.register(
             devices.new_registration(
                 service=DeviceService(Inventory()),
-                handlers={"restart_device": mcp_server.restart_device},
+                handlers={"restart_device": agent.restart_device},
                 interceptors=[ToggleProfiles(served)],
             )
         )
@@ -230,7 +230,7 @@ PRINTING_SERVER = """
 
     import asyncio
 
-    from examples.netops import mcp_server
+    from examples.netops import agent, mcp_server
     from examples.netops.services import DeviceService, Inventory
     from gen.assistant.toolsets.devices import executor as devices
 
@@ -238,7 +238,7 @@ PRINTING_SERVER = """
     async def restart_device(args, meta):
         await asyncio.sleep(float(__import__("os").environ.get("TOOL_SECONDS", "0")))
         print("restarting", args.device_id)  # left in the buffer of standard output
-        return await mcp_server.restart_device(args, meta)
+        return await agent.restart_device(args, meta)
 
 
     def observe(result, context):
