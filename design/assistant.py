@@ -21,6 +21,7 @@ from tooldesign.dsl import (
     BoundedResult,
     CodeAccess,
     Confirm,
+    Content,
     Example,
     Float,
     ImplementedByAgent,
@@ -247,6 +248,7 @@ with Service("assistant", "Network operations assistant"):
                     Attribute("runbooks", Int, minimum=0)
                 Required("hits")
             BoundedResult()
+            Content("resource_link")  # each hit linked: docs://runbooks/rb-7, a resource
             Annotations(read_only=True)
             BindTo(DocumentService.search)
         with Tool("answer_question", "Answer a question about network operations in one paragraph"):

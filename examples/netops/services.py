@@ -11,7 +11,7 @@ import math
 from datetime import UTC, datetime, timedelta
 
 from tooldesign.jsonschema.text import quoted
-from tooldesign.runtime import log_message, report_progress
+from tooldesign.runtime import ResourceLink, WithContent, log_message, report_progress
 
 from examples.netops.models import (
     Address,
@@ -324,7 +324,10 @@ class DocumentService:
             ),
         ]
 
-    def search(self, query: str, kinds: list[str] | None = None, limit: int = 5) -> SearchPage:
+    def search(
+        self, query: str, kinds: list[str] | None = None, limit: int = 5
+    ) -> WithContent[SearchPage]:
+        """The page of hits, each linked as a resource a client may read (``docs://…``)."""
         words = {w for w in query.lower().split() if len(w) > 2}
         hits: list[ArticleHit | RunbookHit] = []
         documents: list[ArticleHit | RunbookHit] = [*self.articles, *self.runbooks]
@@ -339,13 +342,17 @@ class DocumentService:
         hits.sort(key=lambda d: (-d.score, d.doc_id))
         page = hits[:limit]
         truncated = len(page) < len(hits)
-        return SearchPage(
+        found = SearchPage(
             hits=page,
             returned=len(page),
             total=len(hits),
             truncated=truncated,
             refinement_hint="Add words to the query or filter by kind." if truncated else None,
         )
+        links = (
+            ResourceLink(f"docs://{d.kind}s/{d.doc_id}", d.title, "text/markdown") for d in page
+        )
+        return WithContent(found, *links)
 
 
 def answer_question(question: str) -> str:

@@ -28,6 +28,7 @@ DIALECT_MODULES = frozenset(
         "runtime/providers/_common.py",
         "runtime/providers/_schema.py",
         "runtime/providers/anthropic.py",
+        "runtime/providers/content.py",
         "runtime/providers/deferred.py",
         "runtime/providers/gemini.py",
         "runtime/providers/mcp.py",
@@ -54,6 +55,7 @@ OTHER_MEANINGS: dict[str, frozenset[str]] = {
     # a catalog entry's fields, and the annotations' own
     "contract/annotations.py": frozenset({"description"}),
     "contract/catalog.py": frozenset({"default", "description", "title"}),
+    "contract/server_data.py": frozenset({"default", "description"}),
     "govern/diff.py": frozenset({"default", "description", "title"}),
     # what code-first libraries and MCP servers call things: pydantic's Field arguments, a
     # docstring's sections, a smolagents tool's inputs, an MCP tool's fields, a draft's options
@@ -75,6 +77,7 @@ OTHER_MEANINGS: dict[str, frozenset[str]] = {
     "runtime/validation/patterns.py": frozenset({"pattern"}),
     # a server's protocol: ASGI messages, MCP client configurations
     "commands/mcp_config.py": frozenset({"type"}),
+    "contract/content.py": frozenset({"description", "type"}),
     "runtime/mcp/access.py": frozenset({"type"}),
     "runtime/mcp/sessions.py": frozenset({"type"}),
     # formatting code (ruff format), not a string's format

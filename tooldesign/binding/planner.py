@@ -276,7 +276,7 @@ class _Planner:
             report(f"{self.target}: annotate its return type (transforms map the result by type)")
         else:
             try:
-                returned = self.registry.describe(hints["return"])
+                returned = self.registry.describe_result(hints["return"])
                 result = self._result(returned)
             except UnsupportedType as exc:
                 report(f"{self.target}: unsupported return type {exc}")

@@ -27,6 +27,7 @@ from tooldesign.binding.constraints import (
     constraints_of,
     is_field_info,
 )
+from tooldesign.contract.content import without_content
 from tooldesign.ir.model import NO_VALUE
 
 
@@ -185,6 +186,10 @@ class Registry:
     """Records met while describing types, by import path."""
 
     records: dict[PyRef, PyRecord] = field(default_factory=dict)
+
+    def describe_result(self, annotation: Any) -> PyType:
+        """A function's return type; of ``WithContent[R]`` (a rich result), ``R``."""
+        return self.describe(without_content(annotation))
 
     def describe(self, annotation: Any) -> PyType:
         origin = typing.get_origin(annotation)

@@ -24,6 +24,7 @@ from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.content import ContentKind
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.loading import Loading
 from tooldesign.contract.naming import (
@@ -115,6 +116,8 @@ class ToolView:
     annotations: ToolAnnotations
     confirm: ConfirmSpec | None
     code_access: CodeAccess | None
+    content: tuple[ContentKind, ...]
+    """``Content(...)``: the content blocks its result carries beside its data."""
     repairs: tuple[FieldRepair, ...]
     limits: ToolLimits
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
@@ -328,6 +331,7 @@ class _ToolsetViewBuilder:
             annotations=tool.annotations,
             confirm=tool.confirm,
             code_access=tool.code_access,
+            content=tool.content,
             repairs=tool.repairs,
             limits=tool.limits,
             loading=tool.loading,

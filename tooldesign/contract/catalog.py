@@ -32,6 +32,8 @@ Each entry lists what a model may see of one tool, and what an application build
                     (``Loading``, :mod:`~tooldesign.contract.loading`); left out otherwise
 ``code_access``     ``"call"``, ``"approve"`` or ``"direct"`` when the design states whether code
                     may call it (``CodeAccess``, :mod:`~tooldesign.contract.code_access`)
+``content``         the content blocks its result carries beside its data (``Content``,
+                    :mod:`~tooldesign.contract.content`); left out when none
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -50,17 +52,19 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from tooldesign.contract.annotations import ToolAnnotations, annotations_from_entry
 from tooldesign.contract.code_access import CodeAccess, code_access_problem
 from tooldesign.contract.conditions import ConditionError
 from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.content import ContentKind, content_entry, content_from_entry
 from tooldesign.contract.errors import UserError
 from tooldesign.contract.fingerprint import FINGERPRINT_KEY, tool_fingerprint
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.loading import LOADING_KEY, LOADINGS, Loading
 from tooldesign.contract.schema_check import checked_schema
+from tooldesign.contract.server_data import CatalogServerData, parse_server_data
 from tooldesign.jsonschema import keywords as K
 
 DIALECT = K.DIALECT  # every catalog schema is written in the dialect designs use
@@ -166,6 +170,9 @@ class ToolDefinition(Protocol):
     @property
     def code_access(self) -> CodeAccess | None: ...
 
+    @property
+    def content(self) -> tuple[ContentKind, ...]: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -199,6 +206,7 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
         entry[LOADING_KEY] = tool.loading
     if tool.code_access is not None:
         entry["code_access"] = tool.code_access
+    entry.update(content_entry(tool.content))
     return fingerprinted(entry)
 
 
@@ -296,16 +304,6 @@ class CatalogType:
 
 
 @dataclass(frozen=True, slots=True)
-class CatalogServerData:
-    """Typed data a tool emits for observers, never for the model."""
-
-    kind: str
-    description: str | None
-    default: Literal["on", "off"]
-    schema: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
 class CatalogTool:
     """One tool as the catalog lists it (a :class:`ToolDefinition`)."""
 
@@ -325,6 +323,7 @@ class CatalogTool:
     confirm: ConfirmSpec | None = None
     loading: Loading | None = None
     code_access: CodeAccess | None = None
+    content: tuple[ContentKind, ...] = ()
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -514,7 +513,7 @@ def _parse_tool(
     if payload is not None and payload.schema.get(K.TYPE) != "object":
         problems.append(f"{where}.payload.schema: the arguments' schema must be an object")
     annotations = annotations_from_entry(entry.get("annotations", {}), where, problems)
-    server_data = _parse_server_data(entry.get("server_data", []), where, problems)
+    server_data = parse_server_data(entry.get("server_data", []), where, problems)
     injected = entry.get("injected", [])
     if not isinstance(injected, list) or not all(isinstance(n, str) and n for n in injected):
         problems.append(f"{where}: 'injected' must be a list of field names")
@@ -531,6 +530,7 @@ def _parse_tool(
     confirmed = confirm is not None
     if code_access is not None and (bad := code_access_problem(code_access, confirmed=confirmed)):
         problems.append(f"{where}: 'code_access': {bad}")
+    content = content_from_entry(entry, where, problems)
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -558,6 +558,7 @@ def _parse_tool(
         confirm=confirm,
         loading=loading,
         code_access=code_access,
+        content=content,
     )
 
 
@@ -574,35 +575,3 @@ def _parse_type(value: Any, where: str, problems: list[str]) -> CatalogType | No
     return CatalogType(
         name=name, schema=schema, example=value.get("example"), has_example="example" in value
     )
-
-
-def _parse_server_data(
-    value: Any, where: str, problems: list[str]
-) -> tuple[CatalogServerData, ...]:
-    if not isinstance(value, list):
-        problems.append(f"{where}: 'server_data' must be a list")
-        return ()
-    out: list[CatalogServerData] = []
-    for index, item in enumerate(value):
-        at = f"{where}.server_data[{index}]"
-        if not isinstance(item, Mapping):
-            problems.append(f"{at}: not a JSON object")
-            continue
-        kind, description, default = item.get("kind"), item.get("description"), item.get("default")
-        if not isinstance(kind, str) or not kind:
-            problems.append(f"{at}: 'kind' must be a non-empty string")
-        if description is not None and not isinstance(description, str):
-            problems.append(f"{at}: 'description' must be a string or null")
-        if default not in ("on", "off"):
-            problems.append(f'{at}: \'default\' must be "on" or "off"')
-        schema = checked_schema(item.get("schema"), f"{at}.schema", problems)
-        if schema is not None and isinstance(kind, str) and default in ("on", "off"):
-            out.append(
-                CatalogServerData(
-                    kind=kind,
-                    description=description if isinstance(description, str) else None,
-                    default="on" if default == "on" else "off",
-                    schema=schema,
-                )
-            )
-    return tuple(out)

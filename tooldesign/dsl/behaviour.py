@@ -1,6 +1,7 @@
 """The DSL calls that say how a tool behaves when it runs, beside its shape: its side effects
 (``Annotations``), who approves it (``Confirm``), whether code may call it (``CodeAccess``), the
-slips the runtime repairs (``Repairs``), its limits (``Limits``), how it is loaded
+slips the runtime repairs (``Repairs``), the content its result carries beside its data
+(``Content``), its limits (``Limits``), how it is loaded
 (``Loading``), and an agent run as its implementation (``ImplementedByAgent``).
 """
 
@@ -11,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, ParamSpec
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.content import ContentKind
 from tooldesign.contract.limits import Overflow
 from tooldesign.contract.repairs import RepairName
 from tooldesign.dsl.calls import _misplaced, _once_in_tool
@@ -20,6 +22,7 @@ from tooldesign.dsl.records import (
     AnnotationsRecord,
     CodeAccessRecord,
     ConfirmRecord,
+    ContentRecord,
     LimitsRecord,
     RepairsRecord,
     ServiceRecord,
@@ -104,6 +107,23 @@ def CodeAccess(access: str) -> None:
         "CodeAccess",
         "code_access",
         lambda where, path: CodeAccessRecord(where, path, access=access),
+    )
+
+
+def Content(*kinds: ContentKind) -> None:
+    """The content blocks the tool's result may carry beside its typed data:
+    ``Content("image", "resource")``.
+
+    The kinds are MCP's: ``"image"`` and ``"audio"`` (bytes and a MIME type),
+    ``"resource_link"`` (a URI the client may read) and ``"resource"`` (an embedded resource,
+    its text or bytes). The handler returns ``WithContent(result, Image(...), …)``; the runtime
+    sends only the kinds declared, MCP answers carry them as content blocks, and each provider
+    export takes what that provider can (see docs/mcp.md, "Rich results").
+    """
+    _once_in_tool(
+        "Content",
+        "content",
+        lambda where, path: ContentRecord(where, path, kinds=tuple(kinds)),
     )
 
 

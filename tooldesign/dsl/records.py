@@ -108,6 +108,13 @@ class CodeAccessRecord(Record):
 
 
 @dataclass(eq=False)
+class ContentRecord(Record):
+    """``Content(*kinds)``: the content blocks the tool's result carries beside its data."""
+
+    kinds: tuple[Any, ...] = ()
+
+
+@dataclass(eq=False)
 class AnnotationsRecord(Record):
     hints: dict[str, Any] = field(default_factory=dict)
     """The hints given, by name, as given (evaluation checks them against the table)."""
@@ -144,6 +151,7 @@ class ToolRecord(Record):
     annotations: AnnotationsRecord | None = None
     confirm: ConfirmRecord | None = None
     code_access: CodeAccessRecord | None = None
+    content: ContentRecord | None = None
     repairs: RepairsRecord | None = None
     limits: LimitsRecord | None = None
     loading: tuple[Any, Location] | None = None

@@ -17,6 +17,7 @@ from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.content import ContentKind
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.loading import Loading
 from tooldesign.contract.location import Location
@@ -304,6 +305,8 @@ class Tool:
     """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
     code_access: CodeAccess | None = None
     """``CodeAccess``: whether code mode's code may call it (``None``: its side effects say)."""
+    content: tuple[ContentKind, ...] = ()
+    """``Content``: the content blocks its result carries beside its data (in the table's order)."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)

@@ -30,6 +30,13 @@ What the runtime shares with the stages that generate code for it is defined onc
 ``tooldesign.contract``; the runtime never imports those stages, nor generated code.
 """
 
+from tooldesign.contract.content import (
+    AudioContent,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    WithContent,
+)
 from tooldesign.runtime.agents import AgentBudgetExceeded, AgentImplementation, AgentTask
 from tooldesign.runtime.answers import retry_hint_for_invalid_payload
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest, Approver
@@ -98,6 +105,7 @@ __all__ = [
     "ApprovalRequest",
     "ApprovalRequested",
     "Approver",
+    "AudioContent",
     "BoundedResultModel",
     "Bounds",
     "CallEvent",
@@ -106,7 +114,9 @@ __all__ = [
     "CallProgress",
     "CallStarted",
     "Constraint",
+    "EmbeddedResource",
     "FieldIssue",
+    "ImageContent",
     "Interceptor",
     "JsonAny",
     "Limits",
@@ -116,6 +126,7 @@ __all__ = [
     "RateLimit",
     "Recovery",
     "RegistrationError",
+    "ResourceLink",
     "RetryHint",
     "RetryReason",
     "Rfc1123Hostname",
@@ -144,6 +155,7 @@ __all__ = [
     "ToolsetRegistration",
     "Tracing",
     "TypesImportError",
+    "WithContent",
     "log_message",
     "logs_to",
     "pending_approvals",

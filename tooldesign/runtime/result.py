@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pydantic_core
 from pydantic import BaseModel, RootModel
 from tooldesign.contract import BOUNDS_CONFIG_KEY
+from tooldesign.contract.content import ContentBlock, block_from_mcp
 from tooldesign.jsonschema.text import compact_json
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
@@ -175,6 +176,9 @@ class ToolResult:
     """What the model reads when it is not the whole result: a text result cut to the tool's
     result budget, with a notice of the cut (``result`` keeps the whole); for a call awaiting
     approval, what it is told of the wait."""
+    content: tuple[ContentBlock, ...] = ()
+    """The content blocks the result carries beside its data (a tool declaring ``Content``):
+    images, audio, resource links, embedded resources, in the order the tool gave them."""
 
     @property
     def ok(self) -> bool:
@@ -247,6 +251,8 @@ class ToolResult:
             data["recovery"] = str(self.recovery)
         if self.approval is not None:
             data["approval"] = self.approval.to_dict()
+        if self.content:
+            data["content"] = [block.to_mcp() for block in self.content]
         data["telemetry"] = self.telemetry.to_dict()
         return data
 
@@ -302,6 +308,7 @@ class ToolResult:
             recovery=read.choice("recovery", Recovery) if "recovery" in read.data else None,
             approval=ApprovalRequest.from_dict(approval) if approval is not None else None,
             model_text=read.text("model_text", None),
+            content=tuple(_block(item) for item in read.items("content")),
         )
 
     def for_model(self) -> str:
@@ -356,3 +363,11 @@ def pending_approvals(results: Iterable[ToolResult]) -> list[ApprovalRequest]:
     """The approval requests of the results still awaiting a decision: what an application
     asks its user about before it runs the calls again with the decisions."""
     return [r.approval for r in results if r.awaiting_approval and r.approval is not None]
+
+
+def _block(data: object) -> ContentBlock:
+    """A content block of a result sent by another process; ``DictFormatError`` if it is not."""
+    try:
+        return block_from_mcp(DictReader(data, "a content block").data)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise DictFormatError(f"a tool result: a content block is malformed ({exc})") from None

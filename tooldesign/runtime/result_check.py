@@ -16,6 +16,7 @@ from typing import Any
 
 import pydantic
 import pydantic_core
+from tooldesign.contract.content import ContentBlock, WithContent, undeclared
 from tooldesign.jsonschema import keywords as K
 from tooldesign.jsonschema.text import path_of, shown
 from tooldesign.runtime import answers
@@ -54,6 +55,9 @@ def check_result(
     spec = tool.spec
     binding = tool.binding
     value = outcome.value
+    content: tuple[ContentBlock, ...] = ()
+    if isinstance(value, WithContent):  # a rich result: its data, and its content blocks
+        value, content = value.result, value.blocks
     extra: tuple[ServerDataItem, ...] = ()
     if outcome.convert is not None:
         try:
@@ -74,8 +78,10 @@ def check_result(
             value.telemetry = telemetry
             telemetry.outcome = str(value.retry_hint.reason) if value.retry_hint else "error"
             return value
-        extra = value.server_data
+        extra, content = value.server_data, value.content or content
         value = value.result
+    if content and (undeclared_kind := undeclared(content, spec.content)):
+        return _malformed(tool, undeclared_kind, ())
     if value is None and carries_nothing(binding.result.spec.schema):
         value = {}  # a tool with no result (no Return, or an empty one): its code returns None
     try:
@@ -105,6 +111,7 @@ def check_result(
         server_data=server_data,
         telemetry=telemetry,
         result_json=encoded,
+        content=content,
     )
 
 

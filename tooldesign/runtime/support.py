@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.content import WithContent
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
@@ -61,6 +62,7 @@ __all__ = [
     "ToolSpec",
     "ToolsetRegistration",
     "TypeSpec",
+    "WithContent",
     "agent_invoke",
     "bound_service",
     "check_registration",

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
 from tooldesign.contract.code_access import CodeAccess, code_access_problem
+from tooldesign.contract.content import ContentKind, content_kinds, content_problem
 from tooldesign.contract.errors import close_match
 from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
 from tooldesign.contract.loading import LOADINGS, Loading
@@ -289,6 +290,7 @@ class _TreeBuilder:
             remote_name=remote,
             confirm=control.confirm(rec.confirm, payload, user_types, injected, self.issues),
             code_access=self._code_access(rec),
+            content=self._content(rec),
             repairs=control.tool_repairs(payload, user_types, repairs, injected),
             limits=self._limits(rec),
             loading=self._loading(rec.loading, rec) or toolset_loading,
@@ -314,6 +316,16 @@ class _TreeBuilder:
             return None
         access: CodeAccess = record.access
         return access
+
+    def _content(self, rec: ToolRecord) -> tuple[ContentKind, ...]:
+        record = rec.content
+        if record is None:
+            return ()
+        problem = content_problem(record.kinds)
+        if problem is not None:
+            self.issues.add(problem, record.location, record.path)
+            return ()
+        return content_kinds(record.kinds)
 
     def _annotations(self, rec: ToolRecord) -> ToolAnnotations:
         ann = rec.annotations

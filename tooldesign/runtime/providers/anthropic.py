@@ -18,6 +18,7 @@ from tooldesign.jsonschema.navigate import MAPS, type_list
 from tooldesign.jsonschema.refs import def_name, ref_target
 from tooldesign.jsonschema.text import FieldPath
 from tooldesign.jsonschema.words import phrases, restate
+from tooldesign.runtime.providers import content as rich
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProviderAdapter,
@@ -305,10 +306,16 @@ class AnthropicAdapter(ProviderAdapter):
 
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
         """A ``tool_result`` block; send it in the next ``user`` message's content."""
+        content: Any = result.for_model()
+        if result.content:  # a rich result: the images Anthropic takes, a note of the rest
+            images, left = rich.split(result.content, rich.anthropic_image)
+            note = rich.left_out_note(left, "Anthropic tool results take JPEG, PNG, GIF, WebP")
+            text = {"type": "text", "text": content + note}
+            content = [text, *(rich.anthropic_block(image) for image in images)]
         return {
             "type": "tool_result",
             "tool_use_id": self._call_id(result, call_id),
-            "content": result.for_model(),
+            "content": content,
             "is_error": not result.ok,
         }
 

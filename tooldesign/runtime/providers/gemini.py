@@ -37,6 +37,7 @@ from tooldesign.jsonschema.navigate import MAPS, merge_single_all_of, type_list
 from tooldesign.jsonschema.refs import ref_name, ref_target
 from tooldesign.jsonschema.text import FieldPath, compact_json
 from tooldesign.jsonschema.words import phrases, restate
+from tooldesign.runtime.providers import content as rich
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProblemKind,
@@ -393,6 +394,12 @@ class GeminiAdapter(ProviderAdapter):
         else:
             response = {"error": result.for_model()}
         body: dict[str, Any] = {"name": self._provider_name(result), "response": response}
+        if result.content:  # a rich result: images as parts, a note of the rest in the text
+            images, left = rich.split(result.content, rich.any_image)
+            if left:
+                response["note"] = rich.left_out_note(left, "Gemini takes images here").strip()
+            if images:
+                body["parts"] = [rich.gemini_part(image) for image in images]
         ident = call_id or result.tool_call_id
         if ident:
             body["id"] = ident

@@ -6,7 +6,8 @@ schema (marked ``"x-fastmcp-wrap-result": true``, so that FastMCP's client, and 
 it, unwrap it) and, consistently, in every ``structuredContent`` this adapter writes. Annotations use
 MCP's hint names (``readOnlyHint``…). A result answers with ``structuredContent`` and a text
 block of what the model reads (``for_model()``: the same JSON, or the text of a text result),
-for clients that ignore structured content; an error answers ``isError: true`` with the text
+for clients that ignore structured content, followed by the result's content blocks (a tool
+declaring ``Content``: images, audio, resource links, embedded resources); an error answers ``isError: true`` with the text
 written for the model.
 """
 
@@ -108,6 +109,7 @@ class MCPAdapter(ProviderAdapter):
             elif ok and isinstance(value, dict):
                 message["structuredContent"] = value
             # Anything else would not match the tool's outputSchema: the text alone carries it.
+            message["content"].extend(block.to_mcp() for block in result.content)
         message["isError"] = not result.ok
         return message
 

@@ -24,6 +24,7 @@ from tooldesign.jsonschema.navigate import MAPS, merge_single_all_of, type_list
 from tooldesign.jsonschema.refs import def_name, ref_target
 from tooldesign.jsonschema.text import FieldPath
 from tooldesign.jsonschema.words import phrases, restate
+from tooldesign.runtime.providers import content as rich
 from tooldesign.runtime.providers._common import (
     ExportProblem,
     ProviderAdapter,
@@ -428,9 +429,17 @@ class OpenAIAdapter(ProviderAdapter):
 
     def result_message(self, result: ToolResult, *, call_id: str | None = None) -> dict[str, Any]:
         ident = self._call_id(result, call_id)
+        text = result.for_model()
         if self.api == "chat":
-            return {"role": "tool", "tool_call_id": ident, "content": result.for_model()}
-        return {"type": "function_call_output", "call_id": ident, "output": result.for_model()}
+            note = rich.left_out_note(result.content, "OpenAI Chat tool messages take text only")
+            return {"role": "tool", "tool_call_id": ident, "content": text + note}
+        output: Any = text
+        if result.content:  # a rich result: images as input_image items, a note of the rest
+            images, left = rich.split(result.content, rich.any_image)
+            note = rich.left_out_note(left, "OpenAI function outputs take text, images, files")
+            output = [{"type": "input_text", "text": text + note}]
+            output += [rich.openai_input_image(image) for image in images]
+        return {"type": "function_call_output", "call_id": ident, "output": output}
 
 
 def _openai_calls(source: Any) -> Iterable[tuple[Any, Any, Any]]:

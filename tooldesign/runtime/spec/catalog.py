@@ -31,7 +31,6 @@ from tooldesign.contract.catalog import (
     DIALECT,
     Catalog,
     CatalogError,
-    CatalogServerData,
     CatalogTool,
     CatalogType,
     ToolDefinition,
@@ -40,6 +39,7 @@ from tooldesign.contract.catalog import (
     parse_catalog,
     toolset_version,
 )
+from tooldesign.contract.server_data import CatalogServerData
 
 __all__ = [
     "DIALECT",

@@ -17,6 +17,7 @@ from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
+from tooldesign.contract.content import ContentKind
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.loading import Loading
@@ -147,6 +148,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
     code_access: CodeAccess | None = None
     """``CodeAccess``: whether code mode's code may call it (``None``: its side effects say)."""
+    content: tuple[ContentKind, ...] = ()
+    """``Content``: the content blocks its result may carry beside its data."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)

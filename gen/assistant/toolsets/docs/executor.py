@@ -28,7 +28,12 @@ class SearchDocsHandler(Protocol):
 
     def __call__(
         self, args: t.SearchDocsPayload, meta: rt.ToolCallMeta, /
-    ) -> t.SearchDocsResult | rt.ToolResult | Awaitable[t.SearchDocsResult | rt.ToolResult]: ...
+    ) -> (
+        t.SearchDocsResult
+        | rt.WithContent[t.SearchDocsResult]
+        | rt.ToolResult
+        | Awaitable[t.SearchDocsResult | rt.WithContent[t.SearchDocsResult] | rt.ToolResult]
+    ): ...
 
 
 class AnswerQuestionHandler(Protocol):

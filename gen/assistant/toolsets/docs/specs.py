@@ -166,6 +166,7 @@ SEARCH_DOCS_SPEC: Final[rt.ToolSpec[t.SearchDocsPayload, t.SearchDocsResult]] = 
     annotations=rt.ToolAnnotations(
         read_only=True,
     ),
+    content=("resource_link",),
 )
 
 ANSWER_QUESTION_SPEC: Final[rt.ToolSpec[t.AnswerQuestionPayload, t.AnswerQuestionResult]] = (

@@ -1,10 +1,14 @@
 """The tools the MCP conformance suite calls by name, served beside the worked example's
 toolsets by ``app.py`` (generated when the conformance test runs; docs/mcp.md, "Conformance")."""
 
-from tooldesign.dsl import Annotations, BindTo, Return, Service, String, Tool, Toolset
+from tooldesign.dsl import Annotations, BindTo, Content, Return, Service, String, Tool, Toolset
 
 from tests.runtime.mcp.conformance.tools import (
+    audio_content,
+    embedded_resource,
     error_handling,
+    image_content,
+    multiple_content_types,
     simple_text,
     with_logging,
     with_progress,
@@ -34,3 +38,23 @@ with (
         Return(String, "What was logged")
         Annotations(read_only=True)
         BindTo(with_logging)
+    with Tool("test_image_content", "Answer with an image"):
+        Return(String, "What the image shows")
+        Content("image")
+        Annotations(read_only=True)
+        BindTo(image_content)
+    with Tool("test_audio_content", "Answer with a recording"):
+        Return(String, "What the recording holds")
+        Content("audio")
+        Annotations(read_only=True)
+        BindTo(audio_content)
+    with Tool("test_embedded_resource", "Answer with an embedded resource"):
+        Return(String, "What the resource is")
+        Content("resource")
+        Annotations(read_only=True)
+        BindTo(embedded_resource)
+    with Tool("test_multiple_content_types", "Answer with a text, an image and a resource"):
+        Return(String, "The text")
+        Content("image", "resource")
+        Annotations(read_only=True)
+        BindTo(multiple_content_types)
