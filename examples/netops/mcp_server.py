@@ -4,8 +4,11 @@ From the repository root:
 
     tooldesign serve-mcp examples.netops.mcp_server:runtime                   # stdio
     tooldesign serve-mcp examples.netops.mcp_server:runtime --transport http  # :8000/mcp
+    tooldesign serve-mcp examples.netops.mcp_server:server                    # with prompts
 
-Every netops toolset is served, plus the built-in ``tool_index``. Tools that inject
+Every netops toolset is served, plus the built-in ``tool_index``; ``server`` adds the example's
+prompt (``triage_site``) and resources (``netops://sites``, the documents at
+``docs://{kind}/{doc_id}`` that ``search_docs`` links). Tools that inject
 ``session_id`` get the MCP session: one per stdio connection, the ``Mcp-Session-Id`` of a
 streamable-HTTP session. The profiles are keyed by session, so over MCP ``get_profile``
 answers that this session has none: the model cannot pick another user's session.
@@ -13,22 +16,101 @@ answers that this session has none: the model cannot pick another user's session
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, Field
 from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import LogCalls, Runtime, Timeout
+from tooldesign.runtime.mcp import Prompt, Resource, ResourceTemplate, ServerContent, ToolServer
 
 from examples.netops.agent import registrations
 from examples.netops.services import (
+    DocumentService,
     Inventory,
     NotFoundError,
 )
 
 
-def runtime() -> Runtime:
-    """A fresh runtime over a fresh in-memory inventory, with the tool index registered."""
+def runtime(inventory: Inventory | None = None) -> Runtime:
+    """A fresh runtime over ``inventory`` (a fresh one by default), with the tool index."""
     served = Runtime(
-        registrations(Inventory()),
+        registrations(inventory or Inventory()),
         interceptors=[LogCalls(), Timeout(10.0)],
         expose=(NotFoundError,),
     )
     served.register(tool_index_registration(served))
     return served
+
+
+def server() -> ToolServer:
+    """The runtime's tools with the example's prompt and resources (:func:`content`)."""
+    inventory = Inventory()
+    served = ToolServer(runtime(inventory))
+    content(inventory, DocumentService()).serve_on(served)
+    return served
+
+
+class TriageArguments(BaseModel):
+    site_id: str = Field(description="The site to look into (completed from the inventory)")
+    depth: Literal["quick", "thorough"] = Field("quick", description="How far to look")
+
+
+class DocumentAddress(BaseModel):
+    kind: Literal["runbooks", "articles"] = Field(description="Which collection")
+    doc_id: str = Field(description="The document's id (completed from the collection)")
+
+
+def content(inventory: Inventory, documents: DocumentService) -> ServerContent:
+    """The prompt and resources served beside the tools."""
+
+    def triage(args: TriageArguments) -> str:
+        steps = "get_site, then list_devices with status offline"
+        if args.depth == "thorough":
+            steps += ", then check_reachability of each offline device and search_docs"
+        return f"Site {args.site_id} looks unhealthy. Find out why: {steps}. Say what to do next."
+
+    def site_ids(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
+        return [site.id for site in inventory.sites if site.id.startswith(value)]
+
+    def sites() -> str:
+        return json.dumps([{"id": s.id, "name": s.name} for s in inventory.sites])
+
+    def collection(kind: str) -> dict[str, str]:
+        if kind == "runbooks":
+            return {
+                r.doc_id: "\n".join(f"1. {step}" for step in r.steps) for r in documents.runbooks
+            }
+        return {a.doc_id: a.snippet for a in documents.articles}
+
+    def document(address: DocumentAddress) -> str:
+        return collection(address.kind)[address.doc_id]  # KeyError: no such document
+
+    def doc_ids(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
+        kinds = [context["kind"]] if context.get("kind") else ["runbooks", "articles"]
+        return [i for kind in kinds for i in collection(kind) if i.startswith(value)]
+
+    return ServerContent(
+        prompts=[
+            Prompt(
+                "triage_site",
+                "Investigate an unhealthy site with the netops tools",
+                triage,
+                TriageArguments,
+                complete=site_ids,
+            )
+        ],
+        resources=[Resource("netops://sites", "sites", "Every site", sites, "application/json")],
+        templates=[
+            ResourceTemplate(
+                "docs://{kind}/{doc_id}",
+                "document",
+                "A runbook's steps or an article's summary (search_docs links them)",
+                document,
+                DocumentAddress,
+                "text/markdown",
+                complete=doc_ids,
+            )
+        ],
+    )

@@ -52,7 +52,7 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     assert generated.returncode == 0, generated.stderr
     said = work / "server.err"
-    command = [script, "serve-mcp", "tests.runtime.mcp.conformance.app:runtime"]
+    command = [script, "serve-mcp", "tests.runtime.mcp.conformance.app:server"]
     with said.open("wb") as err:
         process = subprocess.Popen(
             [*command, "--app-dir", str(work), "--transport", "http", "--port", "0"],

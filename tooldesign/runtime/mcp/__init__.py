@@ -2,7 +2,9 @@
 (``client``, what ``MCPToolset`` executors use).
 
 The server's names are importable from here (``from tooldesign.runtime.mcp import ToolServer``),
-with those of its HTTP app's security (``BearerTokens``, ``SessionLimits``, ``HttpPolicy``); they
+with those of its HTTP app's security (``BearerTokens``, ``SessionLimits``, ``HttpPolicy``) and
+the prompts and resources it serves beside the tools (``ServerContent``, ``Prompt``,
+``Resource``, ``ResourceTemplate``, ``Message``); they
 need the ``mcp`` extra and are loaded on first use, so the client's module can be imported
 without it.
 """
@@ -13,6 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.access import BearerTokens
+    from tooldesign.runtime.mcp.content import (
+        Message,
+        Prompt,
+        Resource,
+        ResourceTemplate,
+        ServerContent,
+    )
     from tooldesign.runtime.mcp.events import MemoryEventStore
     from tooldesign.runtime.mcp.http import HttpPolicy
     from tooldesign.runtime.mcp.server import (
@@ -32,8 +41,13 @@ __all__ = [
     "HttpPolicy",
     "McpCallContext",
     "MemoryEventStore",
+    "Message",
     "MetaFor",
     "OnResult",
+    "Prompt",
+    "Resource",
+    "ResourceTemplate",
+    "ServerContent",
     "SessionLimits",
     "ToolServer",
     "default_server_name",
@@ -47,6 +61,11 @@ _ELSEWHERE = {
     "BearerTokens": "access",
     "HttpPolicy": "http",
     "MemoryEventStore": "events",
+    "Message": "content",
+    "Prompt": "content",
+    "Resource": "content",
+    "ResourceTemplate": "content",
+    "ServerContent": "content",
     "SessionLimits": "sessions",
 }
 """Names that live beside the server's module (the rest come from ``server``)."""

@@ -10,6 +10,7 @@ from tests.runtime.mcp.conformance.tools import (
     image_content,
     multiple_content_types,
     simple_text,
+    trigger_prompt_change,
     with_logging,
     with_progress,
 )
@@ -58,3 +59,6 @@ with (
         Content("image", "resource")
         Annotations(read_only=True)
         BindTo(multiple_content_types)
+    with Tool("test_trigger_prompt_change", "Change the prompt list (served prompts)"):
+        Return(String, "What changed")
+        BindTo(trigger_prompt_change)

@@ -1,15 +1,19 @@
 """What the conformance suite's tools do (``design.py`` beside it declares them).
 
 The suite calls them by name and checks what comes back: a text, a tool error, three progress
-notifications, three log messages, an image, a recording, an embedded resource, all three.
+notifications, three log messages, an image, a recording, an embedded resource, all three; and
+the prompts and resources its scenarios read by name.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import struct
 import zlib
+from collections.abc import Mapping
 
+from pydantic import BaseModel, Field
 from tooldesign.runtime import (
     AudioContent,
     EmbeddedResource,
@@ -18,6 +22,7 @@ from tooldesign.runtime import (
     log_message,
     report_progress,
 )
+from tooldesign.runtime.mcp import Message, Prompt, Resource, ResourceTemplate, ServerContent
 
 SIMPLE_TEXT = "This is a simple text response for testing."
 
@@ -95,3 +100,97 @@ def multiple_content_types() -> WithContent[str]:
         "test://mixed-content-resource", "application/json", text='{"test":"data","value":123}'
     )
     return WithContent("Multiple content types test:", ImageContent(PNG, "image/png"), data)
+
+
+# ── prompts and resources (content.py's ServerContent, served by app.py) ──────────────────
+
+
+class PromptArguments(BaseModel):
+    arg1: str = Field(description="First test argument")
+    arg2: str = Field(description="Second test argument")
+
+
+class EmbedArguments(BaseModel):
+    resourceUri: str = Field(description="URI of the resource to embed")
+
+
+class TemplateParameters(BaseModel):
+    id: str = Field(description="Which data")
+
+
+def simple_prompt() -> str:
+    return "This is a simple prompt for testing."
+
+
+def prompt_with_arguments(args: PromptArguments) -> str:
+    return f"Prompt with arguments: arg1='{args.arg1}', arg2='{args.arg2}'"
+
+
+def prompt_with_embedded_resource(args: EmbedArguments) -> list[Message]:
+    text = "Embedded resource content for testing."
+    resource = EmbeddedResource(args.resourceUri, "text/plain", text=text)
+    return [Message(resource), Message("Please process the embedded resource above.")]
+
+
+def prompt_with_image() -> list[Message]:
+    return [Message(ImageContent(PNG, "image/png")), Message("Please analyze the image above.")]
+
+
+def complete_argument(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
+    words = ["paris", "park", "party", "pasta"]
+    return [word for word in words if word.startswith(value.lower())]
+
+
+def template_data(parameters: TemplateParameters) -> str:
+    data = {"id": parameters.id, "templateTest": True, "data": f"Data for ID: {parameters.id}"}
+    return json.dumps(data, separators=(",", ":"))
+
+
+CONTENT = ServerContent(
+    prompts=[
+        Prompt("test_simple_prompt", "A prompt without arguments", simple_prompt),
+        Prompt(
+            "test_prompt_with_arguments",
+            "A prompt with two arguments",
+            prompt_with_arguments,
+            PromptArguments,
+            complete=complete_argument,
+        ),
+        Prompt(
+            "test_prompt_with_embedded_resource",
+            "A prompt embedding a resource",
+            prompt_with_embedded_resource,
+            EmbedArguments,
+        ),
+        Prompt("test_prompt_with_image", "A prompt with an image", prompt_with_image),
+    ],
+    resources=[
+        Resource(
+            "test://static-text",
+            "static-text",
+            "A static text",
+            lambda: "This is the content of the static text resource.",
+        ),
+        Resource("test://static-binary", "static-binary", "A PNG", lambda: PNG, "image/png"),
+        Resource("test://watched-resource", "watched", "A resource to subscribe to", lambda: "-"),
+    ],
+    templates=[
+        ResourceTemplate(
+            "test://template/{id}/data",
+            "template-data",
+            "Data for an id",
+            template_data,
+            TemplateParameters,
+            "application/json",
+        )
+    ],
+)
+
+
+def trigger_prompt_change() -> str:
+    """Serve a prompt, or stop serving it: the prompt list changes either way."""
+    if "test_dynamic_prompt" in CONTENT.prompts:
+        CONTENT.remove_prompt("test_dynamic_prompt")
+        return "Removed test_dynamic_prompt."
+    CONTENT.add_prompt(Prompt("test_dynamic_prompt", "A prompt added at run time", simple_prompt))
+    return "Added test_dynamic_prompt."

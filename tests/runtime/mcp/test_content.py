@@ -1,0 +1,140 @@
+"""Prompts and resources served beside the tools (``ServerContent``), with the SDK's client in
+memory, on both protocol eras: the worked example's ``triage_site``, ``netops://sites`` and
+``docs://{kind}/{doc_id}``, and what a bad request is answered."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import Client, types
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel
+from tooldesign.runtime import ImageContent
+from tooldesign.runtime.mcp import (
+    Message,
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    ServerContent,
+    mcp_server,
+)
+
+from examples.netops.mcp_server import runtime, server
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["auto", "legacy"])
+def mode(request: pytest.FixtureRequest) -> str:
+    mode: str = request.param
+    return mode
+
+
+async def test_a_prompt_is_listed_with_its_typed_arguments_and_rendered(mode: str) -> None:
+    async with Client(server().server, mode=mode) as client:
+        [prompt] = (await client.list_prompts()).prompts
+        assert prompt.name == "triage_site"
+        arguments = {a.name: (a.required, a.description) for a in prompt.arguments or []}
+        assert arguments == {
+            "site_id": (True, "The site to look into (completed from the inventory)"),
+            "depth": (False, "How far to look"),
+        }
+        got = await client.get_prompt("triage_site", {"site_id": "hq", "depth": "thorough"})
+        [message] = got.messages
+        assert isinstance(message.content, types.TextContent)
+        assert message.content.text.startswith("Site hq looks unhealthy.")
+        assert "check_reachability" in message.content.text
+
+
+async def test_a_prompt_argument_its_type_refuses_is_invalid_params_naming_it() -> None:
+    async with Client(server().server) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("triage_site", {"site_id": "hq", "depth": "deep"})
+    assert caught.value.error.code == types.INVALID_PARAMS
+    assert "Invalid arguments for prompt triage_site: depth: Input should be 'quick' or" in str(
+        caught.value
+    )
+
+
+async def test_resources_and_templates_are_listed_and_read(mode: str) -> None:
+    async with Client(server().server, mode=mode) as client:
+        [sites] = (await client.list_resources()).resources
+        assert (str(sites.uri), sites.mime_type) == ("netops://sites", "application/json")
+        [template] = (await client.list_resource_templates()).resource_templates
+        assert template.uri_template == "docs://{kind}/{doc_id}"
+        [read] = (await client.read_resource("netops://sites")).contents
+        assert isinstance(read, types.TextResourceContents)
+        assert {"id": "hq", "name": "Headquarters"} in json.loads(read.text)
+        [runbook] = (await client.read_resource("docs://runbooks/rb-9")).contents
+        assert isinstance(runbook, types.TextResourceContents)
+        assert runbook.text == "1. Check power\n2. Swap unit\n3. Re-adopt".replace(
+            "2.", "1."
+        ).replace("3.", "1.")
+
+
+@pytest.mark.parametrize("uri", ["docs://runbooks/rb-404", "docs://manuals/rb-9", "nothing://x"])
+async def test_a_resource_that_is_not_there_is_invalid_params_with_its_uri(uri: str) -> None:
+    async with Client(server().server) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource(uri)
+    error = caught.value.error
+    assert error.code == types.INVALID_PARAMS
+    if uri != "docs://manuals/rb-9":  # a kind the template's type refuses says so instead
+        assert (error.message, error.data) == ("Resource not found", {"uri": uri})
+
+
+async def test_arguments_complete_from_their_type_and_from_a_handler() -> None:
+    async with Client(server().server) as client:
+        prompt = types.PromptReference(type="ref/prompt", name="triage_site")
+        depth = await client.complete(prompt, {"name": "depth", "value": "TH"})
+        assert depth.completion.values == ["thorough"]  # the Literal's values, case ignored
+        sites = await client.complete(prompt, {"name": "site_id", "value": "n"})
+        assert sites.completion.values == ["nyc"]
+        template = types.ResourceTemplateReference(
+            type="ref/resource", uri="docs://{kind}/{doc_id}"
+        )
+        ids = await client.complete(
+            template, {"name": "doc_id", "value": "rb"}, context_arguments={"kind": "runbooks"}
+        )
+        assert (ids.completion.values, ids.completion.total) == (["rb-7", "rb-9"], 2)
+
+
+@pytest.mark.filterwarnings("ignore:.* is removed as of 2026-07-28")  # handshake-era methods
+async def test_subscribers_hear_of_an_update_until_they_unsubscribe() -> None:
+    updates: list[str] = []
+
+    async def heard(message: object) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+
+    content = ServerContent(resources=[Resource("test://x", "x", "X", lambda: "x")])
+    served = mcp_server(runtime())
+    content.serve_on(served)
+    async with Client(served.server, mode="legacy", message_handler=heard) as client:
+        await client.subscribe_resource("test://x")
+        await content.resource_updated("test://x")
+        await client.send_ping()
+        await client.unsubscribe_resource("test://x")
+        await content.resource_updated("test://x")
+        await client.send_ping()
+    assert updates == ["test://x"]
+
+
+class Page(BaseModel):
+    page: int
+
+
+async def test_prompt_messages_carry_content_blocks_and_declarations_are_checked() -> None:
+    png = b"\x89PNG\r\n\x1a\n"
+    look = Prompt("look", "Look", lambda: [Message(ImageContent(png, "image/png")), Message("?")])
+    content = ServerContent(prompts=[look])
+    served = mcp_server(runtime())
+    content.serve_on(served)
+    async with Client(served.server) as client:
+        got = await client.get_prompt("look")
+    assert [m.content.type for m in got.messages] == ["image", "text"]
+    with pytest.raises(ValueError, match=r"variables \(n\) must be the fields of Page \(page\)"):
+        ResourceTemplate("x://{n}", "x", "X", lambda p: "", Page)
+    with pytest.raises(ValueError, match="prompt 'look' is given twice"):
+        ServerContent(prompts=[look, look])
