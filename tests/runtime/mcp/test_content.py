@@ -5,12 +5,16 @@ memory, on both protocol eras: the worked example's ``triage_site``, ``netops://
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
-from tooldesign.runtime import ImageContent
+from tooldesign.builtin.results import results_registration
+from tooldesign.runtime import ImageContent, Runtime, ToolCallMeta, ToolRequest
+from tooldesign.runtime.budget import CUT_KEY
 from tooldesign.runtime.mcp import (
     Message,
     Prompt,
@@ -18,9 +22,11 @@ from tooldesign.runtime.mcp import (
     ResourceTemplate,
     ServerContent,
     mcp_server,
+    spilled_results,
 )
 
 from examples.netops.mcp_server import runtime, server
+from tests.support.generated import Generated
 
 pytestmark = pytest.mark.anyio
 
@@ -138,3 +144,41 @@ async def test_prompt_messages_carry_content_blocks_and_declarations_are_checked
         ResourceTemplate("x://{n}", "x", "X", lambda p: "", Page)
     with pytest.raises(ValueError, match="prompt 'look' is given twice"):
         ServerContent(prompts=[look, look])
+
+
+SPILLING = """
+from tooldesign.dsl import *
+
+with Service("spl", "Spills"):
+    with Toolset("t", "A tool with a large result"):
+        with Tool("essay", "Write text"):
+            with Args():
+                Attribute("size", Int, "Characters")
+            Return(String, "The text")
+            Limits(result_bytes=1000, result_overflow="spill")
+"""
+
+
+async def test_a_spilled_result_is_served_as_a_resource_outside_runs(
+    gen_design: Callable[[str], Generated],
+) -> None:
+    executor = gen_design(SPILLING).module("spl.toolsets.t.executor")
+
+    def essay(args: Any, meta: ToolCallMeta) -> str:
+        return "".join(chr(ord("a") + i % 26) for i in range(args.size))
+
+    served = Runtime([executor.new_registration(handlers={"essay": essay})])
+    served.register(results_registration(served))
+    server = mcp_server(served)
+    ServerContent(templates=[spilled_results(served)]).serve_on(server)
+    outside = await served.execute(ToolRequest("essay", {"size": 5000}))
+    inside = await served.execute(ToolRequest("essay", {"size": 5000}, ToolCallMeta(run_id="r")))
+    handles = [result.telemetry.extra[CUT_KEY]["handle"] for result in (outside, inside)]
+    async with Client(server.server) as client:
+        [template] = (await client.list_resource_templates()).resource_templates
+        assert template.uri_template == "tooldesign://results/{handle}"
+        [whole] = (await client.read_resource(f"tooldesign://results/{handles[0]}")).contents
+        assert isinstance(whole, types.TextResourceContents)
+        assert json.loads(whole.text) == "abcdefghijklmnopqrstuvwxyz" * 192 + "abcdefgh"
+        with pytest.raises(MCPError, match="Resource not found"):  # that run's own
+            await client.read_resource(f"tooldesign://results/{handles[1]}")

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         Resource,
         ResourceTemplate,
         ServerContent,
+        spilled_results,
     )
     from tooldesign.runtime.mcp.events import MemoryEventStore
     from tooldesign.runtime.mcp.http import HttpPolicy
@@ -53,6 +54,7 @@ __all__ = [
     "default_server_name",
     "mcp_server",
     "serve_stdio",
+    "spilled_results",
     "streamable_http_app",
 ]
 
@@ -66,6 +68,7 @@ _ELSEWHERE = {
     "Resource": "content",
     "ResourceTemplate": "content",
     "ServerContent": "content",
+    "spilled_results": "content",
     "SessionLimits": "sessions",
 }
 """Names that live beside the server's module (the rest come from ``server``)."""

@@ -28,6 +28,8 @@ What each request gets:
   notifies the connections subscribed to a URI, while they last; on 2026-07-28,
   ``subscriptions/listen`` streams that asked for the URI hear of it, and of prompt-list changes
   (:meth:`add_prompt`, :meth:`remove_prompt`).
+
+:func:`spilled_results` serves the results a runtime spilled past their budget as resources.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourceUpdated, ServerEvent
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from tooldesign.contract.content import ContentBlock
 from tooldesign.jsonschema.text import shown
 from tooldesign.runtime.mcp.changes import ChangeBus
@@ -56,6 +58,7 @@ from tooldesign.runtime.mcp.changes import ChangeBus
 if TYPE_CHECKING:
     from mcp.server.connection import Connection
     from tooldesign.runtime.mcp.server import ToolServer
+    from tooldesign.runtime.runtime import Runtime
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -339,6 +342,36 @@ class ServerContent:
                 has_more=len(values) > MAX_COMPLETIONS,
             )
         )
+
+
+class SpilledHandle(BaseModel):
+    handle: str = Field(description="The handle a result's preview names (read_result's)")
+
+
+SPILLED_RESULTS = "tooldesign://results/{handle}"
+"""Where :func:`spilled_results` serves the results spilled past their budget."""
+
+
+def spilled_results(runtime: Runtime) -> ResourceTemplate[SpilledHandle]:
+    """The results ``runtime`` spilled past their budget (``Limits(result_overflow="spill")``)
+    as resources: ``tooldesign://results/<handle>`` reads the whole result's JSON, the handle
+    being the one its preview names, while it lasts. A result spilled within a run
+    (``meta.run_id``) stays that run's, as ``read_result`` keeps it: it is not served here."""
+
+    async def read(address: SpilledHandle) -> str:
+        entry = await runtime.result_store.get(address.handle)
+        if entry is None or entry.run_id is not None:
+            raise KeyError(address.handle)
+        return entry.value_json
+
+    return ResourceTemplate(
+        SPILLED_RESULTS,
+        "spilled-result",
+        "A tool's whole result, spilled past what a model reads of it",
+        read,
+        SpilledHandle,
+        "application/json",
+    )
 
 
 Listener = Callable[[ServerEvent], None]
