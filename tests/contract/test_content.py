@@ -4,6 +4,7 @@ as far as it takes content blocks (``tooldesign.contract.content``)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -189,3 +190,28 @@ def test_each_provider_takes_what_it_can_and_names_what_it_leaves_out(
     gemini = adapter("gemini", specs).result_message(result)["functionResponse"]
     assert gemini["parts"][0]["inline_data"]["mime_type"] == "image/png"
     assert "resource_link file:///big.csv" in gemini["response"]["note"]
+
+
+def test_a_remote_tools_blocks_of_the_declared_kinds_come_back_with_its_data(
+    gen_design: Callable[[str], Generated], caplog: pytest.LogCaptureFixture
+) -> None:
+    from mcp import types as mcp_types
+    from tooldesign.runtime import MCPClient
+
+    spec = _generated(gen_design).module("svc.toolsets.ts.specs").CHART_SPEC
+    image = ImageContent(PNG, "image/png")
+
+    class Answering(MCPClient):
+        async def call(self, name: str, arguments: Any, *, retry_safe: bool = False) -> Any:
+            blocks = [{"type": "text", "text": '{"points": 3}'}, image.to_mcp()]
+            blocks.append(AudioContent(b"RIFF", "audio/wav").to_mcp())  # not declared
+            return mcp_types.CallToolResult.model_validate(
+                {"content": blocks, "structuredContent": {"points": 3}}
+            )
+
+    invoke = Answering("unused-command").invoke("chart", spec)
+    args = spec.payload.model(site="hq")
+    outcome = asyncio.run(invoke(args, ToolCallMeta()))
+    assert isinstance(outcome.value, WithContent)
+    assert (outcome.value.result, outcome.value.blocks) == ({"points": 3}, (image,))
+    assert "tool chart sent audio content, which its design does not declare" in caplog.text

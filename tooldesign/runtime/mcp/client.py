@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tooldesign.contract import WRAPPED_RESULT_KEY
+from tooldesign.contract.content import ContentBlock, WithContent, block_from_mcp
 from tooldesign.jsonschema import keywords as K
 from tooldesign.runtime import answers
 from tooldesign.runtime.registration import Invoke, Outcome
@@ -219,7 +220,12 @@ class MCPClient:
             if answer.is_error:
                 text = _without_error_prefix(_text_of(answer)) or "the tool failed"
                 return Outcome(answers.server_failed(name, text))
-            return Outcome(self._read_result(name, _value_of(answer, unwrap), result_schema))
+            value = self._read_result(name, _value_of(answer, unwrap), result_schema)
+            if not spec.content:
+                return Outcome(value)
+            # A tool whose design declares Content: the server's blocks of those kinds come
+            # with its data (the text block is the data's own; others are left out, logged).
+            return Outcome(WithContent(value, *_blocks(name, answer.content, spec.content)))
 
         return invoke
 
@@ -483,6 +489,22 @@ def _refused(name: str, exc: Any) -> ToolResult:
     if exc.code == INVALID_PARAMS:
         return answers.server_refused_arguments(name, exc.message, exc, exc.code)
     return answers.server_failed(name, exc.message, cause=exc, code=exc.code)
+
+
+def _blocks(name: str, content: Sequence[Any], declared: Sequence[str]) -> list[ContentBlock]:
+    """The content blocks of a tool's answer of the kinds its design declares."""
+    blocks: list[ContentBlock] = []
+    for item in content:
+        data = item.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if data.get(K.TYPE) in declared:
+            blocks.append(block_from_mcp(data))
+        elif data.get(K.TYPE) != "text":
+            log.warning(
+                "tool %s sent %s content, which its design does not declare: left out",
+                name,
+                data.get(K.TYPE),
+            )
+    return blocks
 
 
 __all__ = ["MCPClient", "MCPMalformedResult", "MCPServerParams", "MCPUnavailable"]
