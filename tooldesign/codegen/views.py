@@ -349,7 +349,9 @@ class _ToolsetViewBuilder:
         )
 
     def _type_view(self, message: Message, omit: frozenset[str] = frozenset()) -> TypeView:
-        builder = SchemaBuilder(self.design.types, def_name=lambda ut: self.user_class[ut.name])
+        # A design's types keep their names in the schemas models and exports see (``$defs``);
+        # the generated classes take Python's names apart (the model generator's document).
+        builder = SchemaBuilder(self.design.types)
         shape = _object_shape(message, self.design)
         if shape is not None:
             # Providers want an object at the root, so a user type is inlined there, not a $ref.

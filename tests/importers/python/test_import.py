@@ -161,7 +161,8 @@ def test_the_openai_export_of_imported_tools(exported: dict[str, dict[str, Any]]
 def normalized(schema: Any, defs: dict[str, Any] | None = None) -> Any:
     """A schema without what design-first adds or code-first spells differently on purpose.
 
-    Titles and descriptions go (tooldesign adds descriptions from docstrings); closed objects'
+    Titles and descriptions go (tooldesign adds descriptions from docstrings), and the dialect an
+    MCP export states (``$schema``); closed objects'
     ``additionalProperties: false`` goes (design-first objects are always closed); an optional
     ``X | None = None`` becomes ``X`` (a design's optional field is left out, not null); enum
     classes are inlined (the design lists their values where they are used); a one-value
@@ -189,7 +190,7 @@ def normalized(schema: Any, defs: dict[str, Any] | None = None) -> Any:
         schema = {**merged, **rest[0]} if len(rest) == 1 else {**merged, "anyOf": rest}
     if "const" in schema:  # a one-value Literal: pydantic says const, the design a one-value enum
         schema = {**{k: v for k, v in schema.items() if k != "const"}, "enum": [schema["const"]]}
-    drop = {"title", "description", "$defs"}
+    drop = {"title", "description", "$defs", "$schema"}
     out = {
         key: normalized(value, defs)
         for key, value in schema.items()

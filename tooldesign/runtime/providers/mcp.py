@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from tooldesign.contract import WRAPPED_RESULT_KEY, WRAPPED_RESULT_MARKER
+from tooldesign.contract.catalog import DIALECT
 from tooldesign.contract.providers import Provider
 from tooldesign.runtime.providers._common import (
     ProviderAdapter,
@@ -75,7 +76,9 @@ class MCPAdapter(ProviderAdapter):
             if tool.title:
                 entry["title"] = tool.title
             entry["description"] = tool.description
-            entry["inputSchema"] = self.parameters(tool)
+            # The dialect stated, as MCP's 2025-11-25 schema allows (SEP-1613): clients that
+            # default to another one read the design's keywords as 2020-12's.
+            entry["inputSchema"] = {"$schema": DIALECT, **self.parameters(tool)}
             entry["outputSchema"] = output_schema(tool.result)[0]
             hints = tool.annotations.mcp_hints()
             if hints:

@@ -1,19 +1,38 @@
 """The tools the MCP conformance suite calls by name, served beside the worked example's
 toolsets by ``app.py`` (generated when the conformance test runs; docs/mcp.md, "Conformance")."""
 
-from tooldesign.dsl import Annotations, BindTo, Content, Return, Service, String, Tool, Toolset
+from tooldesign.dsl import (
+    Annotations,
+    Args,
+    Attribute,
+    BindTo,
+    Content,
+    Return,
+    Service,
+    String,
+    Tool,
+    Toolset,
+    Type,
+)
 
 from tests.runtime.mcp.conformance.tools import (
     audio_content,
     embedded_resource,
     error_handling,
     image_content,
+    json_schema_tool,
     multiple_content_types,
     simple_text,
     trigger_prompt_change,
     with_logging,
     with_progress,
 )
+
+# The json-schema-2020-12 scenario's input schema, as far as a design says it: a type named
+# "address" kept under that name in $defs, a closed object, the dialect stated.
+with Type("address", "A postal address") as Address:
+    Attribute("street", String)
+    Attribute("city", String)
 
 with (
     Service("conformance", "The MCP conformance suite's scenario tools"),
@@ -62,3 +81,13 @@ with (
     with Tool("test_trigger_prompt_change", "Change the prompt list (served prompts)"):
         Return(String, "What changed")
         BindTo(trigger_prompt_change)
+    with Tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features"):
+        with Args():
+            Attribute("name", String)
+            Attribute("address", Address)
+            Attribute("contactMethod", String, enum=["phone", "email"])
+            Attribute("phone", String)
+            Attribute("email", String)
+        Return(String, "What was received")
+        Annotations(read_only=True)
+        BindTo(json_schema_tool)

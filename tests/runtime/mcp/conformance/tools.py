@@ -12,6 +12,7 @@ import json
 import struct
 import zlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 from tooldesign.runtime import (
@@ -185,6 +186,22 @@ CONTENT = ServerContent(
         )
     ],
 )
+
+
+@dataclass
+class Address:
+    street: str | None = None
+    city: str | None = None
+
+
+def json_schema_tool(
+    name: str | None = None,
+    address: Address | None = None,
+    contactMethod: str | None = None,
+    phone: str | None = None,
+    email: str | None = None,
+) -> str:
+    return "ok"
 
 
 def trigger_prompt_change() -> str:
