@@ -182,3 +182,26 @@ async def test_a_spilled_result_is_served_as_a_resource_outside_runs(
         assert json.loads(whole.text) == "abcdefghijklmnopqrstuvwxyz" * 192 + "abcdefgh"
         with pytest.raises(MCPError, match="Resource not found"):  # that run's own
             await client.read_resource(f"tooldesign://results/{handles[1]}")
+
+
+async def test_listen_streams_hear_of_prompt_changes_and_resource_updates() -> None:
+    from mcp.shared.subscriptions import PromptsListChanged, ResourceUpdated
+
+    content = ServerContent(resources=[Resource("test://x", "x", "X", lambda: "x")])
+    served = mcp_server(runtime())
+    content.serve_on(served)
+    extra = Prompt("extra", "Added at run time", lambda: "hi")
+    heard: list[object] = []
+    async with Client(served.server) as client:  # 2026-07-28
+        async with client.listen(
+            prompts_list_changed=True, resource_subscriptions=["test://x"]
+        ) as stream:
+            content.add_prompt(extra)
+            await content.resource_updated("test://x")
+            await content.resource_updated("test://other")  # nobody asked for it
+            async for event in stream:
+                heard.append(event)
+                if len(heard) == 2:
+                    break
+        assert [p.name for p in (await client.list_prompts()).prompts] == ["extra"]
+    assert heard == [PromptsListChanged(), ResourceUpdated(uri="test://x")]

@@ -166,9 +166,9 @@ class ServerContent:
         """Answer ``prompts/*``, ``resources/*`` and ``completion/complete`` on ``server`` (the
         capabilities follow: ``prompts``, ``resources`` with ``subscribe``, ``completions``)."""
         low = server.server
-        if self.prompts:
-            low.add_request_handler("prompts/list", types.PaginatedRequestParams, self._prompts)
-            low.add_request_handler("prompts/get", types.GetPromptRequestParams, self._get)
+        # Prompts are always answered: add_prompt may serve some later.
+        low.add_request_handler("prompts/list", types.PaginatedRequestParams, self._prompts)
+        low.add_request_handler("prompts/get", types.GetPromptRequestParams, self._get)
         if self.resources or self.templates:
             low.add_request_handler("resources/list", types.PaginatedRequestParams, self._list)
             low.add_request_handler(
