@@ -21,7 +21,7 @@ from pydantic_ai import (
     ToolReturnPart,
     UnexpectedModelBehavior,
 )
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
 from pydantic_ai.tools import ToolDefinition
@@ -313,3 +313,21 @@ def test_a_toolset_of_chosen_toolsets() -> None:
     )
     with pytest.raises(ValueError, match=r"no toolset 'nope' in this runtime \(registered: "):
         tooldesign_toolset(runtime, "nope")
+
+
+def test_a_rich_results_blocks_follow_its_return_as_user_content() -> None:
+    runtime, _ = netops_runtime()
+    search = ("search_docs", {"query": "offline access point"}, "c")
+    toolset = tooldesign_toolset(runtime, meta=lambda ctx: session_meta(ctx.deps))
+    agent = Agent(scripted([[search]], []), deps_type=str, toolsets=[toolset])
+    result = agent.run_sync("go", deps=SESSION)
+    [part] = returns(result.all_messages())
+    assert json.loads(part.model_response_str())["returned"] == 3  # the data, as before
+    sent = [
+        content
+        for message in result.all_messages()
+        for p in message.parts
+        if isinstance(p, UserPromptPart) and not isinstance(p.content, str)
+        for content in p.content
+    ]
+    assert "[Replace an offline access point: docs://runbooks/rb-9]" in sent

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tooldesign.contract.content import ContentBlock, EmbeddedResource, ResourceLink
 from tooldesign.runtime.agents import (
     AgentBudgetExceeded,
     AgentImplementation,
@@ -65,6 +66,7 @@ try:
         UsageLimits,
     )
     from pydantic_ai.exceptions import UsageLimitExceeded
+    from pydantic_ai.messages import BinaryContent
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
     from pydantic_core import SchemaValidator, core_schema
 except ImportError as missing:  # pragma: no cover - depends on the environment
@@ -242,7 +244,8 @@ def _answer(result: ToolResult) -> ToolReturn[str]:
     if result.awaiting_approval and result.approval is not None:
         raise ApprovalRequired(metadata=result.approval.to_dict())
     if result.ok:
-        return ToolReturn(return_value=result.for_model(), metadata=result)
+        content = [_user_content(block) for block in result.content] or None
+        return ToolReturn(return_value=result.for_model(), content=content, metadata=result)
     if result.recovery is Recovery.CORRECT_CALL:
         raise ModelRetry(retry_text(result))
     # Replan or finish: the model reads the runtime's text (which ends with the recovery) and
@@ -251,3 +254,15 @@ def _answer(result: ToolResult) -> ToolReturn[str]:
 
 
 __all__ = ["MetaFromContext", "TooldesignToolset", "agent_implementation", "tooldesign_toolset"]
+
+
+def _user_content(block: ContentBlock) -> str | BinaryContent:
+    """A rich result's block as pydantic-ai sends it after the tool's return (a user message):
+    images, audio and embedded bytes as binary content, an embedded text and a link as text."""
+    if isinstance(block, ResourceLink):
+        return f"[{block.name}: {block.uri}]"
+    if isinstance(block, EmbeddedResource):
+        if block.text is not None:
+            return f"[{block.uri}]\n{block.text}"
+        return BinaryContent(block.blob or b"", media_type=block.mime_type, identifier=block.uri)
+    return BinaryContent(block.data, media_type=block.mime_type)
