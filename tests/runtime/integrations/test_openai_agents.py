@@ -13,7 +13,13 @@ from agents import Agent, FunctionTool, RunConfig, Runner, ToolCallOutputItem
 from agents.items import ToolApprovalItem
 from agents.strict_schema import ensure_strict_json_schema
 from agents.testing import ScriptedModel, assistant_message, function_call
-from tooldesign.runtime import ApprovalRequest, ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime import (
+    ApprovalRequest,
+    ImageContent,
+    ToolCallMeta,
+    ToolRequest,
+    ToolResult,
+)
 from tooldesign.runtime.integrations.openai_agents import ResultText, tooldesign_tools
 from tooldesign.runtime.providers import export_tools
 
@@ -188,3 +194,14 @@ def test_who_approved_is_recorded_when_the_application_says() -> None:
     (answer,) = answers_in(done.new_items).values()
     assert answer.result is not None and answer.result.telemetry.approval is not None
     assert answer.result.telemetry.approval.by == "alice"
+
+
+def test_a_rich_results_blocks_are_named_in_the_text_the_model_reads() -> None:
+    image = ImageContent(b"\x89PNG", "image/png")
+    result = ToolResult("svc.ts.chart", result={"points": 3}, content=(image,))
+    text = ResultText(result)
+    assert text.startswith('{"points": 3}')
+    assert text.endswith(
+        "[Not shown here: image (image/png) (the Agents SDK tool answers text here).]"
+    )
+    assert text.result.content == (image,)  # the application still has it

@@ -51,6 +51,7 @@ from tooldesign.runtime.integrations._common import (
     select_specs,
     with_call_ids,
 )
+from tooldesign.runtime.providers.content import left_out_note
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
@@ -344,8 +345,9 @@ def _answer(result: ToolResult) -> tuple[str, ToolResult]:
     correct the call, plan around it, or stop — the model reads it at the end of the error's
     text.
     """
-    if result.ok:
-        return result.for_model(), result
+    if result.ok:  # a rich result's blocks are named in the text; the artifact carries them
+        note = left_out_note(result.content, "the LangChain tool answers text; see its artifact")
+        return result.for_model() + note, result
     raise ToolCallFailed(result)
 
 

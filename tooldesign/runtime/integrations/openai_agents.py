@@ -44,6 +44,7 @@ from tooldesign.runtime.integrations._common import (
     select_specs,
     with_call_ids,
 )
+from tooldesign.runtime.providers.content import left_out_note
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
@@ -69,7 +70,9 @@ class ResultText(str):
     result: ToolResult
 
     def __new__(cls, result: ToolResult) -> Self:
-        text = super().__new__(cls, result.for_model())
+        # A rich result's blocks are named, not sent: a function tool here answers text.
+        note = left_out_note(result.content, "the Agents SDK tool answers text here")
+        text = super().__new__(cls, result.for_model() + note)
         text.result = result
         return text
 
