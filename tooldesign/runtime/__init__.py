@@ -41,6 +41,18 @@ from tooldesign.runtime.control.events import (
     CallProgress,
     CallStarted,
 )
+from tooldesign.runtime.control.exchanges import (
+    Answer,
+    AnswerMismatch,
+    Exchanges,
+    InputRequest,
+    InputUnavailable,
+    Root,
+    Sampled,
+    answering,
+    exchanges,
+    form_schema,
+)
 from tooldesign.runtime.control.interceptors import LogCalls, RateLimit, Timeout
 from tooldesign.runtime.control.logs import ToolLog, log_message, logs_to
 from tooldesign.runtime.control.otel import Tracing
@@ -93,6 +105,8 @@ __all__ = [
     "AgentBudgetExceeded",
     "AgentImplementation",
     "AgentTask",
+    "Answer",
+    "AnswerMismatch",
     "ApprovalDecided",
     "ApprovalDecision",
     "ApprovalRequest",
@@ -106,7 +120,10 @@ __all__ = [
     "CallProgress",
     "CallStarted",
     "Constraint",
+    "Exchanges",
     "FieldIssue",
+    "InputRequest",
+    "InputUnavailable",
     "Interceptor",
     "JsonAny",
     "Limits",
@@ -128,7 +145,9 @@ __all__ = [
     "Rfc4122Uuid",
     "Rfc4291Ipv6Address",
     "Rfc5321Email",
+    "Root",
     "Runtime",
+    "Sampled",
     "ServerDataItem",
     "Timeout",
     "ToolCallMeta",
@@ -144,6 +163,9 @@ __all__ = [
     "ToolsetRegistration",
     "Tracing",
     "TypesImportError",
+    "answering",
+    "exchanges",
+    "form_schema",
     "log_message",
     "logs_to",
     "pending_approvals",

@@ -1,13 +1,91 @@
 """The tools the MCP conformance suite calls by name, served beside the worked example's
 toolsets by ``app.py`` (generated when the conformance test runs; docs/mcp.md, "Conformance")."""
 
-from tooldesign.dsl import Annotations, BindTo, Return, Service, String, Tool, Toolset
+from tooldesign.dsl import (
+    Annotations,
+    Args,
+    Attribute,
+    BindTo,
+    Required,
+    Return,
+    Service,
+    String,
+    Tool,
+    Toolset,
+)
 
+from tests.runtime.mcp.conformance import tools
 from tests.runtime.mcp.conformance.tools import (
     error_handling,
     simple_text,
     with_logging,
     with_progress,
+)
+
+# Tools that ask for input mid-call: (name, description, handler, the one string argument).
+ASKING = (
+    ("test_elicitation", "Ask the user for a name and email", tools.elicitation, "message"),
+    ("test_sampling", "Ask the host's model", tools.sampling, "prompt"),
+    (
+        "test_elicitation_sep1034_defaults",
+        "Ask with a default for each primitive type",
+        tools.elicitation_defaults,
+        None,
+    ),
+    (
+        "test_elicitation_sep1330_enums",
+        "Ask with each enum shape",
+        tools.elicitation_enums,
+        None,
+    ),
+    (
+        "test_input_required_result_elicitation",
+        "Ask the user's name",
+        tools.input_required_elicitation,
+        None,
+    ),
+    (
+        "test_input_required_result_sampling",
+        "Ask the model a question",
+        tools.input_required_sampling,
+        None,
+    ),
+    (
+        "test_input_required_result_list_roots",
+        "Ask the client's roots",
+        tools.input_required_list_roots,
+        None,
+    ),
+    (
+        "test_input_required_result_request_state",
+        "Ask for a confirmation",
+        tools.input_required_request_state,
+        None,
+    ),
+    (
+        "test_input_required_result_multiple_inputs",
+        "Ask the user, the model and the roots at once",
+        tools.input_required_multiple_inputs,
+        None,
+    ),
+    (
+        "test_input_required_result_multi_round",
+        "Ask twice, one question a round",
+        tools.input_required_multi_round,
+        None,
+    ),
+    (
+        "test_input_required_result_capabilities",
+        "Ask only what the client can answer",
+        tools.input_required_capabilities,
+        None,
+    ),
+    (
+        "test_input_required_result_tampered_state",
+        "Ask for a confirmation under a sealed state",
+        tools.input_required_tampered_state,
+        None,
+    ),
 )
 
 with (
@@ -34,3 +112,12 @@ with (
         Return(String, "What was logged")
         Annotations(read_only=True)
         BindTo(with_logging)
+    for name, description, handler, argument in ASKING:
+        with Tool(name, description):
+            if argument is not None:
+                with Args():
+                    Attribute(argument, String, "What to ask with")
+                    Required(argument)
+            Return(String, "What was answered")
+            Annotations(read_only=True)
+            BindTo(handler)
