@@ -199,13 +199,17 @@ async def test_a_mismatched_answer_mid_call_is_no_refusal(runtime: Runtime) -> N
 
 
 async def test_a_client_without_the_capability_is_not_asked(runtime: Runtime, mode: str) -> None:
-    host = Host()
     async with Client(mcp_server(runtime).server, mode=mode) as client:  # no callbacks
-        result = await client.call_tool("test_sampling", {"prompt": "Hi"})
         only = await client.call_tool("test_input_required_result_capabilities", {})
-    assert result.is_error is True and "ask its model" in text_of(result)
+        if mode == "legacy":
+            result = await client.call_tool("test_sampling", {"prompt": "Hi"})
+            assert result.is_error is True and "ask its model" in text_of(result)
+        else:  # 2026-07-28: the missing capability is the request's error, named
+            with pytest.raises(MCPError) as missing:
+                await client.call_tool("test_sampling", {"prompt": "Hi"})
+            assert missing.value.error.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
+            assert missing.value.error.data == {"requiredCapabilities": {"sampling": {}}}
     assert only.is_error is False and "Asked 0 question(s)." in text_of(only)
-    assert host.prompts == []
 
 
 async def test_declining_is_the_persons_answer(runtime: Runtime, mode: str) -> None:

@@ -14,7 +14,10 @@
   (AES-256-GCM, the SDK's ``RequestStateBoundary``) and bound to the tool, its arguments, the
   authenticated caller and the server, for ten minutes by default: a tampered, replayed or
   expired state is refused (-32602) before anything runs. Answers to keys that were not asked
-  are ignored; an answer that does not match its request is asked again.
+  are ignored; an answer that does not match its request is asked again. A tool that fails
+  because it asked what the client did not declare (``sampling`` without the capability) is
+  answered -32021 (missing required client capability, HTTP 400), naming the capabilities;
+  one that did without (``Exchanges.can_ask``) answers as it did.
 
 Approvals ride the same rounds (their question under the key ``approval``): see
 :mod:`tooldesign.runtime.mcp.control`.
@@ -29,6 +32,7 @@ from typing import Any
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
 from tooldesign.runtime.control.exchanges import (
     ELICIT,
     ROOTS,
@@ -49,6 +53,7 @@ _REQUESTS: Mapping[str, tuple[Any, Any]] = {
     SAMPLE: (types.CreateMessageRequest, types.CreateMessageResult),
     ROOTS: (types.ListRootsRequest, types.ListRootsResult),
 }
+_CAPABILITIES = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
 _WHAT = {ELICIT: "ask the user", SAMPLE: "ask its model", ROOTS: "list its roots"}
 
 
@@ -113,19 +118,23 @@ class _RoundTrips:
     """Answers from the client's ``inputResponses`` and the earlier rounds' state; what is not
     answered yet is collected for the ``input_required`` result (2026-07-28)."""
 
-    __slots__ = ("answers", "asked", "ctx", "pending")
+    __slots__ = ("answers", "asked", "ctx", "missing", "pending")
 
     def __init__(self, ctx: ServerRequestContext[Any, Any], answers: dict[str, Any]) -> None:
         self.ctx = ctx
         self.answers = answers
         self.asked: dict[str, Any] = {}
         self.pending: dict[str, InputRequest] = {}
+        self.missing: dict[str, None] = {}
+        """The capabilities asked for that the client did not declare, in the order asked."""
 
     def can_answer(self, method: str) -> bool:
         return method in _REQUESTS and can_answer(self.ctx, method)
 
     async def __call__(self, request: InputRequest) -> Mapping[str, Any]:
         if not self.can_answer(request.method):
+            if request.method in _CAPABILITIES:
+                self.missing[_CAPABILITIES[request.method]] = None
             raise _refuse(request.method)
         answer = self.answers.get(request.key)
         if isinstance(answer, Mapping):
@@ -213,6 +222,8 @@ async def execute(
         asked = control.input_required(result.approval)
         return asked.model_copy(update={"request_state": _sealed_state(result.approval.id, {})})
     if not rounds.pending:
+        if rounds.missing and result.error is not None:
+            raise _missing_capabilities(rounds.missing)
         return result
     kept = dict(rounds.asked)
     if approval_id is not None and control.APPROVAL_KEY in answers:
@@ -220,6 +231,16 @@ async def execute(
     return types.InputRequiredResult(
         input_requests={key: _request_of(r) for key, r in rounds.pending.items()},
         request_state=_sealed_state(approval_id, kept),
+    )
+
+
+def _missing_capabilities(missing: Mapping[str, None]) -> MCPError:
+    """-32021: the tool needed what the client did not declare (and failed without it);
+    ``requiredCapabilities`` is shaped as the client's capabilities (``{"sampling": {}}``)."""
+    return MCPError(
+        types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        "This tool needs the client capabilities " + ", ".join(missing) + ".",
+        data={"requiredCapabilities": {name: {} for name in missing}},
     )
 
 

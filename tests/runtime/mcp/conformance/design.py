@@ -81,6 +81,24 @@ ASKING = (
         None,
     ),
     (
+        "test_missing_capability",
+        "Ask the host's model, declared or not",
+        tools.missing_capability,
+        None,
+    ),
+    (
+        "test_streaming_elicitation",
+        "Ask the user's name",
+        tools.streaming_elicitation,
+        None,
+    ),
+    (
+        "test_trigger_tool_change",
+        "Change the list of tools served",
+        tools.trigger_tool_change,
+        None,
+    ),
+    (
         "test_input_required_result_tampered_state",
         "Ask for a confirmation under a sealed state",
         tools.input_required_tampered_state,

@@ -8,6 +8,7 @@ sampling, roots) mid-call and over ``input_required`` round trips.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -198,3 +199,24 @@ async def input_required_capabilities() -> str:
         if isinstance(outcome, BaseException):
             raise outcome
     return f"Asked {len(outcomes)} question(s)."
+
+
+async def missing_capability() -> str:
+    """Needs the host's model, whether or not the client declared sampling."""
+    reply = await exchanges().ask_model("Say hello", max_tokens=20)
+    return f"The model said: {reply.text}"
+
+
+async def streaming_elicitation() -> str:
+    answer = await exchanges().ask_user("What is your name?", Name, key="user_name")
+    return f"Hello, {answer.content.name if answer.content else 'stranger'}!"
+
+
+TOOL_CHANGES: list[Callable[[], None]] = []
+"""What changes the served tool list (``app.py`` puts it here: the runtime is the app's)."""
+
+
+def trigger_tool_change() -> str:
+    for change in TOOL_CHANGES:
+        change()
+    return "The tool list changed."
