@@ -24,11 +24,12 @@ from pydantic_ai import (
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
-from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.tools import RunContext, ToolDefinition
 from tooldesign.runtime import (
     ApprovalRequest,
     Bounds,
     CallNext,
+    InputRequest,
     Runtime,
     ToolCallMeta,
     ToolRequest,
@@ -313,3 +314,28 @@ def test_a_toolset_of_chosen_toolsets() -> None:
     )
     with pytest.raises(ValueError, match=r"no toolset 'nope' in this runtime \(registered: "):
         tooldesign_toolset(runtime, "nope")
+
+
+def test_what_a_tool_asks_is_answered_with_the_runs_context() -> None:
+    runtime, _ = netops_runtime()
+    asked: list[tuple[InputRequest, str]] = []
+
+    def answer(request: InputRequest, ctx: RunContext[str]) -> dict[str, Any]:
+        asked.append((request, ctx.deps))
+        return {"action": "accept", "content": {"host": "core.hq", "probes": 2}}
+
+    probe = ("check_reachability", {"value": ""}, "p1")
+    agent = Agent(
+        scripted([[probe]], []),
+        deps_type=str,
+        toolsets=[tooldesign_toolset(runtime, answer=answer)],
+    )
+    (part,) = returns(agent.run_sync("probe", deps="alice").all_messages())
+    assert isinstance(part.metadata, ToolResult) and part.metadata.result.raw["sent"] == 2
+    ((request, deps),) = asked
+    assert request.method == "elicitation/create" and deps == "alice"
+    # Without an answerer, the tool does without (it asks only when someone can answer).
+    plain = Agent(scripted([[probe]], []), toolsets=[tooldesign_toolset(runtime)])
+    (unasked,) = returns(plain.run_sync("probe").all_messages())
+    assert isinstance(unasked.metadata, ToolResult)
+    assert unasked.metadata.result.raw == {"host": "", "sent": 5, "received": 0}
