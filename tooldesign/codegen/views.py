@@ -115,6 +115,7 @@ class ToolView:
     annotations: ToolAnnotations
     confirm: ConfirmSpec | None
     code_access: CodeAccess | None
+    asks: tuple[str, ...]
     repairs: tuple[FieldRepair, ...]
     limits: ToolLimits
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
@@ -328,6 +329,7 @@ class _ToolsetViewBuilder:
             annotations=tool.annotations,
             confirm=tool.confirm,
             code_access=tool.code_access,
+            asks=tool.asks,
             repairs=tool.repairs,
             limits=tool.limits,
             loading=tool.loading,

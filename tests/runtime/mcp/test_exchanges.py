@@ -217,3 +217,14 @@ async def test_declining_is_the_persons_answer(runtime: Runtime, mode: str) -> N
     async with host.client(runtime, mode) as client:
         result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
     assert result.is_error is False and "action=decline, content=None" in text_of(result)
+
+
+async def test_only_what_the_design_declares_is_asked(
+    runtime: Runtime, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    host = Host()
+    async with host.client(runtime, mode) as client:
+        result = await client.call_tool("undeclared_ask", {})
+    assert result.is_error is True and "its design does not declare" in text_of(result)
+    assert host.prompts == []
+    assert "without Asks('model') in its design" in caplog.text

@@ -19,6 +19,10 @@
   answered -32021 (missing required client capability, HTTP 400), naming the capabilities;
   one that did without (``Exchanges.can_ask``) answers as it did.
 
+Only what the tool's design declares (``Asks("user", "model", "roots")``) is asked: another
+request fails in the tool with ``InputUnavailable`` (and a warning in the server's log), and
+``can_ask`` says no.
+
 Approvals ride the same rounds (their question under the key ``approval``): see
 :mod:`tooldesign.runtime.mcp.control`.
 """
@@ -62,6 +66,9 @@ def _wire(model: Any) -> dict[str, Any]:
     return dumped
 
 
+_WHOM = {ELICIT: "user", SAMPLE: "model", ROOTS: "roots"}
+
+
 def can_answer(ctx: ServerRequestContext[Any, Any], method: str) -> bool:
     """Whether the client declared the capability ``method`` needs."""
     if method == ELICIT:
@@ -84,18 +91,39 @@ def _request_of(request: InputRequest) -> Any:
     return request_type.model_validate({"method": request.method, "params": dict(request.params)})
 
 
+def _undeclared(request: InputRequest, asks: tuple[str, ...]) -> InputUnavailable | None:
+    """A request the tool's design does not declare (``Asks``): not sent."""
+    whom = _WHOM.get(request.method)
+    if whom is not None and whom in asks:
+        return None
+    log.warning(
+        "a tool asked %s (%s) without Asks(%r) in its design: not sent",
+        whom or request.method,
+        request.key,
+        whom,
+    )
+    return InputUnavailable(
+        "This tool tried to ask for input its design does not declare, so it was not asked. "
+        "Tell the user what is needed instead."
+    )
+
+
 class _MidCall:
     """Asks the client mid-call (the handshake protocol)."""
 
-    __slots__ = ("ctx",)
+    __slots__ = ("asks", "ctx")
 
-    def __init__(self, ctx: ServerRequestContext[Any, Any]) -> None:
+    def __init__(self, ctx: ServerRequestContext[Any, Any], asks: tuple[str, ...]) -> None:
         self.ctx = ctx
+        self.asks = asks
 
     def can_answer(self, method: str) -> bool:
-        return method in _REQUESTS and can_answer(self.ctx, method)
+        declared = _WHOM.get(method) in self.asks
+        return declared and method in _REQUESTS and can_answer(self.ctx, method)
 
     async def __call__(self, request: InputRequest) -> Mapping[str, Any]:
+        if (undeclared := _undeclared(request, self.asks)) is not None:
+            raise undeclared
         if not self.can_answer(request.method):
             raise _refuse(request.method)
         from mcp.shared.message import ServerMessageMetadata
@@ -118,10 +146,13 @@ class _RoundTrips:
     """Answers from the client's ``inputResponses`` and the earlier rounds' state; what is not
     answered yet is collected for the ``input_required`` result (2026-07-28)."""
 
-    __slots__ = ("answers", "asked", "ctx", "missing", "pending")
+    __slots__ = ("answers", "asked", "asks", "ctx", "missing", "pending")
 
-    def __init__(self, ctx: ServerRequestContext[Any, Any], answers: dict[str, Any]) -> None:
+    def __init__(
+        self, ctx: ServerRequestContext[Any, Any], answers: dict[str, Any], asks: tuple[str, ...]
+    ) -> None:
         self.ctx = ctx
+        self.asks = asks
         self.answers = answers
         self.asked: dict[str, Any] = {}
         self.pending: dict[str, InputRequest] = {}
@@ -129,9 +160,12 @@ class _RoundTrips:
         """The capabilities asked for that the client did not declare, in the order asked."""
 
     def can_answer(self, method: str) -> bool:
-        return method in _REQUESTS and can_answer(self.ctx, method)
+        declared = _WHOM.get(method) in self.asks
+        return declared and method in _REQUESTS and can_answer(self.ctx, method)
 
     async def __call__(self, request: InputRequest) -> Mapping[str, Any]:
+        if (undeclared := _undeclared(request, self.asks)) is not None:
+            raise undeclared
         if not self.can_answer(request.method):
             if request.method in _CAPABILITIES:
                 self.missing[_CAPABILITIES[request.method]] = None
@@ -177,11 +211,13 @@ async def execute(
     params: types.CallToolRequestParams,
     request: ToolRequest,
     client: str | None,
+    asks: tuple[str, ...] = (),
 ) -> ToolResult | types.InputRequiredResult:
-    """Run the call, its approval and input requests answered by the client."""
+    """Run the call, its approval and input requests answered by the client (those its design
+    declares: ``asks``)."""
     own_approver = runtime.approver is not None or not control.can_elicit(ctx)
     if not control.asks_in_round_trips(ctx):
-        with answering(_MidCall(ctx)):
+        with answering(_MidCall(ctx, asks)):
             if own_approver:
                 return await runtime.execute(request)
             return await runtime.execute(
@@ -210,7 +246,7 @@ async def execute(
     async def from_answer(approval: Any, meta: ToolCallMeta) -> Any:
         return control.answered_decision(answered, approval, client)
 
-    rounds = _RoundTrips(ctx, answers)
+    rounds = _RoundTrips(ctx, answers, asks)
     with answering(rounds):
         if own_approver:
             result = await runtime.execute(request)

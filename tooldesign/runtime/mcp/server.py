@@ -377,7 +377,7 @@ class ToolServer:
         request = ToolRequest(params.name, payload, meta)
         async with control.forwarded(ctx, spec.name, self._log_levels.get(_connection_of(ctx))):
             result = await exchanges.execute(
-                self.runtime, ctx, params, request, context.client_name
+                self.runtime, ctx, params, request, context.client_name, spec.asks
             )
         if isinstance(result, types.InputRequiredResult):
             return result

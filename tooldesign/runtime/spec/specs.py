@@ -15,6 +15,7 @@ from typing import Any, Generic, Literal, Self, TypeVar
 from pydantic import BaseModel
 from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.asks import Whom
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.ident import ToolIdent
@@ -146,6 +147,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     confirm: ConfirmSpec | None = None
     """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
     code_access: CodeAccess | None = None
+    asks: tuple[Whom, ...] = ()
+    """Whom the tool asks during a call, as its design's ``Asks`` says."""
     """``CodeAccess``: whether code mode's code may call it (``None``: its side effects say)."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs (``Repairs``, ``repair=``)."""
