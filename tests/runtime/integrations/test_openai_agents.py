@@ -13,7 +13,13 @@ from agents import Agent, FunctionTool, RunConfig, Runner, ToolCallOutputItem
 from agents.items import ToolApprovalItem
 from agents.strict_schema import ensure_strict_json_schema
 from agents.testing import ScriptedModel, assistant_message, function_call
-from tooldesign.runtime import ApprovalRequest, ToolCallMeta, ToolRequest, ToolResult
+from tooldesign.runtime import (
+    ApprovalRequest,
+    InputRequest,
+    ToolCallMeta,
+    ToolRequest,
+    ToolResult,
+)
 from tooldesign.runtime.integrations.openai_agents import ResultText, tooldesign_tools
 from tooldesign.runtime.providers import export_tools
 
@@ -188,3 +194,20 @@ def test_who_approved_is_recorded_when_the_application_says() -> None:
     (answer,) = answers_in(done.new_items).values()
     assert answer.result is not None and answer.result.telemetry.approval is not None
     assert answer.result.telemetry.approval.by == "alice"
+
+
+def test_what_a_tool_asks_is_answered_with_the_tool_context() -> None:
+    runtime, _ = netops_runtime()
+    asked: list[tuple[InputRequest, str]] = []
+
+    def answer(request: InputRequest, ctx: Any) -> dict[str, Any]:
+        asked.append((request, ctx.tool_call_id))
+        return {"action": "accept", "content": {"host": "core.hq", "probes": 2}}
+
+    model = scripted([[("check_reachability", {"value": ""}, "p1")]])
+    agent = Agent(name="netops", model=model, tools=tooldesign_tools(runtime, answer=answer))
+    result = Runner.run_sync(agent, "probe", run_config=OFFLINE)
+    (outcome,) = answers_in(result.new_items).values()
+    assert outcome.result is not None and outcome.result.result.raw["sent"] == 2
+    ((request, call_id),) = asked
+    assert request.method == "elicitation/create" and call_id == "p1"
