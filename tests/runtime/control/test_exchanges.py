@@ -15,6 +15,7 @@ from tooldesign.runtime import (
     AnswerMismatch,
     InputRequest,
     InputUnavailable,
+    ToolRequest,
     answering,
     exchanges,
     form_schema,
@@ -113,3 +114,15 @@ async def test_a_sync_tool_asks_from_a_worker_thread() -> None:
     with answering(lambda request: answer):
         text = await asyncio.to_thread(tool)
     assert text == "hello"
+
+
+def test_a_sync_tool_asks_under_execute_sync() -> None:
+    from examples.netops.mcp_server import runtime
+
+    def user(request: InputRequest) -> Mapping[str, Any]:
+        return {"action": "accept", "content": {"host": "edge.hq", "probes": 1}}
+
+    with answering(user):
+        result = runtime().execute_sync(ToolRequest("check_reachability", {"value": ""}))
+    assert result.ok and result.result.raw["host"] == "edge.hq"
+    assert result.result.raw["sent"] == 1

@@ -32,7 +32,7 @@ import contextvars
 import inspect
 import itertools
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, NoReturn, TypeVar, overload
@@ -282,19 +282,16 @@ class Exchanges:
         """:meth:`roots` from a sync tool."""
         return self._sync(self.roots(key=key))
 
-    def _sync(self, coro: Awaitable[T]) -> T:
-        loop = self._loop
-        if loop is None or not loop.is_running():
-            coro.close()  # type: ignore[attr-defined]
-            raise InputUnavailable(_NOBODY)
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            coro.close()  # type: ignore[attr-defined]
+    def _sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        """``coro`` run for a sync tool: on the event loop ``answering`` was entered on, or
+        (entered outside one, as around ``execute_sync``) on this worker thread."""
+        if asyncio._get_running_loop() is not None:
+            coro.close()
             raise RuntimeError("an async tool awaits ask_user/ask_model/roots, not *_sync")
-        return asyncio.run_coroutine_threadsafe(coro, loop).result()  # type: ignore[arg-type]
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            return asyncio.run_coroutine_threadsafe(coro, loop).result()
+        return asyncio.run(coro)
 
     # ── plumbing ──────────────────────────────────────────────────────────────────────────
 
@@ -362,8 +359,9 @@ def exchanges() -> Exchanges:
 
 @contextmanager
 def answering(exchanger: Exchanger) -> Iterator[Exchanges]:
-    """Within the block (which must run on the event loop that runs the calls), the input
-    requests of calls go to ``exchanger``."""
+    """Within the block, the input requests of calls go to ``exchanger`` (around ``await
+    execute(...)`` or ``execute_sync(...)``; a sync tool's requests are answered on the event
+    loop the block was entered on, or, entered outside one, on the tool's worker thread)."""
     try:
         loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
