@@ -15,6 +15,7 @@ from tooldesign.dsl import (
     Any,
     Args,
     ArrayOf,
+    Asks,
     Attribute,
     BindTo,
     Boolean,
@@ -202,6 +203,8 @@ with Service("assistant", "Network operations assistant"):
             Annotations(read_only=True, open_world=True)
             # Probes go out from the site's router: not in a loop of model-written code.
             CodeAccess("direct")
+            # Given no host, it asks the user for one rather than probe nothing.
+            Asks("user")
             BindTo(MetricsService.check_reachability)
 
     with Toolset("profiles", "The signed-in user's profile and preferences"):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, TypedDict
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 DeviceStatus = Literal["online", "offline", "unknown"]
 Region = Literal["emea", "amer", "apac"]
@@ -50,6 +50,13 @@ class TopologyNode:
     name: str
     role: NodeRole
     children: list[TopologyNode] = field(default_factory=list)
+
+
+class ProbeTarget(BaseModel):
+    """What ``check_reachability`` asks the user when it was given no host (an MCP form)."""
+
+    host: str = Field(description="Host name or IP address to probe", min_length=1)
+    probes: int = Field(5, description="How many probes to send", ge=1, le=10)
 
 
 class DeviceQuery(BaseModel):

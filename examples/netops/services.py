@@ -11,7 +11,7 @@ import math
 from datetime import UTC, datetime, timedelta
 
 from tooldesign.jsonschema.text import quoted
-from tooldesign.runtime import ResourceLink, WithContent, log_message, report_progress
+from tooldesign.runtime import ResourceLink, WithContent, exchanges, log_message, report_progress
 
 from examples.netops.models import (
     Address,
@@ -25,6 +25,7 @@ from examples.netops.models import (
     Metric,
     MetricPoint,
     MetricSummary,
+    ProbeTarget,
     Profile,
     Reachability,
     Region,
@@ -237,25 +238,34 @@ class MetricsService:
         Probing takes a while on a real router, so it reports progress, one probe at a time
         (a no-op when nobody listens: an MCP client that sent a progress token, a subscriber),
         and logs what it found for the person watching (an MCP client's log, else Python's).
+        Given no host, it asks the user for one (an MCP form from ``ProbeTarget``) when someone
+        can be asked, rather than probe nothing.
         """
-        host = value.strip().lower()
-        for probe in range(1, _PROBES + 1):
+        host, probes = value.strip().lower(), _PROBES
+        if not host and exchanges().can_ask("user"):
+            answer = exchanges().ask_user_sync("Which host should the router probe?", ProbeTarget)
+            if answer.content is not None:
+                host, probes = answer.content.host.strip().lower(), answer.content.probes
+        for probe in range(1, probes + 1):
             report_progress(
-                probe, f"probe {probe} of {_PROBES} sent to {host or 'nothing'}", total=_PROBES
+                probe, f"probe {probe} of {probes} sent to {host or 'nothing'}", total=probes
             )
         if not host or host.endswith(".invalid"):
-            log_message("notice", f"{host or 'nothing'}: no answer to {_PROBES} probes")
+            log_message("notice", f"{host or 'nothing'}: no answer to {probes} probes")
             return Reachability(
-                reachable=False, loss=1.0, rtt_ms=None, raw={"host": host, "sent": 5, "received": 0}
+                reachable=False,
+                loss=1.0,
+                rtt_ms=None,
+                raw={"host": host, "sent": probes, "received": 0},
             )
         seed = sum(map(ord, host)) % 17
-        received = 5 - seed % 2
-        log_message("info", f"{host}: {received} of {_PROBES} probes answered")
+        received = probes - seed % 2
+        log_message("info", f"{host}: {received} of {probes} probes answered")
         return Reachability(
             reachable=True,
-            loss=round(1 - received / 5, 3),
+            loss=round(1 - received / probes, 3),
             rtt_ms=round(2.5 + seed * 0.75, 3),
-            raw={"host": host, "sent": 5, "received": received, "ttl": 64 - seed},
+            raw={"host": host, "sent": probes, "received": received, "ttl": 64 - seed},
         )
 
 

@@ -71,7 +71,7 @@ LARGER_FILES = {
     "govern/schemas.py": 1015,
     "binding/planner.py": 951,
     "importers/mcp.py": 799,
-    "runtime/mcp/server.py": 721,
+    "runtime/mcp/server.py": 699,
     "contract/catalog.py": 577,
     "codegen/bindings.py": 620,
 }

@@ -118,6 +118,7 @@ class ToolView:
     code_access: CodeAccess | None
     content: tuple[ContentKind, ...]
     """``Content(...)``: the content blocks its result carries beside its data."""
+    asks: tuple[str, ...]
     repairs: tuple[FieldRepair, ...]
     limits: ToolLimits
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
@@ -332,6 +333,7 @@ class _ToolsetViewBuilder:
             confirm=tool.confirm,
             code_access=tool.code_access,
             content=tool.content,
+            asks=tool.asks,
             repairs=tool.repairs,
             limits=tool.limits,
             loading=tool.loading,

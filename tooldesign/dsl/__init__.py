@@ -14,6 +14,7 @@ Blocks are context managers; every other call records into the block around it.
 
 from tooldesign.dsl.behaviour import (
     Annotations,
+    Asks,
     CodeAccess,
     Confirm,
     Content,
@@ -51,6 +52,7 @@ __all__ = [
     "Any",
     "Args",
     "ArrayOf",
+    "Asks",
     "Attribute",
     "BindTo",
     "Boolean",

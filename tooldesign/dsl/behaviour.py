@@ -1,8 +1,8 @@
 """The DSL calls that say how a tool behaves when it runs, beside its shape: its side effects
 (``Annotations``), who approves it (``Confirm``), whether code may call it (``CodeAccess``), the
 slips the runtime repairs (``Repairs``), the content its result carries beside its data
-(``Content``), its limits (``Limits``), how it is loaded
-(``Loading``), and an agent run as its implementation (``ImplementedByAgent``).
+(``Content``), its limits (``Limits``), how it is loaded (``Loading``), an agent run as its
+implementation (``ImplementedByAgent``), and whom it asks during a call (``Asks``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, ParamSpec
 
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.asks import Whom
 from tooldesign.contract.content import ContentKind
 from tooldesign.contract.limits import Overflow
 from tooldesign.contract.repairs import RepairName
@@ -20,6 +21,7 @@ from tooldesign.dsl.recorder import caller_location, current
 from tooldesign.dsl.records import (
     AgentRecord,
     AnnotationsRecord,
+    AsksRecord,
     CodeAccessRecord,
     ConfirmRecord,
     ContentRecord,
@@ -125,6 +127,14 @@ def Content(*kinds: ContentKind) -> None:
         "content",
         lambda where, path: ContentRecord(where, path, kinds=tuple(kinds)),
     )
+
+
+def Asks(*whom: Whom) -> None:
+    """The tool asks, during a call, for what its arguments do not hold: ``"user"`` (a typed
+    form), ``"model"`` (the host's model), ``"roots"`` (the client's roots) —
+    ``Asks("user")``. Its handler asks through ``tooldesign.runtime.exchanges()``; over MCP, a
+    request the design does not declare is not sent."""
+    _once_in_tool("Asks", "asks", lambda where, path: AsksRecord(where, path, whom=whom))
 
 
 def Repairs(*kinds: RepairName) -> None:

@@ -115,6 +115,13 @@ class ContentRecord(Record):
 
 
 @dataclass(eq=False)
+class AsksRecord(Record):
+    """``Asks(*whom)``: whom the tool asks during a call (the user, the host's model, roots)."""
+
+    whom: tuple[Any, ...] = ()
+
+
+@dataclass(eq=False)
 class AnnotationsRecord(Record):
     hints: dict[str, Any] = field(default_factory=dict)
     """The hints given, by name, as given (evaluation checks them against the table)."""
@@ -156,6 +163,7 @@ class ToolRecord(Record):
     limits: LimitsRecord | None = None
     loading: tuple[Any, Location] | None = None
     agent: AgentRecord | None = None
+    asks: AsksRecord | None = None
     remote_name: Any = None
     """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
     duplicates: list[tuple[str, Location]] = field(default_factory=list)

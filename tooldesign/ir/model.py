@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.asks import Whom
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.content import ContentKind
@@ -307,6 +308,8 @@ class Tool:
     """``CodeAccess``: whether code mode's code may call it (``None``: its side effects say)."""
     content: tuple[ContentKind, ...] = ()
     """``Content``: the content blocks its result carries beside its data (in the table's order)."""
+    asks: tuple[Whom, ...] = ()
+    """``Asks``: whom it asks during a call (the user, the host's model, the client's roots)."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)

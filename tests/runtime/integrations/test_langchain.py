@@ -21,6 +21,7 @@ from tooldesign.runtime import (
     ApprovalDecided,
     ApprovalRequest,
     CallEvent,
+    InputRequest,
     Runtime,
     ToolCallMeta,
     ToolResult,
@@ -370,3 +371,24 @@ def test_a_bare_answer_decides_no_call_of_a_turn_where_several_wait(path: str) -
     again = [ApprovalRequest.from_dict(w.value) for w in state["__interrupt__"]]
     assert again and {r.tool_call_id for r in again} <= {"r0", "r1"}
     assert not answers_in(state["messages"])
+
+
+@pytest.mark.parametrize("path", ["sync", "async"])
+def test_what_a_tool_asks_is_answered_with_the_call(path: str) -> None:
+    runtime, _ = netops_runtime()
+    asked: list[tuple[InputRequest, str | None]] = []
+
+    def answer(request: InputRequest, call: LangChainCall) -> dict[str, Any]:
+        asked.append((request, call.tool_call_id))
+        return {"action": "accept", "content": {"host": "core.hq", "probes": 2}}
+
+    (probe,) = [
+        t
+        for t in tooldesign_langchain_tools(runtime, answer=answer)
+        if t.name == "check_reachability"
+    ]
+    call = {"type": "tool_call", "name": probe.name, "args": {"value": ""}, "id": "p1"}
+    message = probe.invoke(call) if path == "sync" else asyncio.run(probe.ainvoke(call))
+    assert isinstance(message.artifact, ToolResult) and message.artifact.result.raw["sent"] == 2
+    ((request, call_id),) = asked
+    assert request.method == "elicitation/create" and call_id == "p1"

@@ -16,6 +16,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from tooldesign.runtime import (
     ApprovalRequest,
     ImageContent,
+    InputRequest,
     ToolCallMeta,
     ToolRequest,
     ToolResult,
@@ -205,3 +206,20 @@ def test_a_rich_results_blocks_are_named_in_the_text_the_model_reads() -> None:
         "[Not shown here: image (image/png) (the Agents SDK tool answers text here).]"
     )
     assert text.result.content == (image,)  # the application still has it
+
+
+def test_what_a_tool_asks_is_answered_with_the_tool_context() -> None:
+    runtime, _ = netops_runtime()
+    asked: list[tuple[InputRequest, str]] = []
+
+    def answer(request: InputRequest, ctx: Any) -> dict[str, Any]:
+        asked.append((request, ctx.tool_call_id))
+        return {"action": "accept", "content": {"host": "core.hq", "probes": 2}}
+
+    model = scripted([[("check_reachability", {"value": ""}, "p1")]])
+    agent = Agent(name="netops", model=model, tools=tooldesign_tools(runtime, answer=answer))
+    result = Runner.run_sync(agent, "probe", run_config=OFFLINE)
+    (outcome,) = answers_in(result.new_items).values()
+    assert outcome.result is not None and outcome.result.result.raw["sent"] == 2
+    ((request, call_id),) = asked
+    assert request.method == "elicitation/create" and call_id == "p1"

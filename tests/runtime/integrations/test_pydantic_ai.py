@@ -24,11 +24,12 @@ from pydantic_ai import (
 from pydantic_ai.messages import ModelMessage, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
-from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.tools import RunContext, ToolDefinition
 from tooldesign.runtime import (
     ApprovalRequest,
     Bounds,
     CallNext,
+    InputRequest,
     Runtime,
     ToolCallMeta,
     ToolRequest,
@@ -331,3 +332,28 @@ def test_a_rich_results_blocks_follow_its_return_as_user_content() -> None:
         for content in p.content
     ]
     assert "[Replace an offline access point: docs://runbooks/rb-9]" in sent
+
+
+def test_what_a_tool_asks_is_answered_with_the_runs_context() -> None:
+    runtime, _ = netops_runtime()
+    asked: list[tuple[InputRequest, str]] = []
+
+    def answer(request: InputRequest, ctx: RunContext[str]) -> dict[str, Any]:
+        asked.append((request, ctx.deps))
+        return {"action": "accept", "content": {"host": "core.hq", "probes": 2}}
+
+    probe = ("check_reachability", {"value": ""}, "p1")
+    agent = Agent(
+        scripted([[probe]], []),
+        deps_type=str,
+        toolsets=[tooldesign_toolset(runtime, answer=answer)],
+    )
+    (part,) = returns(agent.run_sync("probe", deps="alice").all_messages())
+    assert isinstance(part.metadata, ToolResult) and part.metadata.result.raw["sent"] == 2
+    ((request, deps),) = asked
+    assert request.method == "elicitation/create" and deps == "alice"
+    # Without an answerer, the tool does without (it asks only when someone can answer).
+    plain = Agent(scripted([[probe]], []), toolsets=[tooldesign_toolset(runtime)])
+    (unasked,) = returns(plain.run_sync("probe").all_messages())
+    assert isinstance(unasked.metadata, ToolResult)
+    assert unasked.metadata.result.raw == {"host": "", "sent": 5, "received": 0}

@@ -11,6 +11,7 @@ import pytest
 from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from tooldesign.runtime import (
@@ -162,16 +163,16 @@ async def test_an_answer_unlocks_only_the_call_it_was_asked_about() -> None:
         assert isinstance(first, types.InputRequiredResult)
         assert first.input_requests is not None and "approval" in first.input_requests
         yes = {"approval": types.ElicitResult(action="accept", content={"approve": True})}
-        # The same answer sent back with other arguments is for another call: asked again.
-        other = await client.session.call_tool(
-            "restart_device",
-            {**RESTART, "device_id": "dev-ffffffff"},
-            input_responses=yes,
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
-        assert isinstance(other, types.InputRequiredResult)
-        assert other.request_state != first.request_state
+        # The same answer and state sent back with other arguments are for another call: the
+        # sealed state is bound to the arguments it was asked about, and refused.
+        with pytest.raises(MCPError, match="Invalid or expired requestState"):
+            await client.session.call_tool(
+                "restart_device",
+                {**RESTART, "device_id": "dev-ffffffff"},
+                input_responses=yes,
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
         assert restarts.ran == []
         done = await client.session.call_tool(
             "restart_device",

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from tooldesign.contract.annotations import ANNOTATION_NAMES, ANNOTATIONS, ToolAnnotations
+from tooldesign.contract.asks import Whom, asks_problem
 from tooldesign.contract.code_access import CodeAccess, code_access_problem
 from tooldesign.contract.content import ContentKind, content_kinds, content_problem
 from tooldesign.contract.errors import close_match
@@ -291,6 +292,7 @@ class _TreeBuilder:
             confirm=control.confirm(rec.confirm, payload, user_types, injected, self.issues),
             code_access=self._code_access(rec),
             content=self._content(rec),
+            asks=self._asks(rec),
             repairs=control.tool_repairs(payload, user_types, repairs, injected),
             limits=self._limits(rec),
             loading=self._loading(rec.loading, rec) or toolset_loading,
@@ -305,6 +307,17 @@ class _TreeBuilder:
             elif tag not in out:
                 out.append(tag)
         return tuple(out)
+
+    def _asks(self, rec: ToolRecord) -> tuple[Whom, ...]:
+        record = rec.asks
+        if record is None:
+            return ()
+        problem = asks_problem(tuple(record.whom))
+        if problem is not None:
+            self.issues.add(problem, record.location, record.path)
+            return ()
+        whom: tuple[Whom, ...] = tuple(record.whom)
+        return whom
 
     def _code_access(self, rec: ToolRecord) -> CodeAccess | None:
         record = rec.code_access

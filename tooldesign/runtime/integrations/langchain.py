@@ -35,14 +35,17 @@ never run twice.
 # No ``from __future__ import annotations``: LangChain reads the tools' signatures (the
 # RunnableConfig parameter) on every call, and string annotations would be evaluated each time.
 import asyncio
+import contextlib
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooldesign.jsonschema import keywords as K
 from tooldesign.runtime.agents import current_run
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.control.exchanges import InputRequest, answering
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
@@ -91,6 +94,11 @@ class LangChainCall:
 MetaFromCall = Callable[[LangChainCall], ToolCallMeta]
 """The call's metadata from its LangChain context: where injected fields come from."""
 
+AnswerFromCall = Callable[
+    [InputRequest, LangChainCall], Mapping[str, Any] | Awaitable[Mapping[str, Any]]
+]
+"""``answer(request, call)``: the answer to what a tool asks during a call, as MCP's result JSON."""
+
 
 class ToolCallFailed(ToolException):
     """A call the runtime answered with an error; its text is what the model reads."""
@@ -110,6 +118,7 @@ class TooldesignTool(BaseTool):
     _runtime: Runtime = PrivateAttr()
     _tool: ExportedTool = PrivateAttr()
     _meta: MetaFromCall | None = PrivateAttr(default=None)
+    _answer: AnswerFromCall | None = PrivateAttr(default=None)
 
     @classmethod
     def of(
@@ -119,6 +128,7 @@ class TooldesignTool(BaseTool):
         *,
         meta: MetaFromCall | None = None,
         handle_tool_error: bool | str | Callable[[ToolException], str] = True,
+        answer: AnswerFromCall | None = None,
     ) -> "TooldesignTool":
         made = cls(
             name=tool.name,
@@ -132,7 +142,18 @@ class TooldesignTool(BaseTool):
         made._runtime = runtime
         made._tool = tool
         made._meta = meta
+        made._answer = answer
         return made
+
+    def _answering(
+        self, tool_call_id: str | None, runtime: Any, config: RunnableConfig
+    ) -> AbstractContextManager[object]:
+        """Where what the tool asks during this call goes (``answer``), if anywhere."""
+        answer = self._answer
+        if answer is None:
+            return contextlib.nullcontext()
+        call = LangChainCall(config, tool_call_id or _runtime_call_id(runtime), runtime)
+        return answering(lambda request: answer(request, call))
 
     @functools.cached_property
     def _injected_args_keys(self) -> frozenset[str]:
@@ -177,6 +198,12 @@ class TooldesignTool(BaseTool):
         config: RunnableConfig,
         run_manager: CallbackManagerForToolRun | None = None,
     ) -> tuple[str, ToolResult]:
+        with self._answering(tool_call_id, runtime, config):
+            return self._run_sync(arguments, tool_call_id, runtime, config)
+
+    def _run_sync(
+        self, arguments: Any, tool_call_id: str | None, runtime: Any, config: RunnableConfig
+    ) -> tuple[str, ToolResult]:
         request = self._request(arguments, tool_call_id, runtime, config)
         if self.spec.agent is not None:  # its inner run may wait: then the graph interrupts
             result = self._runtime.execute_sync(request)
@@ -199,6 +226,12 @@ class TooldesignTool(BaseTool):
         *,
         config: RunnableConfig,
         run_manager: AsyncCallbackManagerForToolRun | None = None,
+    ) -> tuple[str, ToolResult]:
+        with self._answering(tool_call_id, runtime, config):
+            return await self._run_async(arguments, tool_call_id, runtime, config)
+
+    async def _run_async(
+        self, arguments: Any, tool_call_id: str | None, runtime: Any, config: RunnableConfig
     ) -> tuple[str, ToolResult]:
         request = self._request(arguments, tool_call_id, runtime, config)
         if (self.spec.confirm is None and self.spec.agent is None) or current_run() is not None:
@@ -244,6 +277,7 @@ def tooldesign_langchain_tools(
     *,
     meta: MetaFromCall | None = None,
     handle_tool_error: bool | str | Callable[[ToolException], str] = True,
+    answer: AnswerFromCall | None = None,
 ) -> list[TooldesignTool]:
     """LangChain tools for ``runtime``'s tools (of ``toolsets``, or all).
 
@@ -252,9 +286,14 @@ def tooldesign_langchain_tools(
     is the call's unless it sets one. ``handle_tool_error`` is LangChain's: ``True`` answers a
     failed call with the runtime's text (a :class:`ToolCallFailed` carries the result to a
     callable). Calls the design's ``Confirm`` selects interrupt the graph for a person's approval.
+    ``answer(request, call)`` answers what a tool asks during a call (``exchanges()``: a form
+    for the user, the host's model, roots) with the MCP result as JSON, sync or async; without
+    it, such a request fails with ``InputUnavailable``.
     """
     return [
-        TooldesignTool.of(runtime, tool, meta=meta, handle_tool_error=handle_tool_error)
+        TooldesignTool.of(
+            runtime, tool, meta=meta, handle_tool_error=handle_tool_error, answer=answer
+        )
         for tool in export(select_specs(runtime, toolsets), strict=False)
     ]
 

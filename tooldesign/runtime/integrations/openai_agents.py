@@ -27,7 +27,7 @@ design's ``denied`` text is ``runtime.spec(name).confirm.denied``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Self
 
 from tooldesign.runtime.agents import (
@@ -37,6 +37,7 @@ from tooldesign.runtime.agents import (
     current_run,
 )
 from tooldesign.runtime.control.approvals import ApprovalRequest
+from tooldesign.runtime.control.exchanges import InputRequest, answering
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
     Toolsets,
@@ -59,6 +60,10 @@ except ImportError as missing:  # pragma: no cover - depends on the environment
     ) from missing
 
 MetaFromContext = Callable[[ToolContext[Any]], ToolCallMeta]
+AnswerFromContext = Callable[
+    [InputRequest, ToolContext[Any]], Mapping[str, Any] | Awaitable[Mapping[str, Any]]
+]
+"""``answer(request, ctx)``: the answer to what a tool asks during a call, as MCP's result JSON."""
 """The call's metadata from the SDK's tool context: where injected fields come from."""
 
 
@@ -88,6 +93,7 @@ def tooldesign_tools(
     meta: MetaFromContext | None = None,
     strict: bool = True,
     approved_by: ApprovedBy | None = None,
+    answer: AnswerFromContext | None = None,
 ) -> list[Tool]:
     """``FunctionTool``s for ``runtime``'s tools (of ``toolsets``, or all), as the list an
     ``Agent``'s ``tools`` takes.
@@ -99,10 +105,13 @@ def tooldesign_tools(
     for approval (the SDK's run interruptions). The SDK records that a call was approved, not
     who approved it: ``approved_by(ctx, request)`` names them for the audit trail (the
     decision's ``by``), from what the application keeps in its context when it calls
-    ``state.approve(item)``; without it, ``by`` is ``None``.
+    ``state.approve(item)``; without it, ``by`` is ``None``. ``answer(request, ctx)`` answers
+    what a tool asks during a call (``tooldesign.runtime.exchanges``: a form for the user, the
+    host's model, roots) with the MCP result as JSON, sync or async; without it, such a request
+    fails with ``InputUnavailable``.
     """
     return [
-        _function_tool(runtime, tool, meta, approved_by)
+        _function_tool(runtime, tool, meta, approved_by, answer)
         for tool in export(select_specs(runtime, toolsets), strict=strict)
     ]
 
@@ -168,6 +177,7 @@ def _function_tool(
     tool: ExportedTool,
     meta: MetaFromContext | None,
     approved_by: ApprovedBy | None,
+    answer: AnswerFromContext | None = None,
 ) -> FunctionTool:
     def request(ctx: ToolContext[Any], arguments: Any) -> ToolRequest:
         base = meta(ctx) if meta is not None else ToolCallMeta()
@@ -176,6 +186,16 @@ def _function_tool(
         )
 
     async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
+        if answer is None:
+            return await run(ctx, arguments)
+
+        def exchanger(request: InputRequest) -> Any:
+            return answer(request, ctx)
+
+        with answering(exchanger):
+            return await run(ctx, arguments)
+
+    async def run(ctx: ToolContext[Any], arguments: str) -> ResultText:
         call = request(ctx, arguments)
         if tool.spec.confirm is None:
             return _answer(await runtime.execute(call))

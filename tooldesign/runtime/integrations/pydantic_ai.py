@@ -26,11 +26,21 @@ exact arguments). Approved (``DeferredToolResults(approvals={call_id: True})``, 
 ``metadata={call_id: {"by": "alice"}}`` saying who), that exact call runs with the approval;
 denied, pydantic-ai answers the model itself (``ToolDenied(message)``; the design's ``denied``
 text is ``runtime.spec(name).confirm.denied``).
+
+What a tool asks during a call (:func:`~tooldesign.runtime.exchanges`: a form for the user, the
+host's model, roots) is answered by ``answer(request, ctx)`` — sync or async, from the
+:class:`~tooldesign.runtime.InputRequest` and the ``RunContext`` (whose ``deps`` reach the
+application's UI or model) to the MCP result as JSON — as an in-process runtime's
+``answering`` does; without it, the tool's request fails with ``InputUnavailable``, which the
+model reads as the tool's error. They are not deferred tool requests: pydantic-ai takes a
+deferred question's answer as the tool's result, without running the tool again, and a tool
+that asks goes on with the answer (re-running it as an approval, the only deferred flow that
+runs the tool again, would tell the application a person approved what nobody was asked).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from tooldesign.contract.content import ContentBlock, EmbeddedResource, ResourceLink
@@ -41,6 +51,7 @@ from tooldesign.runtime.agents import (
     current_run,
 )
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.control.exchanges import InputRequest, answering
 from tooldesign.runtime.integrations._common import (
     ExportedTool,
     Toolsets,
@@ -75,6 +86,10 @@ except ImportError as missing:  # pragma: no cover - depends on the environment
     ) from missing
 
 MetaFromContext = Callable[[RunContext[Any]], ToolCallMeta]
+AnswerFromContext = Callable[
+    [InputRequest, RunContext[Any]], Mapping[str, Any] | Awaitable[Mapping[str, Any]]
+]
+"""``answer(request, ctx)``: the answer to what a tool asks during a call, as MCP's result JSON."""
 """The call's metadata from pydantic-ai's run context: where injected fields come from."""
 
 # The runtime decodes the arguments (after the interceptors, which see them raw): pydantic-ai
@@ -93,10 +108,12 @@ class TooldesignToolset(AbstractToolset[Any]):
         meta: MetaFromContext | None = None,
         max_retries: int = 1,
         id: str | None = None,
+        answer: AnswerFromContext | None = None,
     ) -> None:
         self.runtime = runtime
         self._tools = {tool.name: tool for tool in tools}
         self._meta = meta
+        self._answer = answer
         self._id = id
         self._definitions = {
             tool.name: ToolsetTool(
@@ -124,6 +141,17 @@ class TooldesignToolset(AbstractToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
+        answer = self._answer
+        if answer is None:
+            return await self._call_tool(name, tool_args, ctx)
+
+        def exchanger(request: InputRequest) -> Any:
+            return answer(request, ctx)
+
+        with answering(exchanger):
+            return await self._call_tool(name, tool_args, ctx)
+
+    async def _call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any]) -> Any:
         exported = self._tools[name]
         base = self._meta(ctx) if self._meta is not None else ToolCallMeta()
         meta = with_call_ids(base, run_id=ctx.run_id, tool_call_id=ctx.tool_call_id)
@@ -161,6 +189,7 @@ def tooldesign_toolset(
     strict: bool = True,
     max_retries: int = 1,
     id: str | None = None,
+    answer: AnswerFromContext | None = None,
 ) -> TooldesignToolset:
     """A pydantic-ai toolset of ``runtime``'s tools (of ``toolsets``, or all).
 
@@ -169,9 +198,12 @@ def tooldesign_toolset(
     the context's unless it sets them. ``strict=False`` sends every tool's generated schema
     without strict mode. ``max_retries`` is each tool's budget of retries for invalid arguments.
     Calls the design's ``Confirm`` selects wait for approval as deferred tool requests.
+    ``answer(request, ctx)`` answers what tools ask during a call (see the module doc).
     """
     tools = export(select_specs(runtime, toolsets), strict=strict)
-    return TooldesignToolset(runtime, tools, meta=meta, max_retries=max_retries, id=id)
+    return TooldesignToolset(
+        runtime, tools, meta=meta, max_retries=max_retries, id=id, answer=answer
+    )
 
 
 def agent_implementation(

@@ -45,6 +45,7 @@ from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.streamable_http import EventStore
 from mcp.server.subscriptions import ListenHandler
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
@@ -56,7 +57,7 @@ from starlette.requests import Request
 from tooldesign.contract.catalog import toolset_version
 from tooldesign.jsonschema.text import clipped, shown
 from tooldesign.runtime.control.logs import LogLevel
-from tooldesign.runtime.mcp import control, http, stdio
+from tooldesign.runtime.mcp import control, exchanges, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.callbacks import MissingExplained, check_callback
 from tooldesign.runtime.mcp.changes import ChangeBus, Listeners
@@ -185,6 +186,10 @@ class ToolServer:
     memory. :meth:`serve_stdio` and :meth:`streamable_http_app` put it on a transport.
     ``meta_for`` builds each call's :class:`ToolCallMeta` from an :class:`McpCallContext`
     (default: the context's ``meta``); ``on_result`` observes every result, server data included.
+    ``request_state`` protects the state of 2026-07-28 round trips (the SDK's
+    ``RequestStateSecurity``: ``keys=[secret]`` shared by every instance behind a load
+    balancer; default: a key of this process only). What tools ask mid-call, and how: see
+    :mod:`tooldesign.runtime.mcp.exchanges`.
 
     Building the server exports every tool once, so a tool that cannot be served over MCP is an
     error here (an ``ExportError``), not at the first ``tools/list``.
@@ -199,6 +204,7 @@ class ToolServer:
         instructions: str | None = None,
         meta_for: MetaFor | None = None,
         on_result: OnResult | None = None,
+        request_state: RequestStateSecurity | None = None,
     ) -> None:
         check_callback("meta_for", meta_for, "meta_for(context)")
         check_callback("on_result", on_result, "on_result(result, context)")
@@ -240,6 +246,9 @@ class ToolServer:
         )
         # Inside the SDK's own middleware (tracing), so it sees these calls as any other.
         self.server.middleware += [_internal_errors_untold, self._tool_call_shape]
+        # 2026-07-28 round trips: requestState sealed, bound to the call, verified on return.
+        security = request_state or RequestStateSecurity.ephemeral()
+        self.server.middleware.append(RequestStateBoundary(security, default_audience=server.name))
         # Before it: trace context from HTTP headers reaches the SDK's server span.
         self.server.middleware.insert(0, control.trace_from_headers)
         self._unsubscribe = runtime.on_change(self._registrations_changed)
@@ -367,7 +376,9 @@ class ToolServer:
             )
         request = ToolRequest(params.name, payload, meta)
         async with control.forwarded(ctx, spec.name, self._log_levels.get(_connection_of(ctx))):
-            result = await self._execute(ctx, params, request, context)
+            result = await exchanges.execute(
+                self.runtime, ctx, params, request, context.client_name, spec.asks
+            )
         if isinstance(result, types.InputRequiredResult):
             return result
         hint = result.retry_hint
@@ -378,34 +389,6 @@ class ToolServer:
         if result.awaiting_approval and result.approval is not None:
             message["_meta"] = {control.APPROVAL_META_KEY: result.approval.to_dict()}
         return types.CallToolResult.model_validate(message)
-
-    async def _execute(
-        self,
-        ctx: ServerRequestContext[_Connection],
-        params: types.CallToolRequestParams,
-        request: ToolRequest,
-        context: McpCallContext,
-    ) -> ToolResult | types.InputRequiredResult:
-        """The call, a person asked through the client when it needs approval and the runtime
-        has no approver of its own (see :mod:`tooldesign.runtime.mcp.control`)."""
-        if self.runtime.approver is not None or not control.can_elicit(ctx):
-            return await self.runtime.execute(request)
-        if not control.asks_in_round_trips(ctx):
-            approver = control.elicitation_approver(ctx, context.client_name)
-            return await self.runtime.execute(request, approver=approver)
-
-        # 2026-07-28: the question goes back to the client, which calls again with its answer.
-        async def from_answer(approval: Any, meta: ToolCallMeta) -> Any:
-            return control.answered_decision(params, approval, context.client_name)
-
-        result = await self.runtime.execute(request, approver=from_answer)
-        if (
-            result.awaiting_approval
-            and result.approval is not None
-            and not _was_answered(params, result.approval)
-        ):
-            return control.input_required(result.approval)
-        return result
 
     async def _call_meta(self, context: McpCallContext) -> ToolCallMeta:
         if self._meta_for is None:
@@ -616,13 +599,6 @@ def _connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:
     return connection
 
 
-def _was_answered(params: types.CallToolRequestParams, approval: Any) -> bool:
-    """Whether the client answered this call's approval question (and dismissed it)."""
-    return params.request_state == approval.id and control.APPROVAL_KEY in (
-        params.input_responses or {}
-    )
-
-
 def _unknown_tool(name: Any, catalog: _Catalog) -> MCPError:
     # JSON-RPC "invalid params", as the MCP specification answers an unknown tool. The name is
     # whatever the client sent: shown as JSON and cut short, as the runtime shows names.
@@ -657,6 +633,7 @@ def mcp_server(
     instructions: str | None = None,
     meta_for: MetaFor | None = None,
     on_result: OnResult | None = None,
+    request_state: RequestStateSecurity | None = None,
 ) -> ToolServer:
     """A :class:`ToolServer` for ``runtime`` (see there for the options)."""
     return ToolServer(
@@ -666,6 +643,7 @@ def mcp_server(
         instructions=instructions,
         meta_for=meta_for,
         on_result=on_result,
+        request_state=request_state,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any, Generic, Literal, Self, TypeVar
 from pydantic import BaseModel
 from tooldesign.contract.agents import AgentContract
 from tooldesign.contract.annotations import ToolAnnotations
+from tooldesign.contract.asks import Whom
 from tooldesign.contract.code_access import CodeAccess
 from tooldesign.contract.confirm import ConfirmSpec
 from tooldesign.contract.content import ContentKind
@@ -147,6 +148,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     confirm: ConfirmSpec | None = None
     """``Confirm``: a person approves its calls (those ``confirm.when`` selects) before they run."""
     code_access: CodeAccess | None = None
+    asks: tuple[Whom, ...] = ()
+    """Whom the tool asks during a call, as its design's ``Asks`` says."""
     """``CodeAccess``: whether code mode's code may call it (``None``: its side effects say)."""
     content: tuple[ContentKind, ...] = ()
     """``Content``: the content blocks its result may carry beside its data."""

@@ -219,6 +219,7 @@ CHECK_REACHABILITY_SPEC: Final[
         read_only=True,
         open_world=True,
     ),
+    asks=("user",),
     code_access="direct",
 )
 

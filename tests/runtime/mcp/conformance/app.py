@@ -14,7 +14,7 @@ from tooldesign.runtime.mcp import ToolServer
 
 from examples.netops.mcp_server import registrations
 from examples.netops.services import Inventory, NotFoundError
-from tests.runtime.mcp.conformance.tools import CONTENT, ScenarioError
+from tests.runtime.mcp.conformance.tools import CONTENT, TOOL_CHANGES, ScenarioError
 
 
 def server() -> ToolServer:
@@ -31,5 +31,12 @@ def runtime() -> Runtime:
         interceptors=[LogCalls(), Timeout(10.0)],
         expose=(NotFoundError, ScenarioError),
     )
-    served.register(tool_index_registration(served))
+    index = tool_index_registration(served)
+    served.register(index)
+
+    def change_tools() -> None:  # the tool index leaves and comes back: two changes
+        served.unregister("builtin", "tool_index")
+        served.register(index)
+
+    TOOL_CHANGES[:] = [change_tools]
     return served

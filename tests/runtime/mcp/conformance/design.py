@@ -1,12 +1,18 @@
 """The tools the MCP conformance suite calls by name, served beside the worked example's
 toolsets by ``app.py`` (generated when the conformance test runs; docs/mcp.md, "Conformance")."""
 
+from collections.abc import Callable
+from typing import Any
+
+from tooldesign.contract.asks import Whom
 from tooldesign.dsl import (
     Annotations,
     Args,
+    Asks,
     Attribute,
     BindTo,
     Content,
+    Required,
     Return,
     Service,
     String,
@@ -15,6 +21,7 @@ from tooldesign.dsl import (
     Type,
 )
 
+from tests.runtime.mcp.conformance import tools
 from tests.runtime.mcp.conformance.tools import (
     audio_content,
     embedded_resource,
@@ -26,6 +33,118 @@ from tests.runtime.mcp.conformance.tools import (
     trigger_prompt_change,
     with_logging,
     with_progress,
+)
+
+# Tools that ask for input mid-call: (name, description, handler, the one string argument,
+# whom they ask).
+ASKING: tuple[tuple[str, str, Callable[..., Any], str | None, tuple[Whom, ...]], ...] = (
+    # Asks the model, its design saying it asks the user only (not a conformance fixture).
+    (
+        "undeclared_ask",
+        "Ask what the design does not say",
+        tools.missing_capability,
+        None,
+        ("user",),
+    ),
+    (
+        "test_elicitation",
+        "Ask the user for a name and email",
+        tools.elicitation,
+        "message",
+        ("user",),
+    ),
+    ("test_sampling", "Ask the host's model", tools.sampling, "prompt", ("model",)),
+    (
+        "test_elicitation_sep1034_defaults",
+        "Ask with a default for each primitive type",
+        tools.elicitation_defaults,
+        None,
+        ("user",),
+    ),
+    (
+        "test_elicitation_sep1330_enums",
+        "Ask with each enum shape",
+        tools.elicitation_enums,
+        None,
+        ("user",),
+    ),
+    (
+        "test_input_required_result_elicitation",
+        "Ask the user's name",
+        tools.input_required_elicitation,
+        None,
+        ("user",),
+    ),
+    (
+        "test_input_required_result_sampling",
+        "Ask the model a question",
+        tools.input_required_sampling,
+        None,
+        ("model",),
+    ),
+    (
+        "test_input_required_result_list_roots",
+        "Ask the client's roots",
+        tools.input_required_list_roots,
+        None,
+        ("roots",),
+    ),
+    (
+        "test_input_required_result_request_state",
+        "Ask for a confirmation",
+        tools.input_required_request_state,
+        None,
+        ("user",),
+    ),
+    (
+        "test_input_required_result_multiple_inputs",
+        "Ask the user, the model and the roots at once",
+        tools.input_required_multiple_inputs,
+        None,
+        ("user", "model", "roots"),
+    ),
+    (
+        "test_input_required_result_multi_round",
+        "Ask twice, one question a round",
+        tools.input_required_multi_round,
+        None,
+        ("user",),
+    ),
+    (
+        "test_input_required_result_capabilities",
+        "Ask only what the client can answer",
+        tools.input_required_capabilities,
+        None,
+        ("user", "model"),
+    ),
+    (
+        "test_missing_capability",
+        "Ask the host's model, declared or not",
+        tools.missing_capability,
+        None,
+        ("model",),
+    ),
+    (
+        "test_streaming_elicitation",
+        "Ask the user's name",
+        tools.streaming_elicitation,
+        None,
+        ("user",),
+    ),
+    (
+        "test_trigger_tool_change",
+        "Change the list of tools served",
+        tools.trigger_tool_change,
+        None,
+        (),
+    ),
+    (
+        "test_input_required_result_tampered_state",
+        "Ask for a confirmation under a sealed state",
+        tools.input_required_tampered_state,
+        None,
+        ("user",),
+    ),
 )
 
 # The json-schema-2020-12 scenario's input schema, as far as a design says it: a type named
@@ -91,3 +210,14 @@ with (
         Return(String, "What was received")
         Annotations(read_only=True)
         BindTo(json_schema_tool)
+    for name, description, handler, argument, whom in ASKING:
+        with Tool(name, description):
+            if argument is not None:
+                with Args():
+                    Attribute(argument, String, "What to ask with")
+                    Required(argument)
+            Return(String, "What was answered")
+            Annotations(read_only=True)
+            if whom:
+                Asks(*whom)
+            BindTo(handler)

@@ -1,18 +1,21 @@
 """What the conformance suite's tools do (``design.py`` beside it declares them).
 
 The suite calls them by name and checks what comes back: a text, a tool error, three progress
-notifications, three log messages, an image, a recording, an embedded resource, all three; and
-the prompts and resources its scenarios read by name.
+notifications, three log messages, an image, a recording, an embedded resource, all three; input
+requests (elicitation with defaults and each enum shape, sampling, roots) mid-call and over
+``input_required`` round trips; and the prompts and resources its scenarios read by name.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import struct
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 from pydantic import BaseModel, Field
 from tooldesign.runtime import (
@@ -20,6 +23,7 @@ from tooldesign.runtime import (
     EmbeddedResource,
     ImageContent,
     WithContent,
+    exchanges,
     log_message,
     report_progress,
 )
@@ -211,3 +215,183 @@ def trigger_prompt_change() -> str:
         return "Removed test_dynamic_prompt."
     CONTENT.add_prompt(Prompt("test_dynamic_prompt", "A prompt added at run time", simple_prompt))
     return "Added test_dynamic_prompt."
+
+
+# ── input requests (elicitation, sampling, roots), in both protocol eras ─────────────────
+
+
+class UserInfo(BaseModel):
+    username: str = Field(description="User's response")
+    email: str = Field(description="User's email address")
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    INACTIVE = "inactive"
+    PENDING = "pending"
+
+
+class Defaults(BaseModel):
+    """SEP-1034: a default for each primitive type."""
+
+    name: str = "John Doe"
+    age: int = 30
+    score: float = 95.5
+    status: Status = Status.ACTIVE
+    verified: bool = True
+
+
+# SEP-1330's five enum shapes, as a form schema given whole (the legacy ``enumNames`` has no
+# pydantic spelling).
+ENUM_FORM: dict[str, object] = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"},
+            ],
+        },
+        "legacyEnum": {
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"},
+                ]
+            },
+        },
+    },
+}
+
+
+class Name(BaseModel):
+    name: str
+
+
+class Confirmation(BaseModel):
+    ok: bool
+
+
+class Color(BaseModel):
+    color: str
+
+
+async def elicitation(message: str) -> str:
+    answer = await exchanges().ask_user(message, UserInfo)
+    content = answer.content.model_dump() if answer.content is not None else None
+    return f"User response: action={answer.action}, content={content}"
+
+
+async def sampling(prompt: str) -> str:
+    reply = await exchanges().ask_model(prompt, max_tokens=100)
+    return f"LLM response: {reply.text}"
+
+
+async def elicitation_defaults() -> str:
+    answer = await exchanges().ask_user("Please review and update the form fields", Defaults)
+    content = answer.content.model_dump(mode="json") if answer.content is not None else None
+    return f"Elicitation completed: action={answer.action}, content={content}"
+
+
+async def elicitation_enums() -> str:
+    answer = await exchanges().ask_user("Please select options from the enum fields", ENUM_FORM)
+    return f"Elicitation completed: action={answer.action}, content={answer.content}"
+
+
+async def input_required_elicitation() -> str:
+    answer = await exchanges().ask_user("What is your name?", Name, key="user_name")
+    return f"Hello, {answer.content.name if answer.content else 'stranger'}!"
+
+
+async def input_required_sampling() -> str:
+    reply = await exchanges().ask_model(
+        "What is the capital of France?", max_tokens=100, key="capital_question"
+    )
+    return f"The model says: {reply.text}"
+
+
+async def input_required_list_roots() -> str:
+    roots = await exchanges().roots(key="client_roots")
+    return "Roots: " + ", ".join(root.uri for root in roots)
+
+
+async def input_required_request_state() -> str:
+    answer = await exchanges().ask_user("Please confirm", Confirmation, key="confirm")
+    return f"state-ok: confirmed={answer.content.ok if answer.content else None}"
+
+
+async def input_required_multiple_inputs() -> str:
+    asks = exchanges()
+    name, greeting, roots = await asyncio.gather(
+        asks.ask_user("What is your name?", Name, key="user_name"),
+        asks.ask_model("Generate a greeting", max_tokens=50, key="greeting"),
+        asks.roots(key="client_roots"),
+        return_exceptions=True,
+    )
+    for outcome in (name, greeting, roots):
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return f"Got a name, a greeting and {len(roots)} root(s)."  # type: ignore[arg-type]
+
+
+async def input_required_multi_round() -> str:
+    asks = exchanges()
+    name = await asks.ask_user("Step 1: What is your name?", Name, key="step1")
+    color = await asks.ask_user("Step 2: What is your favorite color?", Color, key="step2")
+    who = name.content.name if name.content else "?"
+    return f"{who} likes {color.content.color if color.content else '?'}."
+
+
+async def input_required_tampered_state() -> str:
+    answer = await exchanges().ask_user("Please confirm", Confirmation, key="confirm")
+    return f"state-ok: confirmed={answer.content.ok if answer.content else None}"
+
+
+async def input_required_capabilities() -> str:
+    """Asks only what the client declared it can answer."""
+    asks = exchanges()
+    questions = []
+    if asks.can_ask("user"):
+        questions.append(asks.ask_user("What is your name?", Name, key="user_name"))
+    if asks.can_ask("model"):
+        questions.append(asks.ask_model("Generate a greeting", max_tokens=50, key="greeting"))
+    outcomes = await asyncio.gather(*questions, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return f"Asked {len(outcomes)} question(s)."
+
+
+async def missing_capability() -> str:
+    """Needs the host's model, whether or not the client declared sampling."""
+    reply = await exchanges().ask_model("Say hello", max_tokens=20)
+    return f"The model said: {reply.text}"
+
+
+async def streaming_elicitation() -> str:
+    answer = await exchanges().ask_user("What is your name?", Name, key="user_name")
+    return f"Hello, {answer.content.name if answer.content else 'stranger'}!"
+
+
+TOOL_CHANGES: list[Callable[[], None]] = []
+"""What changes the served tool list (``app.py`` puts it here: the runtime is the app's)."""
+
+
+def trigger_tool_change() -> str:
+    for change in TOOL_CHANGES:
+        change()
+    return "The tool list changed."

@@ -1,0 +1,287 @@
+"""A ``tools/call`` whose tool asks for input or needs approval, served in both protocol eras.
+
+- **Handshake protocol (≤ 2025-11-25).** What the tool asks (:mod:`~tooldesign.runtime.control.exchanges`:
+  a form, the host's model, the roots) is sent to the client mid-call as server-to-client
+  requests (``elicitation/create``, ``sampling/createMessage``, ``roots/list``) related to the
+  call; a client that did not declare the capability is not asked: the tool gets
+  :class:`~tooldesign.runtime.control.exchanges.InputUnavailable`, which it may handle, or
+  which answers the model ``isError`` in words it can read.
+- **2026-07-28.** The call answers ``input_required`` with every request the tool made that has
+  no answer yet, keyed as the tool named them, and a ``requestState`` holding the answers
+  given in earlier rounds; the client calls again with the answers (``inputResponses``) and the
+  state, and the tool runs again from the start, its earlier questions now answered from them,
+  until it completes (so a tool asks before it changes anything). The state is sealed
+  (AES-256-GCM, the SDK's ``RequestStateBoundary``) and bound to the tool, its arguments, the
+  authenticated caller and the server, for ten minutes by default: a tampered, replayed or
+  expired state is refused (-32602) before anything runs. Answers to keys that were not asked
+  are ignored; an answer that does not match its request is asked again. A tool that fails
+  because it asked what the client did not declare (``sampling`` without the capability) is
+  answered -32021 (missing required client capability, HTTP 400), naming the capabilities;
+  one that did without (``Exchanges.can_ask``) answers as it did.
+
+Only what the tool's design declares (``Asks("user", "model", "roots")``) is asked: another
+request fails in the tool with ``InputUnavailable`` (and a warning in the server's log), and
+``can_ask`` says no.
+
+Approvals ride the same rounds (their question under the key ``approval``): see
+:mod:`tooldesign.runtime.mcp.control`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from tooldesign.runtime.control.exchanges import (
+    ELICIT,
+    ROOTS,
+    SAMPLE,
+    InputRequest,
+    InputUnavailable,
+    answering,
+)
+from tooldesign.runtime.mcp import control
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.runtime import Runtime
+
+log = logging.getLogger("tooldesign.runtime.mcp")
+
+_REQUESTS: Mapping[str, tuple[Any, Any]] = {
+    ELICIT: (types.ElicitRequest, types.ElicitResult),
+    SAMPLE: (types.CreateMessageRequest, types.CreateMessageResult),
+    ROOTS: (types.ListRootsRequest, types.ListRootsResult),
+}
+_CAPABILITIES = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
+_WHAT = {ELICIT: "ask the user", SAMPLE: "ask its model", ROOTS: "list its roots"}
+
+
+def _wire(model: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return dumped
+
+
+_WHOM = {ELICIT: "user", SAMPLE: "model", ROOTS: "roots"}
+
+
+def can_answer(ctx: ServerRequestContext[Any, Any], method: str) -> bool:
+    """Whether the client declared the capability ``method`` needs."""
+    if method == ELICIT:
+        return control.can_elicit(ctx)
+    capabilities = ctx.session.client_capabilities
+    if capabilities is None:
+        return False
+    return (capabilities.sampling if method == SAMPLE else capabilities.roots) is not None
+
+
+def _refuse(method: str) -> InputUnavailable:
+    return InputUnavailable(
+        f"This tool needs the client to {_WHAT.get(method, method)} during the call, and the "
+        "client connected without that capability. Tell the user what is needed instead."
+    )
+
+
+def _request_of(request: InputRequest) -> Any:
+    request_type, _ = _REQUESTS[request.method]
+    return request_type.model_validate({"method": request.method, "params": dict(request.params)})
+
+
+def _undeclared(request: InputRequest, asks: tuple[str, ...]) -> InputUnavailable | None:
+    """A request the tool's design does not declare (``Asks``): not sent."""
+    whom = _WHOM.get(request.method)
+    if whom is not None and whom in asks:
+        return None
+    log.warning(
+        "a tool asked %s (%s) without Asks(%r) in its design: not sent",
+        whom or request.method,
+        request.key,
+        whom,
+    )
+    return InputUnavailable(
+        "This tool tried to ask for input its design does not declare, so it was not asked. "
+        "Tell the user what is needed instead."
+    )
+
+
+class _MidCall:
+    """Asks the client mid-call (the handshake protocol)."""
+
+    __slots__ = ("asks", "ctx")
+
+    def __init__(self, ctx: ServerRequestContext[Any, Any], asks: tuple[str, ...]) -> None:
+        self.ctx = ctx
+        self.asks = asks
+
+    def can_answer(self, method: str) -> bool:
+        declared = _WHOM.get(method) in self.asks
+        return declared and method in _REQUESTS and can_answer(self.ctx, method)
+
+    async def __call__(self, request: InputRequest) -> Mapping[str, Any]:
+        if (undeclared := _undeclared(request, self.asks)) is not None:
+            raise undeclared
+        if not self.can_answer(request.method):
+            raise _refuse(request.method)
+        from mcp.shared.message import ServerMessageMetadata
+
+        _, result_type = _REQUESTS[request.method]
+        answer = await self.ctx.session.send_request(
+            _request_of(request),
+            result_type,
+            metadata=ServerMessageMetadata(related_request_id=self.ctx.request_id),
+        )
+        return _wire(answer)
+
+
+class InputPending(InputUnavailable):
+    """Raised into a tool whose question goes back to the client in an ``input_required``
+    result (the call's answer is then that result, never this failure)."""
+
+
+class _RoundTrips:
+    """Answers from the client's ``inputResponses`` and the earlier rounds' state; what is not
+    answered yet is collected for the ``input_required`` result (2026-07-28)."""
+
+    __slots__ = ("answers", "asked", "asks", "ctx", "missing", "pending")
+
+    def __init__(
+        self, ctx: ServerRequestContext[Any, Any], answers: dict[str, Any], asks: tuple[str, ...]
+    ) -> None:
+        self.ctx = ctx
+        self.asks = asks
+        self.answers = answers
+        self.asked: dict[str, Any] = {}
+        self.pending: dict[str, InputRequest] = {}
+        self.missing: dict[str, None] = {}
+        """The capabilities asked for that the client did not declare, in the order asked."""
+
+    def can_answer(self, method: str) -> bool:
+        declared = _WHOM.get(method) in self.asks
+        return declared and method in _REQUESTS and can_answer(self.ctx, method)
+
+    async def __call__(self, request: InputRequest) -> Mapping[str, Any]:
+        if (undeclared := _undeclared(request, self.asks)) is not None:
+            raise undeclared
+        if not self.can_answer(request.method):
+            if request.method in _CAPABILITIES:
+                self.missing[_CAPABILITIES[request.method]] = None
+            raise _refuse(request.method)
+        answer = self.answers.get(request.key)
+        if isinstance(answer, Mapping):
+            self.asked[request.key] = answer
+            return answer
+        self.pending[request.key] = request
+        raise InputPending(f"Waiting for the client's answer to {request.key!r}.")
+
+    def ask_again(self, request: InputRequest) -> None:
+        self.asked.pop(request.key, None)
+        self.pending[request.key] = request
+
+
+def _state(params: types.CallToolRequestParams) -> tuple[str | None, dict[str, Any]]:
+    """The approval id and the answers the (verified) ``requestState`` carries."""
+    raw = params.request_state
+    if not raw:
+        return None, {}
+    try:
+        state = json.loads(raw)
+    except ValueError:
+        return raw, {}  # an approval id alone (the state of a client of an older server)
+    if not isinstance(state, dict):
+        return None, {}
+    answers = state.get("answers")
+    approval = state.get("approval")
+    return (
+        approval if isinstance(approval, str) else None,
+        dict(answers) if isinstance(answers, dict) else {},
+    )
+
+
+def _sealed_state(approval: str | None, answers: Mapping[str, Any]) -> str:
+    return json.dumps({"approval": approval, "answers": dict(answers)}, sort_keys=True)
+
+
+async def execute(
+    runtime: Runtime,
+    ctx: ServerRequestContext[Any, Any],
+    params: types.CallToolRequestParams,
+    request: ToolRequest,
+    client: str | None,
+    asks: tuple[str, ...] = (),
+) -> ToolResult | types.InputRequiredResult:
+    """Run the call, its approval and input requests answered by the client (those its design
+    declares: ``asks``)."""
+    own_approver = runtime.approver is not None or not control.can_elicit(ctx)
+    if not control.asks_in_round_trips(ctx):
+        with answering(_MidCall(ctx, asks)):
+            if own_approver:
+                return await runtime.execute(request)
+            return await runtime.execute(
+                request, approver=control.elicitation_approver(ctx, client)
+            )
+
+    # 2026-07-28: questions go back to the client, which calls again with the answers.
+    approval_id, answers = _state(params)
+    for key, response in (params.input_responses or {}).items():
+        answers[key] = _wire(response)
+    answered = params.model_copy(update={"request_state": approval_id})
+    if control.APPROVAL_KEY in answers and control.APPROVAL_KEY not in (
+        params.input_responses or {}
+    ):
+        answered = answered.model_copy(
+            update={
+                "input_responses": {
+                    **(params.input_responses or {}),
+                    control.APPROVAL_KEY: types.ElicitResult.model_validate(
+                        answers[control.APPROVAL_KEY]
+                    ),
+                }
+            }
+        )
+
+    async def from_answer(approval: Any, meta: ToolCallMeta) -> Any:
+        return control.answered_decision(answered, approval, client)
+
+    rounds = _RoundTrips(ctx, answers, asks)
+    with answering(rounds):
+        if own_approver:
+            result = await runtime.execute(request)
+        else:
+            result = await runtime.execute(request, approver=from_answer)
+    if not own_approver and result.awaiting_approval and result.approval is not None:
+        if _was_answered(answered, result.approval):
+            return result  # dismissed: the call stays awaiting
+        asked = control.input_required(result.approval)
+        return asked.model_copy(update={"request_state": _sealed_state(result.approval.id, {})})
+    if not rounds.pending:
+        if rounds.missing and result.error is not None:
+            raise _missing_capabilities(rounds.missing)
+        return result
+    kept = dict(rounds.asked)
+    if approval_id is not None and control.APPROVAL_KEY in answers:
+        kept[control.APPROVAL_KEY] = answers[control.APPROVAL_KEY]
+    return types.InputRequiredResult(
+        input_requests={key: _request_of(r) for key, r in rounds.pending.items()},
+        request_state=_sealed_state(approval_id, kept),
+    )
+
+
+def _missing_capabilities(missing: Mapping[str, None]) -> MCPError:
+    """-32021: the tool needed what the client did not declare (and failed without it);
+    ``requiredCapabilities`` is shaped as the client's capabilities (``{"sampling": {}}``)."""
+    return MCPError(
+        types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        "This tool needs the client capabilities " + ", ".join(missing) + ".",
+        data={"requiredCapabilities": {name: {} for name in missing}},
+    )
+
+
+def _was_answered(params: types.CallToolRequestParams, approval: Any) -> bool:
+    """Whether the client answered this call's approval question (and dismissed it)."""
+    return params.request_state == approval.id and control.APPROVAL_KEY in (
+        params.input_responses or {}
+    )
