@@ -59,3 +59,73 @@ def test_inner_calls_are_children_of_the_code_runs_span(spans: Any) -> None:
     inner = next(s for s in finished if "get_site" in s.name)
     assert inner.parent is not None and inner.parent.span_id == outer.context.span_id
     assert inner.context.trace_id == outer.context.trace_id
+
+
+def test_the_host_waits_inline_while_turns_are_short_and_in_a_thread_after_a_long_one() -> None:
+    import asyncio
+    import threading
+    import time
+
+    from tooldesign.runtime.codemode.run import _Drive
+
+    def turn(seconds: float) -> int:
+        time.sleep(seconds)
+        return threading.get_ident()
+
+    async def main() -> list[bool]:
+        loop_thread = threading.get_ident()
+        drive = _Drive(0.02)
+        seen = []
+        for seconds in (0, 0.05, 0, 0, 0.05, 0.05, 0):
+            seen.append(await drive(turn, seconds) == loop_thread)
+        never = _Drive(0)
+        seen.append(await never(turn, 0) == loop_thread)
+        return seen
+
+    # A short turn keeps the next inline; a long one sends the next to a thread, and a short
+    # one there brings it back. With 0, every turn runs in a thread.
+    assert asyncio.run(main()) == [True, True, False, True, True, False, False, False]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inline_seconds", [0.0, 0.02])
+def test_a_long_turn_of_code_holds_the_event_loop_at_most_once(inline_seconds: float) -> None:
+    import asyncio
+    import time
+
+    runtime = example_runtime()
+    mode = CodeMode(runtime, inline_seconds=inline_seconds)
+    # Three long turns after a tool call each: at most the first is waited for inline.
+    code = (
+        "for i in range(3):\n"
+        "    get_site(site_id='hq')\n"
+        "    x = 0\n"
+        "    for j in range(3000000):\n"
+        "        x += j\n"
+        "x"
+    )
+
+    async def main() -> tuple[Any, list[float]]:
+        gaps: list[float] = []
+        done = asyncio.Event()
+
+        async def tick() -> None:
+            last = time.perf_counter()
+            while not done.is_set():
+                await asyncio.sleep(0.005)
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+
+        ticker = asyncio.create_task(tick())
+        try:
+            outcome = await mode.run(code, ToolCallMeta(run_id="r"))
+        finally:
+            done.set()
+            await ticker
+        return outcome, gaps
+
+    outcome, gaps = asyncio.run(main())
+    assert getattr(outcome, "value", None) == sum(range(3000000)), outcome
+    held = [g for g in gaps if g > 0.15]
+    assert len(held) <= (0 if inline_seconds == 0 else 1), gaps

@@ -24,11 +24,13 @@ run), its memory, the number of calls, and the size of what it prints and return
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,7 +96,16 @@ class _Stop(Exception):
 class CodeMode:
     """Runs code against a runtime's tools. ``tools`` picks them (names or ids; all the
     runtime's tools by default, resolved on each run); ``access`` changes a tool's access
-    (``call``, ``approve`` or ``direct``, see :mod:`.policy`)."""
+    (``call``, ``approve`` or ``direct``, see :mod:`.policy`).
+
+    ``inline_seconds``: how the host waits for the sandbox between two tool calls. The
+    interpreter runs in a worker process either way; while each of a run's turns (from a
+    tool's answer to the code's next call) takes less than this, the event loop's thread waits
+    for the worker itself, which saves two thread switches per call (the most of what a call
+    from code costs over a direct one). The first turn, and every turn after one that took
+    longer, run in a thread, so the loop is held at most one turn (within ``CodeLimits.seconds``).
+    ``0`` waits in a thread always (a server whose loop must never wait on model code).
+    """
 
     def __init__(
         self,
@@ -104,12 +115,14 @@ class CodeMode:
         access: Mapping[str, str] | None = None,
         limits: CodeLimits | None = None,
         exclude: Sequence[str] = (),
+        inline_seconds: float = 0.02,
     ) -> None:
         self.runtime = runtime
         self.tools = tuple(tools) if tools is not None else None
         self.access: dict[str, Access] = checked_overrides(access or {})
         self.limits = limits or CodeLimits()
         self.exclude = frozenset(exclude)
+        self.inline_seconds = inline_seconds
         self._paused: OrderedDict[str, _Paused] = OrderedDict()
 
     def specs(self) -> list[ToolSpec[Any, Any]]:
@@ -170,80 +183,64 @@ class CodeMode:
                 printed.append(text)
 
         count = paused.calls if paused else 0
+        drive = _Drive(self.inline_seconds)
         try:
-            async with (
-                deadline(limits.wall_seconds),
-                monty.AsyncMonty(request_timeout=limits.wall_seconds + 5) as pool,
-            ):
-                session = pool.checkout(
-                    script_name="code.py",
-                    limits={
-                        "max_feed_duration_secs": limits.seconds,
-                        "max_memory": limits.memory_bytes,
-                        "max_suspensions": limits.calls + 10,
-                    },
-                    os_policy={"sleep": "zero"},
-                )
-                async with session:
-                    if paused is not None:
-                        snap: Any = await session.load_snapshot(
-                            paused.blob, print_callback=on_print
+            async with deadline(limits.wall_seconds), _sandbox(monty, limits) as session:
+                if paused is not None:
+                    snap: Any = await drive.thread(
+                        session.load_snapshot, paused.blob, print_callback=on_print
+                    )
+                    # The call that waited, now with its decision.
+                    result = await self._call(paused.name, paused.payload, meta, decisions, count)
+                    results.append(result)
+                    snap = await self._resume(
+                        drive,
+                        snap,
+                        result,
+                        code_hash,
+                        paused.name,
+                        paused.payload,
+                        printed,
+                        count,
+                        tool_id,
+                    )
+                else:
+                    snap = await drive.thread(session.feed_start, code, print_callback=on_print)
+                while not isinstance(snap, monty.MontyComplete):
+                    if sizes[0] > limits.output_bytes:
+                        raise _Stop(self._too_much(sizes[0]))
+                    if not isinstance(snap, monty.FunctionSnapshot):
+                        snap = await drive(snap.resume_auto)  # a name lookup: undefined
+                        continue
+                    name = str(snap.function_name)
+                    spec = specs.get(name)
+                    if spec is None:
+                        snap = await self._not_a_tool(drive, snap, name, specs)
+                        continue
+                    if self.access_of(spec) == "direct":
+                        refusal = PermissionError(
+                            f"{name} cannot be called from code: call it directly, "
+                            "one call per turn"
                         )
-                        # The call that waited, now with its decision.
-                        result = await self._call(
-                            paused.name, paused.payload, meta, decisions, count
+                        snap = await drive(snap.resume, _raise(refusal))
+                        continue
+                    payload = _payload(snap.args, snap.kwargs)
+                    if isinstance(payload, Exception):
+                        snap = await drive(snap.resume, _raise(payload))
+                        continue
+                    count += 1
+                    if count > limits.calls:
+                        raise _Stop(
+                            f"The code made more than {limits.calls} tool calls; the run "
+                            "was stopped. Make fewer calls (filter with the tools' "
+                            "arguments, or do part of the work in another run)."
                         )
-                        results.append(result)
-                        snap = await self._resume(
-                            snap,
-                            result,
-                            code_hash,
-                            paused.name,
-                            paused.payload,
-                            printed,
-                            count,
-                            tool_id,
-                        )
-                    else:
-                        snap = await session.feed_start(code, print_callback=on_print)
-                    while not isinstance(snap, monty.MontyComplete):
-                        if sizes[0] > limits.output_bytes:
-                            raise _Stop(self._too_much(sizes[0]))
-                        if not isinstance(snap, monty.AsyncFunctionSnapshot):
-                            snap = await snap.resume_auto()  # a name lookup: undefined
-                            continue
-                        name = str(snap.function_name)
-                        spec = specs.get(name)
-                        if spec is None:
-                            snap = await self._not_a_tool(snap, name, specs)
-                            continue
-                        if self.access_of(spec) == "direct":
-                            snap = await snap.resume(
-                                _raise(
-                                    PermissionError(
-                                        f"{name} cannot be called from code: call it directly, "
-                                        "one call per turn"
-                                    )
-                                )
-                            )
-                            continue
-                        payload = _payload(snap.args, snap.kwargs)
-                        if isinstance(payload, Exception):
-                            snap = await snap.resume(_raise(payload))
-                            continue
-                        count += 1
-                        if count > limits.calls:
-                            raise _Stop(
-                                f"The code made more than {limits.calls} tool calls; the run "
-                                "was stopped. Make fewer calls (filter with the tools' "
-                                "arguments, or do part of the work in another run)."
-                            )
-                        result = await self._call(name, payload, meta, decisions, count)
-                        results.append(result)
-                        snap = await self._resume(
-                            snap, result, code_hash, name, payload, printed, count, tool_id
-                        )
-                    value = snap.output
+                    result = await self._call(name, payload, meta, decisions, count)
+                    results.append(result)
+                    snap = await self._resume(
+                        drive, snap, result, code_hash, name, payload, printed, count, tool_id
+                    )
+                value = snap.output
         except _Stop as stop:
             if stop.result is not None:
                 return stop.result
@@ -267,15 +264,14 @@ class CodeMode:
         return CodeRun(value=value, printed=text, calls=count, results=results)
 
     @staticmethod
-    async def _not_a_tool(snap: Any, name: str, specs: Mapping[str, Any]) -> Any:
+    async def _not_a_tool(drive: _Drive, snap: Any, name: str, specs: Mapping[str, Any]) -> Any:
         """A call of something else than a tool: the sandbox's own answer (no files, no
         network, no imports of its host), or a ``NameError`` listing the tools."""
         if snap.is_os_function or not name.isidentifier():
-            return await snap.resume_not_handled()
+            return await drive(snap.resume_not_handled)
         known = ", ".join(specs) or "none"
-        return await snap.resume(
-            _raise(NameError(f"name {name!r} is not defined (tools: {known})"))
-        )
+        error = NameError(f"name {name!r} is not defined (tools: {known})")
+        return await drive(snap.resume, _raise(error))
 
     def _too_much(self, size: int) -> str:
         return (
@@ -322,6 +318,7 @@ class CodeMode:
 
     async def _resume(
         self,
+        drive: _Drive,
         snap: Any,
         result: ToolResult,
         code_hash: str,
@@ -332,22 +329,81 @@ class CodeMode:
         tool_id: str,
     ) -> Any:
         if result.awaiting_approval and result.approval is not None:
+            blob = await drive(snap.dump)
             self._paused[result.approval.id] = _Paused(
-                code_hash, snap.dump(), name, payload, list(printed), count, time.time()
+                code_hash, blob, name, payload, list(printed), count, time.time()
             )
             while len(self._paused) > 256:  # the oldest paused runs are forgotten
                 self._paused.popitem(last=False)
             raise _Stop("paused", answers.awaiting_approval(tool_id, result.approval))
         if result.ok:
             value = json.loads(result.result_json) if result.result_json else result.result
-            return await snap.resume(_returned(value))
+            return await drive(snap.resume, _returned(value))
         text = result.for_model()
         hint = result.retry_hint
         if hint is not None and hint.reason in (RetryReason.INVALID_ARGUMENTS,):
-            return await snap.resume(_raise(ValueError(text)))
+            return await drive(snap.resume, _raise(ValueError(text)))
         if result.telemetry.outcome == "approval_denied":
-            return await snap.resume(_raise(PermissionError(text)))
-        return await snap.resume(_raise(RuntimeError(text)))
+            return await drive(snap.resume, _raise(PermissionError(text)))
+        return await drive(snap.resume, _raise(RuntimeError(text)))
+
+
+class _Drive:
+    """Runs the sandbox's blocking steps: on the event loop's thread while the run's turns stay
+    shorter than ``inline_seconds``, in a worker thread otherwise."""
+
+    __slots__ = ("inline", "limit")
+
+    def __init__(self, inline_seconds: float) -> None:
+        self.limit = inline_seconds
+        self.inline = inline_seconds > 0
+
+    async def __call__(self, step: Callable[..., Any], *args: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            if not self.inline:
+                return await asyncio.to_thread(step, *args)
+            return step(*args)
+        finally:
+            # A long turn sends the next one to a thread; a short one brings it back (a turn
+            # that took long because the machine was busy does not end waiting inline).
+            self.inline = 0 < time.perf_counter() - started <= self.limit
+
+    @staticmethod
+    async def thread(step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """A step of unknown length (the code's start, a restored run): in a thread."""
+        return await asyncio.to_thread(step, *args, **kwargs)
+
+
+@contextlib.asynccontextmanager
+async def _sandbox(monty: Any, limits: CodeLimits) -> AsyncIterator[Any]:
+    """A session of a one-worker pool of the sandbox, closed in a thread even when the run is
+    cancelled (a worker still in a turn is killed by the pool's close)."""
+    pool = monty.Monty(request_timeout=limits.wall_seconds + 5, max_processes=1)
+    await asyncio.to_thread(pool.__enter__)
+    session: Any = None
+    try:
+        session = pool.checkout(
+            script_name="code.py",
+            limits={
+                "max_feed_duration_secs": limits.seconds,
+                "max_memory": limits.memory_bytes,
+                "max_suspensions": limits.calls + 10,
+            },
+            os_policy={"sleep": "zero"},
+        )
+        await asyncio.to_thread(session.__enter__)
+        yield session
+    finally:
+        await asyncio.shield(asyncio.to_thread(_close, session, pool))
+
+
+def _close(session: Any, pool: Any) -> None:
+    try:
+        if session is not None:
+            session.__exit__(None, None, None)
+    finally:
+        pool.__exit__(None, None, None)
 
 
 def _returned(value: Any) -> Any:
