@@ -73,7 +73,10 @@ async def _overhead(calls: int, repeat: int) -> None:
     request = ToolRequest("get_site", {"site_id": "hq"}, meta)
     code = f"for i in range({calls}):\n    get_site(site_id='hq')\n0"
     empty = "0"
-    direct_times, code_times, empty_times, ratios = [], [], [], []
+    direct_times: list[float] = []
+    code_times: list[float] = []
+    empty_times: list[float] = []
+    ratios: list[float] = []
     for _ in range(repeat):
         # Each round times both side by side, so a burst of load on the machine falls on
         # one round's pair rather than on one side; the ratio is the median of the rounds'.
