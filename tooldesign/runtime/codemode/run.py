@@ -38,6 +38,7 @@ from tooldesign.runtime import answers
 from tooldesign.runtime.approval import Decisions
 from tooldesign.runtime.codemode.api import api_for_specs
 from tooldesign.runtime.codemode.policy import Access, access_for, checked_overrides
+from tooldesign.runtime.control.approvals import ApprovalRequest
 from tooldesign.runtime.control.interceptors import deadline
 from tooldesign.runtime.errors import ToolFailure
 from tooldesign.runtime.reasons import Recovery, RetryReason
@@ -76,6 +77,7 @@ class CodeRun:
 @dataclass(slots=True)
 class _Paused:
     code_hash: str
+    approval: ApprovalRequest
     blob: bytes
     name: str
     payload: dict[str, Any]
@@ -172,6 +174,10 @@ class CodeMode:
         owner = (meta.session_id, meta.run_id, meta.tool_call_id, code)
         code_hash = hashlib.sha256(json.dumps(owner).encode()).hexdigest()
         paused = self._resumable(code_hash, decisions)
+        if paused is None and (waiting := self._waiting(code_hash)) is not None:
+            # The same call again while it waits (a framework that runs a tool again when it
+            # resumes, a client retrying): its answer again, without running the code again.
+            return answers.awaiting_approval(tool_id, waiting.approval)
         printed: list[str] = list(paused.printed) if paused else []
         sizes = [sum(len(p) for p in printed)]
         results: list[ToolResult] = []
@@ -280,6 +286,13 @@ class CodeMode:
             "answer needs (counts, ids, a few fields)."
         )
 
+    def _waiting(self, code_hash: str) -> _Paused | None:
+        """The paused run of this code of this call, if one waits for a decision."""
+        for paused in reversed(self._paused.values()):
+            if paused.code_hash == code_hash:
+                return paused
+        return None
+
     def _resumable(self, code_hash: str, decisions: Decisions) -> _Paused | None:
         """The paused run of this code that one of ``decisions`` decides, taken out."""
         for decision in decisions.given:
@@ -331,7 +344,7 @@ class CodeMode:
         if result.awaiting_approval and result.approval is not None:
             blob = await drive(snap.dump)
             self._paused[result.approval.id] = _Paused(
-                code_hash, blob, name, payload, list(printed), count, time.time()
+                code_hash, result.approval, blob, name, payload, list(printed), count, time.time()
             )
             while len(self._paused) > 256:  # the oldest paused runs are forgotten
                 self._paused.popitem(last=False)
