@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pydantic_core
 from tooldesign.runtime import answers
 from tooldesign.runtime.approval import Decisions
 from tooldesign.runtime.codemode.api import api_for_specs
@@ -182,6 +183,7 @@ class CodeMode:
         sizes = [sum(len(p) for p in printed)]
         results: list[ToolResult] = []
         specs = {s.name: s for s in self.specs()}
+        direct = {name for name, spec in specs.items() if self.access_of(spec) == "direct"}
 
         def on_print(_stream: str, text: str) -> None:
             sizes[0] += len(text)
@@ -223,7 +225,7 @@ class CodeMode:
                     if spec is None:
                         snap = await self._not_a_tool(drive, snap, name, specs)
                         continue
-                    if self.access_of(spec) == "direct":
+                    if name in direct:
                         refusal = PermissionError(
                             f"{name} cannot be called from code: call it directly, "
                             "one call per turn"
@@ -350,7 +352,8 @@ class CodeMode:
                 self._paused.popitem(last=False)
             raise _Stop("paused", answers.awaiting_approval(tool_id, result.approval))
         if result.ok:
-            value = json.loads(result.result_json) if result.result_json else result.result
+            text = result.result_json
+            value = pydantic_core.from_json(text) if text else result.result
             return await drive(snap.resume, _returned(value))
         text = result.for_model()
         hint = result.retry_hint
