@@ -7,6 +7,7 @@ slow."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -115,3 +116,26 @@ def test_code_that_needs_no_approval_runs_once_and_never_interrupts() -> None:
     assert json.loads(answer.text)["value"] > 0
     assert len(inner_calls(events, "list_devices")) == 1
     assert len(inner_calls(events, TOOL_ID)) == 1
+
+
+def test_an_approval_kept_as_a_serialized_run_state_resumes_the_code() -> None:
+    """The application keeps the run's state as a string while the person decides (another
+    request of its server), then approves on the restored state."""
+    from agents import RunContextWrapper, RunState
+
+    _, agent, restarts, events = setup(CODE)
+    waiting = Runner.run_sync(agent, "restart it", context=SESSION, run_config=OFFLINE)
+    kept = waiting.to_state().to_string()
+
+    restored = asyncio.run(
+        RunState.from_string(agent, kept, context_override=RunContextWrapper(SESSION))
+    )
+    (interruption,) = restored.get_interruptions()
+    request = waiting_approval(interruption)
+    assert request is not None and request.tool == "restart_device"
+    restored.approve(interruption)
+    done = Runner.run_sync(agent, restored, context=SESSION, run_config=OFFLINE)
+    (answer,) = answers_in(done.new_items).values()
+    assert json.loads(answer.text)["value"]["accepted"] is True
+    assert restarts.ran == [request.arguments["device_id"]]
+    assert len(inner_calls(events, "list_devices")) == 1
