@@ -129,3 +129,36 @@ def test_a_long_turn_of_code_holds_the_event_loop_at_most_once(inline_seconds: f
     assert getattr(outcome, "value", None) == sum(range(3000000)), outcome
     held = [g for g in gaps if g > 0.15]
     assert len(held) <= (0 if inline_seconds == 0 else 1), gaps
+
+
+@pytest.mark.slow
+def test_a_run_cancelled_or_out_of_wall_time_mid_turn_ends_now() -> None:
+    """A turn running in a thread when the run is cancelled, or its wall clock runs out, has
+    its worker stopped: the run ends now, not when the interpreter's own time runs out."""
+    import asyncio
+    import time
+
+    from tooldesign.runtime import ToolFailure
+    from tooldesign.runtime.codemode import CodeLimits
+
+    runtime = example_runtime()
+    spin = "x = 0\nwhile True:\n    x += 1"
+
+    async def main() -> tuple[float, float, Any]:
+        mode = CodeMode(runtime, limits=CodeLimits(seconds=4), inline_seconds=0)
+        started = time.perf_counter()
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(mode.run(spin, ToolCallMeta(run_id="a")), 0.3)
+        cancelled = time.perf_counter() - started
+        walled = CodeMode(runtime, limits=CodeLimits(seconds=4, wall_seconds=0.3), inline_seconds=0)
+        started = time.perf_counter()
+        with pytest.raises(ToolFailure, match="longer than 0.3 s"):
+            await walled.run(f"get_site(site_id='hq')\n{spin}", ToolCallMeta(run_id="b"))
+        out_of_time = time.perf_counter() - started
+        # The code mode still runs code afterwards.
+        after = await mode.run("get_site(site_id='hq')['name']", ToolCallMeta(run_id="c"))
+        return cancelled, out_of_time, after
+
+    cancelled, out_of_time, after = asyncio.run(main())
+    assert cancelled < 2 and out_of_time < 2, (cancelled, out_of_time)
+    assert getattr(after, "value", None) == "Headquarters"

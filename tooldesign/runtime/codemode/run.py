@@ -28,6 +28,8 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
+import signal
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -193,7 +195,7 @@ class CodeMode:
         count = paused.calls if paused else 0
         drive = _Drive(self.inline_seconds)
         try:
-            async with deadline(limits.wall_seconds), _sandbox(monty, limits) as session:
+            async with deadline(limits.wall_seconds), _sandbox(monty, limits, drive) as session:
                 if paused is not None:
                     snap: Any = await drive.thread(
                         session.load_snapshot, paused.blob, print_callback=on_print
@@ -368,36 +370,47 @@ class _Drive:
     """Runs the sandbox's blocking steps: on the event loop's thread while the run's turns stay
     shorter than ``inline_seconds``, in a worker thread otherwise."""
 
-    __slots__ = ("inline", "limit")
+    __slots__ = ("busy", "inline", "limit")
 
     def __init__(self, inline_seconds: float) -> None:
         self.limit = inline_seconds
         self.inline = inline_seconds > 0
+        self.busy = False
+        """A step runs in a thread now (the run, if it ends, must stop the worker)."""
 
     async def __call__(self, step: Callable[..., Any], *args: Any) -> Any:
         started = time.perf_counter()
         try:
             if not self.inline:
-                return await asyncio.to_thread(step, *args)
+                return await self.thread(step, *args)
             return step(*args)
         finally:
             # A long turn sends the next one to a thread; a short one brings it back (a turn
             # that took long because the machine was busy does not end waiting inline).
             self.inline = 0 < time.perf_counter() - started <= self.limit
 
-    @staticmethod
-    async def thread(step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """A step of unknown length (the code's start, a restored run): in a thread."""
-        return await asyncio.to_thread(step, *args, **kwargs)
+    async def thread(self, step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """A step of unknown length (the code's start, a restored run, a turn after a long
+        one): in a thread."""
+        self.busy = True
+        try:
+            result = await asyncio.to_thread(step, *args, **kwargs)
+        except Exception:
+            self.busy = False  # the step ended (it raised); cancelled, it may still run
+            raise
+        self.busy = False
+        return result
 
 
 @contextlib.asynccontextmanager
-async def _sandbox(monty: Any, limits: CodeLimits) -> AsyncIterator[Any]:
+async def _sandbox(monty: Any, limits: CodeLimits, drive: _Drive) -> AsyncIterator[Any]:
     """A session of a one-worker pool of the sandbox, closed in a thread even when the run is
-    cancelled (a worker still in a turn is killed by the pool's close)."""
+    cancelled or its wall clock ran out: a worker still in a turn then is killed, so the run
+    ends now rather than when the interpreter's own time runs out."""
     pool = monty.Monty(request_timeout=limits.wall_seconds + 5, max_processes=1)
     await asyncio.to_thread(pool.__enter__)
     session: Any = None
+    worker: int | None = None
     try:
         session = pool.checkout(
             script_name="code.py",
@@ -409,17 +422,30 @@ async def _sandbox(monty: Any, limits: CodeLimits) -> AsyncIterator[Any]:
             os_policy={"sleep": "zero"},
         )
         await asyncio.to_thread(session.__enter__)
+        worker = session.worker_pid  # read while no turn runs (it is None during one)
         yield session
     finally:
+        # (A step still in a thread: the run was cancelled, or its deadline passed, mid-turn.)
+        if drive.busy and worker is not None:
+            with contextlib.suppress(OSError):
+                os.kill(worker, signal.SIGKILL)
         await asyncio.shield(asyncio.to_thread(_close, session, pool))
 
 
 def _close(session: Any, pool: Any) -> None:
     try:
         if session is not None:
-            session.__exit__(None, None, None)
+            with contextlib.suppress(monty_errors()):
+                session.__exit__(None, None, None)  # a killed worker's session
     finally:
         pool.__exit__(None, None, None)
+
+
+def monty_errors() -> type[Exception]:
+    import pydantic_monty
+
+    error: type[Exception] = pydantic_monty.MontyError
+    return error
 
 
 def _returned(value: Any) -> Any:
