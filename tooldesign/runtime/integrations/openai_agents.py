@@ -185,14 +185,14 @@ def _function_tool(
 
     # run_code's approvals are known only by running its code: the SDK's approval check runs
     # it, up to the first call that waits for a person (or to its end), and keeps the answer
-    # here, by call id, for the tool's invocation.
+    # here, by call id and code, for the tool's invocation.
     ahead = tool.spec.id == RUN_CODE and tool.spec.confirm is None
-    started: OrderedDict[str, ToolResult] = OrderedDict()
+    started: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
 
     async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
         call = request(ctx, arguments)
         if ahead:
-            result = started.pop(ctx.tool_call_id, None)
+            result = started.pop(_started_key(ctx.tool_call_id, arguments), None)
             if result is None:  # not started by the check (a restored state, guardrails)
                 return _answer(await runtime.execute(call))
             waiting = result.approval
@@ -226,10 +226,11 @@ def _function_tool(
         if ahead:
             if function_tool.tool_input_guardrails:
                 return False  # the code runs only once the guardrails let the call through
-            result = started.get(call_id)
+            key = _started_key(call_id, arguments)
+            result = started.get(key)
             if result is None:
                 result = await runtime.execute(request(context, arguments))
-                started[call_id] = result
+                started[key] = result
                 _WAITING[call_id] = result.approval
                 while len(started) > _KEPT:  # checks whose call never came (a rejection)
                     started.popitem(last=False)
@@ -250,6 +251,19 @@ def _function_tool(
 
 
 _KEPT = 1024
+
+
+def _started_key(call_id: str, arguments: Any) -> tuple[str, str]:
+    """A started run's key: the call's id and its arguments (the code), so a call id seen again
+    with other code (a model reusing ids) never takes another run's answer."""
+    if isinstance(arguments, str | bytes):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            pass
+    return call_id, json.dumps(arguments, sort_keys=True, default=str)
+
+
 _WAITING: OrderedDict[str, ApprovalRequest | None] = OrderedDict()
 """The approval each run_code call's check stopped at, by call id (what the person is asked)."""
 
