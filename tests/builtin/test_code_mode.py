@@ -90,6 +90,21 @@ def test_chains_calls_pauses_for_approval_and_resumes_without_calling_again() ->
     assert len(inner) == calls_before + 1
 
 
+def test_the_same_call_again_while_it_waits_is_answered_without_running_again() -> None:
+    runtime, restarts = code_runtime()
+    events: list[CallEvent] = []
+    runtime.subscribe(events.append)
+    first = run(runtime, CHAIN)
+    inner = len([e for e in events if isinstance(e, CallFinished) and e.tool != TOOL_ID])
+    # A framework that runs the tool again when it resumes (LangGraph), a client retrying.
+    again = run(runtime, CHAIN)
+    assert again.awaiting_approval and again.approval is not None and first.approval is not None
+    assert again.approval.id == first.approval.id
+    assert len([e for e in events if isinstance(e, CallFinished) and e.tool != TOOL_ID]) == inner
+    data = value(run(runtime, CHAIN, approvals=[again.approval.approve()]))
+    assert data["value"]["accepted"] is True and len(restarts.ran) == 1
+
+
 def test_a_paused_run_resumes_for_its_own_call_only() -> None:
     runtime, restarts = code_runtime()
     first = run(runtime, CHAIN)

@@ -148,7 +148,7 @@ def test_search_open_a_tool_and_switch_provider_tabs(
     assert page.locator("h1").inner_text() == "restart_device"
     assert page.locator(".badge", has_text="destructive").is_visible()
     tabs = page.get_by_role("tab")
-    assert tabs.all_inner_texts() == ["OpenAI strict", "Anthropic", "Gemini", "MCP"]
+    assert tabs.all_inner_texts() == ["OpenAI strict", "Anthropic", "Gemini", "MCP", "Code mode"]
     assert tabs.nth(0).get_attribute("aria-selected") == "true"
     assert page.locator("#def-openai-strict").is_visible()
     assert not page.locator("#def-gemini").is_visible()
@@ -161,6 +161,8 @@ def test_search_open_a_tool_and_switch_provider_tabs(
     page.keyboard.press("ArrowRight")  # the tabs follow the keyboard, as ARIA tabs do
     assert page.get_by_role("tab", name="MCP").get_attribute("aria-selected") == "true"
     assert '"inputSchema"' in page.locator("#def-mcp pre").inner_text()
+    page.keyboard.press("ArrowRight")  # code mode: the tool's share of the typed API
+    assert "def restart_device(" in page.locator("#def-code-mode pre").inner_text()
     page.screenshot(path=str(artifacts / "tool-desktop.png"), full_page=True)
 
     assert browser.errors == []

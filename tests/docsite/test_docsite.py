@@ -156,7 +156,7 @@ def _definitions(text: str) -> dict[str, Any]:
         text,
         re.DOTALL,
     )
-    return {key: json.loads(html.unescape(code)) for key, code in panels}
+    return {key: json.loads(html.unescape(code)) for key, code in panels if key != "code-mode"}
 
 
 def test_each_provider_tab_shows_exactly_what_the_provider_receives(site: Path) -> None:
@@ -193,6 +193,45 @@ def test_sizes_are_the_bytes_of_the_compact_definition(site: Path) -> None:
     assert re.search(
         rf'id="def-mcp".*?<strong>{len(mcp.encode()):,}</strong> bytes', text, re.DOTALL
     )
+
+
+def test_the_code_mode_tab_shows_the_tools_share_of_the_typed_api_and_its_cost(
+    site: Path,
+) -> None:
+    from tooldesign.docsite.definitions import code_api_total
+    from tooldesign.govern.sources import read_source
+    from tooldesign.runtime.codemode.api import ApiTool, tool_api
+    from tooldesign.runtime.providers.tokens import token_counter
+
+    catalog = read_source(str(GEN))
+    tools = {t.name: t for t in catalog.tools.values()}
+    text = page(site, "assistant.devices.get_device")
+    shown = re.search(
+        r'id="def-code-mode".*?<strong>([\d,]+)</strong> bytes(.*?)</p>.*?<code>(.*?)</code>',
+        text,
+        re.DOTALL,
+    )
+    assert shown is not None
+    stub = tool_api(ApiTool.from_catalog(tools["get_device"]))
+    assert html.unescape(shown.group(3)) == stub and "def get_device(" in stub
+    assert shown.group(1) == f"{len(stub.encode()):,}"
+    count = token_counter()
+    if count is not None:
+        assert f"<strong>{count(stub):,}</strong> tokens" in shown.group(2)
+    # A tool code may not call says why, and is in no function of the API.
+    probe = page(site, "assistant.metrics.check_reachability")
+    assert "Code mode cannot take this tool" in probe and "CodeAccess(&#34;direct&#34;)" in probe
+    # The index totals every toolset's whole API (shared types once), as gen writes each.
+    index = (site / "index.html").read_text()
+    row = re.search(r"<th scope=\"row\">Code mode</th><td>([\d,]+)</td>", index)
+    assert row is not None
+    total = code_api_total(list(catalog.tools.values()))[0]
+    assert row.group(1) == f"{total:,}"
+    written = sum(
+        len(api.read_text().partition('"""')[2].encode())
+        for api in GEN.glob("assistant/toolsets/*/code_api.pyi")
+    )
+    assert abs(total - written) < 0.05 * written  # the same text but the toolsets' titles
 
 
 def test_a_tool_that_needs_approval_shows_a_badge(tmp_path: Path) -> None:

@@ -8,6 +8,11 @@ provider can take (a name it refuses) is shown with the reasons and no definitio
 
 Sizes are the bytes of the compact JSON sent; tokens are counted with OpenAI's ``cl100k_base``
 encoding when the offline tokenizer is installed (``tooldesign[tokens]``; sizes only otherwise).
+
+Beside the providers' forms, code mode's: the tool's share of the typed API a model writes code
+against (``code_api.pyi``: the types it needs and its function), measured the same way — or,
+for a tool code may not call, why. The site's total for it is every toolset's whole API, as
+``tooldesign gen`` writes it (shared types counted once, the stub's opening words included).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 
 import pydantic_core
 from tooldesign.contract.catalog import CatalogTool
+from tooldesign.runtime.codemode.api import ApiTool, api_for_catalog, tool_api
 from tooldesign.runtime.providers import ExportError, Provider, adapter
 from tooldesign.runtime.providers.tokens import token_counter
 
@@ -29,7 +35,8 @@ class Form:
 
     key: str
     label: str
-    provider: Provider
+    provider: Provider | None
+    """``None``: code mode's typed API, not a provider's export."""
     strict: bool = False
     fallback: bool = False
     asked: str = ""
@@ -49,6 +56,9 @@ FORMS: tuple[Form, ...] = (
     Form("gemini", "Gemini", "gemini", fallback=True, asked="Gemini's OpenAPI parameters"),
     Form("mcp", "MCP", "mcp"),
 )
+
+CODE_MODE = Form("code-mode", "Code mode", None, asked="code mode")
+"""The tab of a tool's share of the typed API code mode shows a model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +87,50 @@ def definitions(tools: Sequence[CatalogTool]) -> dict[str, list[Definition]]:
         for group in by_service.values():
             for tool_id, definition in _export(form, group, count):
                 out[tool_id].append(definition)
+    for tool in tools:
+        out[tool.id].append(_code_api(tool, count))
     return out
+
+
+def code_api_total(tools: Sequence[CatalogTool]) -> tuple[int, int | None]:
+    """Bytes (and tokens) of every toolset's typed API together, as ``gen`` writes each."""
+    count = token_counter()
+    by_toolset: dict[tuple[str, str], list[CatalogTool]] = {}
+    for tool in tools:
+        by_toolset.setdefault((tool.service, tool.toolset), []).append(tool)
+    size, tokens = 0, 0
+    for (service, toolset), group in by_toolset.items():
+        # gen's title names the toolset's description too, which a catalog does not hold.
+        text = api_for_catalog(group, title=f"Toolset {toolset} of service {service}")
+        size += len(text.encode("utf-8"))
+        tokens += count(text) if count else 0
+    return size, tokens if count else None
+
+
+def _code_api(tool: CatalogTool, count: Callable[[str], int] | None) -> Definition:
+    api_tool = ApiTool.from_catalog(tool)
+    text = tool_api(api_tool)
+    if not text:
+        why = (
+            'the design keeps it out of code (CodeAccess("direct"))'
+            if tool.code_access == "direct"
+            else "it has side effects that are not idempotent and no person confirms it"
+        )
+        return Definition(
+            form=CODE_MODE,
+            text="",
+            size=0,
+            tokens=None,
+            problems=(f"code may not call it: {why}; the model calls it directly",),
+            refused=True,
+        )
+    return Definition(
+        form=CODE_MODE,
+        text=text,
+        size=len(text.encode("utf-8")),
+        tokens=count(text) if count else None,
+        problems=(),
+    )
 
 
 def pretty_json(value: Any) -> str:
@@ -90,6 +143,7 @@ def pretty_json(value: Any) -> str:
 def _export(
     form: Form, tools: Sequence[CatalogTool], count: Callable[[str], int] | None
 ) -> Iterable[tuple[str, Definition]]:
+    assert form.provider is not None, form.key
     try:
         provider = adapter(form.provider, tools, strict=form.strict, fallback=form.fallback)
     except ExportError as error:

@@ -23,7 +23,14 @@ from typing import Any
 import jinja2
 from tooldesign.contract.collector import cycle_collector_paused
 from tooldesign.contract.errors import UserError
-from tooldesign.docsite.definitions import FORMS, definitions, pretty_json, total_sizes
+from tooldesign.docsite.definitions import (
+    CODE_MODE,
+    FORMS,
+    code_api_total,
+    definitions,
+    pretty_json,
+    total_sizes,
+)
 from tooldesign.docsite.pages import Site, group, tool_page
 from tooldesign.govern.changes import ABSENT, IMPACT_TITLES, IMPACTS, CatalogDiff
 from tooldesign.govern.report import unproven
@@ -81,12 +88,13 @@ def render_site(catalog: CatalogTools, diff: CatalogDiff | None = None) -> dict[
     tools = list(catalog.tools.values())
     found = definitions(tools)
     pages = [tool_page(tool, catalog.entries[tool.id], found[tool.id]) for tool in tools]
-    site = Site(group(pages), tuple(pages), total_sizes(found))
+    sizes = {**total_sizes(found), CODE_MODE.key: code_api_total(tools)}
+    site = Site(group(pages), tuple(pages), sizes)
     env = _environment()
     common = {
         "site": site,
         "label": catalog.label,
-        "forms": FORMS,
+        "forms": (*FORMS, CODE_MODE),
         "has_changes": diff is not None,
         "tokens": token_counter() is not None,
     }

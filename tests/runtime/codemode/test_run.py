@@ -59,3 +59,106 @@ def test_inner_calls_are_children_of_the_code_runs_span(spans: Any) -> None:
     inner = next(s for s in finished if "get_site" in s.name)
     assert inner.parent is not None and inner.parent.span_id == outer.context.span_id
     assert inner.context.trace_id == outer.context.trace_id
+
+
+def test_the_host_waits_inline_while_turns_are_short_and_in_a_thread_after_a_long_one() -> None:
+    import asyncio
+    import threading
+    import time
+
+    from tooldesign.runtime.codemode.run import _Drive
+
+    def turn(seconds: float) -> int:
+        time.sleep(seconds)
+        return threading.get_ident()
+
+    async def main() -> list[bool]:
+        loop_thread = threading.get_ident()
+        drive = _Drive(0.02)
+        seen = []
+        for seconds in (0, 0.05, 0, 0, 0.05, 0.05, 0):
+            seen.append(await drive(turn, seconds) == loop_thread)
+        never = _Drive(0)
+        seen.append(await never(turn, 0) == loop_thread)
+        return seen
+
+    # A short turn keeps the next inline; a long one sends the next to a thread, and a short
+    # one there brings it back. With 0, every turn runs in a thread.
+    assert asyncio.run(main()) == [True, True, False, True, True, False, False, False]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inline_seconds", [0.0, 0.02])
+def test_a_long_turn_of_code_holds_the_event_loop_at_most_once(inline_seconds: float) -> None:
+    import asyncio
+    import time
+
+    runtime = example_runtime()
+    mode = CodeMode(runtime, inline_seconds=inline_seconds)
+    # Three long turns after a tool call each: at most the first is waited for inline.
+    code = (
+        "for i in range(3):\n"
+        "    get_site(site_id='hq')\n"
+        "    x = 0\n"
+        "    for j in range(3000000):\n"
+        "        x += j\n"
+        "x"
+    )
+
+    async def main() -> tuple[Any, list[float]]:
+        gaps: list[float] = []
+        done = asyncio.Event()
+
+        async def tick() -> None:
+            last = time.perf_counter()
+            while not done.is_set():
+                await asyncio.sleep(0.005)
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+
+        ticker = asyncio.create_task(tick())
+        try:
+            outcome = await mode.run(code, ToolCallMeta(run_id="r"))
+        finally:
+            done.set()
+            await ticker
+        return outcome, gaps
+
+    outcome, gaps = asyncio.run(main())
+    assert getattr(outcome, "value", None) == sum(range(3000000)), outcome
+    held = [g for g in gaps if g > 0.15]
+    assert len(held) <= (0 if inline_seconds == 0 else 1), gaps
+
+
+@pytest.mark.slow
+def test_a_run_cancelled_or_out_of_wall_time_mid_turn_ends_now() -> None:
+    """A turn running in a thread when the run is cancelled, or its wall clock runs out, has
+    its worker stopped: the run ends now, not when the interpreter's own time runs out."""
+    import asyncio
+    import time
+
+    from tooldesign.runtime import ToolFailure
+    from tooldesign.runtime.codemode import CodeLimits
+
+    runtime = example_runtime()
+    spin = "x = 0\nwhile True:\n    x += 1"
+
+    async def main() -> tuple[float, float, Any]:
+        mode = CodeMode(runtime, limits=CodeLimits(seconds=4), inline_seconds=0)
+        started = time.perf_counter()
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(mode.run(spin, ToolCallMeta(run_id="a")), 0.3)
+        cancelled = time.perf_counter() - started
+        walled = CodeMode(runtime, limits=CodeLimits(seconds=4, wall_seconds=0.3), inline_seconds=0)
+        started = time.perf_counter()
+        with pytest.raises(ToolFailure, match="longer than 0.3 s"):
+            await walled.run(f"get_site(site_id='hq')\n{spin}", ToolCallMeta(run_id="b"))
+        out_of_time = time.perf_counter() - started
+        # The code mode still runs code afterwards.
+        after = await mode.run("get_site(site_id='hq')['name']", ToolCallMeta(run_id="c"))
+        return cancelled, out_of_time, after
+
+    cancelled, out_of_time, after = asyncio.run(main())
+    assert cancelled < 2 and out_of_time < 2, (cancelled, out_of_time)
+    assert getattr(after, "value", None) == "Headquarters"

@@ -107,6 +107,16 @@ def render_api(tools: Sequence[ApiTool], *, title: str) -> str:
     return "\n\n".join([top, *writer.classes, *functions]) + "\n"
 
 
+def tool_api(tool: ApiTool) -> str:
+    """One tool's share of the API: the types it needs and its function, without the stub's
+    opening words (what a reference page shows of it). Empty for a tool code may not call."""
+    if tool.access == "direct":
+        return ""
+    writer = _Writer()
+    function = writer.function(tool)
+    return "\n\n".join([*writer.classes, function]) + "\n"
+
+
 def api_for_specs(
     specs: Iterable[ToolSpec[Any, Any]], overrides: Mapping[str, Access], *, title: str
 ) -> str:

@@ -27,6 +27,10 @@ from tooldesign.runtime.spec.specs import ToolSpec
 Access = CodeAccess
 ACCESS: tuple[Access, ...] = CODE_ACCESS
 
+RUN_CODE = "code_mode.code.run_code"
+"""The id of the built-in ``run_code`` tool (``tooldesign.builtin.code_mode``): a call whose
+approvals are known only by running it (its code pauses at a call that waits for a person)."""
+
 
 def default_access(
     annotations: ToolAnnotations, confirm: ConfirmSpec | None, code_access: Access | None = None

@@ -24,18 +24,24 @@ run), its memory, the number of calls, and the size of what it prints and return
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
+import os
+import signal
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pydantic_core
 from tooldesign.runtime import answers
 from tooldesign.runtime.approval import Decisions
 from tooldesign.runtime.codemode.api import api_for_specs
 from tooldesign.runtime.codemode.policy import Access, access_for, checked_overrides
+from tooldesign.runtime.control.approvals import ApprovalRequest
 from tooldesign.runtime.control.interceptors import deadline
 from tooldesign.runtime.errors import ToolFailure
 from tooldesign.runtime.reasons import Recovery, RetryReason
@@ -74,6 +80,7 @@ class CodeRun:
 @dataclass(slots=True)
 class _Paused:
     code_hash: str
+    approval: ApprovalRequest
     blob: bytes
     name: str
     payload: dict[str, Any]
@@ -94,7 +101,16 @@ class _Stop(Exception):
 class CodeMode:
     """Runs code against a runtime's tools. ``tools`` picks them (names or ids; all the
     runtime's tools by default, resolved on each run); ``access`` changes a tool's access
-    (``call``, ``approve`` or ``direct``, see :mod:`.policy`)."""
+    (``call``, ``approve`` or ``direct``, see :mod:`.policy`).
+
+    ``inline_seconds``: how the host waits for the sandbox between two tool calls. The
+    interpreter runs in a worker process either way; while each of a run's turns (from a
+    tool's answer to the code's next call) takes less than this, the event loop's thread waits
+    for the worker itself, which saves two thread switches per call (the most of what a call
+    from code costs over a direct one). The first turn, and every turn after one that took
+    longer, run in a thread, so the loop is held at most one turn (within ``CodeLimits.seconds``).
+    ``0`` waits in a thread always (a server whose loop must never wait on model code).
+    """
 
     def __init__(
         self,
@@ -104,12 +120,14 @@ class CodeMode:
         access: Mapping[str, str] | None = None,
         limits: CodeLimits | None = None,
         exclude: Sequence[str] = (),
+        inline_seconds: float = 0.02,
     ) -> None:
         self.runtime = runtime
         self.tools = tuple(tools) if tools is not None else None
         self.access: dict[str, Access] = checked_overrides(access or {})
         self.limits = limits or CodeLimits()
         self.exclude = frozenset(exclude)
+        self.inline_seconds = inline_seconds
         self._paused: OrderedDict[str, _Paused] = OrderedDict()
 
     def specs(self) -> list[ToolSpec[Any, Any]]:
@@ -159,10 +177,15 @@ class CodeMode:
         owner = (meta.session_id, meta.run_id, meta.tool_call_id, code)
         code_hash = hashlib.sha256(json.dumps(owner).encode()).hexdigest()
         paused = self._resumable(code_hash, decisions)
+        if paused is None and (waiting := self._waiting(code_hash)) is not None:
+            # The same call again while it waits (a framework that runs a tool again when it
+            # resumes, a client retrying): its answer again, without running the code again.
+            return answers.awaiting_approval(tool_id, waiting.approval)
         printed: list[str] = list(paused.printed) if paused else []
         sizes = [sum(len(p) for p in printed)]
         results: list[ToolResult] = []
         specs = {s.name: s for s in self.specs()}
+        direct = {name for name, spec in specs.items() if self.access_of(spec) == "direct"}
 
         def on_print(_stream: str, text: str) -> None:
             sizes[0] += len(text)
@@ -170,80 +193,64 @@ class CodeMode:
                 printed.append(text)
 
         count = paused.calls if paused else 0
+        drive = _Drive(self.inline_seconds)
         try:
-            async with (
-                deadline(limits.wall_seconds),
-                monty.AsyncMonty(request_timeout=limits.wall_seconds + 5) as pool,
-            ):
-                session = pool.checkout(
-                    script_name="code.py",
-                    limits={
-                        "max_feed_duration_secs": limits.seconds,
-                        "max_memory": limits.memory_bytes,
-                        "max_suspensions": limits.calls + 10,
-                    },
-                    os_policy={"sleep": "zero"},
-                )
-                async with session:
-                    if paused is not None:
-                        snap: Any = await session.load_snapshot(
-                            paused.blob, print_callback=on_print
+            async with deadline(limits.wall_seconds), _sandbox(monty, limits, drive) as session:
+                if paused is not None:
+                    snap: Any = await drive.thread(
+                        session.load_snapshot, paused.blob, print_callback=on_print
+                    )
+                    # The call that waited, now with its decision.
+                    result = await self._call(paused.name, paused.payload, meta, decisions, count)
+                    results.append(result)
+                    snap = await self._resume(
+                        drive,
+                        snap,
+                        result,
+                        code_hash,
+                        paused.name,
+                        paused.payload,
+                        printed,
+                        count,
+                        tool_id,
+                    )
+                else:
+                    snap = await drive.thread(session.feed_start, code, print_callback=on_print)
+                while not isinstance(snap, monty.MontyComplete):
+                    if sizes[0] > limits.output_bytes:
+                        raise _Stop(self._too_much(sizes[0]))
+                    if not isinstance(snap, monty.FunctionSnapshot):
+                        snap = await drive(snap.resume_auto)  # a name lookup: undefined
+                        continue
+                    name = str(snap.function_name)
+                    spec = specs.get(name)
+                    if spec is None:
+                        snap = await self._not_a_tool(drive, snap, name, specs)
+                        continue
+                    if name in direct:
+                        refusal = PermissionError(
+                            f"{name} cannot be called from code: call it directly, "
+                            "one call per turn"
                         )
-                        # The call that waited, now with its decision.
-                        result = await self._call(
-                            paused.name, paused.payload, meta, decisions, count
+                        snap = await drive(snap.resume, _raise(refusal))
+                        continue
+                    payload = _payload(snap.args, snap.kwargs)
+                    if isinstance(payload, Exception):
+                        snap = await drive(snap.resume, _raise(payload))
+                        continue
+                    count += 1
+                    if count > limits.calls:
+                        raise _Stop(
+                            f"The code made more than {limits.calls} tool calls; the run "
+                            "was stopped. Make fewer calls (filter with the tools' "
+                            "arguments, or do part of the work in another run)."
                         )
-                        results.append(result)
-                        snap = await self._resume(
-                            snap,
-                            result,
-                            code_hash,
-                            paused.name,
-                            paused.payload,
-                            printed,
-                            count,
-                            tool_id,
-                        )
-                    else:
-                        snap = await session.feed_start(code, print_callback=on_print)
-                    while not isinstance(snap, monty.MontyComplete):
-                        if sizes[0] > limits.output_bytes:
-                            raise _Stop(self._too_much(sizes[0]))
-                        if not isinstance(snap, monty.AsyncFunctionSnapshot):
-                            snap = await snap.resume_auto()  # a name lookup: undefined
-                            continue
-                        name = str(snap.function_name)
-                        spec = specs.get(name)
-                        if spec is None:
-                            snap = await self._not_a_tool(snap, name, specs)
-                            continue
-                        if self.access_of(spec) == "direct":
-                            snap = await snap.resume(
-                                _raise(
-                                    PermissionError(
-                                        f"{name} cannot be called from code: call it directly, "
-                                        "one call per turn"
-                                    )
-                                )
-                            )
-                            continue
-                        payload = _payload(snap.args, snap.kwargs)
-                        if isinstance(payload, Exception):
-                            snap = await snap.resume(_raise(payload))
-                            continue
-                        count += 1
-                        if count > limits.calls:
-                            raise _Stop(
-                                f"The code made more than {limits.calls} tool calls; the run "
-                                "was stopped. Make fewer calls (filter with the tools' "
-                                "arguments, or do part of the work in another run)."
-                            )
-                        result = await self._call(name, payload, meta, decisions, count)
-                        results.append(result)
-                        snap = await self._resume(
-                            snap, result, code_hash, name, payload, printed, count, tool_id
-                        )
-                    value = snap.output
+                    result = await self._call(name, payload, meta, decisions, count)
+                    results.append(result)
+                    snap = await self._resume(
+                        drive, snap, result, code_hash, name, payload, printed, count, tool_id
+                    )
+                value = snap.output
         except _Stop as stop:
             if stop.result is not None:
                 return stop.result
@@ -267,15 +274,14 @@ class CodeMode:
         return CodeRun(value=value, printed=text, calls=count, results=results)
 
     @staticmethod
-    async def _not_a_tool(snap: Any, name: str, specs: Mapping[str, Any]) -> Any:
+    async def _not_a_tool(drive: _Drive, snap: Any, name: str, specs: Mapping[str, Any]) -> Any:
         """A call of something else than a tool: the sandbox's own answer (no files, no
         network, no imports of its host), or a ``NameError`` listing the tools."""
         if snap.is_os_function or not name.isidentifier():
-            return await snap.resume_not_handled()
+            return await drive(snap.resume_not_handled)
         known = ", ".join(specs) or "none"
-        return await snap.resume(
-            _raise(NameError(f"name {name!r} is not defined (tools: {known})"))
-        )
+        error = NameError(f"name {name!r} is not defined (tools: {known})")
+        return await drive(snap.resume, _raise(error))
 
     def _too_much(self, size: int) -> str:
         return (
@@ -283,6 +289,13 @@ class CodeMode:
             f"{self.limits.output_bytes} allowed; the run was stopped. Return only what the "
             "answer needs (counts, ids, a few fields)."
         )
+
+    def _waiting(self, code_hash: str) -> _Paused | None:
+        """The paused run of this code of this call, if one waits for a decision."""
+        for paused in reversed(self._paused.values()):
+            if paused.code_hash == code_hash:
+                return paused
+        return None
 
     def _resumable(self, code_hash: str, decisions: Decisions) -> _Paused | None:
         """The paused run of this code that one of ``decisions`` decides, taken out."""
@@ -322,6 +335,7 @@ class CodeMode:
 
     async def _resume(
         self,
+        drive: _Drive,
         snap: Any,
         result: ToolResult,
         code_hash: str,
@@ -332,22 +346,106 @@ class CodeMode:
         tool_id: str,
     ) -> Any:
         if result.awaiting_approval and result.approval is not None:
+            blob = await drive(snap.dump)
             self._paused[result.approval.id] = _Paused(
-                code_hash, snap.dump(), name, payload, list(printed), count, time.time()
+                code_hash, result.approval, blob, name, payload, list(printed), count, time.time()
             )
             while len(self._paused) > 256:  # the oldest paused runs are forgotten
                 self._paused.popitem(last=False)
             raise _Stop("paused", answers.awaiting_approval(tool_id, result.approval))
         if result.ok:
-            value = json.loads(result.result_json) if result.result_json else result.result
-            return await snap.resume(_returned(value))
+            text = result.result_json
+            value = pydantic_core.from_json(text) if text else result.result
+            return await drive(snap.resume, _returned(value))
         text = result.for_model()
         hint = result.retry_hint
         if hint is not None and hint.reason in (RetryReason.INVALID_ARGUMENTS,):
-            return await snap.resume(_raise(ValueError(text)))
+            return await drive(snap.resume, _raise(ValueError(text)))
         if result.telemetry.outcome == "approval_denied":
-            return await snap.resume(_raise(PermissionError(text)))
-        return await snap.resume(_raise(RuntimeError(text)))
+            return await drive(snap.resume, _raise(PermissionError(text)))
+        return await drive(snap.resume, _raise(RuntimeError(text)))
+
+
+class _Drive:
+    """Runs the sandbox's blocking steps: on the event loop's thread while the run's turns stay
+    shorter than ``inline_seconds``, in a worker thread otherwise."""
+
+    __slots__ = ("busy", "inline", "limit")
+
+    def __init__(self, inline_seconds: float) -> None:
+        self.limit = inline_seconds
+        self.inline = inline_seconds > 0
+        self.busy = False
+        """A step runs in a thread now (the run, if it ends, must stop the worker)."""
+
+    async def __call__(self, step: Callable[..., Any], *args: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            if not self.inline:
+                return await self.thread(step, *args)
+            return step(*args)
+        finally:
+            # A long turn sends the next one to a thread; a short one brings it back (a turn
+            # that took long because the machine was busy does not end waiting inline).
+            self.inline = 0 < time.perf_counter() - started <= self.limit
+
+    async def thread(self, step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """A step of unknown length (the code's start, a restored run, a turn after a long
+        one): in a thread."""
+        self.busy = True
+        try:
+            result = await asyncio.to_thread(step, *args, **kwargs)
+        except Exception:
+            self.busy = False  # the step ended (it raised); cancelled, it may still run
+            raise
+        self.busy = False
+        return result
+
+
+@contextlib.asynccontextmanager
+async def _sandbox(monty: Any, limits: CodeLimits, drive: _Drive) -> AsyncIterator[Any]:
+    """A session of a one-worker pool of the sandbox, closed in a thread even when the run is
+    cancelled or its wall clock ran out: a worker still in a turn then is killed, so the run
+    ends now rather than when the interpreter's own time runs out."""
+    pool = monty.Monty(request_timeout=limits.wall_seconds + 5, max_processes=1)
+    await asyncio.to_thread(pool.__enter__)
+    session: Any = None
+    worker: int | None = None
+    try:
+        session = pool.checkout(
+            script_name="code.py",
+            limits={
+                "max_feed_duration_secs": limits.seconds,
+                "max_memory": limits.memory_bytes,
+                "max_suspensions": limits.calls + 10,
+            },
+            os_policy={"sleep": "zero"},
+        )
+        await asyncio.to_thread(session.__enter__)
+        worker = session.worker_pid  # read while no turn runs (it is None during one)
+        yield session
+    finally:
+        # (A step still in a thread: the run was cancelled, or its deadline passed, mid-turn.)
+        if drive.busy and worker is not None:
+            with contextlib.suppress(OSError):
+                os.kill(worker, signal.SIGKILL)
+        await asyncio.shield(asyncio.to_thread(_close, session, pool))
+
+
+def _close(session: Any, pool: Any) -> None:
+    try:
+        if session is not None:
+            with contextlib.suppress(monty_errors()):
+                session.__exit__(None, None, None)  # a killed worker's session
+    finally:
+        pool.__exit__(None, None, None)
+
+
+def monty_errors() -> type[Exception]:
+    import pydantic_monty
+
+    error: type[Exception] = pydantic_monty.MontyError
+    return error
 
 
 def _returned(value: Any) -> Any:

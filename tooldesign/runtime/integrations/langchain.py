@@ -30,6 +30,11 @@ hands resume values out by position, not by call: resume with the answers keyed 
 LangGraph runs the tool node again from its start each time it resumes: a call that already ran
 under its approval is answered with its run's result (the graph's thread is the calls' run id),
 never run twice.
+
+A call made inside another one waits the same way: an agent-implemented tool's inner run, or
+code mode's ``run_code``, whose code pauses at a call needing approval — the graph interrupts
+with that inner call's request, and resumed, the code carries on from where it paused (it is
+not run again) with exactly that call decided.
 """
 
 # No ``from __future__ import annotations``: LangChain reads the tools' signatures (the
@@ -205,14 +210,14 @@ class TooldesignTool(BaseTool):
         self, arguments: Any, tool_call_id: str | None, runtime: Any, config: RunnableConfig
     ) -> tuple[str, ToolResult]:
         request = self._request(arguments, tool_call_id, runtime, config)
-        if self.spec.agent is not None:  # its inner run may wait: then the graph interrupts
+        if self.spec.confirm is None or self.spec.agent is not None:
+            # A call inside this one may wait (an agent-implemented tool's inner run, a code
+            # run's call): then the graph interrupts, and the call resumes with the answer.
             result = self._runtime.execute_sync(request)
             if not result.awaiting_approval or result.approval is None:
                 return _answer(result)
             decided = _decided(result.approval, others=False)
             return _answer(self._runtime.execute_sync(request, approvals=decided))
-        if self.spec.confirm is None:
-            return _answer(self._runtime.execute_sync(request))
         # The thread runs no event loop (LangChain runs sync tools in threads of its own).
         approval, others = asyncio.run(self._waiting(request, runtime, config))
         approvals = _decided(approval, others)
@@ -234,10 +239,10 @@ class TooldesignTool(BaseTool):
         self, arguments: Any, tool_call_id: str | None, runtime: Any, config: RunnableConfig
     ) -> tuple[str, ToolResult]:
         request = self._request(arguments, tool_call_id, runtime, config)
-        if (self.spec.confirm is None and self.spec.agent is None) or current_run() is not None:
+        if current_run() is not None:
             # (Inside an agent-implemented tool's inner run, approvals are the outer call's.)
             return _answer(await self._runtime.execute(request))
-        if self.spec.agent is not None:  # its inner run may wait: then the graph interrupts
+        if self.spec.confirm is None or self.spec.agent is not None:  # as on the sync path
             result = await self._runtime.execute(request)
             if not result.awaiting_approval or result.approval is None:
                 return _answer(result)

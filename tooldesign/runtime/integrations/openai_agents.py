@@ -22,11 +22,21 @@ A call the design's ``Confirm`` selects waits for a person: the tool's ``needs_a
 approved: ``approved_by=`` names them). A rejected call never reaches
 the tool: the SDK answers the model itself (``state.reject(item, rejection_message=...)``; the
 design's ``denied`` text is ``runtime.spec(name).confirm.denied``).
+
+Code mode's ``run_code`` waits the same way when its code calls a tool that needs approval:
+whether it does is known only by running the code, so the SDK's approval check runs it — its
+calls up to the first one that waits for a person, or to its end — and the run is interrupted
+with the ``run_code`` call (:func:`waiting_approval` gives the inner call's request: the prompt
+and exact arguments to show). Approved, the code resumes from its pause and that exact call
+runs once; rejected, nothing more runs. The code's answer otherwise is the check's, not run
+twice. With ``tool_input_guardrails`` on ``run_code``, the code runs only once they pass, and
+a call in it that waits is answered to the model as waiting (``pending_approvals``).
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Self
 
@@ -36,6 +46,7 @@ from tooldesign.runtime.agents import (
     AgentTask,
     current_run,
 )
+from tooldesign.runtime.codemode.policy import RUN_CODE
 from tooldesign.runtime.control.approvals import ApprovalRequest
 from tooldesign.runtime.control.exchanges import InputRequest, answering
 from tooldesign.runtime.integrations._common import (
@@ -185,6 +196,12 @@ def _function_tool(
             arguments, with_call_ids(base, run_id=None, tool_call_id=ctx.tool_call_id)
         )
 
+    # run_code's approvals are known only by running its code: the SDK's approval check runs
+    # it, up to the first call that waits for a person (or to its end), and keeps the answer
+    # here, by call id and code, for the tool's invocation.
+    ahead = tool.spec.id == RUN_CODE and tool.spec.confirm is None
+    started: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
+
     async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
         if answer is None:
             return await run(ctx, arguments)
@@ -197,6 +214,18 @@ def _function_tool(
 
     async def run(ctx: ToolContext[Any], arguments: str) -> ResultText:
         call = request(ctx, arguments)
+        if ahead:
+            result = started.pop(_started_key(ctx.tool_call_id, arguments), None)
+            if result is None:  # not started by the check (a restored state, guardrails)
+                return _answer(await runtime.execute(call))
+            waiting = result.approval
+            if not result.awaiting_approval or waiting is None:
+                return _answer(result)  # the code ran to its end in the check
+            if not ctx.is_tool_approved(tool.name, ctx.tool_call_id):
+                return _answer(result)
+            # Approved: the paused code resumes with exactly the call the person was shown.
+            by = approved_by(ctx, waiting) if approved_by is not None else None
+            return _answer(await runtime.execute(call, approvals=[waiting.approve(by=by)]))
         if tool.spec.confirm is None:
             return _answer(await runtime.execute(call))
         # The SDK invokes a call needing approval only once it is approved: the runtime runs
@@ -217,16 +246,57 @@ def _function_tool(
         context = ToolContext.from_agent_context(
             ctx, call_id, tool_name=tool.name, tool_arguments=json.dumps(arguments)
         )
+        if ahead:
+            if function_tool.tool_input_guardrails:
+                return False  # the code runs only once the guardrails let the call through
+            key = _started_key(call_id, arguments)
+            result = started.get(key)
+            if result is None:
+                result = await runtime.execute(request(context, arguments))
+                started[key] = result
+                _WAITING[call_id] = result.approval
+                while len(started) > _KEPT:  # checks whose call never came (a rejection)
+                    started.popitem(last=False)
+                while len(_WAITING) > _KEPT:
+                    _WAITING.popitem(last=False)
+            return result.awaiting_approval and result.approval is not None
         return await runtime.approval_for(request(context, arguments)) is not None
 
-    return FunctionTool(
+    function_tool = FunctionTool(
         name=tool.name,
         description=tool.description,
         params_json_schema=tool.parameters,
         on_invoke_tool=invoke,
         strict_json_schema=tool.strict,
-        needs_approval=False if tool.spec.confirm is None else needs_approval,
+        needs_approval=False if tool.spec.confirm is None and not ahead else needs_approval,
     )
+    return function_tool
+
+
+_KEPT = 1024
+
+
+def _started_key(call_id: str, arguments: Any) -> tuple[str, str]:
+    """A started run's key: the call's id and its arguments (the code), so a call id seen again
+    with other code (a model reusing ids) never takes another run's answer."""
+    if isinstance(arguments, str | bytes):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            pass
+    return call_id, json.dumps(arguments, sort_keys=True, default=str)
+
+
+_WAITING: OrderedDict[str, ApprovalRequest | None] = OrderedDict()
+"""The approval each run_code call's check stopped at, by call id (what the person is asked)."""
+
+
+def waiting_approval(item: Any) -> ApprovalRequest | None:
+    """The call inside a ``run_code`` interruption (``result.interruptions``) that waits for a
+    person — its prompt and exact arguments, what to show them — or ``None`` for another
+    interruption (a ``Confirm`` tool's: ask ``runtime.approval_for``)."""
+    call_id = getattr(item, "call_id", None)
+    return _WAITING.get(call_id) if isinstance(call_id, str) else None
 
 
 def _answer(result: ToolResult) -> ResultText:
@@ -245,4 +315,5 @@ __all__ = [
     "ResultText",
     "agent_implementation",
     "tooldesign_tools",
+    "waiting_approval",
 ]
