@@ -176,6 +176,21 @@ class AgentTask(Generic[PayloadT]):
         return result
 
 
+class AgentJournal(Protocol):
+    """Where the calls an inner run made are recorded, so that a run started again (its
+    process restarted while it waited for a person; another worker took its resumed call up)
+    is answered what its calls were answered instead of running them again. Workers keep one on
+    their Redis (:class:`~tooldesign.runtime.transports.redis_agents.RedisAgentJournal`)."""
+
+    async def recorded(self, run: str, entry: str) -> Mapping[str, Any] | None:
+        """The result (``ToolResult.to_dict()``) recorded for ``entry`` of ``run``, if any."""
+        ...
+
+    async def record(self, run: str, entry: str, result: Mapping[str, Any], ttl: float) -> None:
+        """Record ``result`` for ``entry`` of ``run``, kept ``ttl`` seconds."""
+        ...
+
+
 class AgentImplementation(Protocol[PayloadT, ResultT_co]):
     """What the application binds to an agent-implemented tool: one call's inner run."""
 
@@ -233,6 +248,11 @@ class InnerRun:
         self.parked_at = 0.0
         self.context: contextvars.Context | None = None
         self.expiry: asyncio.TimerHandle | None = None
+        self.journal = outer.parked.journal if outer is not None else None
+        self.journal_key = task.meta.stable_id() if self.journal is not None else None
+        """The outer call's stable id: what its calls are recorded under (none: not recorded,
+        since nothing tells a call presented again from another identical call)."""
+        self.occurrences: dict[str, int] = {}
 
     # ── inner calls (Runtime.execute asks) ─────────────────────────────────────────────
 
@@ -242,8 +262,10 @@ class InnerRun:
         approvals: Iterable[ApprovalDecision],
         approver: Approver | None,
         resolve: Callable[[str], RegisteredTool | None],
-    ) -> tuple[ToolRequest, tuple[ApprovalDecision, ...], Approver] | ToolResult:
-        """An inner call as it runs (its metadata and decisions), or the answer refusing it."""
+    ) -> tuple[ToolRequest, tuple[ApprovalDecision, ...], Approver, str | None] | ToolResult:
+        """An inner call as it runs (its metadata, decisions, and the journal entry its result
+        is recorded under), or the answer refusing it, or the one it got before the run was
+        started again."""
         task, contract = self.task, self.task.contract
         tool = resolve(request.name) if isinstance(request.name, str) else None
         if tool is not None and contract.uses and tool.spec.toolset not in contract.uses:
@@ -258,9 +280,44 @@ class InnerRun:
             self.stop(AgentBudgetExceeded("tool calls", contract.max_tool_calls))
             await asyncio.sleep(0)  # the outer call stops the run here (a loop never yields)
             return answers.agent_budget_spent(task.spec.id, "tool calls", contract.max_tool_calls)
+        entry = self._entry(tool, request) if tool is not None else None
+        if entry is not None:
+            assert self.journal is not None and self.journal_key is not None
+            recorded = await self.journal.recorded(self.journal_key, entry)
+            if recorded is not None:  # it ran before this run was started again: not twice
+                try:
+                    return ToolResult.from_dict(recorded, tool.binding)  # type: ignore[union-attr]
+                except Exception:  # damaged: as if it had not been recorded
+                    log.exception("an inner call's recorded result cannot be read")
         meta = self.inner_meta(request.meta)
         given = (*approvals, *self.decisions.given)
-        return ToolRequest(request.name, request.payload, meta), given, approver or self.ask
+        return ToolRequest(request.name, request.payload, meta), given, approver or self.ask, entry
+
+    def _entry(self, tool: RegisteredTool, request: ToolRequest) -> str | None:
+        """The journal entry of an inner call with side effects (neither ``read_only`` nor
+        ``idempotent``: those run again harmlessly): its tool, canonical arguments, and how
+        many identical calls the run made before it."""
+        annotations = tool.spec.annotations
+        if self.journal_key is None or annotations.read_only or annotations.idempotent:
+            return None
+        payload: Any = request.payload
+        if isinstance(payload, str | bytes):
+            try:
+                payload = json.loads(payload)
+            except ValueError:
+                return None  # its decoder answers it: nothing runs
+        call = f"{tool.spec.id}\n{canonical_json(payload)}"
+        seen = self.occurrences[call] = self.occurrences.get(call, 0) + 1
+        return f"{call}\n{seen}"
+
+    async def ran(self, entry: str, result: ToolResult) -> None:
+        """Record what an inner call with side effects was answered (not while it waits)."""
+        if self.journal is None or self.journal_key is None or result.awaiting_approval:
+            return
+        try:
+            await self.journal.record(self.journal_key, entry, result.to_dict(), PARKED_SECONDS)
+        except Exception:  # the call ran: its answer stands; a restart may run it again
+            log.exception("an inner call's result could not be recorded")
 
     def inner_meta(self, meta: ToolCallMeta) -> ToolCallMeta:
         """``meta`` (the inner call's own) with the outer call as its parent and the values the
@@ -408,6 +465,8 @@ class ParkedRuns:
 
     def __init__(self) -> None:
         self._runs: dict[str, InnerRun] = {}
+        self.journal: AgentJournal | None = None
+        """Where inner runs record their calls with side effects (a worker's Redis)."""
         self._lock = threading.Lock()  # execute_sync calls park from several threads
 
     def park(self, run: InnerRun) -> None:
@@ -527,6 +586,7 @@ def _outside_return(spec: ToolSpec[Any, Any], value: Any) -> str | None:
 __all__ = [
     "AgentBudgetExceeded",
     "AgentImplementation",
+    "AgentJournal",
     "AgentTask",
     "AgentUsage",
     "agent_invoke",
