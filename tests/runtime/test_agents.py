@@ -523,7 +523,7 @@ async def test_a_waiting_run_is_cancelled_when_its_approval_expires(
     steps: list[str] = []
     runtime = runtime_with(waits_and_counts(steps))
     waiting = await runtime.execute(CALL)
-    assert waiting.awaiting_approval
+    assert waiting.awaiting_approval and waiting.approval is not None
     await asyncio.sleep(0.2)
     assert steps == ["start", "cancelled"]
     assert await runtime.approval_for(CALL) is None
