@@ -37,6 +37,7 @@ never run twice.
 import asyncio
 import functools
 import json
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -384,7 +385,8 @@ def agent_implementation(
 
     ``graph`` is a compiled graph whose state has ``messages`` (its tools the runtime's, from
     :func:`tooldesign_langchain_tools`), or a callable building one from the tools of the
-    toolsets the design ``uses`` (then its calls can only be those). Each call runs it with the
+    toolsets the design ``uses`` (then its calls can only be those; built once per runtime).
+    Each call runs it with the
     task's prompt as a human message, on the thread of the inner run (``thread_id``: the run's
     id); its calls of the runtime's tools are calls of the inner run. What it answers is
     ``output(state)`` — by default the state's ``structured_response`` (LangChain's agents with
@@ -401,16 +403,16 @@ def agent_implementation(
     reads a resume. Waiting for the person, the outer call is answered awaiting that approval.
     """
 
+    built: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+    """The graph built for each runtime (once: compiling a graph costs more than running it)."""
+
     async def run(task: AgentTask[Any]) -> Any:
         if task.runtime is None:
             raise RuntimeError(f"{task.spec.id}: the agent runs outside a runtime")
-        compiled = task.state.get("graph")
+        compiled = graph if hasattr(graph, "ainvoke") else built.get(task.runtime)
         if compiled is None:
-            if hasattr(graph, "ainvoke"):
-                compiled = graph
-            else:
-                compiled = graph(tooldesign_langchain_tools(task.runtime, task.toolsets, meta=meta))
-            task.state["graph"] = compiled
+            tools = tooldesign_langchain_tools(task.runtime, task.toolsets, meta=meta)
+            compiled = built[task.runtime] = graph(tools)
         thread: Any = {
             **(config or {}),
             "configurable": {
