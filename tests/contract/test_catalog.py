@@ -245,3 +245,48 @@ def test_a_missing_file_and_an_invalid_schema_are_errors(tmp_path: Path) -> None
         CatalogError, match=r"payload.schema/properties/a/type: not a valid JSON Schema"
     ):
         parse_catalog(json.dumps(document))
+
+
+# ── agent-implemented tools ──────────────────────────────────────────────────────────────
+
+
+def test_the_catalog_says_a_tool_is_implemented_by_an_agent_with_its_budget() -> None:
+    catalog = load_catalog(REPO / "gen" / "assistant" / "tool_schemas.json")
+    entries = json.loads((REPO / "gen" / "assistant" / "tool_schemas.json").read_text())["tools"]
+    [diagnose] = [e for e in entries if e["name"] == "diagnose_site"]
+    assert diagnose["agent"] == {
+        "uses": ["devices", "metrics"],
+        "forward": ["session_id"],
+        "max_turns": 8,
+        "max_tool_calls": 12,
+        "timeout": 60,
+    }
+    tool = catalog.tool("diagnose_site")
+    assert tool is not None and tool.agent is not None
+    assert tool.agent.uses == ("devices", "metrics") and tool.agent.max_tool_calls == 12
+    assert all("agent" not in e for e in entries if e["name"] != "diagnose_site")
+
+
+@pytest.mark.parametrize(
+    ("agent", "problem"),
+    [
+        ("devices", "'agent' must be an object of"),
+        ({"uses": ["devices"], "max_laps": 3}, "'agent' must be an object of"),
+        ({"uses": "devices"}, "'uses' and 'forward' must be lists of names"),
+        ({"uses": ["devices"], "max_turns": 0}, "max_turns must be a positive integer"),
+    ],
+)
+def test_a_bad_agent_marker_is_reported(agent: object, problem: str) -> None:
+    entries = json.loads((REPO / "gen" / "assistant" / "tool_schemas.json").read_text())["tools"]
+    [diagnose] = [e for e in entries if e["name"] == "diagnose_site"]
+    diagnose["agent"] = agent
+    diagnose.pop("fingerprint")
+    document = {
+        "version": catalog_hash(entries)[:12],
+        "hash": catalog_hash(entries),
+        "schema_dialect": "https://json-schema.org/draft/2020-12/schema",
+        "count": len(entries),
+        "tools": entries,
+    }
+    with pytest.raises(CatalogError, match=problem):
+        parse_catalog(document)

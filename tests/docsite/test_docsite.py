@@ -294,3 +294,12 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert out.startswith("tooldesign: documented 14 tool(s) in ")
     assert main(["docs", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 2
     assert "missing: no such file or folder" in capsys.readouterr().err
+
+
+def test_a_tool_implemented_by_an_agent_shows_a_badge_with_its_budget(site: Path) -> None:
+    text = page(site, "assistant.diagnosis.diagnose_site")
+    assert (
+        'title="an agent does the work, with devices, metrics; at most 8 model turns, '
+        '12 tool calls, 60 s per call">implemented by an agent<'
+    ) in text
+    assert "implemented by an agent" not in page(site, "assistant.sites.get_site")

@@ -83,6 +83,15 @@ def test_the_example_agent_runs_in_each_framework_offline(framework: str) -> Non
         "approved: Restart dev-00000000? It drops traffic for about a minute. Reason: stuck port"
         in turns[3].replace("approved by operator alice:", "approved:")
     )
+    # Turn 4: diagnose_site, implemented by an agent: its inner run's restart waited for the
+    # operator (the framework's own flow, or the runtime's approver in the Agents SDK), and the
+    # resumed tool answered with the typed diagnosis.
+    assert "diagnose_site" in turns[4]
+    assert '"action":"restart"' in turns[4] and "3 device(s) offline at nyc" in turns[4]
+    assert (
+        "the operator approves: Restart dev-08d12dfd? It drops traffic for about a minute. "
+        "Reason: offline, seen by diagnose_site"
+    ) in out
     assert out.rstrip().endswith(
         "── the model answers: 5 of the 8 offline devices at hq are listed; "
         "raise the limit to 8 to see them all."

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import json
+import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +30,7 @@ from tooldesign.runtime import (
     ToolRequest,
     ToolResult,
     Tracing,
+    agents,
 )
 
 from examples.netops.diagnosis import diagnose_site
@@ -427,3 +431,101 @@ async def test_an_inner_agents_failure_is_the_outer_calls_failure() -> None:
     assert not result.ok
     assert "internal error" in result.for_model()
     assert "the inner model is down" not in result.for_model()
+
+
+# ── a waiting run belongs to its event loop ───────────────────────────────────────────────
+
+
+class Unraisable:
+    """What the interpreter could not raise (a coroutine ended by the collector in another
+    context raises there), captured instead of printed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.seen: list[str] = []
+        monkeypatch.setattr(sys, "unraisablehook", self.hook)
+
+    def hook(self, unraisable: Any) -> None:
+        self.seen.append(f"{unraisable.exc_type.__name__}: {unraisable.exc_value}")
+
+
+def waits_and_counts(
+    steps: list[str],
+) -> Callable[[AgentTask[t.DiagnoseSitePayload]], Any]:
+    async def agent(task: AgentTask[t.DiagnoseSitePayload]) -> object:
+        steps.append("start")
+        try:
+            restarted = await task.call(
+                "restart_device", {"device_id": "dev-0a1b2c3d", "reason": "stuck"}
+            )
+        except asyncio.CancelledError:
+            steps.append("cancelled")
+            raise
+        action = "restart" if restarted.ok else "escalate"
+        return t.DiagnoseSiteResult(summary="done", findings=[], action=action)
+
+    return agent
+
+
+def in_thread(call: Callable[[], ToolResult]) -> ToolResult:
+    """``call`` on a thread of its own (its own execute_sync loop, closed when it ends)."""
+    results: list[ToolResult] = []
+    thread = threading.Thread(target=lambda: results.append(call()))
+    thread.start()
+    thread.join()
+    return results[0]
+
+
+def test_a_waiting_run_is_cancelled_when_its_threads_loop_closes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    unraisable = Unraisable(monkeypatch)
+    steps: list[str] = []
+    restarts = Restarts()
+    runtime = runtime_with(waits_and_counts(steps), restarts)
+    waiting = in_thread(lambda: runtime.execute_sync(CALL))
+    assert waiting.awaiting_approval and waiting.approval is not None
+    gc.collect()
+    # The thread's loop closed: its waiting run was cancelled there, in its own context.
+    assert steps == ["start", "cancelled"] and unraisable.seen == []
+    decision = waiting.approval.approve(by="alice")
+    done = in_thread(lambda: runtime.execute_sync(CALL, approvals=[decision]))
+    assert done.ok and done.result.action == "restart"  # started again, the same inner call
+    assert steps == ["start", "cancelled", "start"] and len(restarts.ran) == 1
+    gc.collect()
+    assert unraisable.seen == []
+
+
+def test_a_waiting_run_taken_up_on_another_loop_is_cancelled_on_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    unraisable = Unraisable(monkeypatch)
+    steps: list[str] = []
+    restarts = Restarts()
+    runtime = runtime_with(waits_and_counts(steps), restarts)
+    # This thread's loop stays open (idle) while another thread's call takes the run up.
+    waiting = runtime.execute_sync(CALL)
+    assert waiting.approval is not None
+    decision = waiting.approval.approve(by="alice")
+    done = in_thread(lambda: runtime.execute_sync(CALL, approvals=[decision]))
+    assert done.ok and len(restarts.ran) == 1
+    gc.collect()
+    assert unraisable.seen == []
+    runtime.execute_sync(ToolRequest("get_site", {"site_id": "hq"}, META))  # this loop runs
+    assert steps == ["start", "start", "cancelled"]
+    gc.collect()
+    assert unraisable.seen == []
+
+
+async def test_a_waiting_run_is_cancelled_when_its_approval_expires(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agents, "PARKED_SECONDS", 0.05)
+    steps: list[str] = []
+    runtime = runtime_with(waits_and_counts(steps))
+    waiting = await runtime.execute(CALL)
+    assert waiting.awaiting_approval and waiting.approval is not None
+    await asyncio.sleep(0.2)
+    assert steps == ["start", "cancelled"]
+    assert await runtime.approval_for(CALL) is None
+    again = await runtime.execute(CALL)  # asked again: its run starts again and waits
+    assert again.approval is not None and again.approval.id == waiting.approval.id

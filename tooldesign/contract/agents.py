@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 BUDGET_NAMES: tuple[str, ...] = ("max_turns", "max_tool_calls", "max_tokens")
 """The budgets counted in units (model turns, inner tool calls, tokens the framework reports)."""
@@ -70,4 +71,68 @@ class AgentContract:
         return out
 
 
-__all__ = ["BUDGET_NAMES", "DEFAULT_OUTPUT_RETRIES", "AgentContract", "check_budget"]
+AGENT_KEY = "agent"
+"""The catalog entry's key saying an agent implements the tool: ``{"uses": [...], "forward"?:
+[...], "max_turns"?: n, "max_tool_calls"?: n, "max_tokens"?: n, "timeout"?: s,
+"output_retries"?: n}`` (what the design sets; ``uses`` always)."""
+
+
+def agent_entry(contract: AgentContract) -> dict[str, object]:
+    """``contract`` as the catalog lists it (under :data:`AGENT_KEY`)."""
+    given = contract.given()
+    entry: dict[str, object] = {"uses": list(contract.uses)}
+    for name, value in given.items():
+        if name != "uses":
+            entry[name] = list(value) if isinstance(value, tuple) else value
+    return entry
+
+
+def agent_from_entry(value: object, where: str, problems: list[str]) -> AgentContract | None:
+    """The contract a catalog entry's ``agent`` lists (``None``: none, or a problem added)."""
+    if value is None:
+        return None
+    names = {f.name for f in dataclasses.fields(AgentContract)}
+    if not isinstance(value, dict) or not set(value) <= names:
+        problems.append(f"{where}: 'agent' must be an object of {', '.join(sorted(names))}")
+        return None
+    lists = ("uses", "forward")
+    if not all(isinstance(value.get(k, []), list) for k in lists) or not all(
+        isinstance(n, str) for k in lists for n in value.get(k, [])
+    ):
+        problems.append(f"{where}: 'agent': 'uses' and 'forward' must be lists of names")
+        return None
+    fields: dict[str, Any] = {k: tuple(v) if k in lists else v for k, v in value.items()}
+    try:
+        return AgentContract(**fields)
+    except (TypeError, ValueError) as exc:
+        problems.append(f"{where}: 'agent': {exc}")
+        return None
+
+
+def agent_summary(contract: AgentContract) -> str:
+    """The contract in words, for a reader: what the agent uses and its budget."""
+    uses = ", ".join(contract.uses) or "any toolset of its service"
+    bounds = [
+        f"{value:g} {words}"
+        for value, words in (
+            (contract.max_turns, "model turns"),
+            (contract.max_tool_calls, "tool calls"),
+            (contract.max_tokens, "tokens"),
+            (contract.timeout, "s"),
+        )
+        if value is not None
+    ]
+    budget = f"; at most {', '.join(bounds)} per call" if bounds else ""
+    return f"an agent does the work, with {uses}{budget}"
+
+
+__all__ = [
+    "AGENT_KEY",
+    "BUDGET_NAMES",
+    "DEFAULT_OUTPUT_RETRIES",
+    "AgentContract",
+    "agent_entry",
+    "agent_from_entry",
+    "agent_summary",
+    "check_budget",
+]

@@ -30,6 +30,7 @@ Each entry lists what a model may see of one tool, and what an application build
                     (``Confirm``, :mod:`~tooldesign.contract.confirm`); left out otherwise
 ``loading``         ``"deferred"`` when the model finds the tool through a tool search
                     (``Loading``, :mod:`~tooldesign.contract.loading`); left out otherwise
+``agent``           ``{"uses", <budget>…}`` when an agent implements it (``ImplementedByAgent``)
 ``code_access``     ``"call"``, ``"approve"`` or ``"direct"`` when the design states whether code
                     may call it (``CodeAccess``, :mod:`~tooldesign.contract.code_access`)
 ``content``         the content blocks its result carries beside its data (``Content``,
@@ -54,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from tooldesign.contract.agents import AGENT_KEY, AgentContract, agent_entry, agent_from_entry
 from tooldesign.contract.annotations import ToolAnnotations, annotations_from_entry
 from tooldesign.contract.code_access import CodeAccess, code_access_problem
 from tooldesign.contract.conditions import ConditionError
@@ -85,17 +87,14 @@ class TypeDefinition(Protocol):
     @property
     def name(self) -> str:
         """The generated class name."""
-        ...
 
     @property
     def schema(self) -> Mapping[str, Any]:
         """What a model sees (JSON Schema 2020-12)."""
-        ...
 
     @property
     def example(self) -> Any:
         """The design's example (``None``: none)."""
-        ...
 
 
 class ServerDataDefinition(Protocol):
@@ -173,6 +172,9 @@ class ToolDefinition(Protocol):
     @property
     def content(self) -> tuple[ContentKind, ...]: ...
 
+    @property
+    def agent(self) -> AgentContract | None: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -204,6 +206,8 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
         entry["confirm"] = tool.confirm.entry()
     if tool.loading == "deferred":
         entry[LOADING_KEY] = tool.loading
+    if tool.agent is not None:
+        entry[AGENT_KEY] = agent_entry(tool.agent)
     if tool.code_access is not None:
         entry["code_access"] = tool.code_access
     entry.update(content_entry(tool.content))
@@ -324,6 +328,7 @@ class CatalogTool:
     loading: Loading | None = None
     code_access: CodeAccess | None = None
     content: tuple[ContentKind, ...] = ()
+    agent: AgentContract | None = None
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -414,19 +419,12 @@ def _parse_document(document: Any, problems: list[str], path: Path | None) -> Ca
     if not isinstance(document, Mapping):
         problems.append("the top level is not a JSON object")
         return None
-    missing = [
-        k for k in ("version", "hash", "schema_dialect", "count", "tools") if k not in document
-    ]
+    keys = ("version", "hash", "schema_dialect", "count", "tools")
+    missing = [k for k in keys if k not in document]
     if missing:
         problems.append(f"missing keys: {', '.join(missing)}")
         return None
-    version, digest, dialect, count, entries = (
-        document["version"],
-        document["hash"],
-        document["schema_dialect"],
-        document["count"],
-        document["tools"],
-    )
+    version, digest, dialect, count, entries = (document[k] for k in keys)
     if not isinstance(entries, list):
         problems.append("'tools' is not a list")
         return None
@@ -526,6 +524,7 @@ def _parse_tool(
     loading = entry.get(LOADING_KEY)
     if loading is not None and loading not in LOADINGS:
         problems.append(f"{where}: 'loading' must be one of {', '.join(LOADINGS)}")
+    agent = agent_from_entry(entry.get(AGENT_KEY), where, problems)
     code_access = entry.get("code_access")
     confirmed = confirm is not None
     if code_access is not None and (bad := code_access_problem(code_access, confirmed=confirmed)):
@@ -559,6 +558,7 @@ def _parse_tool(
         loading=loading,
         code_access=code_access,
         content=content,
+        agent=agent,
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooldesign.contract.agents import agent_summary
 from tooldesign.contract.catalog import CatalogTool
 from tooldesign.contract.fingerprint import fingerprint_of
 from tooldesign.docsite.definitions import Definition, pretty_json
@@ -156,6 +157,8 @@ def badges(tool: CatalogTool) -> tuple[Badge, ...]:
         out.append(
             Badge("requires approval", "danger", "a person approves each call before it runs")
         )
+    if tool.agent is not None:
+        out.append(Badge("implemented by an agent", "info", agent_summary(tool.agent)))
     hints = tool.annotations
     if hints.destructive:
         out.append(Badge("destructive", "danger", "may change or delete data (a hint)"))

@@ -32,6 +32,7 @@ import inspect
 import itertools
 import json
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import pydantic
 from tooldesign.contract.agents import AgentContract
-from tooldesign.runtime import answers
+from tooldesign.runtime import answers, held
 from tooldesign.runtime.approval import NO_DECISIONS, Decisions
 from tooldesign.runtime.control.approvals import (
     ApprovalDecision,
@@ -175,6 +176,21 @@ class AgentTask(Generic[PayloadT]):
         return result
 
 
+class AgentJournal(Protocol):
+    """Where the calls an inner run made are recorded, so that a run started again (its
+    process restarted while it waited for a person; another worker took its resumed call up)
+    is answered what its calls were answered instead of running them again. Workers keep one on
+    their Redis (:class:`~tooldesign.runtime.transports.redis_agents.RedisAgentJournal`)."""
+
+    async def recorded(self, run: str, entry: str) -> Mapping[str, Any] | None:
+        """The result (``ToolResult.to_dict()``) recorded for ``entry`` of ``run``, if any."""
+        ...
+
+    async def record(self, run: str, entry: str, result: Mapping[str, Any], ttl: float) -> None:
+        """Record ``result`` for ``entry`` of ``run``, kept ``ttl`` seconds."""
+        ...
+
+
 class AgentImplementation(Protocol[PayloadT, ResultT_co]):
     """What the application binds to an agent-implemented tool: one call's inner run."""
 
@@ -230,6 +246,13 @@ class InnerRun:
         self.deadlines: tuple[asyncio.Timeout, ...] = current_deadlines()
         """The outer call's ``Timeout`` deadlines: an approver's wait pauses them too."""
         self.parked_at = 0.0
+        self.context: contextvars.Context | None = None
+        self.expiry: asyncio.TimerHandle | None = None
+        self.journal = outer.parked.journal if outer is not None else None
+        self.journal_key = task.meta.stable_id() if self.journal is not None else None
+        """The outer call's stable id: what its calls are recorded under (none: not recorded,
+        since nothing tells a call presented again from another identical call)."""
+        self.occurrences: dict[str, int] = {}
 
     # ── inner calls (Runtime.execute asks) ─────────────────────────────────────────────
 
@@ -239,8 +262,10 @@ class InnerRun:
         approvals: Iterable[ApprovalDecision],
         approver: Approver | None,
         resolve: Callable[[str], RegisteredTool | None],
-    ) -> tuple[ToolRequest, tuple[ApprovalDecision, ...], Approver] | ToolResult:
-        """An inner call as it runs (its metadata and decisions), or the answer refusing it."""
+    ) -> tuple[ToolRequest, tuple[ApprovalDecision, ...], Approver, str | None] | ToolResult:
+        """An inner call as it runs (its metadata, decisions, and the journal entry its result
+        is recorded under), or the answer refusing it, or the one it got before the run was
+        started again."""
         task, contract = self.task, self.task.contract
         tool = resolve(request.name) if isinstance(request.name, str) else None
         if tool is not None and contract.uses and tool.spec.toolset not in contract.uses:
@@ -255,9 +280,44 @@ class InnerRun:
             self.stop(AgentBudgetExceeded("tool calls", contract.max_tool_calls))
             await asyncio.sleep(0)  # the outer call stops the run here (a loop never yields)
             return answers.agent_budget_spent(task.spec.id, "tool calls", contract.max_tool_calls)
+        entry = self._entry(tool, request) if tool is not None else None
+        if entry is not None:
+            assert self.journal is not None and self.journal_key is not None
+            recorded = await self.journal.recorded(self.journal_key, entry)
+            if recorded is not None:  # it ran before this run was started again: not twice
+                try:
+                    return ToolResult.from_dict(recorded, tool.binding)  # type: ignore[union-attr]
+                except Exception:  # damaged: as if it had not been recorded
+                    log.exception("an inner call's recorded result cannot be read")
         meta = self.inner_meta(request.meta)
         given = (*approvals, *self.decisions.given)
-        return ToolRequest(request.name, request.payload, meta), given, approver or self.ask
+        return ToolRequest(request.name, request.payload, meta), given, approver or self.ask, entry
+
+    def _entry(self, tool: RegisteredTool, request: ToolRequest) -> str | None:
+        """The journal entry of an inner call with side effects (neither ``read_only`` nor
+        ``idempotent``: those run again harmlessly): its tool, canonical arguments, and how
+        many identical calls the run made before it."""
+        annotations = tool.spec.annotations
+        if self.journal_key is None or annotations.read_only or annotations.idempotent:
+            return None
+        payload: Any = request.payload
+        if isinstance(payload, str | bytes):
+            try:
+                payload = json.loads(payload)
+            except ValueError:
+                return None  # its decoder answers it: nothing runs
+        call = f"{tool.spec.id}\n{canonical_json(payload)}"
+        seen = self.occurrences[call] = self.occurrences.get(call, 0) + 1
+        return f"{call}\n{seen}"
+
+    async def ran(self, entry: str, result: ToolResult) -> None:
+        """Record what an inner call with side effects was answered (not while it waits)."""
+        if self.journal is None or self.journal_key is None or result.awaiting_approval:
+            return
+        try:
+            await self.journal.record(self.journal_key, entry, result.to_dict(), PARKED_SECONDS)
+        except Exception:  # the call ran: its answer stands; a restart may run it again
+            log.exception("an inner call's result could not be recorded")
 
     def inner_meta(self, meta: ToolCallMeta) -> ToolCallMeta:
         """``meta`` (the inner call's own) with the outer call as its parent and the values the
@@ -323,11 +383,22 @@ class InnerRun:
 
     def start(self, implementation: AgentImplementation[Any, Any]) -> None:
         self.loop = asyncio.get_running_loop()
-        context = contextvars.copy_context()
+        self.context = context = contextvars.copy_context()
         context.run(forget_deadlines)  # the run may outlive this call, waiting for a person
         context.run(_scope.set, self)
         self.runner = self.loop.create_task(self._attempts(implementation), context=context)
         self.runner.add_done_callback(lambda _: self.changed.set())
+        held.hold(self.runner, context)
+
+    def close(self) -> None:
+        """End this run where it is (it waits for a decision that will not come here): it is
+        cancelled on its own event loop, in its own context, from whichever thread or loop
+        drops it. Until it has ended, its loop holds it (never garbage collected pending)."""
+        if self.expiry is not None:
+            self.expiry.cancel()
+            self.expiry = None
+        if self.runner is not None:
+            held.cancel(self.runner)
 
     async def _attempts(self, implementation: AgentImplementation[Any, Any]) -> Any:
         task = self.task
@@ -384,22 +455,64 @@ class InnerRun:
 
 class ParkedRuns:
     """Inner runs waiting for a person's decision, by the outer call they belong to (the tool
-    and its canonical arguments): presented again, that call resumes its run."""
+    and its canonical arguments): presented again, that call resumes its run.
+
+    Each waiting run belongs to the event loop it runs on. It is cancelled there after
+    :data:`PARKED_SECONDS` (its approval has expired), when a call takes it on another loop
+    (that call starts the run again), and when its loop closes (``asyncio.run`` cancels what is
+    left; ``execute_sync``'s per-thread loop too, see :mod:`tooldesign.runtime.held`; a loop closed without
+    either has its runs ended in their own context when they are next looked at)."""
 
     def __init__(self) -> None:
         self._runs: dict[str, InnerRun] = {}
+        self.journal: AgentJournal | None = None
+        """Where inner runs record their calls with side effects (a worker's Redis)."""
+        self._lock = threading.Lock()  # execute_sync calls park from several threads
 
     def park(self, run: InnerRun) -> None:
         now = time.monotonic()
-        for key, old in list(self._runs.items()):
-            if now - old.parked_at > PARKED_SECONDS and old.runner is not None:
-                old.runner.cancel()
-                del self._runs[key]
-        run.parked_at = now
-        self._runs[run.key] = run
+        with self._lock:
+            stale = [
+                key
+                for key, old in self._runs.items()
+                if now - old.parked_at > PARKED_SECONDS
+                or old.runner is None
+                or old.runner.done()
+                or (old.loop is not None and old.loop.is_closed())
+            ]
+            dropped = [self._runs.pop(key) for key in stale]
+            previous = self._runs.get(run.key)
+            run.parked_at = now
+            self._runs[run.key] = run
+        if previous is not None and previous is not run:
+            dropped.append(previous)
+        for old in dropped:
+            old.close()
+        if run.loop is not None and run.expiry is None:
+            run.expiry = run.loop.call_later(PARKED_SECONDS, self._expire, run)
+
+    def _expire(self, run: InnerRun) -> None:
+        """``run``'s approval has waited :data:`PARKED_SECONDS`: it is cancelled."""
+        run.expiry = None
+        with self._lock:
+            if self._runs.get(run.key) is run:
+                del self._runs[run.key]
+        run.close()
 
     def take(self, key: str) -> InnerRun | None:
-        return self._runs.pop(key, None)
+        """The run waiting for this call, if it can resume on the running loop (a run on
+        another loop, or one that has ended, is closed: the call starts its run again)."""
+        with self._lock:
+            run = self._runs.pop(key, None)
+        if run is None:
+            return None
+        if run.expiry is not None:
+            run.expiry.cancel()
+            run.expiry = None
+        if run.loop is not held.running_loop() or run.runner is None or run.runner.done():
+            run.close()
+            return None
+        return run
 
     def waiting(self, key: str) -> ApprovalRequest | None:
         run = self._runs.get(key)
@@ -423,11 +536,10 @@ def agent_invoke(spec: ToolSpec[Any, Any], implementation: AgentImplementation[A
     async def invoke(args: Any, meta: ToolCallMeta) -> Outcome:
         outer = _outer.get()
         key = run_key(spec, args, meta)
+        # A run waiting on another event loop (``asyncio.run`` per call, a sync framework) is
+        # closed there: this call starts the run again, the decision applying to the same
+        # inner call when it comes.
         run = outer.parked.take(key) if outer is not None else None
-        if run is not None and run.loop is not asyncio.get_running_loop():
-            # Its event loop is gone (``asyncio.run`` per call, a sync framework): the run
-            # starts again, and the decision applies to the same inner call when it comes.
-            run = None
         decision = None
         if run is not None:
             assert run.waiting is not None
@@ -474,6 +586,7 @@ def _outside_return(spec: ToolSpec[Any, Any], value: Any) -> str | None:
 __all__ = [
     "AgentBudgetExceeded",
     "AgentImplementation",
+    "AgentJournal",
     "AgentTask",
     "AgentUsage",
     "agent_invoke",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from tooldesign.runtime.agents import current_run, run_key
+from tooldesign.runtime.agents import AgentJournal, current_run, run_key
 from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approval_request
 from tooldesign.runtime.arguments import decode, injected_values
 from tooldesign.runtime.budget import Spills
@@ -180,17 +180,21 @@ class Runtime:
         decides for this call instead of the runtime's own.
         """
         inner = current_run()
+        entry = None
         if inner is not None:  # a call of an agent-implemented tool's inner run
             admitted = await inner.admit(request, approvals, approver, self._registry.resolve)
             if isinstance(admitted, ToolResult):
                 return admitted
-            request, approvals, approver = admitted
+            request, approvals, approver, entry = admitted
         decisions = (
             Decisions(tuple(approvals), approver or self.approver)
             if approvals or approver is not None or self.approver is not None
             else NO_DECISIONS
         )
-        return await self._pipeline.execute(with_call_id(request), decisions)
+        result = await self._pipeline.execute(with_call_id(request), decisions)
+        if entry is not None and inner is not None:  # recorded: a run started again reads it
+            await inner.ran(entry, result)
+        return result
 
     def execute_sync(
         self,
@@ -204,6 +208,18 @@ class Runtime:
         Each thread keeps one event loop for its calls, closed when the thread ends.
         """
         return run_sync(self.execute(request, approvals=approvals, approver=approver))
+
+    @property
+    def agent_journal(self) -> AgentJournal | None:
+        """Where inner runs record their calls with side effects (see :meth:`journal_agent_runs`)."""
+        return self._pipeline.agent_runs.journal
+
+    def journal_agent_runs(self, journal: AgentJournal | None) -> None:
+        """Record the calls with side effects that agent-implemented tools' inner runs make in
+        ``journal``, under each outer call's stable id: a run started again (its process
+        restarted while it waited for a person) is answered what they were answered instead of
+        running them again. A Redis worker gives its runtime one on its server."""
+        self._pipeline.agent_runs.journal = journal
 
     async def approval_for(self, request: ToolRequest) -> ApprovalRequest | None:
         """The approval this exact call would wait on, without running it: ``None`` when the

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any
 
+from tooldesign.runtime.held import close_held
 from tooldesign.runtime.result import ToolResult
 
 
@@ -67,9 +68,11 @@ class _ThreadLoop:
             return
         if loop.is_running() or loop.is_closed():
             return
-        # Closing only: nothing is pending between calls, and running the loop here (the
-        # ending thread, or whoever collects) could block. The default executor is shut down
-        # without waiting.
+        # Between calls, what may still be pending is an agent-implemented tool's inner run
+        # waiting for a person: cancelled and let end first (bounded), never left to the
+        # collector. Otherwise closing only: running the loop here (the ending thread, or
+        # whoever collects) could block. The default executor is shut down without waiting.
+        close_held(loop)
         loop.close()
 
 

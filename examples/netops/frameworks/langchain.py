@@ -3,7 +3,8 @@
 The model is LangChain's ``GenericFakeChatModel`` playing the script; the graph's ``context``
 holds the user's session, which the tools' ``meta`` reads from LangGraph's ``ToolRuntime``. The
 restart the design confirms interrupts the graph (a checkpointer keeps its state); the operator
-approves it and the graph is resumed with the decision.
+approves it and the graph is resumed with the decision. So does the restart inside
+``diagnose_site``'s inner run: the outer call waiting on it interrupts the graph the same way.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from tooldesign.runtime.integrations.langchain import LangChainCall, tooldesign_
 from examples.netops.frameworks.script import (
     ANSWER,
     OPERATOR,
-    RESTART,
+    SCRIPT,
     SESSION,
-    TURNS,
     session_meta,
     show_answer,
+    show_approval,
     show_calls,
 )
 
@@ -48,7 +49,7 @@ def scripted_model() -> GenericFakeChatModel:
             "",
             tool_calls=[{"name": c.name, "args": c.arguments, "id": c.call_id} for c in turn],
         )
-        for turn in (*TURNS, (RESTART,))
+        for turn in SCRIPT
     ]
     return GenericFakeChatModel(messages=iter([*turns, AIMessage(ANSWER)]))
 
@@ -85,7 +86,9 @@ def run(runtime: Runtime) -> None:
         # The operator approves the call waiting for a person (a UI would show its prompt),
         # saying who decided; resuming with True approves it too, anything else denies it.
         (waiting,) = state["__interrupt__"]
-        decision = ApprovalRequest.from_dict(waiting.value).approve(by=OPERATOR)
+        request = ApprovalRequest.from_dict(waiting.value)
+        show_approval(request.prompt)
+        decision = request.approve(by=OPERATOR)
         state = graph.invoke(Command(resume=decision.to_dict()), thread, context=context)
         shown = show_new(state["messages"], *shown)
     print(f"\n── the model answers: {state['messages'][-1].content}")

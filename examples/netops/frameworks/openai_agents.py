@@ -2,7 +2,9 @@
 
 The model is the SDK's ``ScriptedModel`` playing the script; the run's ``context`` is the
 user's session, which the tools' ``meta`` turns into each call's metadata. The restart the
-design confirms interrupts the run; the operator approves it and the run carries on.
+design confirms interrupts the run; the operator approves it and the run carries on. The SDK
+decides whether a call needs approval before it runs, so the restart inside ``diagnose_site``'s
+inner run is asked of the runtime's approver: the operator, here too.
 """
 
 from __future__ import annotations
@@ -11,16 +13,17 @@ import json
 
 from agents import Agent, RunConfig, Runner, ToolCallItem, ToolCallOutputItem
 from agents.testing import ScriptedModel, assistant_message, function_call
-from tooldesign.runtime import Runtime
+from tooldesign.runtime import ApprovalDecision, ApprovalRequest, Runtime, ToolCallMeta
 from tooldesign.runtime.integrations.openai_agents import ResultText, tooldesign_tools
 
 from examples.netops.frameworks.script import (
     ANSWER,
-    RESTART,
+    OPERATOR,
+    SCRIPT,
     SESSION,
-    TURNS,
     session_meta,
     show_answer,
+    show_approval,
     show_calls,
 )
 
@@ -28,8 +31,7 @@ from examples.netops.frameworks.script import (
 def scripted_model() -> ScriptedModel:
     """Plays the script: the calls of each turn, then the answer."""
     steps = [
-        [function_call(c.name, c.arguments, call_id=c.call_id) for c in turn]
-        for turn in (*TURNS, (RESTART,))
+        [function_call(c.name, c.arguments, call_id=c.call_id) for c in turn] for turn in SCRIPT
     ]
     return ScriptedModel([*steps, [assistant_message(ANSWER)]])
 
@@ -39,7 +41,14 @@ def build_agent(runtime: Runtime) -> Agent[str]:
     return Agent(name="netops", model=scripted_model(), tools=tools)
 
 
+def operator(request: ApprovalRequest, meta: ToolCallMeta) -> ApprovalDecision:
+    """The operator, asked by the runtime (an inner run's restart; a UI would show the prompt)."""
+    show_approval(request.prompt)
+    return request.approve(by=OPERATOR)
+
+
 def run(runtime: Runtime) -> None:
+    runtime.approver = operator  # inner runs' approvals; the SDK's own flow has the rest
     agent = build_agent(runtime)
     offline = RunConfig(tracing_disabled=True)
     result = Runner.run_sync(

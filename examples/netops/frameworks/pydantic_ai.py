@@ -2,7 +2,8 @@
 
 The model is a ``FunctionModel`` playing the script; the run's ``deps`` is the user's session,
 which the toolset's ``meta`` turns into each call's metadata. The restart the design confirms
-ends the run as a deferred tool request; the operator approves it and the run carries on.
+ends the run as a deferred tool request; the operator approves it and the run carries on. So does
+the restart inside ``diagnose_site``'s inner run (its request is the deferred call's metadata).
 """
 
 from __future__ import annotations
@@ -19,21 +20,19 @@ from pydantic_ai import (
 )
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from tooldesign.runtime import Runtime, ToolResult
+from tooldesign.runtime import ApprovalRequest, Runtime, ToolResult
 from tooldesign.runtime.integrations.pydantic_ai import tooldesign_toolset
 
 from examples.netops.frameworks.script import (
     ANSWER,
     OPERATOR,
-    RESTART,
+    SCRIPT,
     SESSION,
-    TURNS,
     session_meta,
     show_answer,
+    show_approval,
     show_calls,
 )
-
-SCRIPT = (*TURNS, (RESTART,))
 
 
 def scripted_model() -> FunctionModel:
@@ -65,6 +64,7 @@ def approve_all(waiting: DeferredToolRequests) -> DeferredToolResults:
     would show each call's ``ApprovalRequest.from_dict(waiting.metadata[call_id]).prompt``.)"""
     decided = DeferredToolResults()
     for call in waiting.approvals:
+        show_approval(ApprovalRequest.from_dict(waiting.metadata[call.tool_call_id]).prompt)
         decided.approvals[call.tool_call_id] = True
         decided.metadata[call.tool_call_id] = {"by": OPERATOR}
     return decided

@@ -7,7 +7,11 @@
    (server data: for the application, never for the model).
 3. It restarts a device: the design's ``Confirm`` makes the call wait for a person, in the
    framework's own approval flow; the operator approves, and exactly that call runs.
-4. It answers.
+4. It asks for a diagnosis of nyc: ``diagnose_site`` is implemented by an agent, whose inner run
+   restarts an offline device — that restart waits for the operator in the framework's own
+   approval flow (in the Agents SDK, which decides approvals before a call runs, the runtime's
+   approver asks them), and the resumed tool answers with the typed diagnosis.
+5. It answers.
 """
 
 from __future__ import annotations
@@ -48,11 +52,22 @@ TURNS: tuple[tuple[Call, ...], ...] = (
 RESTART = Call("restart_device", {"device_id": "dev-00000000", "reason": "stuck port"}, "call-5")
 """The model's third turn: a call the design's ``Confirm`` makes wait for a person."""
 
+DIAGNOSE = Call("diagnose_site", {"site_id": "nyc"}, "call-6")
+"""The model's fourth turn: a tool implemented by an agent, whose inner restart waits too."""
+
+SCRIPT: tuple[tuple[Call, ...], ...] = (*TURNS, (RESTART,), (DIAGNOSE,))
+"""Every turn of the model's tool calls, in order."""
+
 OPERATOR = "operator alice"
 """Who approves the restart."""
 
 ANSWER = "5 of the 8 offline devices at hq are listed; raise the limit to 8 to see them all."
 """What the model says when it is done."""
+
+
+def show_approval(prompt: str) -> None:
+    """What the operator is asked, as they approve it."""
+    print(f"the operator approves: {prompt}")
 
 
 def session_meta(session_id: str) -> ToolCallMeta:

@@ -42,14 +42,27 @@ not run again) with exactly that call decided.
 import asyncio
 import contextlib
 import functools
+import json
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tooldesign.contract.catalog import toolset_version
 from tooldesign.jsonschema import keywords as K
-from tooldesign.runtime.agents import current_run
-from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.agents import (
+    AgentBudgetExceeded,
+    AgentImplementation,
+    AgentTask,
+    current_run,
+)
+from tooldesign.runtime.control.approvals import (
+    ApprovalDecision,
+    ApprovalRequest,
+    approval_id,
+    decision_for,
+)
 from tooldesign.runtime.control.exchanges import InputRequest, answering
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.integrations._common import (
@@ -68,12 +81,16 @@ from tooldesign.runtime.spec.specs import ToolSpec
 try:
     from langchain_core.callbacks import (
         AsyncCallbackManagerForToolRun,
+        BaseCallbackHandler,
         CallbackManagerForToolRun,
     )
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+    from langchain_core.outputs import LLMResult
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool, ToolException
+    from langgraph.errors import GraphRecursionError
     from langgraph.prebuilt import ToolRuntime
-    from langgraph.types import interrupt
+    from langgraph.types import Command, interrupt
     from pydantic import PrivateAttr
 except ImportError as missing:  # pragma: no cover - depends on the environment
     raise ImportError(
@@ -395,11 +412,174 @@ def _answer(result: ToolResult) -> tuple[str, ToolResult]:
     raise ToolCallFailed(result)
 
 
+# ── a LangGraph graph as an agent-implemented tool's implementation ────────────────────────
+
+GraphOrFactory = Any
+"""A compiled LangGraph graph over messages (``MessagesState``), or a callable that builds one
+from the LangChain tools of the toolsets the design ``uses``."""
+
+
+def agent_implementation(
+    graph: GraphOrFactory,
+    *,
+    meta: MetaFromCall | None = None,
+    output: Callable[[Mapping[str, Any]], Any] | None = None,
+    config: RunnableConfig | None = None,
+) -> AgentImplementation[Any, Any]:
+    """A LangGraph graph as the implementation of an agent-implemented tool (bind it with
+    ``handlers={"tool": agent_implementation(graph)}``).
+
+    ``graph`` is a compiled graph whose state has ``messages`` (its tools the runtime's, from
+    :func:`tooldesign_langchain_tools`), or a callable building one from the tools of the
+    toolsets the design ``uses`` (then its calls can only be those; built once per runtime).
+    Each call runs it with the
+    task's prompt as a human message, on the thread of the inner run (``thread_id``: the run's
+    id); its calls of the runtime's tools are calls of the inner run. What it answers is
+    ``output(state)`` — by default the state's ``structured_response`` (LangChain's agents with
+    a ``response_format``), else its last AI message's text, read as JSON when it is. Asked to
+    correct its output, it carries on its conversation with the correction.
+
+    The budget: every chat model request is counted on the task as it starts (``max_turns``),
+    with the tokens the model reports (``max_tokens``); LangGraph's own recursion limit reached
+    is the budget spent too. A graph that stops with LangGraph's ``interrupt`` (a node of its own
+    asking a person; it needs a checkpointer) has each interrupt asked through the outer call's
+    approval flow, as an approval of the outer tool whose prompt is the interrupt's value (its
+    ``prompt``, ``question`` or ``message`` if it is an object); it is resumed with ``True``
+    when granted, else the person's reason (or ``False``) — as :func:`tooldesign_langchain_tools`
+    reads a resume. Waiting for the person, the outer call is answered awaiting that approval.
+    """
+
+    built: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+    """The graph built for each runtime (once: compiling a graph costs more than running it)."""
+
+    async def run(task: AgentTask[Any]) -> Any:
+        if task.runtime is None:
+            raise RuntimeError(f"{task.spec.id}: the agent runs outside a runtime")
+        compiled = graph if hasattr(graph, "ainvoke") else built.get(task.runtime)
+        if compiled is None:
+            tools = tooldesign_langchain_tools(task.runtime, task.toolsets, meta=meta)
+            compiled = built[task.runtime] = graph(tools)
+        thread: Any = {
+            **(config or {}),
+            "configurable": {
+                **((config or {}).get("configurable") or {}),
+                "thread_id": task.run_id,
+            },
+            "callbacks": [_Usage(task)],
+        }
+        kept = getattr(compiled, "checkpointer", None) is not None  # the thread keeps messages
+        history: list[BaseMessage] = task.state.get("messages", [])
+        if task.correction is None or not history:
+            asked: list[BaseMessage] = [HumanMessage(task.prompt())]
+        else:
+            asked = [HumanMessage(task.correction)]
+        value: Any = {"messages": asked if kept else [*history, *asked]}
+        try:
+            while True:
+                state = await compiled.ainvoke(value, thread)
+                waiting = state.get("__interrupt__") if isinstance(state, Mapping) else None
+                if not waiting:
+                    break
+                value = Command(resume={w.id: await _asked(task, w.value) for w in waiting})
+        except GraphRecursionError as exc:
+            limit = thread.get("recursion_limit", 25)
+            raise AgentBudgetExceeded("graph steps", limit) from exc
+        task.state["messages"] = list(state.get("messages", ()))
+        return output(state) if output is not None else _graph_output(state)
+
+    return run
+
+
+class _Usage(BaseCallbackHandler):
+    """Counts an inner graph's chat model requests and tokens on its task (raising past the
+    budget, before the request is sent)."""
+
+    raise_error = True
+    run_inline = True
+
+    def __init__(self, task: AgentTask[Any]) -> None:
+        self.task = task
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        self.task.turn()
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        tokens = 0
+        for generations in response.generations:
+            for generation in generations:
+                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+                tokens += int((usage or {}).get("total_tokens", 0))
+        if tokens:
+            self.task.usage.tokens += tokens
+            limit = self.task.contract.max_tokens
+            if limit is not None and self.task.usage.tokens > limit:
+                raise AgentBudgetExceeded("tokens", limit)
+
+
+async def _asked(task: AgentTask[Any], value: Any) -> Any:
+    """The person's answer to an inner graph's interrupt, through the outer call's approval
+    flow, as the graph is resumed with it."""
+    run = current_run()
+    if run is None:
+        raise RuntimeError(f"{task.spec.id}: the graph interrupted outside an inner run")
+    try:
+        request = ApprovalRequest.from_dict(value)  # a tooldesign tool's own (run outside)
+        tooldesign_request = True
+    except DictFormatError:
+        request = _interrupt_request(task, value)
+        tooldesign_request = False
+    decision = decision_for(request, await run.ask(request, task.meta), by=None)
+    if tooldesign_request and decision is not None:
+        return decision.to_dict()
+    if decision is not None and decision.granted:
+        return True
+    return (decision.reason if decision is not None else None) or False
+
+
+def _interrupt_request(task: AgentTask[Any], value: Any) -> ApprovalRequest:
+    """An approval of the outer tool for an inner graph's interrupt with ``value``."""
+    spec = task.spec
+    prompt: Any = value
+    if isinstance(value, Mapping):
+        prompt = next((value[k] for k in ("prompt", "question", "message") if k in value), value)
+    if not isinstance(prompt, str):
+        prompt = json.dumps(prompt, sort_keys=True, default=str)
+    arguments = {"interrupt": json.loads(json.dumps(value, default=str))}
+    version = toolset_version(task.runtime.specs(f"{spec.service}.{spec.toolset}"))
+    return ApprovalRequest(
+        id=approval_id(version, spec.id, {"run": task.meta.stable_id(), **arguments}),
+        tool=spec.name,
+        tool_id=spec.id,
+        prompt=prompt,
+        arguments=arguments,
+        version=version,
+        tool_call_id=task.meta.tool_call_id,
+        session_id=task.meta.session_id,
+        run_id=task.meta.run_id,
+    )
+
+
+def _graph_output(state: Mapping[str, Any]) -> Any:
+    """What a graph answered: its ``structured_response``, else its last AI message's text
+    (read as JSON when it is)."""
+    if state.get("structured_response") is not None:
+        return state["structured_response"]
+    for message in reversed(list(state.get("messages", ()))):
+        if isinstance(message, AIMessage):
+            text = message.text if isinstance(message.text, str) else str(message.content)
+            try:
+                return json.loads(text)
+            except ValueError:
+                return text
+    return None
+
+
 __all__ = [
     "LangChainCall",
     "MetaFromCall",
     "ToolCallFailed",
     "TooldesignTool",
+    "agent_implementation",
     "approval_answers",
     "tooldesign_langchain_tools",
 ]

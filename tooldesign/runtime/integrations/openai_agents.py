@@ -36,6 +36,7 @@ a call in it that waits is answered to the model as waiting (``pending_approvals
 from __future__ import annotations
 
 import json
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Self
@@ -145,12 +146,19 @@ def agent_implementation(
     the task; ``meta`` each inner call's metadata (forwarded values come from the outer call).
     """
 
+    clones: weakref.WeakKeyDictionary[Any, dict[str, Agent[Any]]] = weakref.WeakKeyDictionary()
+    """The clone made for each runtime and tool (once: its tools are built from the design)."""
+
     async def run(task: AgentTask[Any]) -> Any:
         if task.runtime is None:
             raise RuntimeError(f"{task.spec.id}: the agent runs outside a runtime")
         contract = task.contract
-        tools = tooldesign_tools(task.runtime, task.toolsets, meta=meta)
-        inner = agent.clone(tools=[*agent.tools, *tools], output_type=task.output_type)
+        made = clones.setdefault(task.runtime, {})
+        inner = made.get(task.spec.id)
+        if inner is None:
+            tools = tooldesign_tools(task.runtime, task.toolsets, meta=meta)
+            inner = agent.clone(tools=[*agent.tools, *tools], output_type=task.output_type)
+            made[task.spec.id] = inner
         history: list[Any] | None = task.state.get("conversation")
         given: Any = (
             task.prompt()

@@ -40,6 +40,7 @@ runs the tool again, would tell the application a person approved what nobody wa
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -226,11 +227,18 @@ def agent_implementation(
     from the outer call whatever it says).
     """
 
+    toolsets: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+    """The toolset made for each runtime and tool (once: it is built from the design)."""
+
     async def run(task: AgentTask[Any]) -> Any:
         if task.runtime is None:
             raise RuntimeError(f"{task.spec.id}: the agent runs outside a runtime")
         contract = task.contract
-        toolset = tooldesign_toolset(task.runtime, task.toolsets, meta=meta, strict=strict)
+        made = toolsets.setdefault(task.runtime, {})
+        toolset = made.get(task.spec.id)
+        if toolset is None:
+            toolset = tooldesign_toolset(task.runtime, task.toolsets, meta=meta, strict=strict)
+            made[task.spec.id] = toolset
         history = task.state.get("messages")
         try:
             result = await agent.run(

@@ -34,6 +34,7 @@ from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.transports import serving
 from tooldesign.runtime.transports.base import TransportError
 from tooldesign.runtime.transports.redis import MAX_CALL_BYTES
+from tooldesign.runtime.transports.redis_agents import RedisAgentJournal
 from tooldesign.runtime.transports.redis_calls import CallHandler, Stream, Taken, retry_transient
 from tooldesign.runtime.transports.redis_client import (
     DEFAULT_URL,
@@ -131,6 +132,8 @@ class RedisWorker(LeasedWorker):
             wait=self.connect_wait,
         )  # fmt: skip
         self._scripts = Scripts(self._client, wait_replicas=self.wait_replicas)
+        if self.runtime.agent_journal is None:  # inner runs record their side effects here
+            self.runtime.journal_agent_runs(RedisAgentJournal(self._client, self.keys.prefix))
         self._calls = CallHandler(
             self.id,
             self.runtime,

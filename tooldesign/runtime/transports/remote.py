@@ -11,6 +11,7 @@ queue or a deadline are answers with retry hints like any other.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import logging
 import uuid
@@ -23,9 +24,11 @@ import pydantic_core
 from tooldesign.contract.catalog import toolset_version
 from tooldesign.runtime import answers
 from tooldesign.runtime.approval import granted_approval
+from tooldesign.runtime.control.approvals import ApprovalDecision
 from tooldesign.runtime.control.otel import with_trace_context
 from tooldesign.runtime.dict_reader import DictFormatError
 from tooldesign.runtime.errors import ToolValidationError
+from tooldesign.runtime.pipeline import call_decisions
 from tooldesign.runtime.registration import (
     Interceptor,
     Outcome,
@@ -155,15 +158,17 @@ class RemoteToolset:
         meta = with_trace_context(meta)
         assert meta.call_id is not None
         timeout = self.timeout_for(binding)
+        decisions = call_decisions().given if binding.spec.agent is not None else ()
         try:
             message = CallMessage(
-                call_id=meta.call_id,
+                call_id=_attempt_id(meta.call_id, decisions),
                 tool=binding.spec.id,
                 toolset=self.key,
                 version=self.version,
                 payload=_json_text(request.payload),
                 meta=meta,
                 approval=granted_approval(),
+                decisions=tuple(decisions),
                 repeatable=bool(
                     binding.spec.annotations.idempotent or binding.spec.annotations.read_only
                 ),
@@ -217,6 +222,18 @@ class RemoteToolset:
             "deliveries": answer.deliveries,
         }
         return result
+
+
+def _attempt_id(call_id: str, decisions: Sequence[ApprovalDecision]) -> str:
+    """The queue's id of a call presented with ``decisions`` for its inner run: another attempt
+    than the call without them (whose answer, awaiting a person, the queue keeps for its
+    retries), one for each set of decisions, retried under the same id. The call's own id, in
+    its metadata, stays the same: on the worker, the run is the same outer call's."""
+    if not decisions:
+        return call_id
+    given = sorted(f"{d.id}:{d.nonce}:{int(d.granted)}" for d in decisions)
+    text = "\n".join((call_id, *given))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 async def _runs_remotely(args: Any, meta: ToolCallMeta) -> Outcome:

@@ -89,7 +89,8 @@ async def execute(runtime: Runtime, message: CallMessage, now: float) -> tuple[T
     request = ToolRequest(message.tool, message.payload, message.meta)
     try:
         async with asyncio.timeout(limit):
-            approvals = (message.approval,) if message.approval is not None else ()
+            granted = (message.approval,) if message.approval is not None else ()
+            approvals = (*granted, *message.decisions)  # (an agent-implemented tool's inner run's)
             return await runtime.execute(request, approvals=approvals), True
     except TimeoutError:
         return answers.out_of_time(message.tool, limit), False

@@ -5,7 +5,7 @@ A call::
     {"v": 1, "id": "<call id>", "tool": "<service.toolset.tool>", "toolset": "<service.toolset>",
      "version": "<catalog version>", "deadline": <seconds since the epoch>,
      "payload": "<the arguments as JSON text>", "meta": {<ToolCallMeta.to_dict()>},
-     "approval"?: {<ApprovalDecision.to_dict()>}}
+     "approval"?: {<ApprovalDecision.to_dict()>}, "decisions"?: [<ApprovalDecision.to_dict()>]}
 
 An answer::
 
@@ -15,7 +15,8 @@ An answer::
 The payload travels as the text the model sent, so the worker decodes exactly what the agent
 checked. ``approval`` is the decision a person made on a call that needed one, in the agent:
 the worker runs the call under it (its id binds the exact call and catalog version) without
-asking again. ``deadline`` is counted by the queue's clock (a transport measures its offset from it),
+asking again. ``decisions`` are those the agent was given for the calls of an agent-implemented
+tool's inner run, which runs on the worker. ``deadline`` is counted by the queue's clock (a transport measures its offset from it),
 so agents and workers on machines whose clocks differ agree on it. W3C trace context travels in
 ``meta.trace``.
 """
@@ -90,6 +91,9 @@ class CallMessage:
     clock; set by the transport when it sends the call."""
     approval: ApprovalDecision | None = None
     """The approval the call was granted in the agent, if it needed one."""
+    decisions: tuple[ApprovalDecision, ...] = ()
+    """Decisions the agent was given for the calls of an agent-implemented tool's inner run
+    (which runs on the worker): presented with them, the call resumes its waiting run."""
     repeatable: bool = False
     """Whether running the call twice is harmless (an ``idempotent`` or ``read_only`` tool), for
     the agent's transport only: it is not sent (a worker reads its own specs)."""
@@ -115,6 +119,8 @@ class CallMessage:
         }
         if self.approval is not None:
             data["approval"] = self.approval.to_dict()
+        if self.decisions:
+            data["decisions"] = [decision.to_dict() for decision in self.decisions]
         return _dumps(data)
 
     @classmethod
@@ -134,6 +140,9 @@ class CallMessage:
                     ApprovalDecision.from_dict(read.data["approval"])
                     if read.data.get("approval") is not None
                     else None
+                ),
+                decisions=tuple(
+                    ApprovalDecision.from_dict(decision) for decision in read.items("decisions")
                 ),
             )
         except DictFormatError as exc:
