@@ -121,8 +121,7 @@ def _planned(
     how = "the provider's tool search" if made.search == "native" else "search_tools"
     why = "the loading flags" if plan_from(args) is not None else "Loading in the design"
     print(
-        f"tooldesign: note: {len(made.deferred)} deferred tool(s) ({why}), "
-        f"found through {how}",
+        f"tooldesign: note: {len(made.deferred)} deferred tool(s) ({why}), found through {how}",
         file=sys.stderr,
     )
     return made.tools

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.access import BearerTokens
+    from tooldesign.runtime.mcp.discovery import DiscoveryServer
     from tooldesign.runtime.mcp.events import MemoryEventStore
     from tooldesign.runtime.mcp.http import HttpPolicy
     from tooldesign.runtime.mcp.server import (
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BearerTokens",
+    "DiscoveryServer",
     "HttpPolicy",
     "McpCallContext",
     "MemoryEventStore",
@@ -45,6 +47,7 @@ __all__ = [
 
 _ELSEWHERE = {
     "BearerTokens": "access",
+    "DiscoveryServer": "discovery",
     "HttpPolicy": "http",
     "MemoryEventStore": "events",
     "SessionLimits": "sessions",

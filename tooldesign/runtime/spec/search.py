@@ -34,12 +34,12 @@ import importlib.util
 import json
 import math
 import re
-from itertools import compress, repeat
-from operator import add
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress, repeat
+from operator import add
 from pathlib import Path
 from typing import Any
 
