@@ -388,3 +388,21 @@ def test_loading_flags_that_name_no_tool_or_do_not_apply_are_errors(
     # A plan that defers nothing exports every tool, as without it.
     code, out, err = export(capsys, "--provider", "mcp", "--eager", "devices", GEN)
     assert (code, err) == (0, "") and len(json.loads(out)) == 14
+
+
+def test_namespaces_are_an_openai_responses_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = export(
+        capsys,
+        "--provider",
+        "openai",
+        "--api",
+        "responses",
+        "--defer",
+        "metrics",
+        "--namespaces",
+        GEN,
+    )
+    spaces = [t for t in json.loads(out) if t["type"] == "namespace"]
+    assert code == 0 and [s["name"] for s in spaces] == ["metrics"]
+    code, out, err = export(capsys, "--provider", "anthropic", "--namespaces", GEN)
+    assert (code, out) == (2, "") and "--namespaces groups deferred tools for OpenAI" in err

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from tooldesign.runtime.providers import LoadingPlan
 
 
-def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+def add_plan_arguments(parser: argparse.ArgumentParser, *, namespaces: bool = False) -> None:
+    """The plan's flags; ``namespaces``: ``--namespaces`` too (an export's)."""
     group = parser.add_argument_group(
         "loading plan",
         "which tools the model is given up front and which it finds through a tool search "
@@ -47,6 +48,13 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read-only tools (annotations) are loaded up front unless a selector defers them",
     )
+    if namespaces:
+        group.add_argument(
+            "--namespaces",
+            action="store_true",
+            help="OpenAI Responses: group the deferred tools in a namespace per toolset, "
+            "which its tool search is trained on",
+        )
 
 
 def plan_from(args: argparse.Namespace) -> LoadingPlan | None:
@@ -54,13 +62,15 @@ def plan_from(args: argparse.Namespace) -> LoadingPlan | None:
     from tooldesign.runtime.providers import LoadingPlan
 
     deferred, eager = _listed(args.defer), _listed(args.eager)
-    if not (deferred or eager or args.default_loading or args.read_only_eager):
+    namespaces = bool(getattr(args, "namespaces", False))
+    if not (deferred or eager or args.default_loading or args.read_only_eager or namespaces):
         return None
     return LoadingPlan(
         deferred=deferred,
         eager=eager,
         default=args.default_loading or "eager",
         read_only_eager=args.read_only_eager,
+        namespaces=namespaces,
     )
 
 
@@ -71,6 +81,7 @@ def plan_flags_given(args: argparse.Namespace) -> list[str]:
         ("--eager", bool(args.eager)),
         ("--default-loading", bool(args.default_loading)),
         ("--read-only-eager", bool(args.read_only_eager)),
+        ("--namespaces", bool(getattr(args, "namespaces", False))),
     ]
     return [flag for flag, value in given if value]
 

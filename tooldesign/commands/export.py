@@ -49,7 +49,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="json: the provider's tool definitions; prompt: a readable list for system prompts",
     )
     export.add_argument("--out", metavar="FILE", help="write here instead of standard output")
-    add_plan_arguments(export)
+    add_plan_arguments(export, namespaces=True)
     export.set_defaults(run=run)
 
 
@@ -101,6 +101,15 @@ def _planned(
     from tooldesign.runtime.providers.deferred import native_search
 
     plan = plan_from(args)
+    if (
+        plan is not None
+        and plan.namespaces
+        and not (args.provider == "openai" and args.api == "responses")
+    ):
+        raise UserError(
+            "--namespaces groups deferred tools for OpenAI Responses (--provider openai --api "
+            "responses); other providers have no namespaces"
+        )
     if plan is None and not any(tool.loading == "deferred" for tool in provider.index):
         return None
     plan = plan or LoadingPlan()
