@@ -217,3 +217,25 @@ def test_over_mcp_the_structured_content_is_the_preview(executor: ModuleType) ->
     structured = message["structuredContent"]
     assert structured["total"] == 500 and 0 < len(structured["rows"]) < 500
     assert "read_result" in message["content"][0]["text"]
+
+
+# ── how to ask for less, from the design ────────────────────────────────────────────────────
+
+
+def test_a_bounded_tool_over_budget_says_how_to_ask_for_less_from_its_arguments() -> None:
+    from tests.support.spill import spilling_runtime
+
+    hint = "Filter by status (online, offline or unknown); use a smaller limit (1 to 500)."
+    meta = ToolCallMeta(run_id="run-1", session_id="s")
+    call = ToolRequest("list_devices", '{"site_id": "hq", "limit": 50}', meta)
+    for overflow in (None, "refuse", "cut", "spill"):
+        runtime = spilling_runtime(Limits(result_bytes=700, result_overflow=overflow))
+        answer = runtime.execute_sync(call)
+        text = answer.for_model()
+        assert hint in text or hint[0].lower() + hint[1:] in text, (overflow, text)
+        if overflow in (None, "refuse"):  # refused: the bounds carry it too
+            assert answer.bounds is not None and answer.bounds.refinement_hint == hint
+    # A tool that is not bounded is told nothing more than before.
+    runtime = spilling_runtime(Limits(result_bytes=300))
+    topology = runtime.execute_sync(ToolRequest("get_topology", '{"site_id": "hq"}', meta))
+    assert "Filter by" not in topology.for_model()

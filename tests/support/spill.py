@@ -21,11 +21,11 @@ FIRST = ("list_devices", {"site_id": "hq", "limit": 50})
 _READ = re.compile(r'read_result\(handle="([^"]+)", path="([^"]*)", offset=(\d+)\)')
 
 
-def spilling_runtime() -> Runtime:
-    """The example's toolsets under a small budget that spills, with ``read_result``."""
-    runtime = Runtime(
-        registrations(Inventory()), limits=Limits(result_bytes=BUDGET, result_overflow="spill")
-    )
+def spilling_runtime(limits: Limits | None = None) -> Runtime:
+    """The example's toolsets under a small budget that spills (or ``limits``), with
+    ``read_result``."""
+    limits = limits or Limits(result_bytes=BUDGET, result_overflow="spill")
+    runtime = Runtime(registrations(Inventory()), limits=limits)
     runtime.register(results_registration(runtime))
     return runtime
 

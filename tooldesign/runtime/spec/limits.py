@@ -34,6 +34,10 @@ class Limits:
     shown as a preview shaped like the result), ``"refuse"``, or ``"spill"`` (the preview and
     a handle the builtin ``read_result`` tool reads the rest with); ``None`` cuts text and
     refuses data.
+    ``ask_for_less``: what an answer over ``result_bytes`` tells the model about asking for
+    less. A bounded tool's is made from its own arguments when it is registered (its filters,
+    its limit, its cursor: :mod:`~tooldesign.runtime.spec.narrowing`); a refinement hint the
+    service returns wins.
     """
 
     payload_bytes: int = MIB
@@ -41,10 +45,11 @@ class Limits:
     array_items: int = 10_000
     result_bytes: int = 64 * KIB
     result_overflow: Overflow | None = None
+    ask_for_less: str | None = None
 
     def __post_init__(self) -> None:
         for name, value in dataclasses.asdict(self).items():
-            if value is not None:
+            if value is not None and name != "ask_for_less":
                 check_limit(name, value)
 
     def for_tool(self, own: ToolLimits | None) -> Limits:
