@@ -73,8 +73,8 @@ async def budgeted(
     """
     overflow = limits.result_overflow
     if overflow is None:
-        return within_budget(result, limits.result_bytes, tool)
-    budget = limits.result_bytes
+        return within_budget(result, limits.result_bytes, tool, limits)
+    budget = _byte_budget(result, limits.result_bytes, limits)
     over = _over(result, budget)
     if over is None:
         return result
@@ -94,9 +94,59 @@ async def budgeted(
                 handle, tool_id, meta.run_id, value_json, time.time() + spills.ttl
             )
             await spills.store.put(entry)
-    if text_result(result.result) is not None:
-        return _cut(result, text, size, budget, handle, tool, hint)
-    return _previewed(result, text, size, budget, tool, handle, hint)
+    # Within a token budget too: measured once shown, and made again smaller if over it.
+    for _ in range(_TOKEN_TRIES):
+        if text_result(result.result) is not None:
+            answer = _cut(result, text, size, budget, handle, tool, hint)
+        else:
+            answer = _previewed(result, text, size, budget, tool, handle, hint)
+        smaller = _smaller_for_tokens(answer, budget, limits)
+        if smaller is None:
+            return answer
+        budget = smaller
+    return answer
+
+
+_TOKEN_TRIES = 4
+
+
+def _byte_budget(result: ToolResult, budget: int, limits: Limits | None) -> int:
+    """``budget`` bytes, or fewer where ``limits.result_tokens`` allows fewer: the bytes the
+    result's text would keep at its own rate of bytes per token (and a tenth less)."""
+    tokens = limits.result_tokens if limits is not None else None
+    if tokens is None:
+        return budget
+    encoded = result.result_json
+    # No cl100k token is shorter than a byte: a text of at most `tokens` bytes fits.
+    if encoded is not None and result.model_text is None and len(encoded) * 4 <= tokens:
+        return budget
+    text = result.for_model()
+    size = text_bytes(text)
+    if size <= tokens:
+        return budget
+    count = _count(text)
+    if count <= tokens:
+        return budget
+    return max(1, min(budget, size * tokens * 9 // (count * 10)))
+
+
+def _smaller_for_tokens(answer: ToolResult, budget: int, limits: Limits | None) -> int | None:
+    """A smaller byte budget when ``answer`` is over ``limits.result_tokens``; else ``None``."""
+    tokens = limits.result_tokens if limits is not None else None
+    if tokens is None or answer.model_text is None:
+        return None
+    count = _count(answer.model_text)
+    if count <= tokens:
+        return None
+    return max(1, budget * tokens * 9 // (count * 10))
+
+
+def _count(text: str) -> int:
+    from tooldesign.runtime.providers.tokens import token_counter
+
+    count = token_counter()
+    assert count is not None  # Limits(result_tokens=...) is refused without one
+    return count(text)
 
 
 def _hint(result: ToolResult, limits: Limits | None) -> str | None:
@@ -111,8 +161,10 @@ def _hint(result: ToolResult, limits: Limits | None) -> str | None:
 def within_budget(
     result: ToolResult, budget: int, tool: str, limits: Limits | None = None
 ) -> ToolResult:
-    """``result`` as the model may read it: itself when its text fits ``budget`` bytes; else
-    text cut and data refused (told how to ask for less: ``limits.ask_for_less``)."""
+    """``result`` as the model may read it: itself when its text fits ``budget`` bytes (and
+    ``limits.result_tokens``); else text cut and data refused (told how to ask for less:
+    ``limits.ask_for_less``)."""
+    budget = _byte_budget(result, budget, limits)
     encoded = result.result_json
     # The common case, decided by a length: the model reads the encoding, or the text it
     # encodes (no longer than its encoding), and no character takes more than 4 bytes.
@@ -123,9 +175,15 @@ def within_budget(
         return result
     text, size = over
     hint = _hint(result, limits)
-    if text_result(result.result) is not None:
-        return _cut(result, text, size, budget, hint=hint)
-    return _refused(result, size, budget, tool, hint)
+    if text_result(result.result) is None:
+        return _refused(result, size, budget, tool, hint)
+    for _ in range(_TOKEN_TRIES):
+        answer = _cut(result, text, size, budget, hint=hint)
+        smaller = _smaller_for_tokens(answer, budget, limits)
+        if smaller is None:
+            return answer
+        budget = smaller
+    return answer
 
 
 def _over(result: ToolResult, budget: int) -> tuple[str, int] | None:
