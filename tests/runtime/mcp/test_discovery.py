@@ -88,3 +88,40 @@ async def test_a_plan_naming_no_tool_or_a_runtime_without_search_is_refused() ->
         DiscoveryServer(discovery_runtime(), plan=LoadingPlan(deferred=["nothing"]))
     with pytest.raises(PlanError, match="search_tools"):
         DiscoveryServer(discovery_runtime(search=False), plan=PLAN)
+
+
+@pytest.mark.slow
+async def test_over_http_each_session_gets_its_own_list_and_notice() -> None:
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from tests.runtime.mcp.test_server import serving
+
+    notices: list[IncomingMessage] = []
+
+    async def on_message(message: IncomingMessage) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            notices.append(message)
+
+    def connect(url: str, **options: object) -> Client:
+        transport = streamable_http_client(url, http_client=create_mcp_http_client())
+        return Client(transport, **options)  # type: ignore[arg-type]
+
+    server = DiscoveryServer(discovery_runtime(), plan=PLAN)
+    first = await names_of(server)
+    async with (
+        serving(server.streamable_http_app()) as url,
+        connect(url, message_handler=on_message) as alice,
+        connect(url) as bob,
+    ):
+        # A tool injects session_id: a stateful app offers the handshake wire, with sessions.
+        assert alice.protocol_version == bob.protocol_version == "2025-11-25"
+        found = await alice.call_tool("search_tools", {"query": "restart a device"})
+        assert found.structured_content is not None
+        hits = {t["name"] for t in found.structured_content["tools"]}
+        assert "restart_device" in hits
+        with anyio.fail_after(10):
+            while not notices:
+                await anyio.sleep(0.02)
+        assert await names(alice) == first | hits
+        assert await names(bob) == first
