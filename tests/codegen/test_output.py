@@ -240,6 +240,7 @@ def test_unchanged_files_are_not_rewritten_and_only_changed_toolsets_render(tmp_
         "svc/tool_schemas.json",
         "svc/toolsets/beta/specs.py",
         "svc/toolsets/beta/tool_schemas.json",
+        "svc/toolsets/beta/tool_search.json",
     ]
 
 
@@ -352,7 +353,7 @@ def test_summary_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["gen", str(design), "--out", str(tmp_path / "out")]) == 0
     line = capsys.readouterr().out.strip()
     assert line.startswith(
-        "tooldesign: 1 service(s), 2 toolset(s), 2 tool(s); wrote 18, unchanged 0, removed 0 file(s) in "
+        "tooldesign: 1 service(s), 2 toolset(s), 2 tool(s); wrote 20, unchanged 0, removed 0 file(s) in "
     )
     assert line.endswith("s")
 

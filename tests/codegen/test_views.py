@@ -19,6 +19,7 @@ from tooldesign.codegen.files import (
     CATALOG,
     CODE_API,
     MODELS,
+    SEARCH_WORDS,
     SERVICE_INIT,
     GeneratedFile,
     service_files,
@@ -158,6 +159,7 @@ def test_a_bound_toolset_package_has_transforms(bound: ToolsetView) -> None:
         ("shop/toolsets/orders/transforms.py", "transforms.py.j2"),
         ("shop/toolsets/orders/types.py", MODELS),
         ("shop/toolsets/orders/tool_schemas.json", CATALOG),
+        ("shop/toolsets/orders/tool_search.json", SEARCH_WORDS),
         ("shop/toolsets/orders/code_api.pyi", CODE_API),
     ]
     executor = toolset_files(bound, [])[3]

@@ -339,3 +339,70 @@ def test_union_parameters_of_strict_tools_are_counted_across_the_set() -> None:
         "18 union-typed parameters across strict tools: Anthropic takes at most 16 in one request"
     ]
     assert strict_request_limits([{**tool, "strict": False}] * 9) == []
+
+
+# ── the loading plan's flags ────────────────────────────────────────────────────────────────
+
+
+def test_loading_flags_defer_tools_by_toolset_name_and_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Chat Completions has no hosted search: the builtin search_tools is added, eager.
+    code, out, err = export(
+        capsys, "--provider", "openai", "--defer", "devices,sites", "--eager", "get_site", GEN
+    )
+    names = [t["function"]["name"] for t in json.loads(out)]
+    assert code == 0 and "6 deferred tool(s) (the loading flags)" in err
+    assert "get_site" in names and "search_tools" in names
+    assert not {"list_devices", "restart_device", "list_sites", "get_topology"} & set(names)
+    # Anthropic's own search: every tool listed, the deferred ones marked.
+    code, out, err = export(
+        capsys,
+        "--provider",
+        "anthropic",
+        "--default-loading",
+        "deferred",
+        "--read-only-eager",
+        GEN,
+    )
+    tools = json.loads(out)
+    deferred = {t["name"] for t in tools if t.get("defer_loading")}
+    assert code == 0 and "provider's tool search" in err
+    assert deferred == {
+        "restart_device",
+        "schedule_maintenance",
+        "update_preferences",
+        "diagnose_site",
+    }
+    assert any(t.get("name", "").startswith("tool_search_tool") for t in tools)
+
+
+def test_loading_flags_that_name_no_tool_or_do_not_apply_are_errors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = export(capsys, "--provider", "openai", "--defer", "nothing_like_this", GEN)
+    assert (code, out) == (2, "")
+    assert "'nothing_like_this'" in err and "toolsets: devices, diagnosis" in err
+    code, _, err = export(capsys, "--format", "prompt", "--defer", "devices", GEN)
+    assert code == 2 and "--defer applies only to --format json" in err
+    # A plan that defers nothing exports every tool, as without it.
+    code, out, err = export(capsys, "--provider", "mcp", "--eager", "devices", GEN)
+    assert (code, err) == (0, "") and len(json.loads(out)) == 14
+
+
+def test_namespaces_are_an_openai_responses_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = export(
+        capsys,
+        "--provider",
+        "openai",
+        "--api",
+        "responses",
+        "--defer",
+        "metrics",
+        "--namespaces",
+        GEN,
+    )
+    spaces = [t for t in json.loads(out) if t["type"] == "namespace"]
+    assert code == 0 and [s["name"] for s in spaces] == ["metrics"]
+    code, out, err = export(capsys, "--provider", "anthropic", "--namespaces", GEN)
+    assert (code, out) == (2, "") and "--namespaces groups deferred tools for OpenAI" in err

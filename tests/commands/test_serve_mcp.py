@@ -370,3 +370,48 @@ async def test_serves_over_http_with_a_token_from_the_environment() -> None:
             async with Client(streamable_http_client(url, http_client=http_client)) as client:
                 result = await client.call_tool("list_sites", {"region": "apac"})
     assert result.is_error is False
+
+
+# ── discovery: a loading plan on the command line ───────────────────────────────────────────
+
+
+def plan_args(target: str, **plan: object) -> argparse.Namespace:
+    args = serve_args(target)
+    defaults: dict[str, object] = {
+        "defer": [],
+        "eager": [],
+        "default_loading": None,
+        "read_only_eager": False,
+    }
+    for key, value in {**defaults, **plan}.items():
+        setattr(args, key, value)
+    return args
+
+
+@pytest.mark.anyio
+async def test_a_loading_plan_serves_the_catalog_as_discovery(targets: str) -> None:
+    from mcp import Client
+    from tooldesign.runtime.mcp.discovery import DiscoveryServer
+
+    server = await resolve(plan_args(f"{targets}:netops", defer=["devices,metrics"]))
+    assert isinstance(server, DiscoveryServer)
+    listed = {tool.name for tool in server.tools()}
+    assert "search_tools" in listed and "tool_index" in listed and "get_site" in listed
+    assert not {"list_devices", "restart_device", "get_time_series"} & listed
+    async with Client(server.server, mode="legacy") as client:
+        found = await client.call_tool("search_tools", {"query": "sites", "limit": 10})
+        assert found.structured_content is not None
+        # The tool_index registered with the plan searches the deferred tools only.
+        names = {t["name"] for t in found.structured_content["tools"]}
+        deferred = {spec.name for spec in server.runtime.specs()} - listed
+        assert names and names <= deferred
+        assert names <= {tool.name for tool in (await client.list_tools()).tools}
+
+
+def test_a_loading_plan_that_cannot_serve_is_a_clear_error(targets: str) -> None:
+    message = serve_error(plan_args(f"{targets}:netops", defer=["nothing_like_this"]))
+    assert "'nothing_like_this'" in message and "toolsets: devices" in message
+    message = serve_error(plan_args(f"{targets}:configured", default_loading="deferred"))
+    assert message.endswith(
+        "drop --default-loading (set it in code, where the ToolServer is built)"
+    )

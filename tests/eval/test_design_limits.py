@@ -550,3 +550,19 @@ def test_a_result_overflow_that_is_no_policy_is_refused_at_its_line(
     issue = single_issue(path)
     assert_mentions(issue, "result_overflow", "'cut', 'refuse', 'spill'", "'truncate'")
     assert_at(issue, path)
+
+
+def test_a_result_token_budget_reaches_the_tool(write_design: WriteDesign) -> None:
+    from tooldesign.eval.evaluate import evaluate
+
+    path = write_design(
+        """\
+        with Service("svc", "A service"):
+            with Toolset("ts", "A toolset"):
+                with Tool("ping", "A tool"):
+                    Return(String, "Pong")
+                    Limits(result_tokens=300, result_overflow="spill")
+        """,
+    )
+    [tool] = [t for s in evaluate([str(path)]).services for ts in s.toolsets for t in ts.tools]
+    assert tool.limits.given() == {"result_overflow": "spill", "result_tokens": 300}

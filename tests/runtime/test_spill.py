@@ -217,3 +217,53 @@ def test_over_mcp_the_structured_content_is_the_preview(executor: ModuleType) ->
     structured = message["structuredContent"]
     assert structured["total"] == 500 and 0 < len(structured["rows"]) < 500
     assert "read_result" in message["content"][0]["text"]
+
+
+# ── how to ask for less, from the design ────────────────────────────────────────────────────
+
+
+def test_a_bounded_tool_over_budget_says_how_to_ask_for_less_from_its_arguments() -> None:
+    from tests.support.spill import spilling_runtime
+
+    hint = "Filter by status (online, offline or unknown); use a smaller limit (1 to 500)."
+    meta = ToolCallMeta(run_id="run-1", session_id="s")
+    call = ToolRequest("list_devices", '{"site_id": "hq", "limit": 50}', meta)
+    for overflow in (None, "refuse", "cut", "spill"):
+        runtime = spilling_runtime(Limits(result_bytes=700, result_overflow=overflow))
+        answer = runtime.execute_sync(call)
+        text = answer.for_model()
+        assert hint in text or hint[0].lower() + hint[1:] in text, (overflow, text)
+        if overflow in (None, "refuse"):  # refused: the bounds carry it too
+            assert answer.bounds is not None and answer.bounds.refinement_hint == hint
+    # A tool that is not bounded is told nothing more than before.
+    runtime = spilling_runtime(Limits(result_bytes=300))
+    topology = runtime.execute_sync(ToolRequest("get_topology", '{"site_id": "hq"}', meta))
+    assert "Filter by" not in topology.for_model()
+
+
+# ── a budget in tokens ──────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("overflow", [None, "refuse", "cut", "spill"])
+def test_what_the_model_reads_fits_a_token_budget_too(overflow: Any) -> None:
+    from tooldesign.runtime.providers.tokens import token_counter
+
+    from tests.support.spill import spilling_runtime
+
+    count = token_counter()
+    assert count is not None
+    meta = ToolCallMeta(run_id="run-1", session_id="s")
+    runtime = spilling_runtime(Limits(result_tokens=400, result_overflow=overflow))
+    answer = runtime.execute_sync(ToolRequest("list_devices", '{"site_id": "hq"}', meta))
+    text = answer.for_model()
+    assert count(text) <= 400 < count(answer.result_json or "")
+    if overflow == "spill":
+        assert 'read_result(handle="' in text and "devices: " in text
+    # A small result is left as it is.
+    small = runtime.execute_sync(ToolRequest("get_site", '{"site_id": "hq"}', meta))
+    assert small.model_text is None and small.ok
+
+
+def test_a_token_budget_is_a_positive_integer() -> None:
+    with pytest.raises(ValueError, match="result_tokens must be a positive integer"):
+        Limits(result_tokens=0)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tooldesign.codegen.output import HEADER
 from tooldesign.contract.catalog import CATALOG_NAME, catalog_entry
 from tooldesign.contract.naming import package_dir
+from tooldesign.runtime.spec.search import WORDS_NAME
 
 if TYPE_CHECKING:
     from tooldesign.codegen.views import ToolsetView
@@ -24,6 +25,10 @@ MODELS = "<model generator>"
 
 CATALOG = "<catalog>"
 """The renderer of ``tool_schemas.json``: the tools listed, as JSON with one tool a line."""
+
+SEARCH_WORDS = "<search words>"
+"""The renderer of ``tool_search.json``: each tool's weighted words, read once at generation
+(:mod:`tooldesign.runtime.spec.search`), so a runtime's tool search need not read them."""
 
 CODE_API = "<code api>"
 """The renderer of ``code_api.pyi``: the typed API code mode shows a model, from the catalog."""
@@ -104,6 +109,11 @@ def toolset_files(view: ToolsetView, catalog: Sequence[dict[str, Any]]) -> list[
     )
     files.append(
         GeneratedFile(f"{package}/{CATALOG_NAME}", CATALOG, {"parts": [catalog]}, formatted=False)
+    )
+    files.append(
+        GeneratedFile(
+            f"{package}/{WORDS_NAME}", SEARCH_WORDS, {"entries": catalog}, formatted=False
+        )
     )
     # Written as rendered: the runtime renders the same text from the specs (a test compares).
     files.append(

@@ -9,7 +9,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldesign.codegen.files import CATALOG, CODE_API, MODELS, SERVICE_INIT, GeneratedFile
+from tooldesign.codegen.files import (
+    CATALOG,
+    CODE_API,
+    MODELS,
+    SEARCH_WORDS,
+    SERVICE_INIT,
+    GeneratedFile,
+)
 from tooldesign.codegen.literals import py_docstring, py_literal
 
 if TYPE_CHECKING:
@@ -61,6 +68,8 @@ def render_files(files: Iterable[GeneratedFile]) -> Rendered:
             out.files[file.path] = _catalog(file.context["parts"])
         elif file.template == CODE_API:
             out.files[file.path] = _code_api(file.context)
+        elif file.template == SEARCH_WORDS:
+            out.files[file.path] = _search_words(file.context["entries"])
         elif file.template == SERVICE_INIT:
             # Written as the formatter would write it: it skips the formatting run.
             out.files[file.path] = (
@@ -82,6 +91,13 @@ def _code_api(context: Any) -> str:
 
     tools = [CatalogTool.from_entry(entry) for entry in context["entries"]]
     return f"{context['header']}\n{api_for_catalog(tools, title=context['heading'])}"
+
+
+def _search_words(entries: Iterable[Any]) -> str:
+    from tooldesign.contract.catalog import CatalogTool
+    from tooldesign.runtime.spec.search import words_text
+
+    return words_text(CatalogTool.from_entry(entry) for entry in entries)
 
 
 def _catalog(parts: Iterable[Any]) -> str:

@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tooldesign.commands._loading import add_plan_arguments, plan_flags_given, plan_from
 from tooldesign.commands._wording import in_cli_words
 from tooldesign.contract.errors import EXIT_OK, UserError
 from tooldesign.contract.providers import APIS, PROVIDERS
@@ -48,6 +49,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="json: the provider's tool definitions; prompt: a readable list for system prompts",
     )
     export.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    add_plan_arguments(export, namespaces=True)
     export.set_defaults(run=run)
 
 
@@ -92,12 +94,27 @@ def run(args: argparse.Namespace) -> int:
 def _planned(
     provider: ProviderAdapter, tools: list[Any], args: argparse.Namespace
 ) -> list[dict[str, Any]] | None:
-    """The design's loading plan, when it defers tools (``Loading("deferred")``): the
-    provider's hosted tool search, or the builtin ``search_tools`` added where it has none."""
+    """The loading plan of the flags (``--defer``…), else the design's when it defers tools
+    (``Loading("deferred")``): the provider's hosted tool search, or the builtin
+    ``search_tools`` added where it has none."""
     from tooldesign.runtime.providers import SEARCH_TOOL_ID, LoadingPlan, adapter, deferred_export
     from tooldesign.runtime.providers.deferred import native_search
 
-    if not any(tool.loading == "deferred" for tool in provider.index):
+    plan = plan_from(args)
+    if (
+        plan is not None
+        and plan.namespaces
+        and not (args.provider == "openai" and args.api == "responses")
+    ):
+        raise UserError(
+            "--namespaces groups deferred tools for OpenAI Responses (--provider openai --api "
+            "responses); other providers have no namespaces"
+        )
+    if plan is None and not any(tool.loading == "deferred" for tool in provider.index):
+        return None
+    plan = plan or LoadingPlan()
+    if not any(plan.loading(tool) == "deferred" for tool in provider.index):
+        plan.check(provider.index)  # a selector naming no tool is said before anything else
         return None
     if native_search(provider) is None and provider.index.get(SEARCH_TOOL_ID) is None:
         from tooldesign.builtin.gen.builtin.toolsets.tool_index.specs import SEARCH_TOOLS_SPEC
@@ -109,11 +126,11 @@ def _planned(
             api=args.api,
             fallback=getattr(args, "fallback", False),
         )
-    made = deferred_export(provider, LoadingPlan())
+    made = deferred_export(provider, plan)
     how = "the provider's tool search" if made.search == "native" else "search_tools"
+    why = "the loading flags" if plan_from(args) is not None else "Loading in the design"
     print(
-        f"tooldesign: note: {len(made.deferred)} deferred tool(s) (Loading in the design), "
-        f"found through {how}",
+        f"tooldesign: note: {len(made.deferred)} deferred tool(s) ({why}), found through {how}",
         file=sys.stderr,
     )
     return made.tools
@@ -172,6 +189,7 @@ def _check_options(args: argparse.Namespace) -> None:
                 ("--strict", args.strict),
                 ("--api", args.api),
                 ("--fallback", getattr(args, "fallback", False)),
+                *((flag, True) for flag in plan_flags_given(args)),
             )
             if value
         ]

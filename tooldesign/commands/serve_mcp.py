@@ -1,5 +1,6 @@
 """``tooldesign serve-mcp MODULE:ATTR [--app-dir DIR] [--transport stdio|http] [--host] [--port]
-[--name] [--server-version V] [--meta-for MODULE:FUNC] [--on-result MODULE:FUNC]`` and, over HTTP, ``[--auth-token-env
+[--name] [--server-version V] [--meta-for MODULE:FUNC] [--on-result MODULE:FUNC] [--defer SELECTOR]
+[--eager SELECTOR] [--default-loading eager|deferred] [--read-only-eager]`` and, over HTTP, ``[--auth-token-env
 NAME] [--allowed-host HOST] [--allowed-origin ORIGIN] [--max-sessions N]
 [--max-sessions-per-client N] [--session-idle-timeout SECONDS] [--no-auth]``.
 
@@ -11,6 +12,12 @@ and the call id come from there: without it, the tools that inject others are na
 warning), ``on_result(result, context)`` observes each result. The
 application is imported from ``--app-dir`` (default: the current directory), so an MCP host can
 start the server from any working directory.
+
+With a loading plan (``--defer``, ``--eager``, ``--default-loading``, ``--read-only-eager``, as
+``tooldesign export`` takes them), the catalog is served as discovery
+(:class:`~tooldesign.runtime.mcp.discovery.DiscoveryServer`): ``tools/list`` shows the eager
+tools and ``search_tools`` (the builtin ``tool_index`` is registered with the plan, in place of
+one registered without it), and each connection's list grows by what its searches found.
 
 On stdio, standard output is the protocol's channel: the application is imported with its
 standard output sent to standard error, and while serving the SDK sends it there too. Log
@@ -33,6 +40,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tooldesign.commands._loading import add_plan_arguments, plan_flags_given, plan_from
 from tooldesign.commands._targets import built, load_target, parse_target
 from tooldesign.contract.errors import EXIT_OK, UserError
 
@@ -82,6 +90,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="MODULE:FUNC",
         help="observes each result: on_result(result, context), sync or async",
     )
+    add_plan_arguments(serve)  # with any of them: discovery (a search and the tools found)
     http = serve.add_argument_group("over HTTP")
     http.add_argument(
         "--auth-token-env",
@@ -334,16 +343,32 @@ async def resolve_server(
         given = ["--name"] if args.name else []
         given += ["--server-version"] if version else []
         given += [_CALLBACK_FLAGS[option] for option in callbacks]
+        given += plan_flags_given(args) if hasattr(args, "defer") else []
         if given:
             raise UserError(
                 f"{args.target} is a ToolServer, which is configured already: drop "
                 f"{' and '.join(given)} (set it in code, where the ToolServer is built)"
             )
         return value
+    plan = plan_from(args) if hasattr(args, "defer") else None
     try:
+        if plan is not None:
+            return _discovery(value, plan, name=args.name, version=version or "", **callbacks)
         return ToolServer(value, name=args.name, version=version or "", **callbacks)
     except TypeError as exc:  # a callback that cannot be called as the server calls it
         raise UserError(str(exc)) from None
+
+
+def _discovery(runtime: Any, plan: Any, **options: Any) -> ToolServer:
+    """The runtime served as discovery: the builtin tool_index registered with the plan (in place
+    of one registered without it), so search_tools searches the deferred tools."""
+    from tooldesign.builtin.tool_index import SERVICE, TOOLSET, tool_index_registration
+    from tooldesign.runtime.mcp.discovery import DiscoveryServer
+
+    if any((info.service, info.toolset) == (SERVICE, TOOLSET) for info in runtime.toolsets()):
+        runtime.unregister(SERVICE, TOOLSET)
+    runtime.register(tool_index_registration(runtime, plan=plan))
+    return DiscoveryServer(runtime, plan=plan, **options)
 
 
 def uncarried_warning(server: ToolServer) -> str | None:
@@ -366,7 +391,7 @@ async def _serve_stdio(target: Any, callbacks: dict[str, Any], args: argparse.Na
         tools = len(server.tools())
     _log_to_stderr()
     # Standard output is the protocol's channel: anything for people goes to standard error.
-    print(f"tooldesign: serving {tools} tool(s) over MCP on stdio", file=sys.stderr)
+    print(f"tooldesign: serving {tools} tool(s) over MCP on stdio{_found(server)}", file=sys.stderr)
     _warn_uncarried(server)
     try:
         await server.serve_stdio()
@@ -403,11 +428,24 @@ async def _serve_http(
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    lines = [f"serving {len(server.tools())} tool(s) over MCP at http://{shown}:{port}/mcp"]
+    lines = [
+        f"serving {len(server.tools())} tool(s) over MCP at http://{shown}:{port}/mcp"
+        + _found(server)
+    ]
     lines += app.state.mcp_policy.describe()
     print("\n".join(f"tooldesign: {line}" for line in lines), file=sys.stderr, flush=True)
     _warn_uncarried(server)
     await uvicorn.Server(config).serve(sockets=[listener])
+
+
+def _found(server: ToolServer) -> str:
+    """For a discovery server: how many more tools its search finds."""
+    from tooldesign.runtime.mcp.discovery import DiscoveryServer
+
+    if not isinstance(server, DiscoveryServer):
+        return ""
+    deferred = len(server.runtime.specs()) - len(server.tools())
+    return f", and {deferred} more found through search_tools"
 
 
 def _warn_uncarried(server: ToolServer) -> None:

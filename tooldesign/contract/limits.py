@@ -41,6 +41,7 @@ class ToolLimits:
     array_items: int | None = None
     result_bytes: int | None = None
     result_overflow: Overflow | None = None
+    result_tokens: int | None = None
 
     def __post_init__(self) -> None:
         for name, value in self.given().items():

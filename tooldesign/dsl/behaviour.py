@@ -169,11 +169,13 @@ def Limits(
     array_items: int | None = None,
     result_bytes: int | None = None,
     result_overflow: Overflow | None = None,
+    result_tokens: int | None = None,
 ) -> None:
     """This tool's own limits on what one call may carry, over the runtime's (``None`` keeps
     the runtime's): ``payload_bytes`` of arguments, their nesting ``depth``, the
-    ``array_items`` of one array, the ``result_bytes`` a model reads of the result, and what
-    happens past them (``result_overflow``: ``"cut"``, ``"refuse"`` or ``"spill"``)."""
+    ``array_items`` of one array, the ``result_bytes`` a model reads of the result (and its
+    ``result_tokens``, cl100k), and what happens past them (``result_overflow``: ``"cut"``,
+    ``"refuse"`` or ``"spill"``)."""
     _once_in_tool(
         "Limits",
         "limits",
@@ -185,6 +187,7 @@ def Limits(
             array_items=array_items,
             result_bytes=result_bytes,
             result_overflow=result_overflow,
+            result_tokens=result_tokens,
         ),
     )
 

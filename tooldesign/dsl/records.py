@@ -134,6 +134,7 @@ class LimitsRecord(Record):
     array_items: Any = None
     result_bytes: Any = None
     result_overflow: Any = None
+    result_tokens: Any = None
 
 
 @dataclass(eq=False)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from tooldesign.runtime import answers
+from tooldesign.runtime import answers, spill
 from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.result import ToolResult, text_result
@@ -73,14 +73,15 @@ async def budgeted(
     """
     overflow = limits.result_overflow
     if overflow is None:
-        return within_budget(result, limits.result_bytes, tool)
-    budget = limits.result_bytes
+        return within_budget(result, limits.result_bytes, tool, limits)
+    budget = _byte_budget(result, limits.result_bytes, limits)
     over = _over(result, budget)
     if over is None:
         return result
     text, size = over
+    hint = _hint(result, limits)
     if overflow == "refuse":
-        return _refused(result, size, budget, tool)
+        return _refused(result, size, budget, tool, hint)
     handle = None
     if overflow == "spill":
         if spills is None:
@@ -93,14 +94,77 @@ async def budgeted(
                 handle, tool_id, meta.run_id, value_json, time.time() + spills.ttl
             )
             await spills.store.put(entry)
-    if text_result(result.result) is not None:
-        return _cut(result, text, size, budget, handle, tool)
-    return _previewed(result, text, size, budget, tool, handle)
+    # Within a token budget too: measured once shown, and made again smaller if over it.
+    for _ in range(_TOKEN_TRIES):
+        if text_result(result.result) is not None:
+            answer = _cut(result, text, size, budget, handle, tool, hint)
+        else:
+            answer = _previewed(result, text, size, budget, tool, handle, hint)
+        smaller = _smaller_for_tokens(answer, budget, limits)
+        if smaller is None:
+            return answer
+        budget = smaller
+    return answer
 
 
-def within_budget(result: ToolResult, budget: int, tool: str) -> ToolResult:
-    """``result`` as the model may read it: itself when its text fits ``budget`` bytes; else
-    text cut and data refused."""
+_TOKEN_TRIES = 4
+
+
+def _byte_budget(result: ToolResult, budget: int, limits: Limits | None) -> int:
+    """``budget`` bytes, or fewer where ``limits.result_tokens`` allows fewer: the bytes the
+    result's text would keep at its own rate of bytes per token (and a tenth less)."""
+    tokens = limits.result_tokens if limits is not None else None
+    if tokens is None:
+        return budget
+    encoded = result.result_json
+    # No cl100k token is shorter than a byte: a text of at most `tokens` bytes fits.
+    if encoded is not None and result.model_text is None and len(encoded) * 4 <= tokens:
+        return budget
+    text = result.for_model()
+    size = text_bytes(text)
+    if size <= tokens:
+        return budget
+    count = _count(text)
+    if count <= tokens:
+        return budget
+    return max(1, min(budget, size * tokens * 9 // (count * 10)))
+
+
+def _smaller_for_tokens(answer: ToolResult, budget: int, limits: Limits | None) -> int | None:
+    """A smaller byte budget when ``answer`` is over ``limits.result_tokens``; else ``None``."""
+    tokens = limits.result_tokens if limits is not None else None
+    if tokens is None or answer.model_text is None:
+        return None
+    count = _count(answer.model_text)
+    if count <= tokens:
+        return None
+    return max(1, budget * tokens * 9 // (count * 10))
+
+
+def _count(text: str) -> int:
+    from tooldesign.runtime.providers.tokens import token_counter
+
+    count = token_counter()
+    assert count is not None  # Limits(result_tokens=...) is refused without one
+    return count(text)
+
+
+def _hint(result: ToolResult, limits: Limits | None) -> str | None:
+    """How to ask for less: the service's refinement hint, else the one the tool's arguments
+    give (a bounded tool's, :mod:`~tooldesign.runtime.spec.narrowing`)."""
+    bounds = result.bounds
+    if bounds is not None and bounds.refinement_hint:
+        return bounds.refinement_hint
+    return limits.ask_for_less if limits is not None else None
+
+
+def within_budget(
+    result: ToolResult, budget: int, tool: str, limits: Limits | None = None
+) -> ToolResult:
+    """``result`` as the model may read it: itself when its text fits ``budget`` bytes (and
+    ``limits.result_tokens``); else text cut and data refused (told how to ask for less:
+    ``limits.ask_for_less``)."""
+    budget = _byte_budget(result, budget, limits)
     encoded = result.result_json
     # The common case, decided by a length: the model reads the encoding, or the text it
     # encodes (no longer than its encoding), and no character takes more than 4 bytes.
@@ -110,9 +174,16 @@ def within_budget(result: ToolResult, budget: int, tool: str) -> ToolResult:
     if over is None:
         return result
     text, size = over
-    if text_result(result.result) is not None:
-        return _cut(result, text, size, budget)
-    return _refused(result, size, budget, tool)
+    hint = _hint(result, limits)
+    if text_result(result.result) is None:
+        return _refused(result, size, budget, tool, hint)
+    for _ in range(_TOKEN_TRIES):
+        answer = _cut(result, text, size, budget, hint=hint)
+        smaller = _smaller_for_tokens(answer, budget, limits)
+        if smaller is None:
+            return answer
+        budget = smaller
+    return answer
 
 
 def _over(result: ToolResult, budget: int) -> tuple[str, int] | None:
@@ -134,14 +205,15 @@ def _cut(
     budget: int,
     handle: str | None = None,
     tool: str = "",
+    hint: str | None = None,
 ) -> ToolResult:
     # The notice is measured at its longest (the most digits it can show), then written.
-    notice = _notice(size, budget, None, handle, len(text))
+    notice = _notice(size, budget, None, handle, len(text), hint)
     room = max(0, budget - text_bytes(notice))
     # Cut at a character boundary: a character split in two is dropped whole.
     kept = text.encode("utf-8", "surrogatepass")[:room].decode("utf-8", "ignore")
     shown = text_bytes(kept)
-    result.model_text = kept + _notice(size, budget, shown, handle, len(kept))
+    result.model_text = kept + _notice(size, budget, shown, handle, len(kept), hint)
     result.telemetry.extra[CUT_KEY] = {"bytes": size, "budget": budget, "shown": shown}
     if handle is not None:
         result.telemetry.extra[CUT_KEY]["handle"] = handle
@@ -149,15 +221,24 @@ def _cut(
 
 
 def _notice(
-    size: int, budget: int, shown: int | None = None, handle: str | None = None, chars: int = 0
+    size: int,
+    budget: int,
+    shown: int | None = None,
+    handle: str | None = None,
+    chars: int = 0,
+    hint: str | None = None,
 ) -> str:
     shown_text = f"{shown:,}" if shown is not None else f"{budget:,}"
     head = (
         f"\n\n[Cut here: the result is {byte_size(size)}; only its first {shown_text} bytes "
         f"are shown, as this tool returns at most {budget:,} bytes at once. "
     )
+    if hint:
+        head += f"{spill.hint_text(hint)} "
     if handle is None:
-        return head + "Ask for less to see the rest.]"
+        return head + (
+            "To see the rest, ask for less.]" if hint else "Ask for less to see the rest.]"
+        )
     return (
         head + f'Read the rest with read_result(handle="{handle}", path="", offset={chars}); '
         "the handle works in this run only.]"
@@ -165,19 +246,25 @@ def _notice(
 
 
 def _previewed(
-    result: ToolResult, text: str, size: int, budget: int, tool: str, handle: str | None
+    result: ToolResult,
+    text: str,
+    size: int,
+    budget: int,
+    tool: str,
+    handle: str | None,
+    hint: str | None = None,
 ) -> ToolResult:
     """Data over its budget shown as a preview of its shape, with what was left out."""
-    shown = _preview(result.result, size, budget, tool, handle)
+    shown = _preview(result.result, size, budget, tool, handle, hint)
     if shown is None:
         try:  # a model, or values JSON cannot hold as they are: the JSON the model would read
             value = json.loads(result.result_json if result.result_json is not None else text)
         except ValueError:
-            return _refused(result, size, budget, tool)
-        shown = _preview(value, size, budget, tool, handle)
+            return _refused(result, size, budget, tool, hint)
+        shown = _preview(value, size, budget, tool, handle, hint)
     if shown is None:
-        return _refused(result, size, budget, tool)
-    notice = spill_notice(shown, size, budget, tool, handle)
+        return _refused(result, size, budget, tool, hint)
+    notice = spill_notice(shown, size, budget, tool, handle, hint)
     result.model_text = shown.text + notice
     extra: dict[str, object] = {"bytes": size, "budget": budget, "shown": text_bytes(shown.text)}
     if handle is not None:
@@ -186,13 +273,15 @@ def _previewed(
     return result
 
 
-def _preview(value: Any, size: int, budget: int, tool: str, handle: str | None) -> Preview | None:
+def _preview(
+    value: Any, size: int, budget: int, tool: str, handle: str | None, hint: str | None = None
+) -> Preview | None:
     """The preview of ``value`` that fits ``budget`` with its notice (``None``: none does, or
     ``value`` is not plain JSON data)."""
     if not isinstance(value, dict | list):
         return None
     try:
-        room = budget - widest_notice(value, size, budget, tool, handle)
+        room = budget - widest_notice(value, size, budget, tool, handle, hint)
         shown = None
         # The notice names what was left out, so it is known only with the preview: make more
         # room while the two do not fit.
@@ -200,7 +289,8 @@ def _preview(value: Any, size: int, budget: int, tool: str, handle: str | None) 
             shown = preview(value, room)
             if shown is None:
                 return None
-            over = text_bytes(shown.text + spill_notice(shown, size, budget, tool, handle)) - budget
+            notice = spill_notice(shown, size, budget, tool, handle, hint)
+            over = text_bytes(shown.text + notice) - budget
             if over <= 0:
                 return shown
             room -= over + 64
@@ -209,7 +299,14 @@ def _preview(value: Any, size: int, budget: int, tool: str, handle: str | None) 
     return None
 
 
-def _refused(result: ToolResult, size: int, budget: int, tool: str) -> ToolResult:
+def _refused(
+    result: ToolResult, size: int, budget: int, tool: str, hint: str | None = None
+) -> ToolResult:
+    bounds = result.bounds
+    if hint and bounds is not None and not bounds.refinement_hint:
+        # A bounded tool's answer says how to narrow the request: the design's way, where the
+        # service said none (the result keeps its own bounds).
+        result.bounds = replace(bounds, refinement_hint=hint)
     refused = answers.result_too_large(result, size, budget, tool)
     refused.telemetry.outcome = str(RetryReason.RESULT_TOO_LARGE)
     refused.telemetry.extra[CUT_KEY] = {"bytes": size, "budget": budget, "shown": 0}

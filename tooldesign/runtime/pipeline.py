@@ -241,7 +241,7 @@ class Pipeline:
     ) -> ToolResult:
         """Step 8: what the model reads of a result, by the tool's overflow policy."""
         if tool.limits.result_overflow is None:
-            return within_budget(result, tool.limits.result_bytes, tool.spec.name)
+            return within_budget(result, tool.limits.result_bytes, tool.spec.name, tool.limits)
         readable = self.spills.shared or self.registry.resolve(READ_RESULT) is not None
         spills = self.spills if readable else None
         return await budgeted(result, tool.limits, tool.spec.id, tool.spec.name, meta, spills)

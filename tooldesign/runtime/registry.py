@@ -31,6 +31,7 @@ from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.frozen import freeze
 from tooldesign.runtime.spec.limits import Limits
+from tooldesign.runtime.spec.narrowing import narrowing_hint
 from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.validation.examples import example_from_schema
 from tooldesign.runtime.workers import WorkerThreadInvoke
@@ -88,6 +89,11 @@ class RegisteredTool:
         self._version: str | None = None
         # The runtime's limits, with those the tool's design sets over them.
         self.limits = limits.for_tool(binding.spec.limits)
+        if binding.spec.bounded and self.limits.ask_for_less is None:
+            # How to ask for less, from the tool's own arguments (a service's hint wins).
+            cursor = binding.spec.bounds.cursor_field if binding.spec.bounds else None
+            hint = narrowing_hint(binding.spec.payload.schema, cursor)
+            self.limits = replace(self.limits, ask_for_less=hint)
         payload = binding.spec.payload
         # The design's Example(), else one built from the fields' own examples: frozen, so its
         # line in an invalid call's hint is written once.

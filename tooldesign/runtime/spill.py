@@ -199,16 +199,36 @@ def _shape(
     return value
 
 
-def widest_notice(value: Any, size: int, budget: int, tool: str, handle: str | None) -> int:
+def widest_notice(
+    value: Any, size: int, budget: int, tool: str, handle: str | None, hint: str | None = None
+) -> int:
     """The bytes of the longest notice a preview of ``value`` is likely to need: every list
     cut, its count as long as its total (a preview that needs more is tried again)."""
     shape = _shaped(value, 1, None, "", {}, [])
     lists = {path: (total, total) for path, (_, total) in shape.lists.items()}
-    return text_bytes(spill_notice(Preview(None, "", lists, ()), size, budget, tool, handle))
+    widest = spill_notice(Preview(None, "", lists, ()), size, budget, tool, handle, hint)
+    return text_bytes(widest)
 
 
-def spill_notice(shown: Preview, size: int, budget: int, tool: str, handle: str | None) -> str:
-    """What the model reads after a preview: what was left out, and how to read it."""
+def hint_text(hint: str) -> str:
+    """How to ask for less, as a notice says it (cut short: a service's hint may be long)."""
+    text = " ".join(hint.split())
+    return text if len(text) <= _MAX_HINT else text[: _MAX_HINT - 1] + "…"
+
+
+_MAX_HINT = 300
+
+
+def spill_notice(
+    shown: Preview,
+    size: int,
+    budget: int,
+    tool: str,
+    handle: str | None,
+    hint: str | None = None,
+) -> str:
+    """What the model reads after a preview: what was left out, how to read it, and (``hint``)
+    how to ask for less."""
     parts = [f"the result is {byte_size(size)}, over the {budget:,} bytes {tool!r} returns at once"]
     for path, (count, total) in shown.lists.items():
         where = path or "the result"
@@ -216,7 +236,11 @@ def spill_notice(shown: Preview, size: int, budget: int, tool: str, handle: str 
     if shown.strings:
         parts.append("long text cut in " + ", ".join(p or "the result" for p in shown.strings[:5]))
     if handle is None:
-        tail = "Ask for less to see the rest."
+        tail = (
+            f"{hint_text(hint)} To see the rest, ask for less."
+            if hint
+            else "Ask for less to see the rest."
+        )
     else:
         first = next(iter(shown.lists.items()), None)
         if first is not None:
@@ -225,6 +249,8 @@ def spill_notice(shown: Preview, size: int, budget: int, tool: str, handle: str 
         else:
             how = f'read_result(handle="{handle}", path="")'
         tail = f"Read the rest with {how}; the handle works in this run only."
+        if hint:
+            tail += f" Or {hint_text(hint)[0].lower()}{hint_text(hint)[1:]}"
     return "\n\n[Preview: " + "; ".join(parts) + ". " + tail + "]"
 
 
@@ -234,6 +260,7 @@ __all__ = [
     "Preview",
     "ResultStore",
     "SpilledResult",
+    "hint_text",
     "new_handle",
     "preview",
     "spill_notice",

@@ -219,3 +219,43 @@ def test_a_token_budget_over_the_eager_prefix_names_the_largest_tools(
         adapter("openai", [*specs, *SPECS], api="responses"), LoadingPlan()
     )
     assert (everything.prefix_tokens() or 0) > spent
+
+
+def test_openai_responses_groups_deferred_tools_in_namespaces_by_toolset(
+    specs: list[ToolSpec[Any, Any]],
+) -> None:
+    from openai.types.responses import NamespaceToolParam, ToolParam
+    from openai.types.responses.namespace_tool_param import ToolFunction
+    from pydantic import TypeAdapter
+
+    plan = dataclasses.replace(PLAN)  # the same selectors…
+    grouped = LoadingPlan(
+        deferred=PLAN.deferred, eager=PLAN.eager, namespaces={"docs": "Search the runbooks"}
+    )
+    flat = export_tools([*specs, *SPECS], "openai", api="responses", plan=plan)
+    tools = export_tools([*specs, *SPECS], "openai", api="responses", plan=grouped)
+    request_tool: TypeAdapter[Any] = TypeAdapter(ToolParam)
+    for tool in tools:
+        request_tool.validate_python(tool)  # the SDK's request type, namespaces included
+    spaces = [t for t in tools if t["type"] == "namespace"]
+    for space in spaces:
+        valid_typed_dict(NamespaceToolParam, space)
+        for function in space["tools"]:
+            valid_typed_dict(ToolFunction, function)
+            assert function["defer_loading"] is True  # on each function, as OpenAI asks
+    assert [(s["name"], [f["name"] for f in s["tools"]]) for s in spaces] == [
+        ("devices", ["restart_device", "schedule_maintenance"]),
+        ("metrics", ["check_reachability"]),
+        ("docs", ["search_docs", "answer_question"]),
+    ]
+    assert spaces[2]["description"] == "Search the runbooks"  # given
+    assert spaces[0]["description"].startswith("Toolset devices of service assistant: ")
+    # The same functions, byte for byte, and the eager prefix is untouched by grouping.
+    inside = [f for s in spaces for f in s["tools"]]
+    assert inside == [t for t in flat if t.get("defer_loading")]
+    split = flat.index({"type": "tool_search"}) + 1
+    assert tools[:split] == flat[:split]
+    # Providers without namespaces export the plan as without them.
+    assert export_tools(specs, "anthropic", plan=grouped) == export_tools(
+        specs, "anthropic", plan=PLAN
+    )

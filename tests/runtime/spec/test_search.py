@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from tooldesign.runtime.spec.search import SearchIndex, tool_words, words
-from tooldesign.runtime.spec.specs import ToolSpec
+from pydantic import BaseModel
+from tooldesign.runtime.spec.search import (
+    WORDS_NAME,
+    WORDS_RULES,
+    SearchIndex,
+    known_words,
+    read_words,
+    tool_words,
+    words,
+    words_text,
+)
+from tooldesign.runtime.spec.specs import ToolSpec, TypeSpec
 
 from examples.netops.agent import build_runtime
 
@@ -83,3 +95,52 @@ def test_limits_filters_and_queries_that_find_nothing(specs: list[ToolSpec[Any, 
     # Ties rank in tool order, so the ranking never depends on hashing.
     scores = [(-h.score, h.position) for h in index.search("get", 20)]
     assert scores == sorted(scores)
+
+
+def test_generation_stores_each_tools_words_and_the_index_reads_them(
+    specs: list[ToolSpec[Any, Any]],
+) -> None:
+    # gen wrote tool_search.json beside each toolset's catalog: the words read from the tools
+    # now, under the same rules, so the index built from them is the one built from the tools.
+    for spec in specs:
+        assert spec.payload.model_module.endswith(".types"), spec.id
+        stored = known_words(spec)
+        assert stored == tool_words(spec), spec.id
+        assert known_words(spec) is stored  # read once per process, not per build
+    built = SearchIndex.build(specs)
+    fresh = SearchIndex.from_words([s.name for s in specs], [tool_words(s) for s in specs])
+    assert built.to_json() == fresh.to_json()
+
+
+def test_the_words_file_is_deterministic_and_other_rules_are_not_read(
+    specs: list[ToolSpec[Any, Any]],
+) -> None:
+    text = words_text(specs)
+    assert text == words_text(list(specs)) and text.count("\n") == len(specs) + 2
+    read = read_words(text)
+    assert read is not None and read[str(specs[0].id)] == tool_words(specs[0])
+    other = json.loads(text)
+    other["rules"] = "000000000000"
+    assert read_words(json.dumps(other)) is None
+    assert WORDS_RULES in text
+
+
+def test_a_tool_without_stored_words_is_read_from_itself(
+    specs: list[ToolSpec[Any, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = specs[0]
+    folder = tmp_path / "pkg_without_words"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    payload = TypeSpec(
+        "X", _model_in("pkg_without_words.types"), spec.payload.schema, spec.payload.example
+    )
+    alone = dataclasses.replace(spec, payload=payload)
+    assert known_words(alone) == tool_words(spec)
+    (folder / WORDS_NAME).write_text("{not json")  # damaged: read from the tool, no failure
+    assert known_words(alone) == tool_words(spec)
+
+
+def _model_in(module: str) -> type[BaseModel]:
+    return type("X", (BaseModel,), {"__module__": module})

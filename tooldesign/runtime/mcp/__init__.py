@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         ServerContent,
         spilled_results,
     )
+    from tooldesign.runtime.mcp.discovery import DiscoveryServer
     from tooldesign.runtime.mcp.events import MemoryEventStore
     from tooldesign.runtime.mcp.http import HttpPolicy
     from tooldesign.runtime.mcp.server import (
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BearerTokens",
+    "DiscoveryServer",
     "HttpPolicy",
     "McpCallContext",
     "MemoryEventStore",
@@ -61,6 +63,7 @@ __all__ = [
 
 _ELSEWHERE = {
     "BearerTokens": "access",
+    "DiscoveryServer": "discovery",
     "HttpPolicy": "http",
     "MemoryEventStore": "events",
     "Message": "content",

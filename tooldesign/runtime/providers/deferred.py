@@ -74,6 +74,11 @@ class LoadingPlan:
     ``read_only_eager``; else ``default`` decides. The default plan (``LoadingPlan()``) is the
     design's: everything eager unless the design defers some. The builtin discovery tools are
     always eager.
+
+    ``namespaces`` groups the deferred tools by toolset where the provider has namespaces
+    (OpenAI Responses, whose tool search is trained on them): each namespace is named after its
+    toolset and described by ``namespaces[toolset]`` when it is a mapping, else by the titles of
+    its tools. Other providers have none, and export the plan as without it.
     """
 
     deferred: tuple[str, ...] = ()
@@ -81,6 +86,8 @@ class LoadingPlan:
     default: Loading = "eager"
     read_only_eager: bool = False
     design: bool = True
+    namespaces: bool | tuple[tuple[str, str], ...] = False
+    """``True``, or the descriptions given: ``(toolset, description)`` pairs, sorted."""
 
     def __init__(
         self,
@@ -90,14 +97,24 @@ class LoadingPlan:
         default: Loading = "eager",
         read_only_eager: bool = False,
         design: bool = True,
+        namespaces: bool | Mapping[str, str] | tuple[tuple[str, str], ...] = False,
     ) -> None:
         if default not in ("eager", "deferred"):
             raise ValueError(f"default must be 'eager' or 'deferred', not {default!r}")
+        if isinstance(namespaces, Mapping | tuple):  # descriptions given: grouped, described
+            pairs = namespaces.items() if isinstance(namespaces, Mapping) else namespaces
+            namespaces = tuple(sorted((str(k), str(v)) for k, v in pairs)) or True
+        object.__setattr__(self, "namespaces", namespaces)
         object.__setattr__(self, "deferred", _selectors(deferred))
         object.__setattr__(self, "eager", _selectors(eager))
         object.__setattr__(self, "default", default)
         object.__setattr__(self, "read_only_eager", read_only_eager)
         object.__setattr__(self, "design", design)
+
+    @property
+    def namespace_descriptions(self) -> dict[str, str]:
+        """The namespace descriptions given, by toolset."""
+        return dict(self.namespaces) if isinstance(self.namespaces, tuple) else {}
 
     def loading(self, tool: ToolDescription) -> Loading:
         """How ``tool`` is loaded under this plan."""
@@ -244,6 +261,8 @@ def deferred_export(
             )
         prefix.append(dict(hosted))
         rest = [{**definitions[t.id], "defer_loading": True} for t in deferred]
+        if plan.namespaces and adapter.provider == "openai":
+            rest = _namespaces(deferred, rest, plan.namespace_descriptions)
     else:
         by_key = {key: t for t in deferred for key in (t.id, t.name)}
         for key in found:
@@ -254,6 +273,49 @@ def deferred_export(
     return _export(
         label, mode, prefix + rest, eager, tuple(t.id for t in deferred), prefix, definitions
     )
+
+
+NAMESPACE_DESCRIPTION_LIMIT = 1024
+"""The longest namespace description made from tool titles (a namespace's text is what the
+model reads of all its tools until it searches)."""
+
+
+def _namespaces(
+    deferred: list[ToolDescription],
+    definitions: list[dict[str, Any]],
+    described: Mapping[str, str],
+) -> list[dict[str, Any]]:
+    """OpenAI Responses namespaces: the deferred functions grouped by toolset, in the order
+    their toolsets first come (``defer_loading`` stays on each function, as OpenAI asks). A
+    toolset name two services share is named ``service_toolset`` for both."""
+    services: dict[str, set[str]] = {}
+    for tool in deferred:
+        services.setdefault(tool.toolset, set()).add(tool.service)
+    groups: dict[str, tuple[ToolDescription, list[tuple[ToolDescription, dict[str, Any]]]]] = {}
+    for tool, definition in zip(deferred, definitions, strict=True):
+        shared = len(services[tool.toolset]) > 1
+        name = f"{tool.service}_{tool.toolset}" if shared else tool.toolset
+        groups.setdefault(name, (tool, []))[1].append((tool, definition))
+    out: list[dict[str, Any]] = []
+    for name, (first, members) in groups.items():
+        text = described.get(name) or described.get(first.toolset)
+        out.append(
+            {
+                "type": "namespace",
+                "name": name,
+                "description": text or _namespace_text(first, [t for t, _ in members]),
+                "tools": [definition for _, definition in members],
+            }
+        )
+    return out
+
+
+def _namespace_text(first: ToolDescription, tools: list[ToolDescription]) -> str:
+    head = f"Toolset {first.toolset} of service {first.service}: "
+    text = head + "; ".join((t.title or t.name.replace("_", " ")) for t in tools)
+    if len(text) <= NAMESPACE_DESCRIPTION_LIMIT:
+        return text
+    return text[: NAMESPACE_DESCRIPTION_LIMIT - 1].rsplit("; ", 1)[0] + "…"
 
 
 def _export(

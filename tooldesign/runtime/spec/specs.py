@@ -45,6 +45,13 @@ class _HoldsModel(Generic[ModelT]):
         """The model class (its toolset's models imported on first use)."""
         return _resolved(self._model)
 
+    @property
+    def model_module(self) -> str:
+        """The module that defines the model (``<package>.types`` for generated specs), read
+        without importing it."""
+        model = self._model
+        return model.types._module_ if isinstance(model, ModelRef) else model.__module__
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         return self  # immutable: a copy could only be a spec whose JSON is not frozen
 
