@@ -55,7 +55,7 @@ from tooldesign.runtime.result import ToolResult, ToolTelemetry
 from tooldesign.runtime.result_check import check_result
 from tooldesign.runtime.spec.lazy_types import TypesImportError
 from tooldesign.runtime.spec.limits import Limits
-from tooldesign.runtime.validation.repairs import decode_call
+from tooldesign.runtime.validation.repairs import decode_call, decoded_at_once
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -157,11 +157,15 @@ class Pipeline:
             return self.registry.unknown(request.name)
         telemetry = ToolTelemetry()
         injected = injected_values(tool, meta)
+        codec, payload = tool.binding.payload, request.payload
         try:  # 4. decode
-            decoded, telemetry.repairs = await decode_call(
-                tool.binding.payload,
+            at_once = decoded_at_once(
+                codec, tool.spec, payload, injected=injected, limits=tool.limits
+            )
+            decoded, telemetry.repairs = at_once or await decode_call(
+                codec,
                 tool.spec,
-                request.payload,
+                payload,
                 injected=injected,
                 limits=tool.limits,
                 executor=self.decoders,
@@ -234,7 +238,9 @@ class Pipeline:
         result = check_result(tool, outcome, meta, telemetry, paged=paged)  # 7. check result
         if result.error is not None:
             return _with_telemetry(result, telemetry)
-        return await self._budgeted(tool, result, meta)  # 8. budget
+        if tool.limits.result_overflow is None:  # 8. budget (decided at once, most calls)
+            return within_budget(result, tool.limits.result_bytes, tool.spec.name)
+        return await self._budgeted(tool, result, meta)
 
     async def _budgeted(
         self, tool: RegisteredTool, result: ToolResult, meta: ToolCallMeta

@@ -4,8 +4,9 @@ the caller's metadata (the source of injected fields)."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -156,17 +157,79 @@ def with_call_id(request: ToolRequest) -> ToolRequest:
     meta = request.meta
     if meta.call_id:
         return request
-    # On every call's path: built directly (dataclasses.replace costs more than the rest of a
-    # small call's bookkeeping), with 128 random bits as uuid4 has.
-    with_id = ToolCallMeta(
+    with_id = with_ids(
+        meta,
         run_id=meta.run_id,
-        session_id=meta.session_id,
-        turn_id=meta.turn_id,
         tool_call_id=meta.tool_call_id,
-        parent_tool_call_id=meta.parent_tool_call_id,
-        labels=meta.labels,
-        server_data=meta.server_data,
-        call_id=meta.stable_id() or os.urandom(16).hex(),
-        trace=meta.trace,
+        call_id=meta.stable_id() or fresh_call_id(),
     )
-    return ToolRequest(request.name, request.payload, with_id)
+    # On every call's path, so copied slot by slot (as ``with_ids`` does).
+    copy = _NEW(ToolRequest)
+    _REQUEST_NAME(copy, request.name)
+    _REQUEST_PAYLOAD(copy, request.payload)
+    _REQUEST_META(copy, with_id)
+    return copy
+
+
+def with_ids(
+    meta: ToolCallMeta, *, run_id: str | None, tool_call_id: str | None, call_id: str | None
+) -> ToolCallMeta:
+    """``meta`` with these ids, the rest kept. On every call's path, so copied slot by slot:
+    a frozen dataclass's ``__init__`` (and ``dataclasses.replace``) costs several times as
+    much."""
+    copy = _NEW(ToolCallMeta)
+    _META_RUN_ID(copy, run_id)
+    _META_SESSION_ID(copy, meta.session_id)
+    _META_TURN_ID(copy, meta.turn_id)
+    _META_TOOL_CALL_ID(copy, tool_call_id)
+    _META_PARENT_TOOL_CALL_ID(copy, meta.parent_tool_call_id)
+    _META_LABELS(copy, meta.labels)
+    _META_SERVER_DATA(copy, meta.server_data)
+    _META_CALL_ID(copy, call_id)
+    _META_TRACE(copy, meta.trace)
+    return copy
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[object, Any], None]:
+    """The setter of field ``name`` of slotted ``cls``, straight to its slot (past a frozen
+    class's ``__setattr__``). Module constants: the interpreter's fastest lookup."""
+    setter: Callable[[object, Any], None] = getattr(cls, name).__set__
+    return setter
+
+
+_NEW = object.__new__
+_META_RUN_ID = _slot_setter(ToolCallMeta, "run_id")
+_META_SESSION_ID = _slot_setter(ToolCallMeta, "session_id")
+_META_TURN_ID = _slot_setter(ToolCallMeta, "turn_id")
+_META_TOOL_CALL_ID = _slot_setter(ToolCallMeta, "tool_call_id")
+_META_PARENT_TOOL_CALL_ID = _slot_setter(ToolCallMeta, "parent_tool_call_id")
+_META_LABELS = _slot_setter(ToolCallMeta, "labels")
+_META_SERVER_DATA = _slot_setter(ToolCallMeta, "server_data")
+_META_CALL_ID = _slot_setter(ToolCallMeta, "call_id")
+_META_TRACE = _slot_setter(ToolCallMeta, "trace")
+_REQUEST_NAME = _slot_setter(ToolRequest, "name")
+_REQUEST_PAYLOAD = _slot_setter(ToolRequest, "payload")
+_REQUEST_META = _slot_setter(ToolRequest, "meta")
+
+
+class _IdSource:
+    """Where fresh call ids come from: 64 random bits drawn once per process (again in a
+    forked child, which must not repeat its parent's ids), then a counter."""
+
+    def __init__(self) -> None:
+        self.reseed()
+        os.register_at_fork(after_in_child=self.reseed)
+
+    def reseed(self) -> None:
+        self.prefix = os.urandom(8).hex()
+        self.counter = itertools.count(1)
+
+
+_IDS = _IdSource()
+
+
+def fresh_call_id() -> str:
+    """A new call id (32 hex digits) for a call that has none: unique within the process by
+    its counter, across processes and restarts by its random half — at a fraction of the cost
+    of drawing 128 random bits for every call."""
+    return f"{_IDS.prefix}{next(_IDS.counter):016x}"

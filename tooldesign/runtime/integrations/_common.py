@@ -11,14 +11,13 @@ design's ``Confirm``, asked of :meth:`Runtime.approval_for`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.runtime.providers import adapter
 from tooldesign.runtime.providers._common import decode_arguments
-from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest, with_ids
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.spec.specs import ToolSpec
@@ -100,7 +99,7 @@ def with_call_ids(
     tool_call_id = meta.tool_call_id or tool_call_id or None
     if run_id == meta.run_id and tool_call_id == meta.tool_call_id:
         return meta
-    return dataclasses.replace(meta, run_id=run_id, tool_call_id=tool_call_id)
+    return with_ids(meta, run_id=run_id, tool_call_id=tool_call_id, call_id=meta.call_id)
 
 
 def retry_text(result: ToolResult) -> str:

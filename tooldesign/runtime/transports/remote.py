@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import logging
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import ModuleType
@@ -36,7 +35,7 @@ from tooldesign.runtime.registration import (
     ToolBinding,
     ToolsetRegistration,
 )
-from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest, fresh_call_id
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.transports.base import (
@@ -154,7 +153,7 @@ class RemoteToolset:
         binding = self.bindings[tool_id]
         # The worker's span continues the agent's trace.
         if not meta.call_id:  # the runtime gives every call one; a caller of run() may not
-            meta = replace(meta, call_id=meta.stable_id() or uuid.uuid4().hex)
+            meta = replace(meta, call_id=meta.stable_id() or fresh_call_id())
         meta = with_trace_context(meta)
         assert meta.call_id is not None
         timeout = self.timeout_for(binding)

@@ -93,6 +93,23 @@ def decode_repaired(
         return None
 
 
+def decoded_at_once(
+    codec: PayloadCodec[Any],
+    spec: ToolSpec[Any, Any],
+    payload: Any,
+    *,
+    injected: Mapping[str, Any],
+    limits: Limits,
+) -> tuple[Decoded[Any], tuple[AppliedRepair, ...]] | None:
+    """:func:`decode_call`'s answer for most calls — arguments quick to decode, a design with
+    nothing to repair — decoded here, without a coroutine on every call's path; ``None`` when
+    :func:`decode_call` must decide. Raises the :class:`ToolValidationError` of what the model
+    sent."""
+    if spec.repairs or is_large(payload):
+        return None
+    return codec.decode_detailed(payload, injected=injected, limits=limits, large=False), ()
+
+
 async def decode_call(
     codec: PayloadCodec[Any],
     spec: ToolSpec[Any, Any],
