@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from dataclasses import replace
@@ -25,6 +26,7 @@ from tooldesign.runtime import (
     ToolResult,
 )
 from tooldesign.runtime.pipeline import __doc__ as PIPELINE_DOC
+from tooldesign.runtime.request import fresh_call_id
 
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
@@ -334,6 +336,25 @@ def test_json_text_a_repair_reads_is_held_to_the_limits(
     # A shallow one is repaired and runs.
     fine = rt.execute_sync(ToolRequest(tool, {"filter": '{"site": "hq"}'}, META))
     assert fine.ok and ran == [tool]
+
+
+def test_a_forked_process_draws_call_ids_of_its_own() -> None:
+    """Fresh call ids are a per-process random half and a counter: a forked worker must not
+    repeat its parent's (the worker fleet keys calls by id)."""
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, to the parent
+        os.close(reader)
+        os.write(writer, " ".join(fresh_call_id() for _ in range(3)).encode())
+        os._exit(0)
+    os.close(writer)
+    parents = {fresh_call_id() for _ in range(3)}
+    with os.fdopen(reader) as pipe:
+        childs = set(pipe.read().split())
+    os.waitpid(pid, 0)
+    assert len(childs) == 3 and not parents & childs
+    assert all(len(call_id) == 32 for call_id in parents | childs)
+    assert len({call_id[:16] for call_id in parents | childs}) == 2  # one random half each
 
 
 def test_every_call_has_a_call_id_and_keeps_the_rest_of_its_metadata() -> None:
