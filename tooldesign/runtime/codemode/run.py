@@ -104,12 +104,13 @@ class CodeMode:
     (``call``, ``approve`` or ``direct``, see :mod:`.policy`).
 
     ``inline_seconds``: how the host waits for the sandbox between two tool calls. The
-    interpreter runs in a worker process either way; while each of a run's turns (from a
-    tool's answer to the code's next call) takes less than this, the event loop's thread waits
-    for the worker itself, which saves two thread switches per call (the most of what a call
-    from code costs over a direct one). The first turn, and every turn after one that took
-    longer, run in a thread, so the loop is held at most one turn (within ``CodeLimits.seconds``).
-    ``0`` waits in a thread always (a server whose loop must never wait on model code).
+    interpreter runs in a worker process either way. ``0``, the default, waits in a thread:
+    the event loop never waits on code a model wrote, so one run's code cannot stall other
+    calls, lease renewals or keep-alives. A process that serves one caller may opt in to
+    waiting on the loop's own thread while a run's turns (from a tool's answer to the code's
+    next call) take less than ``inline_seconds`` (say 0.02): that saves two thread switches per
+    call, the most of what a call from code costs over a direct one, at the price of the loop
+    being held for a long turn (within ``CodeLimits.seconds``) when one comes after short ones.
     """
 
     def __init__(
@@ -120,7 +121,7 @@ class CodeMode:
         access: Mapping[str, str] | None = None,
         limits: CodeLimits | None = None,
         exclude: Sequence[str] = (),
-        inline_seconds: float = 0.02,
+        inline_seconds: float = 0.0,
     ) -> None:
         self.runtime = runtime
         self.tools = tuple(tools) if tools is not None else None
