@@ -23,14 +23,14 @@ approved: ``approved_by=`` names them). A rejected call never reaches
 the tool: the SDK answers the model itself (``state.reject(item, rejection_message=...)``; the
 design's ``denied`` text is ``runtime.spec(name).confirm.denied``).
 
-Code mode's ``run_code`` waits the same way when its code calls a tool that needs approval:
-whether it does is known only by running the code, so the SDK's approval check runs it — its
-calls up to the first one that waits for a person, or to its end — and the run is interrupted
-with the ``run_code`` call (:func:`waiting_approval` gives the inner call's request: the prompt
-and exact arguments to show). Approved, the code resumes from its pause and that exact call
-runs once; rejected, nothing more runs. The code's answer otherwise is the check's, not run
-twice. With ``tool_input_guardrails`` on ``run_code``, the code runs only once they pass, and
-a call in it that waits is answered to the model as waiting (``pending_approvals``).
+Code mode's ``run_code``, and an agent-implemented tool whose inner run calls a tool that
+needs approval, wait the same way: whether they do is known only by running them, so the SDK's
+approval check runs them — up to the first call that waits for a person, or to the end — and
+the run is interrupted with that call (:func:`waiting_approval` gives the inner call's
+request: the prompt and exact arguments to show). Approved, the code or inner run resumes from
+its pause and that exact call runs once; rejected, nothing more runs. The answer otherwise is
+the check's, not run twice. With ``tool_input_guardrails`` on the tool, it runs only once they
+pass, and a call in it that waits is answered to the model as waiting (``pending_approvals``).
 """
 
 from __future__ import annotations
@@ -204,10 +204,11 @@ def _function_tool(
             arguments, with_call_ids(base, run_id=None, tool_call_id=ctx.tool_call_id)
         )
 
-    # run_code's approvals are known only by running its code: the SDK's approval check runs
-    # it, up to the first call that waits for a person (or to its end), and keeps the answer
-    # here, by call id and code, for the tool's invocation.
-    ahead = tool.spec.id == RUN_CODE and tool.spec.confirm is None
+    # run_code's approvals, and an agent-implemented tool's inner run's, are known only by
+    # running it: the SDK's approval check runs it, up to the first call that waits for a
+    # person (or to its end), and keeps the answer here, by call id and arguments, for the
+    # tool's invocation.
+    ahead = (tool.spec.id == RUN_CODE or tool.spec.agent is not None) and tool.spec.confirm is None
     started: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
 
     async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
@@ -231,7 +232,8 @@ def _function_tool(
                 return _answer(result)  # the code ran to its end in the check
             if not ctx.is_tool_approved(tool.name, ctx.tool_call_id):
                 return _answer(result)
-            # Approved: the paused code resumes with exactly the call the person was shown.
+            # Approved: the paused code (or inner run) resumes with exactly the call the person
+            # was shown.
             by = approved_by(ctx, waiting) if approved_by is not None else None
             return _answer(await runtime.execute(call, approvals=[waiting.approve(by=by)]))
         if tool.spec.confirm is None:

@@ -1,0 +1,72 @@
+"""An agent-implemented tool in an OpenAI Agents SDK agent: an approval its inner run needs is
+the SDK's own interruption (``needs_approval``, ``result.interruptions``, ``state.approve`` /
+``reject``), as for a direct call; approved, the inner run resumes from its pause and runs
+exactly that call once. A real ``Runner`` with the SDK's ``ScriptedModel``."""
+
+from __future__ import annotations
+
+import json
+
+from agents import Agent, Runner
+from agents.items import ToolApprovalItem
+from tooldesign.runtime import ApprovalRequest, CallEvent, CallFinished, Runtime, ToolResult
+from tooldesign.runtime.integrations.openai_agents import tooldesign_tools, waiting_approval
+
+from examples.netops.diagnosis import diagnose_site
+from gen.assistant.toolsets.diagnosis import executor as diagnosis
+from tests.runtime.integrations.test_openai_agents import OFFLINE, answers_in, scripted
+from tests.support.frameworks import SESSION, session_meta
+from tests.support.netops import Restarts, example_runtime
+
+
+def setup() -> tuple[Runtime, Agent[str], Restarts, list[CallEvent]]:
+    restarts = Restarts()
+    runtime = example_runtime(device_handlers={"restart_device": restarts})
+    runtime.register(diagnosis.new_registration(handlers={"diagnose_site": diagnose_site}))
+    events: list[CallEvent] = []
+    runtime.subscribe(events.append)
+    tools = tooldesign_tools(
+        runtime,
+        meta=lambda ctx: session_meta(ctx.context),
+        approved_by=lambda ctx, _: "alice",
+    )
+    model = scripted([[("diagnose_site", {"site_id": "nyc"}, "d1")]])
+    return runtime, Agent[str](name="netops", model=model, tools=tools), restarts, events
+
+
+def finished(events: list[CallEvent], tool: str) -> list[CallFinished]:
+    return [e for e in events if isinstance(e, CallFinished) and e.tool.endswith(tool)]
+
+
+def test_an_inner_runs_approval_interrupts_the_outer_run_and_resumes_the_inner_run() -> None:
+    _, agent, restarts, events = setup()
+    waiting = Runner.run_sync(agent, "diagnose nyc", context=SESSION, run_config=OFFLINE)
+    (interruption,) = waiting.interruptions
+    assert isinstance(interruption, ToolApprovalItem)
+    assert interruption.tool_name == "diagnose_site"
+    # What to show the person: the inner run's call, as a direct call would ask.
+    request = waiting_approval(interruption)
+    assert isinstance(request, ApprovalRequest) and request.tool == "restart_device"
+    assert restarts.ran == [] and not answers_in(waiting.new_items)
+    listed = len(finished(events, "list_devices"))
+
+    state = waiting.to_state()
+    state.approve(interruption)
+    done = Runner.run_sync(agent, state, context=SESSION, run_config=OFFLINE)
+    (answer,) = answers_in(done.new_items).values()
+    assert isinstance(answer.result, ToolResult) and answer.result.ok, answer.text
+    assert json.loads(answer.text)["action"] == "restart"
+    assert restarts.ran == [request.arguments["device_id"]]  # once, the call shown
+    # The inner run resumed from its pause: nothing it did before ran again.
+    assert len(finished(events, "list_devices")) == listed
+
+
+def test_a_rejected_inner_approval_never_restarts() -> None:
+    _, agent, restarts, _ = setup()
+    waiting = Runner.run_sync(agent, "diagnose nyc", context=SESSION, run_config=OFFLINE)
+    (interruption,) = waiting.interruptions
+    state = waiting.to_state()
+    state.reject(interruption, rejection_message="not now")
+    done = Runner.run_sync(agent, state, context=SESSION, run_config=OFFLINE)
+    (answer,) = answers_in(done.new_items).values()
+    assert answer.text == "not now" and restarts.ran == []
