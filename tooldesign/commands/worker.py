@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from typing import Any
 
@@ -103,6 +104,10 @@ def add_parser(
 
 
 def run(args: argparse.Namespace) -> int:
+    # A supervisor may stop a worker while it still starts (imports the application, builds its
+    # runtime): that is a stop as asked, not a death by signal.
+    asked: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, _: asked.append(signum))
     try:
         from tooldesign.runtime.transports.redis_worker import (
             RedisWorker,
@@ -149,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             tool_concurrency=limits,
             wait_replicas=args.wait_replicas,
         )
-        await run_until_stopped(worker)
+        await run_until_stopped(worker, asked=asked)
 
     try:
         asyncio.run(serve())

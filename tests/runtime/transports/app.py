@@ -94,6 +94,10 @@ def registration(
 
 
 def runtime() -> Runtime:
+    starting = os.environ.get("TD_STARTING_MARK", "")
+    if starting:  # a slow start (an application that builds for a while): stoppable meanwhile
+        Path(starting).write_text("starting")
+        time.sleep(5)
     return Runtime(
         [
             registration(

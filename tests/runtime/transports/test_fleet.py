@@ -426,3 +426,20 @@ def test_a_repeated_sigterm_lets_a_stopping_worker_finish_and_exit_0(
         code = stop_all([worker])[0]
     assert result.telemetry.outcome == "ok", result.for_model()
     assert code == 0, log.read_text()
+
+
+def test_a_worker_stopped_while_it_starts_exits_0_and_never_serves(
+    redis_server: RedisServer, prefix: str, tmp_path: Path
+) -> None:
+    """A supervisor may stop a worker while it still imports and builds its application: that
+    is a stop as asked (exit 0), not a death by signal, and the worker never joins the fleet."""
+    mark, log = tmp_path / "starting", tmp_path / "worker.log"
+    worker = worker_process(redis_server.url, prefix, log=log, TD_STARTING_MARK=str(mark))
+    deadline = time.monotonic() + 30
+    while not mark.exists():  # the application is being built
+        assert worker.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.02)
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(timeout=30) == 0, log.read_text()
+    text = log.read_text()
+    assert "stopped before it started serving" in text and "serving assistant" not in text

@@ -426,10 +426,13 @@ class RedisWorker(LeasedWorker):
         return await retry_transient(self._abandon, self.id, command, *args)
 
 
-async def run_until_stopped(worker: RedisWorker) -> None:
-    """Run ``worker`` in this event loop until SIGTERM or SIGINT, then stop it cleanly."""
+async def run_until_stopped(worker: RedisWorker, *, asked: list[int] | None = None) -> None:
+    """Run ``worker`` in this event loop until SIGTERM or SIGINT, then stop it cleanly.
+
+    ``asked``: the signals a handler of the caller's recorded while the process started; one
+    there means the worker is not started at all."""
     loop = asyncio.get_running_loop()
-    asked: list[int] = []
+    asked = asked if asked is not None else []
 
     def stop(signum: int) -> None:
         asked.append(signum)
@@ -438,6 +441,9 @@ async def run_until_stopped(worker: RedisWorker) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop, signum)
     try:
+        if asked:  # stopped while it started: it never joins the fleet
+            log.info("worker %s stopped before it started serving", worker.id)
+            return
         await worker.run()
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
