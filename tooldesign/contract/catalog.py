@@ -34,6 +34,8 @@ Each entry lists what a model may see of one tool, and what an application build
                     may call it (``CodeAccess``, :mod:`~tooldesign.contract.code_access`)
 ``content``         the content blocks its result carries beside its data (``Content``,
                     :mod:`~tooldesign.contract.content`); left out when none
+``task``            ``{"onlyTask", "keepMs", "pollMs", "asksFirst"}`` when it may run as a task
+                    (``LongRunning``, :mod:`~tooldesign.contract.tasks`); left out otherwise
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -55,6 +57,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tooldesign.contract.annotations import ToolAnnotations, annotations_from_entry
+from tooldesign.contract.catalog_text import catalog_text as catalog_text  # noqa: PLC0414
 from tooldesign.contract.code_access import CodeAccess, code_access_problem
 from tooldesign.contract.conditions import ConditionError
 from tooldesign.contract.confirm import ConfirmSpec
@@ -65,6 +68,7 @@ from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.loading import LOADING_KEY, LOADINGS, Loading
 from tooldesign.contract.schema_check import checked_schema
 from tooldesign.contract.server_data import CatalogServerData, parse_server_data
+from tooldesign.contract.tasks import TaskSupport, task_entry, task_from_entry
 from tooldesign.jsonschema import keywords as K
 
 DIALECT = K.DIALECT  # every catalog schema is written in the dialect designs use
@@ -173,6 +177,9 @@ class ToolDefinition(Protocol):
     @property
     def content(self) -> tuple[ContentKind, ...]: ...
 
+    @property
+    def task(self) -> TaskSupport | None: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -207,6 +214,7 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
     if tool.code_access is not None:
         entry["code_access"] = tool.code_access
     entry.update(content_entry(tool.content))
+    entry.update(task_entry(tool.task))
     return fingerprinted(entry)
 
 
@@ -270,26 +278,6 @@ def build_catalog(
     }
 
 
-def catalog_text(catalog: dict[str, Any]) -> str:
-    """The catalog as JSON with one tool per line.
-
-    Diffs stay per tool, and each line is written by the C encoder (``indent`` would force the
-    pure-Python one, slow on catalogs of thousands of tools).
-    """
-    head = {key: value for key, value in catalog.items() if key != "tools"}
-    lines = [_compact(tool) for tool in catalog["tools"]]
-    body = ",\n".join(lines)
-    return (
-        f'{_compact(head)[:-1]}, "tools": [\n{body}\n]}}\n'
-        if lines
-        else f'{_compact(head)[:-1]}, "tools": []}}\n'
-    )
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-
-
 # --- a catalog, read back -----------------------------------------------------------------
 
 
@@ -324,6 +312,7 @@ class CatalogTool:
     loading: Loading | None = None
     code_access: CodeAccess | None = None
     content: tuple[ContentKind, ...] = ()
+    task: TaskSupport | None = None
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -531,6 +520,7 @@ def _parse_tool(
     if code_access is not None and (bad := code_access_problem(code_access, confirmed=confirmed)):
         problems.append(f"{where}: 'code_access': {bad}")
     content = content_from_entry(entry, where, problems)
+    task = task_from_entry(entry, where, problems)
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -559,6 +549,7 @@ def _parse_tool(
         loading=loading,
         code_access=code_access,
         content=content,
+        task=task,
     )
 
 
