@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         streamable_http_app,
     )
     from tooldesign.runtime.mcp.sessions import SessionLimits
+    from tooldesign.runtime.mcp.tasks import Tasks, TaskStore
 
 __all__ = [
     "BearerTokens",
@@ -50,6 +51,8 @@ __all__ = [
     "ResourceTemplate",
     "ServerContent",
     "SessionLimits",
+    "TaskStore",
+    "Tasks",
     "ToolServer",
     "default_server_name",
     "mcp_server",
@@ -70,6 +73,8 @@ _ELSEWHERE = {
     "ServerContent": "content",
     "spilled_results": "content",
     "SessionLimits": "sessions",
+    "TaskStore": "tasks",
+    "Tasks": "tasks",
 }
 """Names that live beside the server's module (the rest come from ``server``)."""
 
