@@ -199,6 +199,10 @@ async def test_cancelling_a_task_cancels_its_call(wire: Wire, tasks: Tasks) -> N
     await asyncio.wait_for(asyncio.shield(runner), 2)  # the tool's call ended
     again = await wire.result("tasks/cancel", {"taskId": created["taskId"]})
     assert again["resultType"] == "complete"  # an ended task: nothing changes
+    running = await wire.call("slow_compute", seconds=60)
+    tasks.close()  # the server stops: every running task is cancelled
+    stopped = await wire.result("tasks/get", {"taskId": running["taskId"]})
+    assert stopped["status"] == "cancelled"
 
 
 async def test_a_tool_error_completes_and_a_crash_fails_the_task(wire: Wire) -> None:

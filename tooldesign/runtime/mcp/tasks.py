@@ -192,6 +192,7 @@ class TaskStore:
         """Cancel every running task (the server is closing)."""
         for task in self._tasks.values():
             if task.runner is not None and not task.runner.done():
+                task.set_status("cancelled")
                 task.runner.cancel()
 
 
@@ -256,6 +257,10 @@ class Tasks:
         low.add_request_handler("tasks/cancel", _TaskParams, self._cancel)
         low.middleware.append(self._middleware)
         return server
+
+    def close(self) -> None:
+        """Cancel every running task (each ends ``cancelled``): call it when the server stops."""
+        self.store.cancel_all()
 
     # ── tools/call ────────────────────────────────────────────────────────────────────────
 
