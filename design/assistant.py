@@ -28,6 +28,7 @@ from tooldesign.dsl import (
     ImplementedByAgent,
     Inject,
     Int,
+    LongRunning,
     MapOf,
     Object,
     OneOf,
@@ -205,6 +206,8 @@ with Service("assistant", "Network operations assistant"):
             CodeAccess("direct")
             # Given no host, it asks the user for one rather than probe nothing.
             Asks("user")
+            # Probing takes a while: over MCP, a client that speaks tasks gets one to poll.
+            LongRunning(poll_ms=1000)
             BindTo(MetricsService.check_reachability)
 
     with Toolset("profiles", "The signed-in user's profile and preferences"):

@@ -23,7 +23,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import LogCalls, Runtime, Timeout
-from tooldesign.runtime.mcp import Prompt, Resource, ResourceTemplate, ServerContent, ToolServer
+from tooldesign.runtime.mcp import (
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    ServerContent,
+    Tasks,
+    ToolServer,
+)
 
 from examples.netops.agent import registrations
 from examples.netops.services import (
@@ -45,10 +52,12 @@ def runtime(inventory: Inventory | None = None) -> Runtime:
 
 
 def server() -> ToolServer:
-    """The runtime's tools with the example's prompt and resources (:func:`content`)."""
+    """The runtime's tools with the example's prompt and resources (:func:`content`), and its
+    long-running tools served as tasks (MCP's tasks extension)."""
     inventory = Inventory()
     served = ToolServer(runtime(inventory))
     content(inventory, DocumentService()).serve_on(served)
+    Tasks().serve_on(served)  # check_reachability runs as a task for clients that speak tasks
     return served
 
 

@@ -35,6 +35,7 @@ from tooldesign.contract.naming import (
     constant_name,
 )
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.contract.tasks import TaskSupport
 from tooldesign.ir.model import (
     ArrayType,
     Design,
@@ -119,6 +120,7 @@ class ToolView:
     content: tuple[ContentKind, ...]
     """``Content(...)``: the content blocks its result carries beside its data."""
     asks: tuple[str, ...]
+    task: TaskSupport | None
     repairs: tuple[FieldRepair, ...]
     limits: ToolLimits
     """The design's own limits for the tool (``Limits(...)``); empty: the runtime's."""
@@ -334,6 +336,7 @@ class _ToolsetViewBuilder:
             code_access=tool.code_access,
             content=tool.content,
             asks=tool.asks,
+            task=tool.task,
             repairs=tool.repairs,
             limits=tool.limits,
             loading=tool.loading,

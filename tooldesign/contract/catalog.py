@@ -35,6 +35,8 @@ Each entry lists what a model may see of one tool, and what an application build
                     may call it (``CodeAccess``, :mod:`~tooldesign.contract.code_access`)
 ``content``         the content blocks its result carries beside its data (``Content``,
                     :mod:`~tooldesign.contract.content`); left out when none
+``task``            ``{"onlyTask", "keepMs", "pollMs", "asksFirst"}`` when it may run as a task
+                    (``LongRunning``, :mod:`~tooldesign.contract.tasks`); left out otherwise
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -57,6 +59,7 @@ from typing import Any, Protocol
 
 from tooldesign.contract.agents import AGENT_KEY, AgentContract, agent_entry, agent_from_entry
 from tooldesign.contract.annotations import ToolAnnotations, annotations_from_entry
+from tooldesign.contract.catalog_text import catalog_text as catalog_text  # noqa: PLC0414
 from tooldesign.contract.code_access import CodeAccess, code_access_problem
 from tooldesign.contract.conditions import ConditionError
 from tooldesign.contract.confirm import ConfirmSpec
@@ -67,6 +70,7 @@ from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.loading import LOADING_KEY, LOADINGS, Loading
 from tooldesign.contract.schema_check import checked_schema
 from tooldesign.contract.server_data import CatalogServerData, parse_server_data
+from tooldesign.contract.tasks import TaskSupport, task_entry, task_from_entry
 from tooldesign.jsonschema import keywords as K
 
 DIALECT = K.DIALECT  # every catalog schema is written in the dialect designs use
@@ -175,6 +179,9 @@ class ToolDefinition(Protocol):
     @property
     def agent(self) -> AgentContract | None: ...
 
+    @property
+    def task(self) -> TaskSupport | None: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -211,6 +218,7 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
     if tool.code_access is not None:
         entry["code_access"] = tool.code_access
     entry.update(content_entry(tool.content))
+    entry.update(task_entry(tool.task))
     return fingerprinted(entry)
 
 
@@ -274,26 +282,6 @@ def build_catalog(
     }
 
 
-def catalog_text(catalog: dict[str, Any]) -> str:
-    """The catalog as JSON with one tool per line.
-
-    Diffs stay per tool, and each line is written by the C encoder (``indent`` would force the
-    pure-Python one, slow on catalogs of thousands of tools).
-    """
-    head = {key: value for key, value in catalog.items() if key != "tools"}
-    lines = [_compact(tool) for tool in catalog["tools"]]
-    body = ",\n".join(lines)
-    return (
-        f'{_compact(head)[:-1]}, "tools": [\n{body}\n]}}\n'
-        if lines
-        else f'{_compact(head)[:-1]}, "tools": []}}\n'
-    )
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-
-
 # --- a catalog, read back -----------------------------------------------------------------
 
 
@@ -329,6 +317,7 @@ class CatalogTool:
     code_access: CodeAccess | None = None
     content: tuple[ContentKind, ...] = ()
     agent: AgentContract | None = None
+    task: TaskSupport | None = None
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -530,6 +519,7 @@ def _parse_tool(
     if code_access is not None and (bad := code_access_problem(code_access, confirmed=confirmed)):
         problems.append(f"{where}: 'code_access': {bad}")
     content = content_from_entry(entry, where, problems)
+    task = task_from_entry(entry, where, problems)
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -559,6 +549,7 @@ def _parse_tool(
         code_access=code_access,
         content=content,
         agent=agent,
+        task=task,
     )
 
 

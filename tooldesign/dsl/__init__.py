@@ -21,6 +21,7 @@ from tooldesign.dsl.behaviour import (
     ImplementedByAgent,
     Limits,
     Loading,
+    LongRunning,
     Repairs,
 )
 from tooldesign.dsl.calls import (
@@ -67,6 +68,7 @@ __all__ = [
     "Int",
     "Limits",
     "Loading",
+    "LongRunning",
     "MCPServer",
     "MCPToolset",
     "MapOf",

@@ -26,6 +26,7 @@ from tooldesign.dsl.records import (
     ConfirmRecord,
     ContentRecord,
     LimitsRecord,
+    LongRunningRecord,
     RepairsRecord,
     ServiceRecord,
     ToolRecord,
@@ -135,6 +136,28 @@ def Asks(*whom: Whom) -> None:
     ``Asks("user")``. Its handler asks through ``tooldesign.runtime.exchanges()``; over MCP, a
     request the design does not declare is not sent."""
     _once_in_tool("Asks", "asks", lambda where, path: AsksRecord(where, path, whom=whom))
+
+
+def LongRunning(
+    *,
+    required: bool = False,
+    keep_ms: int | None = None,
+    poll_ms: int | None = None,
+    asks_first: bool = False,
+) -> None:
+    """The tool may run as a long-running task: over MCP, a client that negotiated the tasks
+    extension gets a task at once, which it polls, answers the tool's questions through and
+    cancels; the result is kept ``keep_ms`` after the task ends (default an hour), clients are
+    told to poll every ``poll_ms`` (default 500). ``LongRunning(required=True)``: only as a task.
+    ``asks_first=True``: the tool's questions are asked in the call's own rounds before the
+    task is created. Each call still runs through ``Runtime.execute``."""
+    _once_in_tool(
+        "LongRunning",
+        "long_running",
+        lambda where, path: LongRunningRecord(
+            where, path, required=required, keep_ms=keep_ms, poll_ms=poll_ms, asks_first=asks_first
+        ),
+    )
 
 
 def Repairs(*kinds: RepairName) -> None:

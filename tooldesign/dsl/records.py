@@ -122,6 +122,16 @@ class AsksRecord(Record):
 
 
 @dataclass(eq=False)
+class LongRunningRecord(Record):
+    """``LongRunning(...)``: the tool may (or must) run as a task (the MCP tasks extension)."""
+
+    required: Any = False
+    keep_ms: Any = None
+    poll_ms: Any = None
+    asks_first: Any = False
+
+
+@dataclass(eq=False)
 class AnnotationsRecord(Record):
     hints: dict[str, Any] = field(default_factory=dict)
     """The hints given, by name, as given (evaluation checks them against the table)."""
@@ -165,6 +175,7 @@ class ToolRecord(Record):
     loading: tuple[Any, Location] | None = None
     agent: AgentRecord | None = None
     asks: AsksRecord | None = None
+    long_running: LongRunningRecord | None = None
     remote_name: Any = None
     """For a tool of an ``MCPToolset``: its name on the server, when the design's differs."""
     duplicates: list[tuple[str, Location]] = field(default_factory=list)

@@ -23,6 +23,7 @@ from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.loading import Loading
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.contract.tasks import TaskSupport
 
 
 class _NoValue:
@@ -310,6 +311,8 @@ class Tool:
     """``Content``: the content blocks its result carries beside its data (in the table's order)."""
     asks: tuple[Whom, ...] = ()
     """``Asks``: whom it asks during a call (the user, the host's model, the client's roots)."""
+    task: TaskSupport | None = None
+    """``LongRunning``: it may (or must) run as a long-running task (MCP's tasks extension)."""
     repairs: tuple[FieldRepair, ...] = ()
     """The payload fields whose slips the runtime repairs, and how (``Repairs``, ``repair=``)."""
     limits: ToolLimits = field(default_factory=ToolLimits)

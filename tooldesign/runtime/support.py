@@ -20,6 +20,7 @@ from tooldesign.contract.content import WithContent
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime.agents import AgentTask, agent_invoke
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams
 from tooldesign.runtime.registration import (
@@ -53,6 +54,7 @@ __all__ = [
     "PayloadCodec",
     "ResultCodec",
     "ServerDataSpec",
+    "TaskSupport",
     "ToolAnnotations",
     "ToolBinding",
     "ToolCallMeta",

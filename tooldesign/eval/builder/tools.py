@@ -21,6 +21,7 @@ from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
 from tooldesign.contract.loading import LOADINGS, Loading
 from tooldesign.contract.location import Location
 from tooldesign.contract.naming import SHADOWED_MODULES, pascal_case
+from tooldesign.contract.tasks import DEFAULT_KEEP_MS, DEFAULT_POLL_MS, TaskSupport, task_problem
 from tooldesign.dsl.records import (
     BindRecord,
     DesignRecord,
@@ -293,6 +294,7 @@ class _TreeBuilder:
             code_access=self._code_access(rec),
             content=self._content(rec),
             asks=self._asks(rec),
+            task=self._task(rec),
             repairs=control.tool_repairs(payload, user_types, repairs, injected),
             limits=self._limits(rec),
             loading=self._loading(rec.loading, rec) or toolset_loading,
@@ -318,6 +320,18 @@ class _TreeBuilder:
             return ()
         whom: tuple[Whom, ...] = tuple(record.whom)
         return whom
+
+    def _task(self, rec: ToolRecord) -> TaskSupport | None:
+        record = rec.long_running
+        if record is None:
+            return None
+        keep = DEFAULT_KEEP_MS if record.keep_ms is None else record.keep_ms
+        poll = DEFAULT_POLL_MS if record.poll_ms is None else record.poll_ms
+        problem = task_problem(record.required, keep, poll, record.asks_first)
+        if problem is not None:
+            self.issues.add(problem, record.location, record.path)
+            return None
+        return TaskSupport(record.required, keep, poll, record.asks_first)
 
     def _code_access(self, rec: ToolRecord) -> CodeAccess | None:
         record = rec.code_access

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         streamable_http_app,
     )
     from tooldesign.runtime.mcp.sessions import SessionLimits
+    from tooldesign.runtime.mcp.tasks import Tasks, TaskStore
 
 __all__ = [
     "BearerTokens",
@@ -52,6 +53,8 @@ __all__ = [
     "ResourceTemplate",
     "ServerContent",
     "SessionLimits",
+    "TaskStore",
+    "Tasks",
     "ToolServer",
     "default_server_name",
     "mcp_server",
@@ -73,6 +76,8 @@ _ELSEWHERE = {
     "ServerContent": "content",
     "spilled_results": "content",
     "SessionLimits": "sessions",
+    "TaskStore": "tasks",
+    "Tasks": "tasks",
 }
 """Names that live beside the server's module (the rest come from ``server``)."""
 

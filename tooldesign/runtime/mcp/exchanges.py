@@ -29,6 +29,7 @@ Approvals ride the same rounds (their question under the key ``approval``): see
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 from collections.abc import Mapping
@@ -77,6 +78,45 @@ def can_answer(ctx: ServerRequestContext[Any, Any], method: str) -> bool:
     if capabilities is None:
         return False
     return (capabilities.sampling if method == SAMPLE else capabilities.roots) is not None
+
+
+IN_TASK: contextvars.ContextVar[Any] = contextvars.ContextVar("tooldesign_mcp_task", default=None)
+"""The answerer of a call running as a task (:mod:`~tooldesign.runtime.mcp.tasks`), if it is."""
+
+
+def declared(method: str, asks: tuple[str, ...]) -> bool:
+    """Whether a tool whose design says ``Asks(*asks)`` may send a ``method`` request."""
+    return _WHOM.get(method) in asks and method in _REQUESTS
+
+
+def check_asked(request: InputRequest, asks: tuple[str, ...], ctx: Any) -> None:
+    """Raise :class:`InputUnavailable` into the tool for a request its design does not
+    declare or its client cannot answer."""
+    if (undeclared := _undeclared(request, asks)) is not None:
+        raise undeclared
+    if not (declared(request.method, asks) and can_answer(ctx, request.method)):
+        raise _refuse(request.method)
+
+
+def wire_request(request: InputRequest) -> dict[str, Any]:
+    """A request as an ``inputRequests`` entry carries it (``method`` and ``params``)."""
+    return _wire(_request_of(request))
+
+
+def answer_of(request: InputRequest, response: Any) -> dict[str, Any]:
+    """The client's answer to ``request``, checked as its method's result (a pydantic
+    ``ValidationError`` when it is not one)."""
+    _, result_type = _REQUESTS[request.method]
+    return _wire(result_type.model_validate(response))
+
+
+def answers_of(params: types.CallToolRequestParams) -> dict[str, Any]:
+    """The answers a call carries: its (verified) ``requestState``'s and its
+    ``inputResponses``."""
+    _, answers = _state(params)
+    for key, response in (params.input_responses or {}).items():
+        answers[key] = _wire(response)
+    return answers
 
 
 def _refuse(method: str) -> InputUnavailable:
@@ -215,6 +255,11 @@ async def execute(
 ) -> ToolResult | types.InputRequiredResult:
     """Run the call, its approval and input requests answered by the client (those its design
     declares: ``asks``)."""
+    parked = IN_TASK.get()
+    if parked is not None:  # a task: questions park it until tasks/update answers them
+        with answering(parked):
+            parked.result = await runtime.execute(request)
+        return parked.result  # type: ignore[no-any-return]
     own_approver = runtime.approver is not None or not control.can_elicit(ctx)
     if not control.asks_in_round_trips(ctx):
         with answering(_MidCall(ctx, asks)):

@@ -23,6 +23,7 @@ from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.loading import Loading
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime.spec.frozen import freeze
 from tooldesign.runtime.spec.lazy_types import ModelRef
 
@@ -157,6 +158,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     code_access: CodeAccess | None = None
     asks: tuple[Whom, ...] = ()
     """Whom the tool asks during a call, as its design's ``Asks`` says."""
+    task: TaskSupport | None = None
+    """``LongRunning``: it may (or must) run as a long-running task (MCP's tasks extension)."""
     """``CodeAccess``: whether code mode's code may call it (``None``: its side effects say)."""
     content: tuple[ContentKind, ...] = ()
     """``Content``: the content blocks its result may carry beside its data."""

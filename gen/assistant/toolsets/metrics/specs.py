@@ -220,6 +220,7 @@ CHECK_REACHABILITY_SPEC: Final[
         open_world=True,
     ),
     asks=("user",),
+    task=rt.TaskSupport(required=False, keep_ms=3600000, poll_ms=1000, asks_first=False),
     code_access="direct",
 )
 

@@ -12,6 +12,8 @@ from tooldesign.dsl import (
     Attribute,
     BindTo,
     Content,
+    Int,
+    LongRunning,
     Required,
     Return,
     Service,
@@ -153,71 +155,117 @@ with Type("address", "A postal address") as Address:
     Attribute("street", String)
     Attribute("city", String)
 
-with (
-    Service("conformance", "The MCP conformance suite's scenario tools"),
-    Toolset("scenarios", "Tools the conformance suite calls by name"),
-):
-    with Tool("test_simple_text", "Answer a fixed text"):
-        Return(String, "The text")
-        Annotations(read_only=True)
-        BindTo(simple_text)
-    with Tool("test_error_handling", "Always fail with a tool error"):
-        Return(String, "Never returned")
-        Annotations(read_only=True)
-        BindTo(error_handling)
-    with Tool("test_tool_with_progress", "Report progress at 0, 50 and 100 of 100"):
-        Return(String, "What was reported")
-        Annotations(read_only=True)
-        BindTo(with_progress)
-    with Tool("test_tool_with_logging", "Log three messages while running"):
-        Return(String, "What was logged")
-        Annotations(read_only=True)
-        BindTo(with_logging)
-    with Tool("test_logging_tool", "Log three messages while running"):
-        Return(String, "What was logged")
-        Annotations(read_only=True)
-        BindTo(with_logging)
-    with Tool("test_image_content", "Answer with an image"):
-        Return(String, "What the image shows")
-        Content("image")
-        Annotations(read_only=True)
-        BindTo(image_content)
-    with Tool("test_audio_content", "Answer with a recording"):
-        Return(String, "What the recording holds")
-        Content("audio")
-        Annotations(read_only=True)
-        BindTo(audio_content)
-    with Tool("test_embedded_resource", "Answer with an embedded resource"):
-        Return(String, "What the resource is")
-        Content("resource")
-        Annotations(read_only=True)
-        BindTo(embedded_resource)
-    with Tool("test_multiple_content_types", "Answer with a text, an image and a resource"):
-        Return(String, "The text")
-        Content("image", "resource")
-        Annotations(read_only=True)
-        BindTo(multiple_content_types)
-    with Tool("test_trigger_prompt_change", "Change the prompt list (served prompts)"):
-        Return(String, "What changed")
-        BindTo(trigger_prompt_change)
-    with Tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features"):
-        with Args():
-            Attribute("name", String)
-            Attribute("address", Address)
-            Attribute("contactMethod", String, enum=["phone", "email"])
-            Attribute("phone", String)
-            Attribute("email", String)
-        Return(String, "What was received")
-        Annotations(read_only=True)
-        BindTo(json_schema_tool)
-    for name, description, handler, argument, whom in ASKING:
-        with Tool(name, description):
-            if argument is not None:
-                with Args():
-                    Attribute(argument, String, "What to ask with")
-                    Required(argument)
+with Service("conformance", "The MCP conformance suite's scenario tools"):
+    with Toolset("scenarios", "Tools the conformance suite calls by name"):
+        with Tool("test_simple_text", "Answer a fixed text"):
+            Return(String, "The text")
+            Annotations(read_only=True)
+            BindTo(simple_text)
+        with Tool("test_error_handling", "Always fail with a tool error"):
+            Return(String, "Never returned")
+            Annotations(read_only=True)
+            BindTo(error_handling)
+        with Tool("test_tool_with_progress", "Report progress at 0, 50 and 100 of 100"):
+            Return(String, "What was reported")
+            Annotations(read_only=True)
+            BindTo(with_progress)
+        with Tool("test_tool_with_logging", "Log three messages while running"):
+            Return(String, "What was logged")
+            Annotations(read_only=True)
+            BindTo(with_logging)
+        with Tool("test_logging_tool", "Log three messages while running"):
+            Return(String, "What was logged")
+            Annotations(read_only=True)
+            BindTo(with_logging)
+        with Tool("test_image_content", "Answer with an image"):
+            Return(String, "What the image shows")
+            Content("image")
+            Annotations(read_only=True)
+            BindTo(image_content)
+        with Tool("test_audio_content", "Answer with a recording"):
+            Return(String, "What the recording holds")
+            Content("audio")
+            Annotations(read_only=True)
+            BindTo(audio_content)
+        with Tool("test_embedded_resource", "Answer with an embedded resource"):
+            Return(String, "What the resource is")
+            Content("resource")
+            Annotations(read_only=True)
+            BindTo(embedded_resource)
+        with Tool("test_multiple_content_types", "Answer with a text, an image and a resource"):
+            Return(String, "The text")
+            Content("image", "resource")
+            Annotations(read_only=True)
+            BindTo(multiple_content_types)
+        with Tool("test_trigger_prompt_change", "Change the prompt list (served prompts)"):
+            Return(String, "What changed")
+            BindTo(trigger_prompt_change)
+        with Tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features"):
+            with Args():
+                Attribute("name", String)
+                Attribute("address", Address)
+                Attribute("contactMethod", String, enum=["phone", "email"])
+                Attribute("phone", String)
+                Attribute("email", String)
+            Return(String, "What was received")
+            Annotations(read_only=True)
+            BindTo(json_schema_tool)
+        for name, description, handler, argument, whom in ASKING:
+            with Tool(name, description):
+                if argument is not None:
+                    with Args():
+                        Attribute(argument, String, "What to ask with")
+                        Required(argument)
+                Return(String, "What was answered")
+                Annotations(read_only=True)
+                if whom:
+                    Asks(*whom)
+                BindTo(handler)
+    # The tasks extension's fixtures: a sync tool and long-running ones (LongRunning).
+    with Toolset("tasks", "Long-running tools the tasks scenarios call by name"):
+        with Tool("greet", "Greet someone (never a task)"):
+            with Args():
+                Attribute("name", String, "Whom to greet")
+                Required("name")
+            Return(String, "The greeting")
+            Annotations(read_only=True)
+            BindTo(tools.greet)
+        with Tool("slow_compute", "Compute for some seconds"):
+            with Args():
+                Attribute("seconds", Int, "How long to compute", minimum=0, maximum=120)
+                Attribute("label", String, "A label for the result")
+                Required("seconds")
+            Return(String, "What was computed")
+            Annotations(read_only=True)
+            LongRunning(keep_ms=600_000, poll_ms=200)
+            BindTo(tools.slow_compute)
+        with Tool("failing_job", "A job that fails with a tool error"):
+            Return(String, "Never returned")
+            Annotations(read_only=True)
+            LongRunning(required=True, poll_ms=200)
+            BindTo(tools.failing_job)
+        with Tool("protocol_error_job", "A job that crashes"):
+            Return(String, "Never returned")
+            Annotations(read_only=True)
+            LongRunning(poll_ms=200)
+            BindTo(tools.protocol_error_job)
+        with Tool("confirm_delete", "Delete a file once the user confirms"):
+            with Args():
+                Attribute("filename", String, "The file to delete")
+                Required("filename")
+            Return(String, "What was done")
+            Asks("user")
+            LongRunning(poll_ms=200)
+            BindTo(tools.confirm_delete)
+        with Tool("multi_input", "Ask two questions at once"):
             Return(String, "What was answered")
             Annotations(read_only=True)
-            if whom:
-                Asks(*whom)
-            BindTo(handler)
+            Asks("user")
+            LongRunning(poll_ms=200)
+            BindTo(tools.multi_input)
+        with Tool("test_tool_with_task", "Ask a name, then work on it as a task"):
+            Return(String, "The greeting")
+            Annotations(read_only=True)
+            Asks("user")
+            LongRunning(required=True, poll_ms=200, asks_first=True)
+            BindTo(tools.tool_with_task)

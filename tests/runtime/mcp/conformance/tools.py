@@ -395,3 +395,56 @@ def trigger_tool_change() -> str:
     for change in TOOL_CHANGES:
         change()
     return "The tool list changed."
+
+
+# ── long-running tools (the tasks extension) ─────────────────────────────────────────────
+
+
+def greet(name: str) -> str:
+    return f"Hello, {name}!"
+
+
+async def slow_compute(seconds: int, label: str | None = None) -> str:
+    await asyncio.sleep(seconds)
+    return f"Computed {label or 'result'} after {seconds} second(s)."
+
+
+async def failing_job() -> str:
+    await asyncio.sleep(1)
+    raise ScenarioError("The job failed (a tool execution error).")
+
+
+async def protocol_error_job() -> str:
+    await asyncio.sleep(0.2)
+    raise RuntimeError("the job's worker broke")  # a crash: the task fails
+
+
+class DeleteConfirmation(BaseModel):
+    confirm: bool
+
+
+class NamedConfirmation(BaseModel):
+    name: str
+    confirm: bool
+
+
+async def confirm_delete(filename: str) -> str:
+    answer = await exchanges().ask_user(f"Delete {filename}?", DeleteConfirmation)
+    confirmed = answer.accepted and answer.content is not None and answer.content.confirm
+    return f"{'Deleted' if confirmed else 'Kept'} {filename}."
+
+
+async def multi_input() -> str:
+    asks = exchanges()
+    first, second = await asyncio.gather(
+        asks.ask_user("First: who are you?", NamedConfirmation, key="first"),
+        asks.ask_user("Second: who else?", NamedConfirmation, key="second"),
+    )
+    names = [a.content.name for a in (first, second) if a.content is not None]
+    return "Got " + " and ".join(names) + "."
+
+
+async def tool_with_task() -> str:
+    answer = await exchanges().ask_user("What is your name?", Name, key="user_name")
+    await asyncio.sleep(0.5)  # the long part, in the task
+    return f"Hello, {answer.content.name if answer.content else 'stranger'}, from a task!"

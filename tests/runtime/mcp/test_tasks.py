@@ -1,0 +1,266 @@
+"""Long-running tools over the MCP tasks extension (``tooldesign.runtime.mcp.tasks``), in raw
+JSON-RPC over the streamable-HTTP app in process (2026-07-28 requests): a task created at once,
+polled to its result, parked on a question and resumed by ``tasks/update``, cancelled, failed by
+a crash; refused without the extension. The tools are the conformance suite's tasks fixtures
+(``conformance/design.py``, toolset ``tasks``)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tooldesign.contract.tasks import TaskSupport
+from tooldesign.generate import generate
+from tooldesign.runtime import Runtime
+from tooldesign.runtime.mcp import Tasks, TaskStore, ToolServer
+
+from tests.runtime.mcp.conformance.tools import ScenarioError
+
+pytestmark = pytest.mark.anyio
+
+HERE = Path(__file__).parent / "conformance"
+VERSION = "2026-07-28"
+TASKS = "io.modelcontextprotocol/tasks"
+
+
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    out = tmp_path_factory.mktemp("tasks")
+    generate([str(HERE / "design.py")], out)
+    sys.path.insert(0, str(out))
+    try:
+        yield importlib.import_module("conformance.toolsets.tasks.executor")
+    finally:
+        sys.path.remove(str(out))
+        for name in [n for n in sys.modules if n == "conformance" or n.startswith("conformance.")]:
+            del sys.modules[name]
+
+
+class Wire:
+    """A 2026-07-28 client in raw JSON-RPC: each request carries its envelope and headers."""
+
+    def __init__(self, http: httpx.AsyncClient, extensions: dict[str, Any]) -> None:
+        self.http = http
+        self.capabilities = {"elicitation": {}, "extensions": extensions}
+        self.ids = iter(range(1, 10_000))
+
+    async def send(self, method: str, params: dict[str, Any], **headers: str) -> dict[str, Any]:
+        body = {
+            "jsonrpc": "2.0",
+            "id": next(self.ids),
+            "method": method,
+            "params": {
+                **params,
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": VERSION,
+                    "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+                    **params.get("_meta", {}),
+                },
+            },
+        }
+        sent = {
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": VERSION,
+            "Mcp-Method": method,
+        }
+        if method == "tools/call":
+            sent["Mcp-Name"] = params["name"]
+        answer = await self.http.post("/mcp", json=body, headers={**sent, **headers})
+        text = answer.text
+        if "data: " in text:  # an SSE answer: its last message
+            text = [line[6:] for line in text.splitlines() if line.startswith("data: ")][-1]
+        message: dict[str, Any] = json.loads(text)
+        return message
+
+    async def result(self, method: str, params: dict[str, Any], **headers: str) -> dict[str, Any]:
+        message = await self.send(method, params, **headers)
+        assert "result" in message, message
+        result: dict[str, Any] = message["result"]
+        return result
+
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        return await self.result("tools/call", {"name": tool, "arguments": arguments})
+
+    async def until(self, task_id: str, *statuses: str) -> dict[str, Any]:
+        deadline = time.monotonic() + 10
+        while True:
+            got = await self.result("tasks/get", {"taskId": task_id})
+            if got["status"] in statuses or time.monotonic() > deadline:
+                return got
+            await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def tasks() -> Tasks:
+    return Tasks(TaskStore(limit=50))
+
+
+@pytest.fixture
+async def http(fixtures: Any, tasks: Tasks) -> AsyncIterator[httpx.AsyncClient]:
+    server = ToolServer(Runtime([fixtures.new_registration()], expose=(ScenarioError,)))
+    tasks.serve_on(server)
+    app = server.streamable_http_app()
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+        ) as client,
+    ):
+        yield client
+
+
+@pytest.fixture
+def wire(http: httpx.AsyncClient) -> Wire:
+    return Wire(http, {TASKS: {}})
+
+
+async def test_a_long_running_tool_answers_a_task_polled_to_its_result(wire: Wire) -> None:
+    created = await wire.call("slow_compute", seconds=0, label="x")
+    assert created["resultType"] == "task"
+    assert set(created) >= {"taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs"}
+    assert created["ttlMs"] == 600_000 and created["pollIntervalMs"] == 200
+    assert not {"result", "error", "inputRequests", "requestState", "task"} & set(created)
+    done = await wire.until(created["taskId"], "completed")
+    assert done["resultType"] == "complete" and done["status"] == "completed"
+    assert done["result"]["content"][0]["text"] == "Computed x after 0 second(s)."
+    assert "io.modelcontextprotocol/related-task" not in done["result"].get("_meta", {})
+
+
+async def test_a_sync_tool_and_a_client_without_the_extension_get_plain_results(
+    http: httpx.AsyncClient, wire: Wire
+) -> None:
+    greeted = await wire.call("greet", name="Ada")
+    assert greeted["resultType"] == "complete" and "taskId" not in greeted
+    plain = Wire(http, {})
+    answered = await plain.call("slow_compute", seconds=0)
+    assert answered["resultType"] == "complete" and "taskId" not in answered
+    opted_in = await plain.result(
+        "tools/call",
+        {
+            "name": "slow_compute",
+            "arguments": {"seconds": 0},
+            "_meta": {"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}},
+        },
+    )
+    assert opted_in["resultType"] == "task"  # asked for in this request alone
+
+
+async def test_without_the_extension_tasks_methods_and_required_tools_are_refused(
+    http: httpx.AsyncClient,
+) -> None:
+    plain = Wire(http, {})
+    refused = await plain.send("tools/call", {"name": "failing_job", "arguments": {}})
+    assert refused["error"]["code"] == -32021
+    assert refused["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+    for method in ("tasks/get", "tasks/cancel"):
+        answer = await plain.send(method, {"taskId": "x"})
+        assert answer["error"]["code"] == -32021
+
+
+async def test_a_question_parks_the_task_until_tasks_update_answers_it(wire: Wire) -> None:
+    created = await wire.call("multi_input")
+    parked = await wire.until(created["taskId"], "input_required")
+    assert set(parked["inputRequests"]) == {"first", "second"}
+    assert parked["inputRequests"]["first"]["method"] == "elicitation/create"
+    answer = {"action": "accept", "content": {"name": "Ada", "confirm": True}}
+    ack = await wire.result(
+        "tasks/update", {"taskId": created["taskId"], "inputResponses": {"first": answer}}
+    )
+    assert ack == {"resultType": "complete", "_meta": ack["_meta"]}
+    waiting = await wire.result("tasks/get", {"taskId": created["taskId"]})
+    assert waiting["status"] == "input_required" and list(waiting["inputRequests"]) == ["second"]
+    await wire.result(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"second": {**answer, "content": {"name": "Bo", "confirm": True}}},
+        },
+    )
+    done = await wire.until(created["taskId"], "completed")
+    assert done["result"]["content"][0]["text"] == "Got Ada and Bo."
+
+
+async def test_cancelling_a_task_cancels_its_call(wire: Wire, tasks: Tasks) -> None:
+    created = await wire.call("slow_compute", seconds=60)
+    ack = await wire.result("tasks/cancel", {"taskId": created["taskId"]})
+    assert "status" not in ack
+    cancelled = await wire.result("tasks/get", {"taskId": created["taskId"]})
+    assert cancelled["status"] == "cancelled" and "result" not in cancelled
+    runner = tasks.store.get(created["taskId"], None).runner  # type: ignore[union-attr]
+    assert runner is not None
+    await asyncio.wait_for(asyncio.shield(runner), 2)  # the tool's call ended
+    again = await wire.result("tasks/cancel", {"taskId": created["taskId"]})
+    assert again["resultType"] == "complete"  # an ended task: nothing changes
+    running = await wire.call("slow_compute", seconds=60)
+    tasks.close()  # the server stops: every running task is cancelled
+    stopped = await wire.result("tasks/get", {"taskId": running["taskId"]})
+    assert stopped["status"] == "cancelled"
+
+
+async def test_a_tool_error_completes_and_a_crash_fails_the_task(wire: Wire) -> None:
+    failing = await wire.call("failing_job")
+    crashing = await wire.call("protocol_error_job")
+    errored = await wire.until(failing["taskId"], "completed", "failed")
+    assert errored["status"] == "completed" and errored["result"]["isError"] is True
+    crashed = await wire.until(crashing["taskId"], "completed", "failed")
+    assert crashed["status"] == "failed" and "result" not in crashed
+    assert (
+        crashed["error"]["code"] == -32603 and "protocol_error_job" in crashed["error"]["message"]
+    )
+
+
+async def test_unknown_tasks_and_mismatched_routing_headers_are_refused(wire: Wire) -> None:
+    unknown = await wire.send("tasks/get", {"taskId": "nope"})
+    assert unknown["error"]["code"] == -32602 and "'nope'" in unknown["error"]["message"]
+    created = await wire.call("slow_compute", seconds=0)
+    mismatched = await wire.send(
+        "tasks/get", {"taskId": created["taskId"]}, **{"Mcp-Name": "another"}
+    )
+    assert mismatched["error"]["code"] == -32020
+    matched = await wire.result(
+        "tasks/get", {"taskId": created["taskId"]}, **{"Mcp-Name": created["taskId"]}
+    )
+    assert matched["taskId"] == created["taskId"]
+
+
+async def test_asks_first_asks_in_the_call_then_makes_the_task(wire: Wire) -> None:
+    first = await wire.call("test_tool_with_task")
+    assert first["resultType"] == "input_required" and "taskId" not in first
+    [key] = first["inputRequests"]
+    second = await wire.result(
+        "tools/call",
+        {
+            "name": "test_tool_with_task",
+            "arguments": {},
+            "inputResponses": {key: {"action": "accept", "content": {"name": "Alice"}}},
+            "requestState": first["requestState"],
+        },
+    )
+    assert second["resultType"] == "task" and "requestState" not in second
+    done = await wire.until(second["taskId"], "completed")
+    assert "Alice" in done["result"]["content"][0]["text"]
+
+
+def test_the_store_is_bounded_and_forgets_ended_tasks_after_their_keep() -> None:
+    store = TaskStore(limit=2)
+    short = TaskSupport(keep_ms=1)
+    first = store.add("t", None, short)
+    store.add("t", "alice", short)
+    with pytest.raises(Exception, match="runs 2 tasks already"):
+        store.add("t", None, short)
+    first.set_status("completed")
+    third = store.add("t", None, TaskSupport())  # the ended one makes room
+    assert store.get(first.id, None) is None and store.get(third.id, None) is third
+    assert store.get(third.id, "bob") is third  # an unowned task: whoever has its id
+    owned = next(t for t in store._tasks.values() if t.owner == "alice")
+    assert store.get(owned.id, "bob") is None and store.get(owned.id, "alice") is owned
+    with pytest.raises(ValueError, match="positive"):
+        TaskStore(limit=0)
