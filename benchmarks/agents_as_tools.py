@@ -26,7 +26,7 @@ approvals), the runtime's toolsets as the inner agent's tools, the result checke
 A round's figure is the time from the outer model's response to the inner model's first request;
 the median of --repeat rounds is printed per variant, the two taking turns, and the ratio.
 
-Run: python benchmarks/agents.py [--repeat N] [--framework pydantic-ai|openai-agents|langgraph]
+Run: python benchmarks/agents_as_tools.py [--repeat N] [--framework pydantic-ai|openai-agents|langgraph]
 """
 
 import argparse
