@@ -30,7 +30,7 @@ from tooldesign.dsl.records import (
     ToolRecord,
     ToolsetRecord,
 )
-from tooldesign.eval.builder import control, messages, values
+from tooldesign.eval.builder import control, messages, prompts, values
 from tooldesign.eval.builder.bounded import bounded
 from tooldesign.eval.builder.fields import TypeBuilder
 from tooldesign.eval.builder.mcp import mcp_server_spec, remote_name
@@ -72,6 +72,7 @@ class _TreeBuilder:
     def __init__(self, types: TypeBuilder) -> None:
         self.types = types
         self.issues = types.issues
+        self.content = prompts.Seen()
 
     def _text(self, value: Any, rec: Record, what: str) -> str | None:
         return values.text(value, rec, what, self.issues)
@@ -234,6 +235,7 @@ class _TreeBuilder:
             rec.location,
             rec.path,
             mcp=mcp_server_spec(rec.mcp_server, rec, self.issues) if rec.is_mcp else None,
+            content=prompts.content(self.types, rec, self.content, self._binding),
         )
 
     def _tool(
