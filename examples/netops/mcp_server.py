@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Literal
 
-from pydantic import BaseModel, Field
 from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import LogCalls, Runtime, Timeout
-from tooldesign.runtime.mcp import Prompt, Resource, ResourceTemplate, ServerContent, ToolServer
+from tooldesign.runtime.mcp import ServerContent, ToolServer
 
 from examples.netops.agent import registrations
 from examples.netops.services import (
@@ -31,6 +29,8 @@ from examples.netops.services import (
     Inventory,
     NotFoundError,
 )
+from gen.assistant.toolsets.docs import content as docs_content
+from gen.assistant.toolsets.sites import content as sites_content
 
 
 def runtime(inventory: Inventory | None = None) -> Runtime:
@@ -52,24 +52,10 @@ def server() -> ToolServer:
     return served
 
 
-class TriageArguments(BaseModel):
-    site_id: str = Field(description="The site to look into (completed from the inventory)")
-    depth: Literal["quick", "thorough"] = Field("quick", description="How far to look")
-
-
-class DocumentAddress(BaseModel):
-    kind: Literal["runbooks", "articles"] = Field(description="Which collection")
-    doc_id: str = Field(description="The document's id (completed from the collection)")
-
-
 def content(inventory: Inventory, documents: DocumentService) -> ServerContent:
-    """The prompt and resources served beside the tools."""
-
-    def triage(args: TriageArguments) -> str:
-        steps = "get_site, then list_devices with status offline"
-        if args.depth == "thorough":
-            steps += ", then check_reachability of each offline device and search_docs"
-        return f"Site {args.site_id} looks unhealthy. Find out why: {steps}. Say what to do next."
+    """The prompt and resources the design declares (``design/assistant.py``), served beside
+    the tools: ``triage_site`` renders with the function it is bound to; what needs the
+    inventory or the documents is given here, by name, to the generated modules."""
 
     def site_ids(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
         return [site.id for site in inventory.sites if site.id.startswith(value)]
@@ -84,33 +70,17 @@ def content(inventory: Inventory, documents: DocumentService) -> ServerContent:
             }
         return {a.doc_id: a.snippet for a in documents.articles}
 
-    def document(address: DocumentAddress) -> str:
+    def document(address: docs_content.DocumentParameters) -> str:
         return collection(address.kind)[address.doc_id]  # KeyError: no such document
 
     def doc_ids(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
         kinds = [context["kind"]] if context.get("kind") else ["runbooks", "articles"]
         return [i for kind in kinds for i in collection(kind) if i.startswith(value)]
 
+    on_sites = sites_content.Handlers(complete_triage_site=site_ids, sites=sites)
+    on_docs = docs_content.Handlers(document=document, complete_document=doc_ids)
     return ServerContent(
-        prompts=[
-            Prompt(
-                "triage_site",
-                "Investigate an unhealthy site with the netops tools",
-                triage,
-                TriageArguments,
-                complete=site_ids,
-            )
-        ],
-        resources=[Resource("netops://sites", "sites", "Every site", sites, "application/json")],
-        templates=[
-            ResourceTemplate(
-                "docs://{kind}/{doc_id}",
-                "document",
-                "A runbook's steps or an article's summary (search_docs links them)",
-                document,
-                DocumentAddress,
-                "text/markdown",
-                complete=doc_ids,
-            )
-        ],
+        prompts=sites_content.prompts(on_sites),
+        resources=sites_content.resources(on_sites),
+        templates=docs_content.templates(on_docs),
     )

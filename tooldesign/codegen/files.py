@@ -83,6 +83,15 @@ def toolset_files(view: ToolsetView, catalog: Sequence[dict[str, Any]]) -> list[
                 f"{package}/executor.py", "executor.py.j2", context, first_party=view.first_party
             )
         )
+    if view.content is not None:
+        files.append(
+            GeneratedFile(
+                f"{package}/content.py",
+                "content.py.j2",
+                {**context, "view": view.content},
+                first_party=view.content.first_party,
+            )
+        )
     if view.transforms is not None:
         files.append(
             GeneratedFile(

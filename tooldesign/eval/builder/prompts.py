@@ -124,7 +124,7 @@ def _item(
                 )
     elif isinstance(rec, PromptRecord):
         template = _template(rec, arguments, issues)
-    binding = bind(rec.bind) if rec.bind is not None else None
+    binding = _function(bind(rec.bind), rec.bind, issues) if rec.bind is not None else None
     if template is not None and rec.bind is not None:
         issues.add(
             "a prompt renders its template or the function it is bound to, not both: drop "
@@ -134,7 +134,7 @@ def _item(
         )
     completer = None
     if rec.completes is not None and rec.completes.target is not None:
-        completer = bind(rec.completes)
+        completer = _function(bind(rec.completes), rec.completes, issues)
     return ContentItem(
         kind=kind,
         name=name,
@@ -152,6 +152,21 @@ def _item(
         location=rec.location,
         path=rec.path,
     )
+
+
+def _function(binding: Binding | None, rec: BindRecord, issues: Any) -> Binding | None:
+    """``binding`` if it names a module-level function: a prompt or resource is served with no
+    instance of a class to call a method on."""
+    if binding is not None and "." in binding.qualname:
+        issues.add(
+            f"{binding.module}:{binding.qualname} is a method; bind a prompt or resource to a "
+            "module-level function, or give the generated server_content a handler that holds "
+            "the instance",
+            rec.location,
+            rec.path,
+        )
+        return None
+    return binding
 
 
 def _arguments(
