@@ -3,18 +3,24 @@ argument models, the handlers an application may give, and the bound functions i
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from tooldesign.codegen.literals import py_literal
+from tooldesign.contract.constraints import CONSTRAINTS
+from tooldesign.contract.content_catalog import content_catalog_text
 from tooldesign.ir.model import (
     NO_VALUE,
     Binding,
     ContentItem,
     Field,
+    ObjectShape,
     Primitive,
     PrimitiveType,
     Toolset,
 )
+from tooldesign.ir.schema import SchemaBuilder
 
 _PYTHON = {
     Primitive.STRING: "str",
@@ -22,15 +28,12 @@ _PYTHON = {
     Primitive.NUMBER: "float",
     Primitive.BOOLEAN: "bool",
 }
-_BOUNDS = (
-    ("minimum", "ge"),
-    ("maximum", "le"),
-    ("exclusive_minimum", "gt"),
-    ("exclusive_maximum", "lt"),
-    ("min_length", "min_length"),
-    ("max_length", "max_length"),
-    ("pattern", "pattern"),
+_BOUNDS = tuple(
+    (c.option, c.pydantic)
+    for c in CONSTRAINTS
+    if c.pydantic is not None and c.applies_to != "array"
 )
+"""``(Constraints attribute, pydantic Field argument)`` of each bound a scalar can take."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ class ContentView:
     templates: tuple[ItemView, ...]
     imports: tuple[tuple[str, str], ...]
     """``(module, alias)`` of each application module a binding names."""
+    catalog: str
+    """The text of its ``content.json``."""
 
     @property
     def exports(self) -> list[str]:
@@ -122,7 +127,30 @@ def content_view(service: str, toolset: Toolset) -> ContentView | None:
         tuple(items["resource"]),
         tuple(items["template"]),
         tuple((module, alias) for module, alias in modules.items()),
+        content_catalog_text([catalog_entry(item) for item in toolset.content]),
     )
+
+
+def catalog_entry(item: ContentItem) -> dict[str, Any]:
+    """``item`` as ``content.json`` lists it (:mod:`tooldesign.contract.content_catalog`)."""
+    fields = item.arguments
+    if item.kind == "template":  # a variable always has a value
+        fields = tuple(dataclasses.replace(f, required=True) for f in fields)
+    shape = ObjectShape(item.class_name, fields, None, item.location, item.path)
+    return {
+        "kind": item.kind,
+        "name": item.name,
+        "title": item.title,
+        "description": item.description,
+        "uri": item.uri,
+        "mime_type": item.mime_type if item.kind != "prompt" else None,
+        "arguments": SchemaBuilder({}).object_schema(shape),
+        "completes": {
+            f.name: "values" if f.constraints.enum else "handler"
+            for f in item.arguments
+            if f.constraints.enum or item.completes
+        },
+    }
 
 
 def _model(item: ContentItem) -> ModelView:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldesign.codegen.output import HEADER
 from tooldesign.contract.catalog import CATALOG_NAME, catalog_entry
+from tooldesign.contract.content_catalog import CONTENT_CATALOG_NAME
 from tooldesign.contract.naming import package_dir
 
 if TYPE_CHECKING:
@@ -90,6 +91,14 @@ def toolset_files(view: ToolsetView, catalog: Sequence[dict[str, Any]]) -> list[
                 "content.py.j2",
                 {**context, "view": view.content},
                 first_party=view.content.first_party,
+            )
+        )
+        files.append(
+            GeneratedFile(
+                f"{package}/{CONTENT_CATALOG_NAME}",
+                "content.json.j2",
+                {"text": view.content.catalog},
+                formatted=False,
             )
         )
     if view.transforms is not None:
