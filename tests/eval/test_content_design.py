@@ -139,3 +139,72 @@ def test_content_outside_a_toolset_is_misplaced(write_design: WriteDesign) -> No
     issue = single_issue(path)
     assert "Prompt must be called inside a Toolset block" in issue.message
     assert_at(issue, path)
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (
+            'with Prompt("p", "P"):\n    Return(String, "R")  # <-- error',
+            "Return must be called inside a Tool block",
+        ),
+        (
+            'with Prompt("p", "P"):\n    Completes()\n    Completes()  # <-- error',
+            "Completes is declared more than once in this prompt",
+        ),
+        (
+            'with Resource("a://b", "r", "R"):\n    Completes()  # <-- error',
+            "Completes must be called inside a Prompt or ResourceTemplate block",
+        ),
+        (
+            'with Prompt("p", "P", template="Hi"):\n    BindTo("platform:python_version")  # <-- error',
+            "a prompt renders its template or the function it is bound to, not both",
+        ),
+        (
+            'with Resource("a://b", "r", "R"):\n    BindTo("pathlib:Path.cwd")  # <-- error',
+            "pathlib:Path.cwd is a method; bind a prompt or resource to a module-level function",
+        ),
+        (
+            'with Resource("a://b", "r", "R", mime_type="json"):  # <-- error\n    pass',
+            "mime_type 'json' is not a media type",
+        ),
+        (
+            'with ResourceTemplate("docs://{a b}", "d", "D"):  # <-- error\n    pass',
+            "is not a URI template of simple variables",
+        ),
+    ],
+)
+def test_calls_inside_content_blocks_are_checked(
+    write_design: WriteDesign, content: str, fragment: str
+) -> None:
+    path = write_design(design(content))
+    issue = single_issue(path)
+    assert fragment in issue.message, issue.message
+    assert_at(issue, path)
+
+
+def test_an_mcp_toolset_serves_no_designed_content(write_design: WriteDesign) -> None:
+    path = write_design(
+        'with Service("svc", "S"):\n'
+        '    with MCPToolset("remote", "R", server="https://mcp.example/mcp"):\n'
+        '        with Tool("ask", "Ask"):\n'
+        '            Return(String, "A")\n'
+        '        Resource("a://b", "r", "R")  # <-- error\n'
+    )
+    issue = single_issue(path)
+    assert "an MCPToolset's tools run on its server" in issue.message
+    assert_at(issue, path)
+
+
+def test_a_bound_prompt_and_completer_are_kept(write_design: WriteDesign) -> None:
+    path = write_design(
+        design(
+            'with Prompt("p", "P"):\n'
+            '    BindTo("platform:python_version")\n'
+            '    Completes("platform:system")'
+        )
+    )
+    [service] = evaluate([str(path)]).services
+    [prompt] = service.toolsets[0].content
+    assert prompt.binding is not None and prompt.binding.qualname == "python_version"
+    assert prompt.completer is not None and prompt.completer.module == "platform"

@@ -52,6 +52,15 @@ def content(
     """The toolset's content records, built and checked (problems go to ``types.issues``)."""
     out = []
     idents: dict[str, ContentRecord] = {}
+    if toolset.is_mcp and toolset.content:
+        first = toolset.content[0]
+        types.issues.add(
+            "an MCPToolset's tools run on its server, which serves its own prompts and "
+            "resources: declare them in a Toolset of this design",
+            first.location,
+            first.path,
+        )
+        return ()
     for rec in toolset.content:
         item = _item(types, rec, seen, bind)
         if item is None:

@@ -429,9 +429,11 @@ def _bound_packages(services: list[ServiceRecord]) -> frozenset[str]:
     found: set[str] = set()
     for service in services:
         for toolset in service.toolsets:
-            for tool in toolset.tools:
-                if tool.bind is not None:
-                    module, _ = _bind_target(tool.bind.target)
+            binds = [tool.bind for tool in toolset.tools]
+            binds += [b for c in toolset.content for b in (c.bind, c.completes)]
+            for bind in binds:
+                if bind is not None and bind.target is not None:
+                    module, _ = _bind_target(bind.target)
                     if isinstance(module, str) and module:
                         found.add(module.partition(".")[0])
     return frozenset(found)
