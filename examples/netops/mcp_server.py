@@ -29,8 +29,8 @@ from examples.netops.services import (
     Inventory,
     NotFoundError,
 )
-from gen.assistant.toolsets.docs import content as docs_content
-from gen.assistant.toolsets.sites import content as sites_content
+from gen.assistant import content as designed
+from gen.assistant.toolsets.docs.content import DocumentParameters
 
 
 def runtime(inventory: Inventory | None = None) -> Runtime:
@@ -55,7 +55,7 @@ def server() -> ToolServer:
 def content(inventory: Inventory, documents: DocumentService) -> ServerContent:
     """The prompt and resources the design declares (``design/assistant.py``), served beside
     the tools: ``triage_site`` renders with the function it is bound to; what needs the
-    inventory or the documents is given here, by name, to the generated modules."""
+    inventory or the documents is given here, by name, to the generated ``content`` module."""
 
     def site_ids(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
         return [site.id for site in inventory.sites if site.id.startswith(value)]
@@ -70,17 +70,15 @@ def content(inventory: Inventory, documents: DocumentService) -> ServerContent:
             }
         return {a.doc_id: a.snippet for a in documents.articles}
 
-    def document(address: docs_content.DocumentParameters) -> str:
+    def document(address: DocumentParameters) -> str:
         return collection(address.kind)[address.doc_id]  # KeyError: no such document
 
     def doc_ids(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
         kinds = [context["kind"]] if context.get("kind") else ["runbooks", "articles"]
         return [i for kind in kinds for i in collection(kind) if i.startswith(value)]
 
-    on_sites = sites_content.Handlers(complete_triage_site=site_ids, sites=sites)
-    on_docs = docs_content.Handlers(document=document, complete_document=doc_ids)
-    return ServerContent(
-        prompts=sites_content.prompts(on_sites),
-        resources=sites_content.resources(on_sites),
-        templates=docs_content.templates(on_docs),
+    return designed.server_content(
+        designed.Handlers(
+            complete_triage_site=site_ids, sites=sites, document=document, complete_document=doc_ids
+        )
     )

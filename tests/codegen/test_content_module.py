@@ -142,3 +142,16 @@ def test_generation_is_deterministic(generated: Generated, gen_design: Generator
     for name in ("content.py", "content.json"):
         first = (generated.out / "svc/toolsets/kb" / name).read_text()
         assert (again.out / "svc/toolsets/kb" / name).read_text() == first
+
+
+def test_the_service_package_serves_every_toolsets_content(generated: Generated) -> None:
+    service = generated.module("svc.content")
+    handlers: dict[str, Any] = {
+        "python": lambda: "3",
+        "article": lambda p: "",
+        "complete_explain": lambda *a: [],
+    }
+    served = service.server_content(handlers)
+    assert [p.name for p in served.prompts.values()] == ["explain"]
+    assert sorted(served.resources) == ["kb://bound", "kb://python"]
+    assert list(served.templates) == ["kb://articles/{section}/{article_id}"]

@@ -146,10 +146,24 @@ def code_api_title(service: str, toolset: str, description: str | None) -> str:
     return f"{title}: {description}" if description else title
 
 
-def service_files(name: str, ident: str, catalog: Sequence[CatalogPart]) -> list[GeneratedFile]:
-    """The files of a service package beside its toolsets' (``catalog``: each toolset's tools)."""
+def service_files(
+    name: str,
+    ident: str,
+    catalog: Sequence[CatalogPart],
+    content: Sequence[tuple[str, str]] = (),
+) -> list[GeneratedFile]:
+    """The files of a service package beside its toolsets' (``catalog``: each toolset's tools;
+    ``content``: ``(name, ident)`` of each toolset that declares prompts or resources)."""
     header = f"{HEADER}\n# Service {name!r}."
+    extra = [
+        GeneratedFile(
+            f"{ident}/content.py",
+            "service_content.py.j2",
+            {"header": header, "service": name, "toolsets": content},
+        )
+    ]
     return [
+        *(extra if content else []),
         GeneratedFile(
             f"{ident}/__init__.py",
             SERVICE_INIT,
