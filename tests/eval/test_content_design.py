@@ -208,3 +208,21 @@ def test_a_bound_prompt_and_completer_are_kept(write_design: WriteDesign) -> Non
     [prompt] = service.toolsets[0].content
     assert prompt.binding is not None and prompt.binding.qualname == "python_version"
     assert prompt.completer is not None and prompt.completer.module == "platform"
+
+
+def test_elements_whose_handlers_share_a_name_are_refused(write_design: WriteDesign) -> None:
+    path = write_design(
+        'with Service("svc", "S"):\n'
+        '    with Toolset("a", "A"):\n'
+        '        with Tool("x", "X"):\n'
+        '            Return(String, "R")\n'
+        '        Prompt("index", "P")\n'
+        '    with Toolset("b", "B"):\n'
+        '        with Tool("y", "Y"):\n'
+        '            Return(String, "R")\n'
+        '        Resource("kb://index", "index", "R")  # <-- error\n'
+    )
+    issue = single_issue(path)
+    assert "resource 'index' and prompt 'index' (declared at" in issue.message
+    assert "name the same generated handler (index)" in issue.message
+    assert_at(issue, path)

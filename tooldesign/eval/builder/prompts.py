@@ -31,6 +31,9 @@ class Seen:
 
     def __init__(self) -> None:
         self.first: dict[tuple[str, str], ContentRecord] = {}
+        self.handlers: dict[str, ContentRecord] = {}
+        """The generated handlers' names (``Handlers`` keys), by the element first given one:
+        a service's content module takes them all."""
 
     def claim(self, kind: str, key: str, rec: ContentRecord, issues: Any) -> None:
         first = self.first.setdefault((kind, key), rec)
@@ -51,7 +54,6 @@ def content(
 ) -> tuple[ContentItem, ...]:
     """The toolset's content records, built and checked (problems go to ``types.issues``)."""
     out = []
-    idents: dict[str, ContentRecord] = {}
     if toolset.is_mcp and toolset.content:
         first = toolset.content[0]
         types.issues.add(
@@ -65,18 +67,27 @@ def content(
         item = _item(types, rec, seen, bind)
         if item is None:
             continue
-        first = idents.setdefault(item.ident, rec)
-        if first is not rec:
-            if first.name != rec.name:  # the same name is reported as a duplicate
+        keys = [item.ident] + ([f"complete_{item.ident}"] if item.completes else [])
+        for key in keys:
+            first = seen.handlers.setdefault(key, rec)
+            duplicate = first.name == rec.name and what_of(first) == what_of(rec)
+            if first is not rec and not duplicate:  # a duplicate is reported as one
                 types.issues.add(
-                    f"{item.name!r} and {first.name!r} name the same generated handler "
-                    f"({item.ident}); rename one",
+                    f"{what_of(rec)} {item.name!r} and {what_of(first)} {first.name!r} (declared "
+                    f"at {first.location}) name the same generated handler ({key}); rename one",
                     rec.location,
                     rec.path,
                 )
-            continue
         out.append(item)
     return tuple(out)
+
+
+def what_of(rec: ContentRecord) -> str:
+    if isinstance(rec, PromptRecord):
+        return "prompt"
+    return (
+        "resource template" if isinstance(rec, ResourceRecord) and rec.is_template else "resource"
+    )
 
 
 def _item(
