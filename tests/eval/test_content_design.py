@@ -165,6 +165,10 @@ def test_content_outside_a_toolset_is_misplaced(write_design: WriteDesign) -> No
             "pathlib:Path.cwd is a method; bind a prompt or resource to a module-level function",
         ),
         (
+            'with Prompt("p", "P"):\n    Completes("platform:nothing_here")  # <-- error',
+            "Completes target platform:nothing_here is not importable",
+        ),
+        (
             'with Resource("a://b", "r", "R", mime_type="json"):  # <-- error\n    pass',
             "mime_type 'json' is not a media type",
         ),

@@ -50,7 +50,7 @@ def content(
     types: TypeBuilder,
     toolset: ToolsetRecord,
     seen: Seen,
-    bind: Callable[[BindRecord], Binding | None],
+    bind: Callable[[BindRecord, str], Binding | None],
 ) -> tuple[ContentItem, ...]:
     """The toolset's content records, built and checked (problems go to ``types.issues``)."""
     out = []
@@ -94,7 +94,7 @@ def _item(
     types: TypeBuilder,
     rec: ContentRecord,
     seen: Seen,
-    bind: Callable[[BindRecord], Binding | None],
+    bind: Callable[[BindRecord, str], Binding | None],
 ) -> ContentItem | None:
     issues = types.issues
     is_prompt = isinstance(rec, PromptRecord)
@@ -144,7 +144,9 @@ def _item(
                 )
     elif isinstance(rec, PromptRecord):
         template = _template(rec, arguments, issues)
-    binding = _function(bind(rec.bind), rec.bind, issues) if rec.bind is not None else None
+    binding = (
+        _function(bind(rec.bind, "BindTo"), rec.bind, issues) if rec.bind is not None else None
+    )
     if template is not None and rec.bind is not None:
         issues.add(
             "a prompt renders its template or the function it is bound to, not both: drop "
@@ -154,7 +156,7 @@ def _item(
         )
     completer = None
     if rec.completes is not None and rec.completes.target is not None:
-        completer = _function(bind(rec.completes), rec.completes, issues)
+        completer = _function(bind(rec.completes, "Completes"), rec.completes, issues)
     return ContentItem(
         kind=kind,
         name=name,

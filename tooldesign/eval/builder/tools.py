@@ -383,15 +383,15 @@ class _TreeBuilder:
             values[key] = value
         return ToolLimits(**values)
 
-    def _binding(self, rec: BindRecord) -> Binding | None:
+    def _binding(self, rec: BindRecord, call: str = "BindTo") -> Binding | None:
         target = rec.target
         module, qualname = _bind_target(target)
         if not values.is_text(target) and not callable(target):
-            self.issues.add(f"BindTo target {target!r} is not callable", rec.location, rec.path)
+            self.issues.add(f"{call} target {target!r} is not callable", rec.location, rec.path)
             return None
         if not module or not qualname or "<" in qualname:
             self.issues.add(
-                f"BindTo target {target!r} is not importable: bind a module-level function or a method of a module-level class",
+                f"{call} target {target!r} is not importable: bind a module-level function or a method of a module-level class",
                 rec.location,
                 rec.path,
             )
@@ -402,7 +402,7 @@ class _TreeBuilder:
                 obj = getattr(obj, part)
         except Exception as exc:  # noqa: BLE001 - the application's module may fail to import in any way
             self.issues.add(
-                f"BindTo target {module}:{qualname} is not importable: {described(exc)}",
+                f"{call} target {module}:{qualname} is not importable: {described(exc)}",
                 rec.location,
                 rec.path,
                 cause=exc,
@@ -410,7 +410,7 @@ class _TreeBuilder:
             return None
         if not callable(obj):
             self.issues.add(
-                f"BindTo target {module}:{qualname} is not callable", rec.location, rec.path
+                f"{call} target {module}:{qualname} is not callable", rec.location, rec.path
             )
             return None
         return Binding(module, qualname, rec.location, rec.path)
