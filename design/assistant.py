@@ -21,6 +21,7 @@ from tooldesign.dsl import (
     Boolean,
     BoundedResult,
     CodeAccess,
+    Completes,
     Confirm,
     Content,
     Example,
@@ -32,7 +33,10 @@ from tooldesign.dsl import (
     MapOf,
     Object,
     OneOf,
+    Prompt,
     Required,
+    Resource,
+    ResourceTemplate,
     Return,
     ServerData,
     Service,
@@ -42,6 +46,7 @@ from tooldesign.dsl import (
     Toolset,
 )
 
+from examples.netops.content import triage_site
 from examples.netops.services import (
     DeviceService,
     DocumentService,
@@ -85,6 +90,16 @@ with Service("assistant", "Network operations assistant"):
             Return(TopologyNode, "Root of the site topology")
             Annotations(read_only=True)
             BindTo(SiteService.get_topology)
+        with Prompt("triage_site", "Investigate an unhealthy site with the netops tools"):
+            with Args():
+                Attribute("site_id", String, "The site to look into (completed from the inventory)")
+                Attribute(
+                    "depth", String, "How far to look", enum=["quick", "thorough"], default="quick"
+                )
+                Required("site_id")
+            BindTo(triage_site)
+            Completes()  # site_id: from the inventory, a handler given when served
+        Resource("netops://sites", "sites", "Every site", mime_type="application/json")
 
     with Toolset("devices", "Inspect the devices of a site"):
         Tags("inventory")
@@ -264,6 +279,16 @@ with Service("assistant", "Network operations assistant"):
             Return(String, "The answer")
             Annotations(read_only=True, open_world=False)
             BindTo(answer_question)
+        with ResourceTemplate(
+            "docs://{kind}/{doc_id}",
+            "document",
+            "A runbook's steps or an article's summary (search_docs links them)",
+            mime_type="text/markdown",
+        ):
+            with Args():
+                Attribute("kind", String, "Which collection", enum=["runbooks", "articles"])
+                Attribute("doc_id", String, "The document's id (completed from the collection)")
+            Completes()
 
     with Toolset("diagnosis", "Investigations an agent carries out with the other toolsets"):
         Tags("operations")

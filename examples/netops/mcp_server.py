@@ -18,19 +18,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Literal
 
-from pydantic import BaseModel, Field
 from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import LogCalls, Runtime, Timeout
-from tooldesign.runtime.mcp import (
-    Prompt,
-    Resource,
-    ResourceTemplate,
-    ServerContent,
-    Tasks,
-    ToolServer,
-)
+from tooldesign.runtime.mcp import ServerContent, Tasks, ToolServer
 
 from examples.netops.agent import registrations
 from examples.netops.services import (
@@ -38,6 +29,8 @@ from examples.netops.services import (
     Inventory,
     NotFoundError,
 )
+from gen.assistant import content as designed
+from gen.assistant.toolsets.docs.content import DocumentParameters
 
 
 def runtime(inventory: Inventory | None = None) -> Runtime:
@@ -61,24 +54,10 @@ def server() -> ToolServer:
     return served
 
 
-class TriageArguments(BaseModel):
-    site_id: str = Field(description="The site to look into (completed from the inventory)")
-    depth: Literal["quick", "thorough"] = Field("quick", description="How far to look")
-
-
-class DocumentAddress(BaseModel):
-    kind: Literal["runbooks", "articles"] = Field(description="Which collection")
-    doc_id: str = Field(description="The document's id (completed from the collection)")
-
-
 def content(inventory: Inventory, documents: DocumentService) -> ServerContent:
-    """The prompt and resources served beside the tools."""
-
-    def triage(args: TriageArguments) -> str:
-        steps = "get_site, then list_devices with status offline"
-        if args.depth == "thorough":
-            steps += ", then check_reachability of each offline device and search_docs"
-        return f"Site {args.site_id} looks unhealthy. Find out why: {steps}. Say what to do next."
+    """The prompt and resources the design declares (``design/assistant.py``), served beside
+    the tools: ``triage_site`` renders with the function it is bound to; what needs the
+    inventory or the documents is given here, by name, to the generated ``content`` module."""
 
     def site_ids(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
         return [site.id for site in inventory.sites if site.id.startswith(value)]
@@ -93,33 +72,15 @@ def content(inventory: Inventory, documents: DocumentService) -> ServerContent:
             }
         return {a.doc_id: a.snippet for a in documents.articles}
 
-    def document(address: DocumentAddress) -> str:
+    def document(address: DocumentParameters) -> str:
         return collection(address.kind)[address.doc_id]  # KeyError: no such document
 
     def doc_ids(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
         kinds = [context["kind"]] if context.get("kind") else ["runbooks", "articles"]
         return [i for kind in kinds for i in collection(kind) if i.startswith(value)]
 
-    return ServerContent(
-        prompts=[
-            Prompt(
-                "triage_site",
-                "Investigate an unhealthy site with the netops tools",
-                triage,
-                TriageArguments,
-                complete=site_ids,
-            )
-        ],
-        resources=[Resource("netops://sites", "sites", "Every site", sites, "application/json")],
-        templates=[
-            ResourceTemplate(
-                "docs://{kind}/{doc_id}",
-                "document",
-                "A runbook's steps or an article's summary (search_docs links them)",
-                document,
-                DocumentAddress,
-                "text/markdown",
-                complete=doc_ids,
-            )
-        ],
+    return designed.server_content(
+        designed.Handlers(
+            complete_triage_site=site_ids, sites=sites, document=document, complete_document=doc_ids
+        )
     )

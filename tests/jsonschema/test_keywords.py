@@ -52,9 +52,12 @@ OTHER_MEANINGS: dict[str, frozenset[str]] = {
     "eval/builder/fields.py": frozenset({"default", "description", "type"}),
     "eval/builder/messages.py": frozenset({"description"}),
     "eval/builder/tools.py": frozenset({"description", "title"}),
+    "eval/builder/prompts.py": frozenset({"description", "title"}),
     # a catalog entry's fields, and the annotations' own
     "contract/annotations.py": frozenset({"description"}),
     "contract/catalog.py": frozenset({"default", "description", "title"}),
+    "codegen/content_view.py": frozenset({"description", "title"}),
+    "contract/content_catalog.py": frozenset({"description", "title"}),
     "contract/server_data.py": frozenset({"default", "description"}),
     "govern/diff.py": frozenset({"default", "description", "title"}),
     # what code-first libraries and MCP servers call things: pydantic's Field arguments, a

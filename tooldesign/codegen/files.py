@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldesign.codegen.output import HEADER
 from tooldesign.contract.catalog import CATALOG_NAME, catalog_entry
+from tooldesign.contract.content_catalog import CONTENT_CATALOG_NAME
 from tooldesign.contract.naming import package_dir
 from tooldesign.runtime.spec.search import WORDS_NAME
 
@@ -88,6 +89,23 @@ def toolset_files(view: ToolsetView, catalog: Sequence[dict[str, Any]]) -> list[
                 f"{package}/executor.py", "executor.py.j2", context, first_party=view.first_party
             )
         )
+    if view.content is not None:
+        files.append(
+            GeneratedFile(
+                f"{package}/content.py",
+                "content.py.j2",
+                {**context, "view": view.content},
+                first_party=view.content.first_party,
+            )
+        )
+        files.append(
+            GeneratedFile(
+                f"{package}/{CONTENT_CATALOG_NAME}",
+                "content.json.j2",
+                {"text": view.content.catalog},
+                formatted=False,
+            )
+        )
     if view.transforms is not None:
         files.append(
             GeneratedFile(
@@ -138,10 +156,24 @@ def code_api_title(service: str, toolset: str, description: str | None) -> str:
     return f"{title}: {description}" if description else title
 
 
-def service_files(name: str, ident: str, catalog: Sequence[CatalogPart]) -> list[GeneratedFile]:
-    """The files of a service package beside its toolsets' (``catalog``: each toolset's tools)."""
+def service_files(
+    name: str,
+    ident: str,
+    catalog: Sequence[CatalogPart],
+    content: Sequence[tuple[str, str]] = (),
+) -> list[GeneratedFile]:
+    """The files of a service package beside its toolsets' (``catalog``: each toolset's tools;
+    ``content``: ``(name, ident)`` of each toolset that declares prompts or resources)."""
     header = f"{HEADER}\n# Service {name!r}."
+    extra = [
+        GeneratedFile(
+            f"{ident}/content.py",
+            "service_content.py.j2",
+            {"header": header, "service": name, "toolsets": content},
+        )
+    ]
     return [
+        *(extra if content else []),
         GeneratedFile(
             f"{ident}/__init__.py",
             SERVICE_INIT,

@@ -404,7 +404,8 @@ def _collect_files(
             parts.append(entries)
             files = [f for f in toolset_files(item.view, entries) if f.path not in item.kept]
             jobs.append(RenderJob(tuple(files), len(item.view.tools)))
-        for file in service_files(service.name, service.ident, parts):
+        content = [(t.name, t.ident) for t in service.toolsets if t.content]
+        for file in service_files(service.name, service.ident, parts, content):
             recorded = old.files.get(file.path)
             if file.template == CATALOG and _catalog_still_lists(out, file.path, recorded, parts):
                 assert recorded is not None

@@ -18,6 +18,7 @@ from tooldesign.codegen.bindings import (
     ToolExecution,
     TransformsView,
 )
+from tooldesign.codegen.content_view import ContentView, content_view
 from tooldesign.codegen.model_types import model_constraints, needs_schema_check
 from tooldesign.contract import BOUNDS_CONFIG_KEY
 from tooldesign.contract.agents import AgentContract
@@ -194,6 +195,8 @@ class ToolsetView:
     """Top-level packages of the application code ``executor.py`` and ``transforms.py`` import."""
     mcp: MCPServerView | None = None
     """For an MCPToolset: the server its tools run on."""
+    content: ContentView | None = None
+    """Its prompts and resources (``content.py``), when it declares any."""
 
 
 def toolset_view(design: Design, service: Service, toolset: Toolset) -> ToolsetView:
@@ -251,6 +254,7 @@ class _ToolsetViewBuilder:
             transforms=transforms,
             first_party=bindings.first_party,
             mcp=MCPServerView.of(self.toolset.mcp) if self.toolset.mcp is not None else None,
+            content=content_view(self.service.name, self.toolset),
         )
 
     def _class_of(self, end: ToolEnd) -> str:

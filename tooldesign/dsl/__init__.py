@@ -46,6 +46,7 @@ from tooldesign.dsl.calls import (
     Toolset,
     Type,
 )
+from tooldesign.dsl.content import Completes, Prompt, Resource, ResourceTemplate
 from tooldesign.dsl.types import Any, Boolean, Float, Int, Object, String
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "Boolean",
     "BoundedResult",
     "CodeAccess",
+    "Completes",
     "Confirm",
     "Content",
     "Example",
@@ -74,8 +76,11 @@ __all__ = [
     "MapOf",
     "Object",
     "OneOf",
+    "Prompt",
     "Repairs",
     "Required",
+    "Resource",
+    "ResourceTemplate",
     "Return",
     "ServerData",
     "Service",

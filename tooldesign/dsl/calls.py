@@ -14,6 +14,7 @@ from tooldesign.contract.constraints import AttributeOptions
 from tooldesign.contract.errors import close_match
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import RepairName
+from tooldesign.dsl.content_records import ContentRecord
 from tooldesign.dsl.recorder import Block, Unentered, caller_location, current, shape_of
 from tooldesign.dsl.records import (
     AttributeRecord,
@@ -93,11 +94,20 @@ def _tool_top(what: str, location: Location) -> ToolRecord | None:
     return None
 
 
+def _content_top() -> ContentRecord | None:
+    """The open ``Prompt``/``Resource``/``ResourceTemplate`` block, which takes ``Args`` and
+    ``BindTo`` as a tool does."""
+    top = current().top
+    return top if isinstance(top, ContentRecord) else None
+
+
 def _once_in_tool(what: str, field: str, make: Callable[[Location, str], Record]) -> None:
     """Record the call ``what``, which a Tool block takes once, as the tool's ``field``
     (``make(location, path)`` builds the record); a second one is reported as a duplicate."""
     rec, where = current(), caller_location()
-    tool = _tool_top(what, where)
+    tool: ToolRecord | ContentRecord | None = _content_top() if field == "bind" else None
+    if tool is None:
+        tool = _tool_top(what, where)
     if tool is None:
         return
     if getattr(tool, field) is not None:
@@ -281,13 +291,15 @@ def _message_record(
 def _message(kind: str, type: TypeLike, description: str | None) -> Block:
     rec, where = current(), caller_location()
     record = _message_record(where, rec.child_path(kind), type, description)
-    tool = _tool_top("Args" if kind == "args" else "Return", where)
+    tool: ToolRecord | ContentRecord | None = _content_top() if kind == "args" else None
+    if tool is None:
+        tool = _tool_top("Args" if kind == "args" else "Return", where)
     if tool is not None:
-        if (tool.args if kind == "args" else tool.returns) is not None:
+        if (tool.args if kind == "args" else getattr(tool, "returns", None)) is not None:
             tool.duplicates.append(("Args" if kind == "args" else "Return", where))
         elif kind == "args":
             tool.args = record
-        else:
+        elif isinstance(tool, ToolRecord):
             tool.returns = record
     if record.type is not None:
         return Block(record, rec)

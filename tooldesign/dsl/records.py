@@ -193,6 +193,9 @@ class ToolsetRecord(Record):
     is_mcp: bool = False
     repairs: RepairsRecord | None = None
     loading: tuple[Any, Location] | None = None
+    content: list[Any] = field(default_factory=list)
+    """Its ``Prompt``, ``Resource`` and ``ResourceTemplate`` records
+    (:mod:`tooldesign.dsl.content_records`), in design order."""
 
 
 @dataclass(eq=False)

@@ -33,7 +33,11 @@ def toolset_fingerprints(design: Design, *, bound: bool) -> dict[str, str]:
         toolset_key(service, toolset): toolset_fingerprint(design, service, toolset)
         for service in design.services
         for toolset in service.toolsets
-        if any(tool.binding is not None for tool in toolset.tools) is bound
+        if (
+            any(tool.binding is not None for tool in toolset.tools)
+            or any(c.binding is not None or c.completer is not None for c in toolset.content)
+        )
+        is bound
     }
 
 

@@ -328,6 +328,32 @@ class Tool:
 
 
 @dataclass(frozen=True, slots=True)
+class ContentItem:
+    """A ``Prompt`` (``kind="prompt"``), ``Resource`` or ``ResourceTemplate`` of a toolset.
+
+    ``arguments`` are a prompt's arguments or a template's variables (scalars, each a field);
+    ``class_name`` names their generated model. ``binding`` renders or reads it, ``template``
+    is a prompt's text; ``completes`` says its free arguments complete from a handler, bound
+    to ``completer`` when given."""
+
+    kind: Literal["prompt", "resource", "template"]
+    name: str
+    ident: str
+    class_name: str
+    description: str
+    title: str | None
+    uri: str | None
+    mime_type: str | None
+    arguments: tuple[Field, ...]
+    template: str | None
+    binding: Binding | None
+    completes: bool
+    completer: Binding | None
+    location: Location = field(repr=False)
+    path: str = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Toolset:
     name: str
     ident: str
@@ -338,6 +364,8 @@ class Toolset:
     path: str = field(repr=False)
     mcp: MCPServerSpec | None = None
     """Set for an ``MCPToolset``: its tools run on this MCP server."""
+    content: tuple[ContentItem, ...] = ()
+    """Its prompts, resources and resource templates, served beside its tools over MCP."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from tooldesign.dsl.records import (
     ToolRecord,
     ToolsetRecord,
 )
-from tooldesign.eval.builder import control, messages, values
+from tooldesign.eval.builder import control, messages, prompts, values
 from tooldesign.eval.builder.bounded import bounded
 from tooldesign.eval.builder.fields import TypeBuilder
 from tooldesign.eval.builder.mcp import mcp_server_spec, remote_name
@@ -73,6 +73,7 @@ class _TreeBuilder:
     def __init__(self, types: TypeBuilder) -> None:
         self.types = types
         self.issues = types.issues
+        self.content = prompts.Seen()
 
     def _text(self, value: Any, rec: Record, what: str) -> str | None:
         return values.text(value, rec, what, self.issues)
@@ -235,6 +236,7 @@ class _TreeBuilder:
             rec.location,
             rec.path,
             mcp=mcp_server_spec(rec.mcp_server, rec, self.issues) if rec.is_mcp else None,
+            content=prompts.content(self.types, rec, self.content, self._binding),
         )
 
     def _tool(
@@ -395,15 +397,15 @@ class _TreeBuilder:
             values[key] = value
         return ToolLimits(**values)
 
-    def _binding(self, rec: BindRecord) -> Binding | None:
+    def _binding(self, rec: BindRecord, call: str = "BindTo") -> Binding | None:
         target = rec.target
         module, qualname = _bind_target(target)
         if not values.is_text(target) and not callable(target):
-            self.issues.add(f"BindTo target {target!r} is not callable", rec.location, rec.path)
+            self.issues.add(f"{call} target {target!r} is not callable", rec.location, rec.path)
             return None
         if not module or not qualname or "<" in qualname:
             self.issues.add(
-                f"BindTo target {target!r} is not importable: bind a module-level function or a method of a module-level class",
+                f"{call} target {target!r} is not importable: bind a module-level function or a method of a module-level class",
                 rec.location,
                 rec.path,
             )
@@ -414,7 +416,7 @@ class _TreeBuilder:
                 obj = getattr(obj, part)
         except Exception as exc:  # noqa: BLE001 - the application's module may fail to import in any way
             self.issues.add(
-                f"BindTo target {module}:{qualname} is not importable: {described(exc)}",
+                f"{call} target {module}:{qualname} is not importable: {described(exc)}",
                 rec.location,
                 rec.path,
                 cause=exc,
@@ -422,7 +424,7 @@ class _TreeBuilder:
             return None
         if not callable(obj):
             self.issues.add(
-                f"BindTo target {module}:{qualname} is not callable", rec.location, rec.path
+                f"{call} target {module}:{qualname} is not callable", rec.location, rec.path
             )
             return None
         return Binding(module, qualname, rec.location, rec.path)
@@ -441,9 +443,11 @@ def _bound_packages(services: list[ServiceRecord]) -> frozenset[str]:
     found: set[str] = set()
     for service in services:
         for toolset in service.toolsets:
-            for tool in toolset.tools:
-                if tool.bind is not None:
-                    module, _ = _bind_target(tool.bind.target)
+            binds = [tool.bind for tool in toolset.tools]
+            binds += [b for c in toolset.content for b in (c.bind, c.completes)]
+            for bind in binds:
+                if bind is not None and bind.target is not None:
+                    module, _ = _bind_target(bind.target)
                     if isinstance(module, str) and module:
                         found.add(module.partition(".")[0])
     return frozenset(found)
