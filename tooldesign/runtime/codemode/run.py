@@ -129,7 +129,9 @@ class CodeMode:
         self.limits = limits or CodeLimits()
         self.exclude = frozenset(exclude)
         self.inline_seconds = inline_seconds
-        self._paused: OrderedDict[str, _Paused] = OrderedDict()
+        # By the approval it waits for and the run's owner (its code of its call): runs of two
+        # sessions waiting on an equal call (the same approval id) are two paused runs.
+        self._paused: OrderedDict[tuple[str, str], _Paused] = OrderedDict()
 
     def specs(self) -> list[ToolSpec[Any, Any]]:
         """The tools this code mode shows, in registration order."""
@@ -301,9 +303,8 @@ class CodeMode:
     def _resumable(self, code_hash: str, decisions: Decisions) -> _Paused | None:
         """The paused run of this code that one of ``decisions`` decides, taken out."""
         for decision in decisions.given:
-            paused = self._paused.get(decision.id)
-            if paused is not None and paused.code_hash == code_hash:
-                del self._paused[decision.id]
+            paused = self._paused.pop((decision.id, code_hash), None)
+            if paused is not None:
                 return paused
         return None
 
@@ -348,7 +349,7 @@ class CodeMode:
     ) -> Any:
         if result.awaiting_approval and result.approval is not None:
             blob = await drive(snap.dump)
-            self._paused[result.approval.id] = _Paused(
+            self._paused[(result.approval.id, code_hash)] = _Paused(
                 code_hash, result.approval, blob, name, payload, list(printed), count, time.time()
             )
             while len(self._paused) > 256:  # the oldest paused runs are forgotten
