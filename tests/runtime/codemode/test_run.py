@@ -162,3 +162,30 @@ def test_a_run_cancelled_or_out_of_wall_time_mid_turn_ends_now() -> None:
     cancelled, out_of_time, after = asyncio.run(main())
     assert cancelled < 2 and out_of_time < 2, (cancelled, out_of_time)
     assert getattr(after, "value", None) == "Headquarters"
+
+
+@pytest.mark.slow
+def test_a_value_nested_past_what_json_encoders_carry_is_a_clear_failure() -> None:
+    """Code whose last value nests lists or dicts hundreds of levels deep (past pydantic's 255
+    levels, or Python's recursion limit) is answered with what to return instead — not an
+    internal error, nor "a bug in the tool" — and a value within the bound is returned."""
+    from tooldesign.runtime.codemode.run import MAX_VALUE_DEPTH
+
+    runtime = example_runtime()
+    runtime.register(code_mode_registration(CodeMode(runtime)))
+
+    def nested(levels: int, wrap: str) -> str:
+        return f"x = []\nfor i in range({levels}):\n    x = {wrap}\nx"
+
+    for levels in (300, 100_000):
+        for wrap in ("[x]", "{'a': x}"):
+            code = nested(levels, wrap)
+            answer = runtime.execute_sync(ToolRequest("run_code", {"code": code}))
+            assert not answer.ok
+            text = answer.for_model()
+            assert f"more than {MAX_VALUE_DEPTH} levels deep" in text, text
+            assert "internal error" not in text and "malformed" not in text
+    kept = runtime.execute_sync(
+        ToolRequest("run_code", {"code": nested(MAX_VALUE_DEPTH - 1, "[x]")})
+    )
+    assert kept.ok, kept.for_model()

@@ -267,6 +267,8 @@ class CodeMode:
         except monty.MontyError as error:
             raise ToolFailure(_failure_text(error, count), recovery=Recovery.REPLAN) from None
         text = "".join(printed)
+        if _deeper_than(value, MAX_VALUE_DEPTH):
+            raise ToolFailure(_TOO_DEEP, recovery=Recovery.REPLAN)
         try:
             shown = json.dumps(value, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError):
@@ -465,6 +467,34 @@ def _payload(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | 
             return {k: v for k, v in args[0].items() if v is not None}
         return TypeError("call tools with keyword arguments (or one dict of them)")
     return {k: v for k, v in kwargs.items() if v is not None}
+
+
+MAX_VALUE_DEPTH = 200
+"""How deep a code run's value may nest lists and dicts: JSON encoders stop a little past it
+(pydantic's at 255 levels, Python's at its recursion limit), and no answer needs it."""
+
+_TOO_DEEP = (
+    f"The code's value nests lists or dicts more than {MAX_VALUE_DEPTH} levels deep, too deep "
+    "to return; the run was stopped. Return a flatter value: counts, ids, a few fields."
+)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists, tuples or dicts more than ``limit`` levels deep (walked
+    without recursion: the value may be nested past Python's own limit)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _failure_text(error: Exception, calls: int) -> str:
