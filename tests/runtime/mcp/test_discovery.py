@@ -109,10 +109,18 @@ async def test_a_deferred_tool_called_unsearched_still_needs_its_approval(mode: 
         declined = await client.call_tool("restart_device", restart)
     assert declined.is_error is True and len(person.asked) == 1
     assert "declined" in declined.content[0].text  # type: ignore[union-attr]
-    asked = [e for e in events if isinstance(e, ApprovalRequested)]
-    assert len(asked) >= 2 and all(e.request.tool == "restart_device" for e in asked)
-    finished = [e for e in events if isinstance(e, CallFinished) and e.name == "restart_device"]
-    assert len(finished) >= 2 and not any(e.ok for e in finished)
+
+    def seen() -> tuple[list[ApprovalRequested], list[CallFinished]]:
+        asked = [e for e in events if isinstance(e, ApprovalRequested)]
+        done = [e for e in events if isinstance(e, CallFinished) and e.name == "restart_device"]
+        return asked, done
+
+    with anyio.fail_after(5):  # events reach subscribers after the answer
+        while len(seen()[0]) < 2 or len(seen()[1]) < 2:
+            await anyio.sleep(0.01)
+    asked, finished = seen()
+    assert all(e.request.tool == "restart_device" for e in asked)
+    assert not any(e.ok for e in finished)
 
 
 async def test_a_plan_naming_no_tool_or_a_runtime_without_search_is_refused() -> None:
