@@ -206,10 +206,10 @@ def _function_tool(
 
     # run_code's approvals, and an agent-implemented tool's inner run's, are known only by
     # running it: the SDK's approval check runs it, up to the first call that waits for a
-    # person (or to its end), and keeps the answer here, by call id and arguments, for the
-    # tool's invocation.
+    # person (or to its end), and keeps the answer here, by call id, arguments and session,
+    # for the tool's invocation.
     ahead = (tool.spec.id == RUN_CODE or tool.spec.agent is not None) and tool.spec.confirm is None
-    started: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
+    started: OrderedDict[tuple[str, str, str], ToolResult] = OrderedDict()
 
     async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
         if answer is None:
@@ -288,10 +288,10 @@ _KEPT = 1024
 
 
 def _started_key(call_id: str, arguments: Any, meta: ToolCallMeta) -> tuple[str, str, str]:
-    """A started run's key: the call's id, its arguments (the code) and the session the
-    application's ``meta`` puts it in — so a call id seen again with other code (a model
-    reusing ids), or in another session (two runs whose models number their calls alike),
-    never takes another run's answer or its paused code."""
+    """A started run's key: the call's id, its arguments (run_code's code, an agent tool's
+    arguments) and the session the application's ``meta`` puts it in — so a call id seen again
+    with other arguments (a model reusing ids), or in another session (two runs whose models
+    number their calls alike), never takes another run's answer or its paused run."""
     return call_id, _code_of(arguments), meta.session_id or ""
 
 
@@ -305,8 +305,8 @@ def _code_of(arguments: Any) -> str:
 
 
 _WAITING: OrderedDict[tuple[str, str, str], ApprovalRequest | None] = OrderedDict()
-"""The approval each run_code call's check stopped at, by its started key (what the person is
-asked)."""
+"""The approval each checked call (run_code's, an agent tool's) stopped at, by its started key
+(what the person is asked)."""
 
 
 def waiting_approval(item: Any, *, session_id: str | None = None) -> ApprovalRequest | None:
@@ -315,8 +315,8 @@ def waiting_approval(item: Any, *, session_id: str | None = None) -> ApprovalReq
     interruption (a ``Confirm`` tool's: ask ``runtime.approval_for``).
 
     ``session_id`` is the session the application's ``meta`` put the run in: where runs of
-    several sessions wait on the same call id and code, only it tells them apart (without it,
-    such an item is ``None``, never another session's request)."""
+    several sessions wait on the same call id and arguments, only it tells them apart (without
+    it, such an item is ``None``, never another session's request)."""
     call_id = getattr(item, "call_id", None)
     if not isinstance(call_id, str):
         return None
