@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
+from tooldesign.contract.content import EmbeddedResource, ImageContent, ResourceLink, WithContent
 from tooldesign.runtime import (
     Constraint,
     Limits,
@@ -27,6 +28,7 @@ from tooldesign.runtime import (
     ToolResult,
     ToolValidationError,
 )
+from tooldesign.runtime.budget import CONTENT_LEFT_OUT_KEY
 from tooldesign.runtime.providers import adapter
 from tooldesign.runtime.result import Bounds, ServerDataItem
 from tooldesign.runtime.spec.limits import MIB, ToolLimits
@@ -94,6 +96,12 @@ with Service("lim", "Limits"):
                 Attribute("note", String, "A note")
             Return(String, "The note")
             Limits(payload_bytes=1000, array_items=3, result_bytes=400)
+        with Tool("attach", "Answer with documents attached"):
+            with Args():
+                Attribute("size", Int, "Characters of each document")
+            Return(String, "A summary")
+            Content("resource", "resource_link", "image")
+            Limits(result_bytes=400)
 """
 
 ALICE = ToolCallMeta(session_id="s-1", tool_call_id="c-1")
@@ -137,6 +145,13 @@ HANDLERS = {
     "rows": _rows,
     "page": _page,
     "small": lambda args, meta: args.note,
+    "attach": lambda args, meta: WithContent(
+        "Two documents and a picture.",
+        EmbeddedResource("docs://a", "text/plain", text="a" * args.size),
+        ImageContent(b"\x89PNG" + b"\x00" * 4000, "image/png"),
+        EmbeddedResource("docs://b", "text/plain", text="b" * args.size),
+        ResourceLink("docs://c", "c", description="c" * args.size),
+    ),
 }
 
 
@@ -453,6 +468,29 @@ def test_a_bounded_result_over_the_budget_says_how_to_narrow(generated: ModuleTy
     assert result.bounds == Bounds(
         40_000, 80_000, True, refinement_hint="Filter by site_id to get fewer rows"
     )
+
+
+def test_embedded_text_takes_the_room_the_data_leaves(generated: ModuleType) -> None:
+    runtime = runtime_of(generated)
+    small = run(runtime, "attach", {"size": 100})  # all of it fits 400 bytes: as it was
+    assert [b.kind for b in small.content] == ["resource", "image", "resource", "resource_link"]
+    assert CONTENT_LEFT_OUT_KEY not in small.telemetry.extra
+    # 250 bytes each: the first fits beside the data, the second does not and is linked.
+    answer = run(runtime, "attach", {"size": 250})
+    assert answer.ok and answer.for_model() == "Two documents and a picture."
+    first, image, second, link = answer.content
+    assert isinstance(first, EmbeddedResource) and first.text == "a" * 250
+    assert isinstance(image, ImageContent)  # media: the provider's own limits decide
+    assert isinstance(second, ResourceLink) and second.uri == "docs://b"
+    assert second.description is not None and "over this tool's result budget" in second.description
+    assert isinstance(link, ResourceLink) and link.description is None  # too long: URI and name
+    assert answer.telemetry.extra[CONTENT_LEFT_OUT_KEY] == [{"uri": "docs://b", "bytes": 250}]
+    # What an MCP client receives holds no more text than the budget allows, beside the data.
+    message = adapter("mcp", runtime.specs()).result_message(answer)
+    texts = [json.dumps(block) for block in message["content"] if block["type"] != "image"]
+    assert sum(len(text) for text in texts) < 400 + 400
+    # Over a worker: the blocks go as they were kept.
+    assert ToolResult.from_dict(json.loads(json.dumps(answer.to_dict()))).content == answer.content
 
 
 def test_the_result_budget_is_the_runtimes_to_set(generated: ModuleType) -> None:

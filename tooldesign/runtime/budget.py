@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
+from tooldesign.contract.content import ContentBlock, EmbeddedResource, ResourceLink
 from tooldesign.runtime import answers, spill
 from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.request import ToolCallMeta
@@ -70,7 +71,20 @@ async def budgeted(
 
     ``spills`` is ``None`` when the runtime has no ``read_result`` tool to read a spill back:
     a spilling tool's result is then previewed as ``"cut"`` would (and a warning logged).
+    Embedded text blocks get the room its data leaves (:func:`_content_within`).
     """
+    answer = await _budgeted_data(result, limits, tool_id, tool, meta, spills)
+    return _content_within(answer, limits.result_bytes) if answer.content else answer
+
+
+async def _budgeted_data(
+    result: ToolResult,
+    limits: Limits,
+    tool_id: str,
+    tool: str,
+    meta: ToolCallMeta,
+    spills: Spills | None,
+) -> ToolResult:
     overflow = limits.result_overflow
     if overflow is None:
         return within_budget(result, limits.result_bytes, tool, limits)
@@ -163,7 +177,15 @@ def within_budget(
 ) -> ToolResult:
     """``result`` as the model may read it: itself when its text fits ``budget`` bytes (and
     ``limits.result_tokens``); else text cut and data refused (told how to ask for less:
-    ``limits.ask_for_less``)."""
+    ``limits.ask_for_less``). Embedded text blocks get the room its data leaves."""
+    if result.content:
+        return _content_within(_data_within_budget(result, budget, tool, limits), budget)
+    return _data_within_budget(result, budget, tool, limits)
+
+
+def _data_within_budget(
+    result: ToolResult, budget: int, tool: str, limits: Limits | None
+) -> ToolResult:
     budget = _byte_budget(result, budget, limits)
     encoded = result.result_json
     # The common case, decided by a length: the model reads the encoding, or the text it
@@ -184,6 +206,64 @@ def within_budget(
             return answer
         budget = smaller
     return answer
+
+
+CONTENT_LEFT_OUT_KEY = "content_left_out"
+"""The telemetry entry (``telemetry.extra``) naming the embedded texts left out of a result."""
+
+
+def _content_within(answer: ToolResult, budget: int) -> ToolResult:
+    """``answer`` with its content blocks' text within ``budget`` bytes beside its data.
+
+    The data is the tool's typed contract and is measured first; the text of its blocks (an
+    embedded resource's text, a link's name and description) takes the room left, block by
+    block in order. An embedded text that does not fit is left out whole, a link to its URI
+    in its place saying so (a model or client reads it there, as for any link); a link too
+    long for the room keeps its URI and a short name. Images, audio and embedded bytes are
+    media each provider takes by its own limits (or leaves out, by name): not counted here.
+    """
+    if not answer.ok:
+        return answer
+    room = budget - text_bytes(answer.for_model())
+    kept: list[ContentBlock] = []
+    left_out: list[dict[str, object]] = []
+    for block in answer.content:
+        if isinstance(block, EmbeddedResource) and block.text is not None:
+            size = text_bytes(block.text)
+            if size > room:
+                left_out.append({"uri": block.uri, "bytes": size})
+                block = ResourceLink(
+                    block.uri,
+                    _short(block.uri),
+                    block.mime_type,
+                    f"Its text ({byte_size(size)}) is left out here: over this tool's result "
+                    f"budget of {budget:,} bytes. Read it by its URI.",
+                )
+            else:
+                room -= size
+        if isinstance(block, ResourceLink):
+            size = (
+                text_bytes(block.uri) + text_bytes(block.name) + text_bytes(block.description or "")
+            )
+            if size > room and (block.description is not None or len(block.name) > _SHORT):
+                block = ResourceLink(block.uri, _short(block.name), block.mime_type)
+                size = text_bytes(block.uri) + text_bytes(block.name)
+            room -= size
+        kept.append(block)
+    if left_out:
+        answer = replace(answer, content=tuple(kept))
+        answer.telemetry.extra[CONTENT_LEFT_OUT_KEY] = left_out
+    elif any(k is not b for k, b in zip(kept, answer.content, strict=True)):
+        answer = replace(answer, content=tuple(kept))
+    return answer
+
+
+_SHORT = 80
+"""The characters a link's name keeps where the room is short."""
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
 
 
 def _over(result: ToolResult, budget: int) -> tuple[str, int] | None:
@@ -313,4 +393,4 @@ def _refused(
     return refused
 
 
-__all__ = ["CUT_KEY", "READ_RESULT", "Spills", "budgeted", "within_budget"]
+__all__ = ["CONTENT_LEFT_OUT_KEY", "CUT_KEY", "READ_RESULT", "Spills", "budgeted", "within_budget"]

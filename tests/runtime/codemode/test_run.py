@@ -162,3 +162,66 @@ def test_a_run_cancelled_or_out_of_wall_time_mid_turn_ends_now() -> None:
     cancelled, out_of_time, after = asyncio.run(main())
     assert cancelled < 2 and out_of_time < 2, (cancelled, out_of_time)
     assert getattr(after, "value", None) == "Headquarters"
+
+
+@pytest.mark.slow
+def test_a_value_nested_past_what_json_encoders_carry_is_a_clear_failure() -> None:
+    """Code whose last value nests lists or dicts hundreds of levels deep (past pydantic's 255
+    levels, or Python's recursion limit) is answered with what to return instead — not an
+    internal error, nor "a bug in the tool" — and a value within the bound is returned."""
+    from tooldesign.runtime.codemode.run import MAX_VALUE_DEPTH
+
+    runtime = example_runtime()
+    runtime.register(code_mode_registration(CodeMode(runtime)))
+
+    def nested(levels: int, wrap: str) -> str:
+        return f"x = []\nfor i in range({levels}):\n    x = {wrap}\nx"
+
+    for levels in (300, 100_000):
+        for wrap in ("[x]", "{'a': x}"):
+            code = nested(levels, wrap)
+            answer = runtime.execute_sync(ToolRequest("run_code", {"code": code}))
+            assert not answer.ok
+            text = answer.for_model()
+            assert f"more than {MAX_VALUE_DEPTH} levels deep" in text, text
+            assert "internal error" not in text and "malformed" not in text
+    kept = runtime.execute_sync(
+        ToolRequest("run_code", {"code": nested(MAX_VALUE_DEPTH - 1, "[x]")})
+    )
+    assert kept.ok, kept.for_model()
+
+
+@pytest.mark.slow
+def test_two_sessions_paused_on_an_equal_call_each_resume_their_own_run() -> None:
+    """Alice's and Bob's code runs (same call id, same code) both pause on the same restart —
+    one approval id. Each approval resumes its own session's paused run from its pause: the
+    list before the pause is fetched once per session, never again, whoever decides first."""
+    from tooldesign.runtime import CallEvent, CallFinished
+
+    from tests.support.netops import Restarts
+
+    code = (
+        'online = list_devices(site_id="hq", status="online")["devices"]\n'
+        'restart_device(device_id=online[0]["id"], reason="restart from code")["accepted"]'
+    )
+    restarts = Restarts()
+    runtime = example_runtime(device_handlers={"restart_device": restarts})
+    runtime.register(code_mode_registration(CodeMode(runtime)))
+    events: list[CallEvent] = []
+    runtime.subscribe(events.append)
+
+    def call(session: str) -> ToolRequest:
+        return ToolRequest(
+            "run_code", {"code": code}, ToolCallMeta(session_id=session, tool_call_id="c1")
+        )
+
+    alice = runtime.execute_sync(call("sess-alice"))
+    bob = runtime.execute_sync(call("sess-bob"))
+    assert alice.approval is not None and bob.approval is not None
+    assert alice.approval.id == bob.approval.id  # an equal inner call: one approval id
+    for session, waiting in (("sess-alice", alice), ("sess-bob", bob)):
+        assert waiting.approval is not None
+        done = runtime.execute_sync(call(session), approvals=[waiting.approval.approve(by=session)])
+        assert done.ok, done.for_model()
+    lists = [e for e in events if isinstance(e, CallFinished) and e.name == "list_devices"]
+    assert len(lists) == 2 and len(restarts.ran) == 2

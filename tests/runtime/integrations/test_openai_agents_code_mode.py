@@ -139,3 +139,45 @@ def test_an_approval_kept_as_a_serialized_run_state_resumes_the_code() -> None:
     assert json.loads(answer.text)["value"]["accepted"] is True
     assert restarts.ran == [request.arguments["device_id"]]
     assert len(inner_calls(events, "list_devices")) == 1
+
+
+def test_two_sessions_whose_models_number_calls_alike_each_approve_their_own_run() -> None:
+    """Alice's and Bob's runs share the tools; their models both call run_code as "c1" with
+    the same code, and both pause on an equal restart. Each person is shown their own run's
+    call, each approval resumes its own paused code, and nothing runs twice."""
+    from agents import Agent
+
+    from tests.runtime.integrations.test_openai_agents import scripted
+
+    _, alice_agent, restarts, events = setup(CODE)
+    bob_agent = Agent[str](
+        name="netops",
+        model=scripted([[("run_code", {"code": CODE}, "c1")]]),
+        tools=alice_agent.tools,
+    )
+    runs = {
+        "sess-alice": (
+            alice_agent,
+            Runner.run_sync(alice_agent, "restart", context="sess-alice", run_config=OFFLINE),
+        ),
+        "sess-bob": (
+            bob_agent,
+            Runner.run_sync(bob_agent, "restart", context="sess-bob", run_config=OFFLINE),
+        ),
+    }
+    assert len(inner_calls(events, "list_devices")) == 2  # each check ran its own code
+    for session, (agent, waiting) in reversed(runs.items()):  # Bob decides first
+        (interruption,) = waiting.interruptions
+        assert waiting_approval(interruption) is None  # two runs wait on this id and code
+        request = waiting_approval(interruption, session_id=session)
+        assert request is not None and request.session_id == session
+        state = waiting.to_state()
+        state.approve(interruption)
+        done = Runner.run_sync(agent, state, context=session, run_config=OFFLINE)
+        (answer,) = answers_in(done.new_items).values()
+        assert json.loads(answer.text)["value"]["accepted"] is True, answer.text
+    # Each paused code resumed from its pause: one list and one restart per session.
+    assert len(inner_calls(events, "list_devices")) == 2
+    assert len(restarts.ran) == 2
+    decided = [e.request.session_id for e in events if isinstance(e, ApprovalDecided)]
+    assert decided == ["sess-bob", "sess-alice"]

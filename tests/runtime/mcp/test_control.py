@@ -185,6 +185,47 @@ async def test_an_answer_unlocks_only_the_call_it_was_asked_about() -> None:
     assert restarts.ran == ["dev-0a1b2c3d"]
 
 
+async def test_an_approved_round_sent_again_does_not_run_the_call_again() -> None:
+    # A client that retries after a lost answer (or replays the request) sends the approved
+    # round again: the sealed state is still valid, but the person approved one run, and a
+    # restart must not happen twice. The round's one run answers every copy of it.
+    restarts = Restarts()
+    server = mcp_server(served(restarts))
+    async with Client(
+        server.server, mode="2026-07-28", elicitation_callback=Person("accept")
+    ) as client:
+        first = await client.session.call_tool("restart_device", RESTART, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult)
+        yes = {"approval": types.ElicitResult(action="accept", content={"approve": True})}
+        answers = [
+            await client.session.call_tool(
+                "restart_device",
+                RESTART,
+                input_responses=yes,
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+            for _ in range(3)
+        ]
+        assert restarts.ran == ["dev-0a1b2c3d"]
+        assert all(isinstance(done, types.CallToolResult) for done in answers)
+        assert {str(done.structured_content) for done in answers} == {
+            str({"accepted": True, "job_id": "restart-dev-0a1b2c3d"})
+        }
+        # The same call asked about afresh is another decision, and runs again once approved.
+        again = await client.session.call_tool("restart_device", RESTART, allow_input_required=True)
+        assert isinstance(again, types.InputRequiredResult)
+        assert again.request_state != first.request_state
+        await client.session.call_tool(
+            "restart_device",
+            RESTART,
+            input_responses=yes,
+            request_state=again.request_state,
+            allow_input_required=True,
+        )
+    assert restarts.ran == ["dev-0a1b2c3d", "dev-0a1b2c3d"]
+
+
 async def test_event_subscribers_see_approvals_asked_over_mcp(mode: str) -> None:
     runtime = served(Restarts())
     events: list[CallEvent] = []

@@ -83,6 +83,46 @@ async def test_on_2026_07_28_the_answer_carries_the_found_definitions() -> None:
         assert called.is_error is False
 
 
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_deferred_tool_called_unsearched_still_needs_its_approval(mode: str) -> None:
+    """Listing is not access, and not listing is no way around a person: restart_device,
+    deferred and never searched for, called by name, still waits for its approval (the
+    pending approval in _meta when the client cannot be asked, the person's refusal when it
+    can), observers see the call, and nothing restarts."""
+    from tooldesign.runtime import ApprovalRequested, CallEvent, CallFinished
+    from tooldesign.runtime.mcp.control import APPROVAL_META_KEY
+
+    from tests.support.mcp_host import Person
+
+    runtime = discovery_runtime()
+    events: list[CallEvent] = []
+    runtime.subscribe(events.append)
+    server = DiscoveryServer(runtime, plan=PLAN)
+    restart = {"device_id": "dev-00000000", "reason": "stuck after update"}
+    async with Client(server.server, mode=mode) as client:
+        assert "restart_device" not in await names(client)
+        waiting = await client.call_tool("restart_device", restart)
+    assert waiting.is_error is True and waiting.meta is not None
+    assert APPROVAL_META_KEY in waiting.meta
+    person = Person("decline")
+    async with Client(server.server, mode=mode, elicitation_callback=person) as client:
+        declined = await client.call_tool("restart_device", restart)
+    assert declined.is_error is True and len(person.asked) == 1
+    assert "declined" in declined.content[0].text  # type: ignore[union-attr]
+
+    def seen() -> tuple[list[ApprovalRequested], list[CallFinished]]:
+        asked = [e for e in events if isinstance(e, ApprovalRequested)]
+        done = [e for e in events if isinstance(e, CallFinished) and e.name == "restart_device"]
+        return asked, done
+
+    with anyio.fail_after(5):  # events reach subscribers after the answer
+        while len(seen()[0]) < 2 or len(seen()[1]) < 2:
+            await anyio.sleep(0.01)
+    asked, finished = seen()
+    assert all(e.request.tool == "restart_device" for e in asked)
+    assert not any(e.ok for e in finished)
+
+
 async def test_a_plan_naming_no_tool_or_a_runtime_without_search_is_refused() -> None:
     with pytest.raises(PlanError, match="'nothing'"):
         DiscoveryServer(discovery_runtime(), plan=LoadingPlan(deferred=["nothing"]))

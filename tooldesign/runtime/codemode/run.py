@@ -129,7 +129,9 @@ class CodeMode:
         self.limits = limits or CodeLimits()
         self.exclude = frozenset(exclude)
         self.inline_seconds = inline_seconds
-        self._paused: OrderedDict[str, _Paused] = OrderedDict()
+        # By the approval it waits for and the run's owner (its code of its call): runs of two
+        # sessions waiting on an equal call (the same approval id) are two paused runs.
+        self._paused: OrderedDict[tuple[str, str], _Paused] = OrderedDict()
 
     def specs(self) -> list[ToolSpec[Any, Any]]:
         """The tools this code mode shows, in registration order."""
@@ -265,6 +267,8 @@ class CodeMode:
         except monty.MontyError as error:
             raise ToolFailure(_failure_text(error, count), recovery=Recovery.REPLAN) from None
         text = "".join(printed)
+        if _deeper_than(value, MAX_VALUE_DEPTH):
+            raise ToolFailure(_TOO_DEEP, recovery=Recovery.REPLAN)
         try:
             shown = json.dumps(value, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError):
@@ -301,9 +305,8 @@ class CodeMode:
     def _resumable(self, code_hash: str, decisions: Decisions) -> _Paused | None:
         """The paused run of this code that one of ``decisions`` decides, taken out."""
         for decision in decisions.given:
-            paused = self._paused.get(decision.id)
-            if paused is not None and paused.code_hash == code_hash:
-                del self._paused[decision.id]
+            paused = self._paused.pop((decision.id, code_hash), None)
+            if paused is not None:
                 return paused
         return None
 
@@ -348,7 +351,7 @@ class CodeMode:
     ) -> Any:
         if result.awaiting_approval and result.approval is not None:
             blob = await drive(snap.dump)
-            self._paused[result.approval.id] = _Paused(
+            self._paused[(result.approval.id, code_hash)] = _Paused(
                 code_hash, result.approval, blob, name, payload, list(printed), count, time.time()
             )
             while len(self._paused) > 256:  # the oldest paused runs are forgotten
@@ -464,6 +467,34 @@ def _payload(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | 
             return {k: v for k, v in args[0].items() if v is not None}
         return TypeError("call tools with keyword arguments (or one dict of them)")
     return {k: v for k, v in kwargs.items() if v is not None}
+
+
+MAX_VALUE_DEPTH = 200
+"""How deep a code run's value may nest lists and dicts: JSON encoders stop a little past it
+(pydantic's at 255 levels, Python's at its recursion limit), and no answer needs it."""
+
+_TOO_DEEP = (
+    f"The code's value nests lists or dicts more than {MAX_VALUE_DEPTH} levels deep, too deep "
+    "to return; the run was stopped. Return a flatter value: counts, ids, a few fields."
+)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists, tuples or dicts more than ``limit`` levels deep (walked
+    without recursion: the value may be nested past Python's own limit)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _failure_text(error: Exception, calls: int) -> str:

@@ -206,10 +206,10 @@ def _function_tool(
 
     # run_code's approvals, and an agent-implemented tool's inner run's, are known only by
     # running it: the SDK's approval check runs it, up to the first call that waits for a
-    # person (or to its end), and keeps the answer here, by call id and arguments, for the
-    # tool's invocation.
+    # person (or to its end), and keeps the answer here, by call id, arguments and session,
+    # for the tool's invocation.
     ahead = (tool.spec.id == RUN_CODE or tool.spec.agent is not None) and tool.spec.confirm is None
-    started: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
+    started: OrderedDict[tuple[str, str, str], ToolResult] = OrderedDict()
 
     async def invoke(ctx: ToolContext[Any], arguments: str) -> ResultText:
         if answer is None:
@@ -224,7 +224,7 @@ def _function_tool(
     async def run(ctx: ToolContext[Any], arguments: str) -> ResultText:
         call = request(ctx, arguments)
         if ahead:
-            result = started.pop(_started_key(ctx.tool_call_id, arguments), None)
+            result = started.pop(_started_key(ctx.tool_call_id, arguments, call.meta), None)
             if result is None:  # not started by the check (a restored state, guardrails)
                 return _answer(await runtime.execute(call))
             waiting = result.approval
@@ -259,12 +259,13 @@ def _function_tool(
         if ahead:
             if function_tool.tool_input_guardrails:
                 return False  # the code runs only once the guardrails let the call through
-            key = _started_key(call_id, arguments)
+            call = request(context, arguments)
+            key = _started_key(call_id, arguments, call.meta)
             result = started.get(key)
             if result is None:
-                result = await runtime.execute(request(context, arguments))
+                result = await runtime.execute(call)
                 started[key] = result
-                _WAITING[call_id] = result.approval
+                _WAITING[key] = result.approval
                 while len(started) > _KEPT:  # checks whose call never came (a rejection)
                     started.popitem(last=False)
                 while len(_WAITING) > _KEPT:
@@ -286,27 +287,44 @@ def _function_tool(
 _KEPT = 1024
 
 
-def _started_key(call_id: str, arguments: Any) -> tuple[str, str]:
-    """A started run's key: the call's id and its arguments (the code), so a call id seen again
-    with other code (a model reusing ids) never takes another run's answer."""
+def _started_key(call_id: str, arguments: Any, meta: ToolCallMeta) -> tuple[str, str, str]:
+    """A started run's key: the call's id, its arguments (run_code's code, an agent tool's
+    arguments) and the session the application's ``meta`` puts it in — so a call id seen again
+    with other arguments (a model reusing ids), or in another session (two runs whose models
+    number their calls alike), never takes another run's answer or its paused run."""
+    return call_id, _code_of(arguments), meta.session_id or ""
+
+
+def _code_of(arguments: Any) -> str:
     if isinstance(arguments, str | bytes):
         try:
             arguments = json.loads(arguments)
         except ValueError:
             pass
-    return call_id, json.dumps(arguments, sort_keys=True, default=str)
+    return json.dumps(arguments, sort_keys=True, default=str)
 
 
-_WAITING: OrderedDict[str, ApprovalRequest | None] = OrderedDict()
-"""The approval each run_code call's check stopped at, by call id (what the person is asked)."""
+_WAITING: OrderedDict[tuple[str, str, str], ApprovalRequest | None] = OrderedDict()
+"""The approval each checked call (run_code's, an agent tool's) stopped at, by its started key
+(what the person is asked)."""
 
 
-def waiting_approval(item: Any) -> ApprovalRequest | None:
+def waiting_approval(item: Any, *, session_id: str | None = None) -> ApprovalRequest | None:
     """The call inside a ``run_code`` interruption (``result.interruptions``) that waits for a
     person — its prompt and exact arguments, what to show them — or ``None`` for another
-    interruption (a ``Confirm`` tool's: ask ``runtime.approval_for``)."""
+    interruption (a ``Confirm`` tool's: ask ``runtime.approval_for``).
+
+    ``session_id`` is the session the application's ``meta`` put the run in: where runs of
+    several sessions wait on the same call id and arguments, only it tells them apart (without
+    it, such an item is ``None``, never another session's request)."""
     call_id = getattr(item, "call_id", None)
-    return _WAITING.get(call_id) if isinstance(call_id, str) else None
+    if not isinstance(call_id, str):
+        return None
+    code = _code_of(getattr(item, "arguments", None))
+    if session_id is not None:
+        return _WAITING.get((call_id, code, session_id))
+    found = [r for (ident, text, _), r in _WAITING.items() if ident == call_id and text == code]
+    return found[0] if len(found) == 1 else None
 
 
 def _answer(result: ToolResult) -> ResultText:

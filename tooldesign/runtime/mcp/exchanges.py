@@ -12,8 +12,10 @@
   state, and the tool runs again from the start, its earlier questions now answered from them,
   until it completes (so a tool asks before it changes anything). The state is sealed
   (AES-256-GCM, the SDK's ``RequestStateBoundary``) and bound to the tool, its arguments, the
-  authenticated caller and the server, for ten minutes by default: a tampered, replayed or
-  expired state is refused (-32602) before anything runs. Answers to keys that were not asked
+  authenticated caller and the server, for ten minutes by default: a tampered or expired
+  state, or one replayed into another call, is refused (-32602) before anything runs. Each
+  state names its round, and the call answered from it is that round's one run: a call a
+  person approved, sent again with the same state, is answered with its run's result. Answers to keys that were not asked
   are ignored; an answer that does not match its request is asked again. A tool that fails
   because it asked what the client did not declare (``sampling`` without the capability) is
   answered -32021 (missing required client capability, HTTP 400), naming the capabilities;
@@ -30,8 +32,10 @@ Approvals ride the same rounds (their question under the key ``approval``): see
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import json
 import logging
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -113,7 +117,7 @@ def answer_of(request: InputRequest, response: Any) -> dict[str, Any]:
 def answers_of(params: types.CallToolRequestParams) -> dict[str, Any]:
     """The answers a call carries: its (verified) ``requestState``'s and its
     ``inputResponses``."""
-    _, answers = _state(params)
+    _, answers, _ = _state(params)
     for key, response in (params.input_responses or {}).items():
         answers[key] = _wire(response)
     return answers
@@ -222,27 +226,44 @@ class _RoundTrips:
         self.pending[request.key] = request
 
 
-def _state(params: types.CallToolRequestParams) -> tuple[str | None, dict[str, Any]]:
-    """The approval id and the answers the (verified) ``requestState`` carries."""
+def _state(params: types.CallToolRequestParams) -> tuple[str | None, dict[str, Any], str | None]:
+    """The approval id, the answers and the round id the (verified) ``requestState`` carries."""
     raw = params.request_state
     if not raw:
-        return None, {}
+        return None, {}, None
     try:
         state = json.loads(raw)
     except ValueError:
-        return raw, {}  # an approval id alone (the state of a client of an older server)
+        return raw, {}, None  # an approval id alone (the state of a client of an older server)
     if not isinstance(state, dict):
-        return None, {}
+        return None, {}, None
     answers = state.get("answers")
     approval = state.get("approval")
+    round_id = state.get("round")
     return (
         approval if isinstance(approval, str) else None,
         dict(answers) if isinstance(answers, dict) else {},
+        round_id if isinstance(round_id, str) else None,
     )
 
 
 def _sealed_state(approval: str | None, answers: Mapping[str, Any]) -> str:
-    return json.dumps({"approval": approval, "answers": dict(answers)}, sort_keys=True)
+    # Each state names a round of its own: the call answered from it is that round's one run
+    # (``_one_run``), so the same state sent again is not a second run of the tool.
+    state = {"approval": approval, "answers": dict(answers), "round": secrets.token_hex(16)}
+    return json.dumps(state, sort_keys=True)
+
+
+def _one_run(request: ToolRequest, round_id: str | None) -> ToolRequest:
+    """``request`` as the one run of the round ``round_id``: its call id comes from the round,
+    so a runtime that ran it under a person's approval answers the same round sent again
+    (a client's retry after a lost answer, a replayed request) with that run's result instead
+    of running it again (:mod:`~tooldesign.runtime.control.approved_runs`). A call id the
+    application gave (``meta_for``) is kept."""
+    if round_id is None or request.meta.call_id is not None:
+        return request
+    meta = dataclasses.replace(request.meta, call_id=f"mcp-round-{round_id}")
+    return ToolRequest(request.name, request.payload, meta)
 
 
 async def execute(
@@ -270,7 +291,8 @@ async def execute(
             )
 
     # 2026-07-28: questions go back to the client, which calls again with the answers.
-    approval_id, answers = _state(params)
+    approval_id, answers, round_id = _state(params)
+    request = _one_run(request, round_id)
     for key, response in (params.input_responses or {}).items():
         answers[key] = _wire(response)
     answered = params.model_copy(update={"request_state": approval_id})
