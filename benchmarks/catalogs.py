@@ -9,7 +9,7 @@ folder):
   eager prefix: deferred definitions are not in the model's context until found. Beside the MCP
   line, the same plan under FastMCP's ``BM25SearchTransform`` (the 20 eager tools pinned with
   ``always_visible``, its ``search_tools`` and ``call_tool`` for the rest), when FastMCP is
-  installed (``pip install fastmcp``).
+  installed (the ``dev`` extra pins it; else ``pip install fastmcp``).
 - the BM25 search's latency per query over 1,000 and 10,000 tools (the 1,000 copied; median and
   90th percentile of the queries, one per tool, from its description), beside two baselines
   from the same run: the same sums made one posting at a time in Python, and a substring scan of

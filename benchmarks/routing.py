@@ -14,11 +14,12 @@ the words of its example). Search engines, side by side on the same tools and qu
   description, ``keywords_search_fn``), when pydantic-ai is installed;
 - FastMCP's ``BM25SearchTransform`` and ``RegexSearchTransform`` (``fastmcp.server.transforms.
   search``), each given every tool as a FastMCP ``Tool`` (name, description, input schema) and
-  asked through the transform's own search, when FastMCP is installed (``pip install fastmcp``:
-  4.x installs beside the pinned MCP SDK). The BM25 transform indexes the name, description,
-  argument names and argument descriptions; the regex transform matches a pattern and ranks
-  nothing (the first five matches in catalog order), so its query is the query's words as an
-  alternation (``(?:word|word|...)``), the pattern a model would write for a phrase;
+  asked through the transform's own search, when FastMCP is installed (the ``dev`` extra pins
+  it; else ``pip install fastmcp``: 4.x installs beside the pinned MCP SDK). The BM25
+  transform indexes the name, description, argument names and argument descriptions; the regex
+  transform matches a pattern and ranks nothing (the first five matches in catalog order), so
+  its query is the query's words as an alternation (``(?:word|word|...)``), the pattern a
+  model would write for a phrase;
 - a name-and-description substring scan (the baseline).
 
 Each line gives recall@1, recall@5 and the median time of one query.
