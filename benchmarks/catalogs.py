@@ -6,7 +6,10 @@ folder):
 - tokens per request (cl100k, offline) of every tool loaded eagerly vs a deferred plan (one
   toolset of 20 eager, the rest deferred) for each provider form: the hosted searches of OpenAI
   Responses and Anthropic, the builtin ``search_tools`` elsewhere. What a request costs is its
-  eager prefix: deferred definitions are not in the model's context until found.
+  eager prefix: deferred definitions are not in the model's context until found. Beside the MCP
+  line, the same plan under FastMCP's ``BM25SearchTransform`` (the 20 eager tools pinned with
+  ``always_visible``, its ``search_tools`` and ``call_tool`` for the rest), when FastMCP is
+  installed (the ``dev`` extra pins it; else ``pip install fastmcp``).
 - the BM25 search's latency per query over 1,000 and 10,000 tools (the 1,000 copied; median and
   90th percentile of the queries, one per tool, from its description), beside two baselines
   from the same run: the same sums made one posting at a time in Python, and a substring scan of
@@ -85,6 +88,25 @@ def tokens_per_request(tools: list[Any]) -> None:
             f"  {label:<22} eager {eager:>9,}  deferred {prefix:>7,}  ({prefix / eager:.1%};"
             f" search: {made.search})"
         )
+        if provider == "mcp":
+            print(f"  {'':<22} {_fastmcp_prefix(made.prefix, count)}")
+
+
+def _fastmcp_prefix(prefix: list[Any], count: Any) -> str:
+    """The deferred MCP plan's request under FastMCP's BM25 transform: the same eager tools
+    pinned, FastMCP's search and call tools in place of ours."""
+    try:
+        from fastmcp.server.transforms.search import BM25SearchTransform
+    except ImportError:
+        return "FastMCP BM25 transform: not installed (pip install fastmcp)"
+    ours = {spec.name for spec in DISCOVERY}
+    pinned = [tool for tool in prefix if tool.get("name") not in ours]
+    theirs = asyncio.run(BM25SearchTransform().transform_tools([]))
+    listed = [
+        t.to_mcp_tool().model_dump(mode="json", by_alias=True, exclude_none=True) for t in theirs
+    ]
+    tokens = count(json.dumps([*pinned, *listed]))
+    return f"FastMCP BM25 transform, same 20 pinned: {tokens:>7,} (its search_tools + call_tool)"
 
 
 def _renamed(tool: CatalogTool, n: int) -> CatalogTool:

@@ -14,8 +14,8 @@ the tools searches for them, asks for their schemas, then writes code with
 ``await call_tool(name, params)``. Its tools here are the example runtime's, each call through
 ``Runtime.execute`` (so both code modes call the same tools the same way); its code cannot
 pause, so the restart's approval is decided inline by an approver (as MCP elicitation would).
-FastMCP is not among tooldesign's dependencies: install it (``pip install fastmcp==4.1.6``)
-for its column; without it the column is left out.
+FastMCP is a peer, pinned in the ``dev`` extra only (``pip install -e '.[dev]'``); without it
+the column is left out.
 
 Run: python benchmarks/code_mode_peers.py [--repeat N]
 """
@@ -181,7 +181,7 @@ def main() -> None:
         cells = "".join(f"{statistics.median(r[i] for r in rows[way]):>24,.0f}" for way in ways)
         print(f"  {label:16}{cells}")
     if not peer:
-        print("  (FastMCP is not installed: pip install fastmcp==4.1.6 for its column)")
+        print("  (FastMCP is not installed: pip install -e '.[dev]' for its column)")
     for way in ways:
         print(f"  {way}: {json.dumps(answers[way], sort_keys=True)}")
 

@@ -12,11 +12,17 @@ the words of its example). Search engines, side by side on the same tools and qu
   descriptions, tags and example values, fields weighed);
 - pydantic-ai's ``ToolSearch`` default (keyword overlap of the query with a tool's name and
   description, ``keywords_search_fn``), when pydantic-ai is installed;
+- FastMCP's ``BM25SearchTransform`` and ``RegexSearchTransform`` (``fastmcp.server.transforms.
+  search``), each given every tool as a FastMCP ``Tool`` (name, description, input schema) and
+  asked through the transform's own search, when FastMCP is installed (the ``dev`` extra pins
+  it; else ``pip install fastmcp``: 4.x installs beside the pinned MCP SDK). The BM25
+  transform indexes the name, description, argument names and argument descriptions; the regex
+  transform matches a pattern and ranks nothing (the first five matches in catalog order), so
+  its query is the query's words as an alternation (``(?:word|word|...)``), the pattern a
+  model would write for a phrase;
 - a name-and-description substring scan (the baseline).
 
-FastMCP's regex and BM25 search transforms are left out: FastMCP is not among the project's
-dependencies (it pins an MCP SDK of its own). Each line gives recall@1, recall@5 and the median
-time of one query.
+Each line gives recall@1, recall@5 and the median time of one query.
 
 Run: python benchmarks/routing.py
 """
@@ -64,6 +70,33 @@ def pydantic_ai_keywords(tools: list[CatalogTool]) -> Engine | None:
     return lambda query: keywords_search_fn(None, [query], definitions)[:5]  # type: ignore[arg-type]
 
 
+def _fastmcp(tools: list[CatalogTool], kind: str) -> Engine | None:
+    try:
+        from fastmcp.server.transforms.search import BM25SearchTransform, RegexSearchTransform
+        from fastmcp.tools.base import Tool
+    except ImportError:
+        return None
+    listed = [
+        Tool(name=t.name, description=t.description, parameters=dict(t.payload.schema))
+        for t in tools
+    ]
+    transform = BM25SearchTransform() if kind == "bm25" else RegexSearchTransform()
+
+    def ask(query: str) -> list[str]:
+        # The transforms' searches are coroutines that never wait: driven by hand, the time
+        # measured is the search's, not an event loop's.
+        asked = query if kind == "bm25" else "(?:" + "|".join(words(query)) + ")"
+        running = transform._search(listed, asked)
+        try:
+            running.send(None)
+        except StopIteration as done:
+            return [tool.name for tool in done.value][:5]
+        raise RuntimeError("FastMCP's search waited on something")
+
+    ask("warm")  # the BM25 transform builds its index on the first search
+    return ask
+
+
 def substring_scan(tools: list[CatalogTool]) -> Engine:
     texts = [(t.name, f"{t.name} {t.description}".lower()) for t in tools]
 
@@ -82,11 +115,14 @@ def measure(label: str, tools: list[CatalogTool]) -> None:
     engines: list[tuple[str, Engine | None]] = [
         ("tooldesign BM25 (search_tools)", ours(tools)),
         ("pydantic-ai ToolSearch keywords", pydantic_ai_keywords(tools)),
+        ("FastMCP BM25SearchTransform", _fastmcp(tools, "bm25")),
+        ("FastMCP RegexSearchTransform", _fastmcp(tools, "regex")),
         ("substring scan (baseline)", substring_scan(tools)),
     ]
     for name, engine in engines:
         if engine is None:
-            print(f"  {name:<33} (not installed)")
+            get = "pip install fastmcp" if "FastMCP" in name else "pip install pydantic-ai"
+            print(f"  {name:<33} (not installed: {get})")
             continue
         at_1 = at_5 = 0
         times: list[float] = []

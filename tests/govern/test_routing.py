@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from tooldesign.govern.routing import compare_routing, routing_report, tool_queries
 from tooldesign.runtime.providers import load_tools
 
@@ -47,3 +48,23 @@ def test_declared_intents_are_queries_and_a_worse_description_is_reported() -> N
     assert changes[1].startswith("get_site: of 4 queries (its old ones too), 4 find it and 3")
     assert changes[-1].startswith("now 14 tools")
     assert compare_routing(routing_report(tools), tools) == []
+
+
+def test_the_routing_benchmarks_fastmcp_peers_search_through_fastmcps_own_transforms() -> None:
+    # benchmarks/routing.py puts FastMCP's BM25 and regex search transforms beside ours; a
+    # FastMCP release that renames what the benchmark drives fails here, not in a stale table.
+    pytest.importorskip("fastmcp.server.transforms.search")
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import routing
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    tools = load_tools([REPO / "gen"])
+    bm25 = routing._fastmcp(tools, "bm25")
+    regex = routing._fastmcp(tools, "regex")
+    assert bm25 is not None and regex is not None
+    assert bm25("restart a device")[0] == "restart_device"
+    assert "restart_device" in regex("restart device")
+    assert len(bm25("site")) <= 5

@@ -259,9 +259,41 @@ def test_what_the_model_reads_fits_a_token_budget_too(overflow: Any) -> None:
     assert count(text) <= 400 < count(answer.result_json or "")
     if overflow == "spill":
         assert 'read_result(handle="' in text and "devices: " in text
+    # The model is told the budget the tool declared, in tokens, beside the bytes it became.
+    assert "400 tokens" in text and " bytes here)" in text, text
+    if overflow in (None, "refuse"):
+        assert answer.error is not None and answer.error.details["budget_tokens"] == 400
     # A small result is left as it is.
     small = runtime.execute_sync(ToolRequest("get_site", '{"site_id": "hq"}', meta))
     assert small.model_text is None and small.ok
+
+
+def test_cut_text_names_the_token_budget_and_a_byte_budget_names_bytes() -> None:
+    from tooldesign.runtime.budget import within_budget
+
+    text = "word " * 4000
+    cut = within_budget(ToolResult("t", result=text), 65_536, "t", Limits(result_tokens=100))
+    shown = cut.for_model()
+    assert "as this tool returns at most 100 tokens at once (" in shown, shown[-300:]
+    assert "Ask for less to see the rest." in shown
+    # Under a byte budget alone (or when the bytes are the smaller), bytes are what it names.
+    by_bytes = within_budget(ToolResult("t", result=text), 1_000, "t", Limits(result_bytes=1_000))
+    assert "returns at most 1,000 bytes at once." in by_bytes.for_model()
+    assert "tokens" not in by_bytes.for_model()
+
+
+def test_a_refusal_with_a_way_to_narrow_gives_that_way_alone() -> None:
+    from tests.support.spill import spilling_runtime
+
+    meta = ToolCallMeta(run_id="run-1", session_id="s")
+    call = ToolRequest("list_devices", '{"site_id": "hq", "limit": 50}', meta)
+    refused = spilling_runtime(Limits(result_bytes=700)).execute_sync(call).for_model()
+    assert "To narrow the request: Filter by status" in refused
+    assert "asking for less" not in refused  # no generic line after the design's own
+    # A tool with no way to narrow it gets the generic one.
+    call = ToolRequest("get_topology", '{"site_id": "hq"}', meta)
+    plain = spilling_runtime(Limits(result_bytes=100)).execute_sync(call).for_model()
+    assert "again asking for less: narrower filters" in plain, plain
 
 
 def test_a_token_budget_is_a_positive_integer() -> None:

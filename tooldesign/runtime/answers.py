@@ -31,6 +31,7 @@ from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.limits import byte_size
 
 _MAX_REFINEMENT_SHOWN = 300
+_ASK_LESS = "asking for less: narrower filters, fewer items or a smaller page."
 
 
 def tool_name(tool_id: str) -> str:
@@ -259,30 +260,29 @@ def malformed_response(
     )
 
 
-def result_too_large(result: ToolResult, size: int, budget: int, tool: str) -> ToolResult:
-    """The result is structured data over the tool's result budget: refused, with how to ask
-    for less. The full result stays on the answer for observers."""
-    lines = [
-        (
-            f"Tool {tool!r} returned {byte_size(size)} of data, more than the "
-            f"{byte_size(budget)} it may return at once, so the result is not shown."
-        )
-    ]
+def result_too_large(
+    result: ToolResult, size: int, budget: int, tool: str, tokens: int | None = None
+) -> ToolResult:
+    """Structured data over the budget (``tokens``: a token budget chose its ``budget`` bytes):
+    refused, with how to ask for less. The full result stays on the answer for observers."""
+    most = f"{tokens:,} tokens ({budget:,} bytes here)" if tokens else byte_size(budget)
+    lines = [f"Tool {tool!r} returned {byte_size(size)} of data, more than the {most} it may"]
+    lines[0] += " return at once, so the result is not shown."
     bounds = result.bounds
+    hint = bounds.refinement_hint if bounds is not None else None
     if bounds is not None:
         of = f" of {bounds.total:,}" if bounds.total is not None else ""
         lines.append(f"It returned {bounds.returned:,}{of} items.")
-        if bounds.refinement_hint:
-            hint = printable(clipped(bounds.refinement_hint, _MAX_REFINEMENT_SHOWN))
-            lines.append(f"To narrow the request: {hint}")
-    lines.append(
-        f"Call {tool!r} again asking for less: narrower filters, fewer items or a smaller page."
-    )
+    if hint:  # the service's or the design's way to narrow it, not a generic line after it
+        lines.append(f"To narrow the request: {printable(clipped(hint, _MAX_REFINEMENT_SHOWN))}")
+    else:
+        lines.append(f"Call {tool!r} again {_ASK_LESS}")
     message = "\n".join(lines)
+    details: dict[str, Any] = {"result_bytes": size, "budget": budget, "budget_tokens": tokens}
     return ToolResult(
         result.name,
         result=result.result,
-        error=ToolError(message, details={"result_bytes": size, "budget": budget}),
+        error=ToolError(message, details=details),
         retry_hint=RetryHint(RetryReason.RESULT_TOO_LARGE, tool, message, restrict_to_tool=True),
         bounds=bounds,
         server_data=result.server_data,

@@ -95,7 +95,7 @@ async def _budgeted_data(
     text, size = over
     hint = _hint(result, limits)
     if overflow == "refuse":
-        return _refused(result, size, budget, tool, hint)
+        return _refused(result, size, budget, tool, hint, _tokens(limits, budget))
     handle = None
     if overflow == "spill":
         if spills is None:
@@ -110,10 +110,11 @@ async def _budgeted_data(
             await spills.store.put(entry)
     # Within a token budget too: measured once shown, and made again smaller if over it.
     for _ in range(_TOKEN_TRIES):
+        tokens = _tokens(limits, budget)
         if text_result(result.result) is not None:
-            answer = _cut(result, text, size, budget, handle, tool, hint)
+            answer = _cut(result, text, size, budget, handle, tool, hint, tokens)
         else:
-            answer = _previewed(result, text, size, budget, tool, handle, hint)
+            answer = _previewed(result, text, size, budget, tool, handle, hint, tokens)
         smaller = _smaller_for_tokens(answer, budget, limits)
         if smaller is None:
             return answer
@@ -153,6 +154,17 @@ def _smaller_for_tokens(answer: ToolResult, budget: int, limits: Limits | None) 
     if count <= tokens:
         return None
     return max(1, budget * tokens * 9 // (count * 10))
+
+
+def _tokens(limits: Limits | None, budget: int) -> int | None:
+    """The token budget, when it is what chose ``budget`` (fewer bytes than the tool's byte
+    budget): a notice names the budget the tool declared, in tokens, not the bytes it became."""
+    tokens = limits.result_tokens if limits is not None else None
+    return (
+        tokens
+        if tokens is not None and limits is not None and budget < limits.result_bytes
+        else None
+    )
 
 
 def _count(text: str) -> int:
@@ -198,9 +210,9 @@ def _data_within_budget(
     text, size = over
     hint = _hint(result, limits)
     if text_result(result.result) is None:
-        return _refused(result, size, budget, tool, hint)
+        return _refused(result, size, budget, tool, hint, _tokens(limits, budget))
     for _ in range(_TOKEN_TRIES):
-        answer = _cut(result, text, size, budget, hint=hint)
+        answer = _cut(result, text, size, budget, hint=hint, tokens=_tokens(limits, budget))
         smaller = _smaller_for_tokens(answer, budget, limits)
         if smaller is None:
             return answer
@@ -286,14 +298,15 @@ def _cut(
     handle: str | None = None,
     tool: str = "",
     hint: str | None = None,
+    tokens: int | None = None,
 ) -> ToolResult:
     # The notice is measured at its longest (the most digits it can show), then written.
-    notice = _notice(size, budget, None, handle, len(text), hint)
+    notice = _notice(size, budget, None, handle, len(text), hint, tokens)
     room = max(0, budget - text_bytes(notice))
     # Cut at a character boundary: a character split in two is dropped whole.
     kept = text.encode("utf-8", "surrogatepass")[:room].decode("utf-8", "ignore")
     shown = text_bytes(kept)
-    result.model_text = kept + _notice(size, budget, shown, handle, len(kept), hint)
+    result.model_text = kept + _notice(size, budget, shown, handle, len(kept), hint, tokens)
     result.telemetry.extra[CUT_KEY] = {"bytes": size, "budget": budget, "shown": shown}
     if handle is not None:
         result.telemetry.extra[CUT_KEY]["handle"] = handle
@@ -307,11 +320,17 @@ def _notice(
     handle: str | None = None,
     chars: int = 0,
     hint: str | None = None,
+    tokens: int | None = None,
 ) -> str:
     shown_text = f"{shown:,}" if shown is not None else f"{budget:,}"
+    most = (
+        f"{tokens:,} tokens at once ({budget:,} bytes here)"
+        if tokens
+        else f"{budget:,} bytes at once"
+    )
     head = (
         f"\n\n[Cut here: the result is {byte_size(size)}; only its first {shown_text} bytes "
-        f"are shown, as this tool returns at most {budget:,} bytes at once. "
+        f"are shown, as this tool returns at most {most}. "
     )
     if hint:
         head += f"{spill.hint_text(hint)} "
@@ -333,18 +352,19 @@ def _previewed(
     tool: str,
     handle: str | None,
     hint: str | None = None,
+    tokens: int | None = None,
 ) -> ToolResult:
     """Data over its budget shown as a preview of its shape, with what was left out."""
-    shown = _preview(result.result, size, budget, tool, handle, hint)
+    shown = _preview(result.result, size, budget, tool, handle, hint, tokens)
     if shown is None:
         try:  # a model, or values JSON cannot hold as they are: the JSON the model would read
             value = json.loads(result.result_json if result.result_json is not None else text)
         except ValueError:
-            return _refused(result, size, budget, tool, hint)
-        shown = _preview(value, size, budget, tool, handle, hint)
+            return _refused(result, size, budget, tool, hint, tokens)
+        shown = _preview(value, size, budget, tool, handle, hint, tokens)
     if shown is None:
-        return _refused(result, size, budget, tool, hint)
-    notice = spill_notice(shown, size, budget, tool, handle, hint)
+        return _refused(result, size, budget, tool, hint, tokens)
+    notice = spill_notice(shown, size, budget, tool, handle, hint, tokens)
     result.model_text = shown.text + notice
     extra: dict[str, object] = {"bytes": size, "budget": budget, "shown": text_bytes(shown.text)}
     if handle is not None:
@@ -354,14 +374,20 @@ def _previewed(
 
 
 def _preview(
-    value: Any, size: int, budget: int, tool: str, handle: str | None, hint: str | None = None
+    value: Any,
+    size: int,
+    budget: int,
+    tool: str,
+    handle: str | None,
+    hint: str | None = None,
+    tokens: int | None = None,
 ) -> Preview | None:
     """The preview of ``value`` that fits ``budget`` with its notice (``None``: none does, or
     ``value`` is not plain JSON data)."""
     if not isinstance(value, dict | list):
         return None
     try:
-        room = budget - widest_notice(value, size, budget, tool, handle, hint)
+        room = budget - widest_notice(value, size, budget, tool, handle, hint, tokens)
         shown = None
         # The notice names what was left out, so it is known only with the preview: make more
         # room while the two do not fit.
@@ -369,7 +395,7 @@ def _preview(
             shown = preview(value, room)
             if shown is None:
                 return None
-            notice = spill_notice(shown, size, budget, tool, handle, hint)
+            notice = spill_notice(shown, size, budget, tool, handle, hint, tokens)
             over = text_bytes(shown.text + notice) - budget
             if over <= 0:
                 return shown
@@ -380,14 +406,19 @@ def _preview(
 
 
 def _refused(
-    result: ToolResult, size: int, budget: int, tool: str, hint: str | None = None
+    result: ToolResult,
+    size: int,
+    budget: int,
+    tool: str,
+    hint: str | None = None,
+    tokens: int | None = None,
 ) -> ToolResult:
     bounds = result.bounds
     if hint and bounds is not None and not bounds.refinement_hint:
         # A bounded tool's answer says how to narrow the request: the design's way, where the
         # service said none (the result keeps its own bounds).
         result.bounds = replace(bounds, refinement_hint=hint)
-    refused = answers.result_too_large(result, size, budget, tool)
+    refused = answers.result_too_large(result, size, budget, tool, tokens)
     refused.telemetry.outcome = str(RetryReason.RESULT_TOO_LARGE)
     refused.telemetry.extra[CUT_KEY] = {"bytes": size, "budget": budget, "shown": 0}
     return refused

@@ -239,6 +239,7 @@ class Pipeline:
         if result.error is not None:
             return _with_telemetry(result, telemetry)
         if tool.limits.result_overflow is None:  # 8. budget (decided at once, most calls)
+            # With the tool's limits: its token budget and its way to ask for less.
             return within_budget(result, tool.limits.result_bytes, tool.spec.name, tool.limits)
         return await self._budgeted(tool, result, meta)
 

@@ -200,13 +200,19 @@ def _shape(
 
 
 def widest_notice(
-    value: Any, size: int, budget: int, tool: str, handle: str | None, hint: str | None = None
+    value: Any,
+    size: int,
+    budget: int,
+    tool: str,
+    handle: str | None,
+    hint: str | None = None,
+    tokens: int | None = None,
 ) -> int:
     """The bytes of the longest notice a preview of ``value`` is likely to need: every list
     cut, its count as long as its total (a preview that needs more is tried again)."""
     shape = _shaped(value, 1, None, "", {}, [])
     lists = {path: (total, total) for path, (_, total) in shape.lists.items()}
-    widest = spill_notice(Preview(None, "", lists, ()), size, budget, tool, handle, hint)
+    widest = spill_notice(Preview(None, "", lists, ()), size, budget, tool, handle, hint, tokens)
     return text_bytes(widest)
 
 
@@ -226,10 +232,14 @@ def spill_notice(
     tool: str,
     handle: str | None,
     hint: str | None = None,
+    tokens: int | None = None,
 ) -> str:
     """What the model reads after a preview: what was left out, how to read it, and (``hint``)
-    how to ask for less."""
-    parts = [f"the result is {byte_size(size)}, over the {budget:,} bytes {tool!r} returns at once"]
+    how to ask for less; the budget in ``tokens`` when a token budget chose its bytes."""
+    most = f"{tokens:,} tokens" if tokens else f"{budget:,} bytes"
+    parts = [f"the result is {byte_size(size)}, over the {most} {tool!r} returns at once"]
+    if tokens:
+        parts[0] += f" ({budget:,} bytes here)"
     for path, (count, total) in shown.lists.items():
         where = path or "the result"
         parts.append(f"{where}: {count:,} of {total:,} items shown")

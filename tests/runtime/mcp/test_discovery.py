@@ -8,7 +8,7 @@ import pytest
 from mcp import Client, types
 from mcp.client.session import IncomingMessage
 from tooldesign.builtin.tool_index import tool_index_registration
-from tooldesign.runtime import Runtime
+from tooldesign.runtime import Runtime, ToolCallMeta
 from tooldesign.runtime.mcp.discovery import LOADED_META_KEY, DiscoveryServer
 from tooldesign.runtime.providers import LoadingPlan, PlanError
 
@@ -165,3 +165,53 @@ async def test_over_http_each_session_gets_its_own_list_and_notice() -> None:
                 await anyio.sleep(0.02)
         assert await names(alice) == first | hits
         assert await names(bob) == first
+
+
+@pytest.mark.slow
+async def test_over_stateless_http_a_search_loads_per_request_and_another_request_calls() -> None:
+    # 2026-07-28 over stateless streamable HTTP: no session, no connection from one request to
+    # the next, no list_changed. The search's answer carries what it found (its definitions in
+    # _meta), and a later request, from another client, calls a found tool by name.
+    import dataclasses
+
+    from tooldesign.runtime.mcp import McpCallContext
+
+    from tests.runtime.mcp.test_server import http_server
+
+    def from_the_request(context: McpCallContext) -> ToolCallMeta:
+        # Stateless apps have no session: the application names the conversation (here its
+        # _meta), as a deployment would from its own headers or token.
+        conversation = context.request_meta.get("conversation")
+        return dataclasses.replace(context.meta, session_id=conversation)
+
+    server = DiscoveryServer(discovery_runtime(), plan=PLAN, meta_for=from_the_request)
+    first = await names_of(server)
+    async with http_server(server, stateless=True) as url:
+        async with Client(url) as searcher:
+            assert searcher.protocol_version == "2026-07-28"
+            assert await names(searcher) == first  # deferred tools are not listed
+            found = await searcher.call_tool("search_tools", {"query": "restart a device"})
+            assert found.is_error is False and found.meta is not None
+            assert found.structured_content is not None
+            hits = [t["name"] for t in found.structured_content["tools"]]
+            assert hits[0] == "restart_device" and "get_device" in hits
+            assert not set(hits) & first  # all deferred
+            loaded = [types.Tool.model_validate(d) for d in found.meta[LOADED_META_KEY]]
+            assert [tool.name for tool in loaded] == hits
+            for tool in loaded:  # the definitions tools/list would give, whole
+                assert tool == server.definition(tool.name)
+            # Stateless: nothing was remembered, the list is the eager one still.
+            assert await names(searcher) == first
+        async with Client(url) as caller:
+            assert caller.protocol_version == "2026-07-28"
+            device = await caller.call_tool("get_device", {"device_id": "dev-00000000"})
+            assert device.is_error is False, device.content
+            arguments = {"device_id": "dev-00000000", "reason": "Stuck after an update"}
+            restart = await caller.call_tool(
+                "restart_device", arguments, meta={"conversation": "conv-1"}
+            )
+            # It ran through the runtime's own checks: this approval-gated tool waits for a
+            # person (it is not refused as unknown or unlisted), as it would had it been listed.
+            [block] = restart.content
+            assert isinstance(block, types.TextContent)
+            assert "needs a person's approval before it runs" in block.text
