@@ -47,12 +47,11 @@ len(online)
 
 def setup(
     code: str, approvers: dict[str, str] | None = None
-) -> tuple[Runtime, Agent[str], Restarts, list[CallEvent]]:
+) -> tuple[Runtime, Agent[str], Restarts, Recorded]:
     restarts = Restarts()
     runtime = example_runtime(device_handlers={"restart_device": restarts})
     runtime.register(code_mode_registration(CodeMode(runtime)))
-    events: list[CallEvent] = []
-    runtime.subscribe(events.append)
+    events = Recorded(runtime)
     tools = tooldesign_tools(
         runtime,
         meta=lambda ctx: session_meta(ctx.context),
@@ -62,8 +61,23 @@ def setup(
     return runtime, Agent[str](name="netops", model=model, tools=tools), restarts, events
 
 
-def inner_calls(events: list[CallEvent], tool: str) -> list[CallFinished]:
-    return [e for e in events if isinstance(e, CallFinished) and e.tool.endswith(tool)]
+class Recorded(list[CallEvent]):
+    """A runtime's events as its observers hear them: on a thread of their own, so what is
+    read of them is read after :meth:`settle` (between runs, no call in flight)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        super().__init__()
+        self.runtime = runtime
+        self.subscription = runtime.subscribe(self.append)
+
+    def settle(self) -> Recorded:
+        self.subscription.close()  # delivers what is queued first
+        self.subscription = self.runtime.subscribe(self.append)
+        return self
+
+
+def inner_calls(events: Recorded, tool: str) -> list[CallFinished]:
+    return [e for e in events.settle() if isinstance(e, CallFinished) and e.tool.endswith(tool)]
 
 
 def test_the_builtin_run_code_is_the_one_whose_approvals_need_its_code_run() -> None:
@@ -92,7 +106,7 @@ def test_an_approval_inside_code_interrupts_the_run_and_resumes_the_code() -> No
     assert restarts.ran == [request.arguments["device_id"]]
     # The code resumed from its pause: the list was not fetched again.
     assert len(inner_calls(events, "list_devices")) == 1
-    (decided,) = [e for e in events if isinstance(e, ApprovalDecided)]
+    (decided,) = [e for e in events.settle() if isinstance(e, ApprovalDecided)]
     assert decided.request.id == request.id and decided.decision.by == "alice"
 
 
@@ -179,5 +193,5 @@ def test_two_sessions_whose_models_number_calls_alike_each_approve_their_own_run
     # Each paused code resumed from its pause: one list and one restart per session.
     assert len(inner_calls(events, "list_devices")) == 2
     assert len(restarts.ran) == 2
-    decided = [e.request.session_id for e in events if isinstance(e, ApprovalDecided)]
+    decided = [e.request.session_id for e in events.settle() if isinstance(e, ApprovalDecided)]
     assert decided == ["sess-bob", "sess-alice"]
