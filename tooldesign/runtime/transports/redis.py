@@ -220,9 +220,10 @@ class RedisTransport(Transport):
         agent.waiting.setdefault(message.call_id, []).append(future)
         answer: Answer | None = None
         sent = False
+        maybe_queued: list[BaseException] = []  # attempts that failed after reaching Redis
         try:
             async with asyncio.timeout_at(end), agent.window:
-                status, detail = await self._admit(agent, message, body, timeout)
+                status, detail = await self._admit(agent, message, body, timeout, maybe_queued)
                 if status == "done":
                     answer = _read_answer(detail)
                 elif status == "conflict":
@@ -237,7 +238,13 @@ class RedisTransport(Transport):
                     sent = True
                     answer = await future
         except TimeoutError:
-            detail = "no answer before the deadline" if sent else "Redis did not take the call"
+            if sent:
+                detail = "no answer before the deadline"
+            elif maybe_queued:  # an attempt may have been queued, and a worker may run it
+                sent = True
+                detail = f"Redis may have taken the call ({maybe_queued[-1]}); no answer came"
+            else:
+                detail = "Redis did not take the call"
             answer = NoAnswer(sent=sent, detail=detail)
         except asyncio.CancelledError:
             if sent:  # the caller gave up (its run was aborted): so do the workers
@@ -256,8 +263,15 @@ class RedisTransport(Transport):
         return answer
 
     async def _admit(
-        self, agent: _Agent, message: CallMessage, body: str, timeout: float
+        self,
+        agent: _Agent,
+        message: CallMessage,
+        body: str,
+        timeout: float,
+        maybe_queued: list[BaseException],
     ) -> tuple[str, str]:
+        """Queue the call (or read its stored answer), retried until the deadline; an attempt
+        that failed after it reached Redis is added to ``maybe_queued``: the call may run."""
         keys = self.keys
         toolset = message.toolset
         expected = agent.epochs.get(toolset, "")
@@ -299,6 +313,8 @@ class RedisTransport(Transport):
                 if not transient(exc):
                     raise TransportError(f"Redis at {self.url} refused a call: {exc}") from None
                 log.warning("queueing call %s failed (%s); retrying", message.call_id, exc)
+                if _maybe_ran(exc):
+                    maybe_queued.append(exc)
                 careful = careful or (not message.repeatable and _maybe_ran(exc))
                 await backoff.sleep()
 
