@@ -140,11 +140,12 @@ async def approve(
     if watch is not None:
         watch.decided(request, decision)
     log.info(
-        "call %s of %s %s by %s",
-        request.id,
+        "call %s of %s %s by %s (approval %s)",
+        meta.call_id,
         tool.spec.id,
         "approved" if decision.granted else "denied",
         decision.by or "an approver",
+        request.id,
     )
     if not decision.granted:
         assert tool.spec.confirm is not None

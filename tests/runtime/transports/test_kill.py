@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import time
 from pathlib import Path
 
 import pytest
+import redis
 from tooldesign.runtime import Runtime, ToolCallMeta, ToolRequest, ToolResult
 from tooldesign.runtime.transports import remote_registration
 from tooldesign.runtime.transports.redis import RedisTransport
+from tooldesign.runtime.transports.redis_keys import RedisKeys
 
 from gen.assistant.toolsets import devices
 from tests.runtime.transports.app import effects_key
@@ -24,13 +27,19 @@ CALLS = 10_000
 CLAIM_TIMEOUT = 2.0
 
 
+def held_by(client: redis.Redis, stream: str, consumer: str) -> int:
+    """How many calls of ``stream`` ``consumer`` has read and not answered yet."""
+    consumers = client.xpending(stream, "workers")["consumers"]
+    return sum(c["pending"] for c in consumers if c["name"] == consumer)
+
+
 def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
     redis_server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:
     url = redis_server.url
     options = ("--concurrency", "64", "--claim-timeout", str(CLAIM_TIMEOUT))
     logs = [tmp_path / "worker-0.log", tmp_path / "worker-1.log"]
-    workers = [worker_process(url, prefix, *options, log=log, TD_DELAY="0.002") for log in logs]
+    workers = [worker_process(url, prefix, *options, log=log, TD_DELAY="0.02") for log in logs]
     try:
         transport = RedisTransport(url, prefix=prefix, max_in_flight=256)
         agent = Runtime(
@@ -45,11 +54,26 @@ def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
             # Both serve before the calls start: the one killed must hold calls when it dies.
             while not all("serving assistant.devices" in log.read_text() for log in logs):
                 await asyncio.sleep(0.05)
+            serving = re.search(r"worker (\S+) serving", logs[0].read_text())
+            assert serving is not None
+            stream = RedisKeys(prefix).requests("assistant.devices", toolset_version(remote))
             done = 0
             killed_at = 0.0
+            forty_percent = asyncio.Event()
+
+            async def kill() -> None:
+                # At 40% of the answers, once worker 0 holds calls: an idle worker's death
+                # (the agent, not the workers, may be the slower side) would test nothing.
+                nonlocal killed_at
+                await forty_percent.wait()
+                with redis_server.client() as client:
+                    while not held_by(client, stream, serving[1]):
+                        await asyncio.sleep(0.001)
+                os.kill(workers[0].pid, signal.SIGKILL)
+                killed_at = time.monotonic()
 
             async def one(i: int) -> ToolResult:
-                nonlocal done, killed_at
+                nonlocal done
                 meta = ToolCallMeta(run_id="kill", tool_call_id=f"c{i}", session_id="s")
                 if i % 2:
                     request = ToolRequest("get_device", {"device_id": "dev-00000000"}, meta)
@@ -60,11 +84,13 @@ def test_killing_a_worker_at_40_percent_loses_no_call_and_repeats_no_effect(
                 result = await agent.execute(request)
                 done += 1
                 if done == CALLS * 4 // 10:
-                    os.kill(workers[0].pid, signal.SIGKILL)
-                    killed_at = time.monotonic()
+                    forty_percent.set()
                 return result
 
+            killing = asyncio.create_task(kill())
             results = await asyncio.gather(*(one(i) for i in range(CALLS)))
+            assert killing.done(), "worker 0 held no call after 40% of the answers"
+            await killing
             took = time.monotonic() - killed_at
             await transport.close()
             return list(results), took
