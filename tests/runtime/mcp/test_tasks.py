@@ -153,6 +153,41 @@ async def test_a_sync_tool_and_a_client_without_the_extension_get_plain_results(
     assert opted_in["resultType"] == "task"  # asked for in this request alone
 
 
+async def test_a_handshake_client_declaring_the_extension_gets_plain_results(
+    http: httpx.AsyncClient,
+) -> None:
+    # The extension is a 2026-07-28 one (the official clients, @modelcontextprotocol/ext-tasks
+    # and the MCP Inspector, read a task only on that wire; on 2025-11-25 they read every
+    # tools/call answer as a CallToolResult): the MCP Inspector's CLI declares it at a
+    # 2025-11-25 initialize, and read the task it was answered as a result without content.
+    accept = {"Accept": "application/json, text/event-stream"}
+
+    async def post(body: dict[str, Any], **headers: str) -> Any:
+        answer = await http.post(
+            "/mcp", json={"jsonrpc": "2.0", **body}, headers={**accept, **headers}
+        )
+        text = answer.text
+        if "data: " in text:
+            text = [line[6:] for line in text.splitlines() if line.startswith("data: ")][-1]
+        return answer, json.loads(text) if text else None
+
+    capabilities = {"elicitation": {}, "extensions": {TASKS: {}}}
+    hello = {"protocolVersion": "2025-11-25", "capabilities": capabilities}
+    hello["clientInfo"] = {"name": "handshake", "version": "1"}
+    answer, initialized = await post({"id": 0, "method": "initialize", "params": hello})
+    assert initialized["result"]["protocolVersion"] == "2025-11-25"
+    session = {"Mcp-Session-Id": answer.headers["mcp-session-id"]}
+    session["MCP-Protocol-Version"] = "2025-11-25"
+    await post({"method": "notifications/initialized"}, **session)
+    call = {"name": "slow_compute", "arguments": {"seconds": 0, "label": "x"}}
+    _, answered = await post({"id": 1, "method": "tools/call", "params": call}, **session)
+    result = answered["result"]
+    assert "taskId" not in result and result.get("resultType", "complete") == "complete"
+    assert result["content"][0]["text"] == "Computed x after 0 second(s)."
+    _, refused = await post({"id": 2, "method": "tasks/get", "params": {"taskId": "x"}}, **session)
+    assert "error" in refused
+
+
 async def test_without_the_extension_tasks_methods_and_required_tools_are_refused(
     http: httpx.AsyncClient,
 ) -> None:

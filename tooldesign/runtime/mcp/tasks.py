@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field, ValidationError
 from starlette.requests import Request
 from tooldesign.contract.tasks import TaskSupport
@@ -402,7 +403,13 @@ class Tasks:
 
 
 def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
-    """Whether the client declared the tasks extension (for its connection, or this request)."""
+    """Whether the client declared the tasks extension (for its connection, or this request)
+    on a 2026-07-28 request: the extension is of that revision, and the official clients (the
+    MCP Inspector, ``@modelcontextprotocol/ext-tasks``) read a task only there — a handshake
+    client declaring it (the Inspector's CLI does, at a 2025-11-25 ``initialize``) reads every
+    ``tools/call`` answer as a result, so it gets one."""
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return False
     capabilities = ctx.session.client_capabilities
     extensions = getattr(capabilities, "extensions", None) if capabilities is not None else None
     if isinstance(extensions, Mapping) and EXTENSION in extensions:
