@@ -1,0 +1,87 @@
+// The TypeScript SDK's Client running a plan of requests against one MCP server, in one process,
+// for tests/runtime/mcp/test_clients.py.
+//
+//   node sdk-client.mjs PLAN.json stdio COMMAND ARGS...   (the client starts the server)
+//   node sdk-client.mjs PLAN.json http URL
+//
+// PLAN.json: {"elicit": [{"property": P, "content": {...}}], "steps": [{"op": OP, ...params}]};
+// an elicitation whose form has property P is accepted with that content (no rule: declined).
+// OP is listTools, callTool, listPrompts, getPrompt, listResources, listResourceTemplates,
+// readResource or complete; each step's params are the request's. Prints one JSON object:
+// {"server", "protocolVersion", "capabilities", "steps": [{"result"} | {"error"}], "elicitations"}.
+import { readFileSync } from "node:fs";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const [planFile, kind, ...target] = process.argv.slice(2);
+const plan = JSON.parse(readFileSync(planFile, "utf8"));
+
+const transport =
+  kind === "stdio"
+    ? new StdioClientTransport({ command: target[0], args: target.slice(1), stderr: "inherit" })
+    : new StreamableHTTPClientTransport(new URL(target[0]));
+
+const client = new Client(
+  { name: "tooldesign-tests-sdk-client", version: "1.0.0" },
+  { capabilities: { elicitation: { form: {} } } },
+);
+const elicitations = [];
+client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  const schema = request.params.requestedSchema ?? {};
+  elicitations.push({ message: request.params.message, requestedSchema: schema });
+  const rule = (plan.elicit ?? []).find((r) => r.property in (schema.properties ?? {}));
+  return rule ? { action: "accept", content: rule.content } : { action: "decline" };
+});
+
+async function all(list, key, params) {
+  // every page of a list method
+  const items = [];
+  let cursor;
+  do {
+    const page = await client[list]({ ...params, ...(cursor ? { cursor } : {}) });
+    items.push(...page[key]);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { [key]: items };
+}
+
+const run = {
+  listTools: () => all("listTools", "tools"),
+  listPrompts: () => all("listPrompts", "prompts"),
+  listResources: () => all("listResources", "resources"),
+  listResourceTemplates: () => all("listResourceTemplates", "resourceTemplates"),
+  callTool: ({ name, arguments: args }) => client.callTool({ name, arguments: args }),
+  getPrompt: ({ name, arguments: args }) => client.getPrompt({ name, arguments: args }),
+  readResource: ({ uri }) => client.readResource({ uri }),
+  complete: ({ ref, argument, context }) =>
+    client.complete({ ref, argument, ...(context ? { context } : {}) }),
+};
+
+const steps = [];
+let status = 0;
+try {
+  await client.connect(transport);
+  for (const { op, ...params } of plan.steps) {
+    try {
+      steps.push({ result: await run[op](params) });
+    } catch (error) {
+      steps.push({ error: { code: error.code ?? null, message: String(error.message ?? error) } });
+    }
+  }
+} catch (error) {
+  steps.push({ error: { code: error.code ?? null, message: String(error.message ?? error) } });
+  status = 1;
+}
+const answer = {
+  server: client.getServerVersion() ?? null,
+  protocolVersion: transport.protocolVersion ?? null,
+  capabilities: client.getServerCapabilities() ?? null,
+  steps,
+  elicitations,
+};
+await client.close().catch(() => {});
+process.stdout.write(JSON.stringify(answer) + "\n");
+process.exit(status);
