@@ -1,11 +1,13 @@
 """Real MCP clients against ``tooldesign serve-mcp`` of the worked example (its ``server``: the
 tools, the prompt and resources of the design, tasks), over stdio (the client starts the server)
-and streamable HTTP (a server process on a free port): the TypeScript SDK's ``Client``
-(``clients/sdk-client.mjs``, every request in one process) and the MCP Inspector's CLI (a process
-per request, run a few at a time). Each lists every tool, prompt, resource and template, calls
-each kind of tool (plain, rich content, needing approval, asking the user, long-running, a
-non-object result, a tool error, invalid arguments), gets every prompt, reads every resource and
-a template's, and (the SDK, as the Inspector's CLI cannot) completes their arguments.
+and streamable HTTP (a server process on a free port): the TypeScript SDK's ``Client`` of both
+generations (``clients/sdk-client.mjs``, every request in one process: ``@modelcontextprotocol/sdk``
+1.x on 2025-11-25, ``@modelcontextprotocol/client`` 2.x negotiating 2026-07-28) and the MCP
+Inspector's CLI (a process per request, run a few at a time; 2025-11-25, and 2026-07-28 with the
+tasks extension). Each lists every tool, prompt, resource and template, calls each kind of tool
+(plain, rich content, needing approval, asking the user, long-running, a non-object result, a
+tool error, invalid arguments), gets every prompt, reads every resource and a template's, and
+(the SDK, as the Inspector's CLI cannot) completes their arguments.
 
 What is expected follows the design: the tool names and schemas from the example's
 ``tool_schemas.json`` (and the builtin ``tool_index`` toolset's), the prompts, resources and
@@ -229,6 +231,17 @@ def _skip_space(text: str, at: int) -> int:
 # ── the checks, shared by both clients ────────────────────────────────────────────────────────
 
 
+def _unstamped(answer: dict[str, Any], version: str) -> dict[str, Any]:
+    """A 2026-07-28 answer without what that revision adds to every result (``resultType``, the
+    ``serverInfo`` stamp in ``_meta``), checked."""
+    answer = dict(answer)
+    assert answer.pop("resultType", "complete") == "complete"
+    meta = dict(answer.pop("_meta", {}))
+    stamp = meta.pop("io.modelcontextprotocol/serverInfo", None)
+    assert stamp in (None, {"name": "assistant", "version": version})
+    return {**answer, "_meta": meta} if meta else answer
+
+
 def check_tool_list(listed: list[dict[str, Any]], design: Design) -> dict[str, dict[str, Any]]:
     tools = {tool["name"]: tool for tool in listed}
     assert sorted(tools) == sorted(design.tools)
@@ -379,17 +392,35 @@ def sdk_plan(design: Design, reference: dict[str, Any]) -> tuple[dict[str, Any],
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize(
+    ("sdk", "transport", "version"),
+    [
+        pytest.param("v1", "stdio", None, id="sdk1-stdio"),  # its stdio transport does not say
+        pytest.param("v1", "http", "2025-11-25", id="sdk1-http"),
+        pytest.param("v2", "stdio", "2026-07-28", id="sdk2-stdio"),
+        # the example's HTTP app serves a tool that injects the session, so server/discover
+        # offers the handshake versions only, and the client falls back to initialize
+        pytest.param("v2", "http", "2025-11-25", id="sdk2-http"),
+    ],
+)
 def test_the_typescript_sdk_client_lists_and_calls_everything(
+    sdk: str,
     transport: str,
+    version: str | None,
     node: Path,
     request: pytest.FixtureRequest,
     design: Design,
     reference: dict[str, Any],
     tmp_path: Path,
 ) -> None:
+    """``sdk``: ``@modelcontextprotocol/sdk`` 1.x (2025-11-25; approvals and questions asked
+    mid-call) or ``@modelcontextprotocol/client`` 2.x negotiating the protocol version (on
+    2026-07-28 both come back as ``input_required`` rounds, which it answers with the same
+    elicitation handler). Neither declares the tasks extension: check_reachability answers
+    synchronously (the Inspector's 2026-07-28 run polls it as a task)."""
     url = request.getfixturevalue("url") if transport == "http" else ""
     plan, labels = sdk_plan(design, reference)
+    plan.update(sdk=sdk, era="auto")
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     done = subprocess.run(
         [
@@ -410,7 +441,11 @@ def test_the_typescript_sdk_client_lists_and_calls_everything(
     steps = dict(zip(labels, out["steps"], strict=True))
     for label, step in steps.items():
         assert "result" in step, f"{label}: {step}"
-    got = {label: step["result"] for label, step in steps.items()}
+    got = {label: _unstamped(step["result"], reference["version"]) for label, step in steps.items()}
+    if version != "2026-07-28":
+        for label, step in steps.items():
+            assert step["result"] == got[label], f"{label}: a 2026-07-28 answer on {version}"
+    assert out["protocolVersion"] == version
     assert out["server"] == {"name": "assistant", "version": reference["version"]}
     assert {"tools", "prompts", "resources", "completions", "logging"} <= set(out["capabilities"])
 
@@ -483,17 +518,6 @@ def inspector_requests(design: Design, kinds: list[str]) -> dict[str, list[str]]
     for uri in design.uris():
         requests[f"read {uri}"] = ["--method", "resources/read", "--uri", uri]
     return requests
-
-
-def _unstamped(answer: dict[str, Any], version: str) -> dict[str, Any]:
-    """A 2026-07-28 answer without what that revision adds to every result (``resultType``, the
-    ``serverInfo`` stamp in ``_meta``), checked."""
-    answer = dict(answer)
-    assert answer.pop("resultType", "complete") == "complete"
-    meta = dict(answer.pop("_meta", {}))
-    stamp = meta.pop("io.modelcontextprotocol/serverInfo", None)
-    assert stamp in (None, {"name": "assistant", "version": version})
-    return {**answer, "_meta": meta} if meta else answer
 
 
 EVERY_KIND = [call.kind for call in CALLS]

@@ -4,20 +4,34 @@
 //   node sdk-client.mjs PLAN.json stdio COMMAND ARGS...   (the client starts the server)
 //   node sdk-client.mjs PLAN.json http URL
 //
-// PLAN.json: {"elicit": [{"property": P, "content": {...}}], "steps": [{"op": OP, ...params}]};
-// an elicitation whose form has property P is accepted with that content (no rule: declined).
-// OP is listTools, callTool, listPrompts, getPrompt, listResources, listResourceTemplates,
-// readResource or complete; each step's params are the request's. Prints one JSON object:
-// {"server", "protocolVersion", "capabilities", "steps": [{"result"} | {"error"}], "elicitations"}.
+// PLAN.json: {"sdk": "v1" | "v2", "era": "legacy" | "auto", "elicit": [{"property": P,
+// "content": {...}}], "steps": [{"op": OP, ...params}]}. "v1" is @modelcontextprotocol/sdk (the
+// 2025-11-25 client most hosts ship), "v2" @modelcontextprotocol/client, whose "era" is its
+// versionNegotiation mode ("auto": 2026-07-28 when the server offers it, input_required rounds
+// answered by the elicitation handler). An elicitation whose form has property P is accepted with
+// that content (no rule: declined). OP is listTools, callTool, listPrompts, getPrompt,
+// listResources, listResourceTemplates, readResource or complete; each step's params are the
+// request's. Prints one JSON object: {"server", "protocolVersion", "capabilities",
+// "steps": [{"result"} | {"error"}], "elicitations"}.
 import { readFileSync } from "node:fs";
-
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [planFile, kind, ...target] = process.argv.slice(2);
 const plan = JSON.parse(readFileSync(planFile, "utf8"));
+
+const sdk =
+  plan.sdk === "v2"
+    ? {
+        ...(await import("@modelcontextprotocol/client")),
+        ...(await import("@modelcontextprotocol/client/stdio")),
+        elicit: "elicitation/create",
+      }
+    : {
+        ...(await import("@modelcontextprotocol/sdk/client/index.js")),
+        ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
+        ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js")),
+        elicit: (await import("@modelcontextprotocol/sdk/types.js")).ElicitRequestSchema,
+      };
+const { Client, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
 
 const transport =
   kind === "stdio"
@@ -26,10 +40,13 @@ const transport =
 
 const client = new Client(
   { name: "tooldesign-tests-sdk-client", version: "1.0.0" },
-  { capabilities: { elicitation: { form: {} } } },
+  {
+    capabilities: { elicitation: { form: {} } },
+    ...(plan.sdk === "v2" ? { versionNegotiation: { mode: plan.era ?? "legacy" } } : {}),
+  },
 );
 const elicitations = [];
-client.setRequestHandler(ElicitRequestSchema, async (request) => {
+client.setRequestHandler(sdk.elicit, async (request) => {
   const schema = request.params.requestedSchema ?? {};
   elicitations.push({ message: request.params.message, requestedSchema: schema });
   const rule = (plan.elicit ?? []).find((r) => r.property in (schema.properties ?? {}));
@@ -77,7 +94,7 @@ try {
 }
 const answer = {
   server: client.getServerVersion() ?? null,
-  protocolVersion: transport.protocolVersion ?? null,
+  protocolVersion: client.getNegotiatedProtocolVersion?.() ?? transport.protocolVersion ?? null,
   capabilities: client.getServerCapabilities() ?? null,
   steps,
   elicitations,
