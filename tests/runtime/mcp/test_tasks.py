@@ -185,7 +185,8 @@ async def test_a_handshake_client_declaring_the_extension_gets_plain_results(
     assert "taskId" not in result and result.get("resultType", "complete") == "complete"
     assert result["content"][0]["text"] == "Computed x after 0 second(s)."
     _, refused = await post({"id": 2, "method": "tasks/get", "params": {"taskId": "x"}}, **session)
-    assert "error" in refused
+    assert refused["error"]["code"] == -32021
+    assert "a 2026-07-28 one, and this connection speaks 2025-11-25" in refused["error"]["message"]
 
 
 async def test_without_the_extension_tasks_methods_and_required_tools_are_refused(

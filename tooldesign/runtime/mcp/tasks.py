@@ -272,7 +272,7 @@ class Tasks:
         if ctx.method in _METHODS:
             _check_name_header(ctx)
             if not negotiated(ctx):
-                raise _missing_extension(f"{ctx.method} needs")
+                raise _missing_extension(f"{ctx.method} needs", ctx)
             return await call_next(ctx)
         if ctx.method != "tools/call" or not isinstance(params, Mapping) or self._server is None:
             return await call_next(ctx)
@@ -283,7 +283,9 @@ class Tasks:
             return await call_next(ctx)
         if not negotiated(ctx):
             if support.required:
-                raise _missing_extension(f"The tool {spec.name!r} runs only as a task, which needs")
+                raise _missing_extension(
+                    f"The tool {spec.name!r} runs only as a task, which needs", ctx
+                )
             return await call_next(ctx)
         answered = bool(params.get("inputResponses")) or bool(params.get("requestState"))
         if support.asks_first and not answered:
@@ -421,10 +423,14 @@ def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
     return False
 
 
-def _missing_extension(what: str) -> MCPError:
+def _missing_extension(what: str, ctx: ServerRequestContext[Any, Any]) -> MCPError:
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        why = "which this client did not declare"
+    else:
+        why = f"a 2026-07-28 one, and this connection speaks {ctx.protocol_version}"
     return MCPError(
         types.MISSING_REQUIRED_CLIENT_CAPABILITY,
-        f"{what} the client extension {EXTENSION}, which this client did not declare.",
+        f"{what} the client extension {EXTENSION}, {why}.",
         data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
     )
 
