@@ -347,7 +347,12 @@ def check_read(uri: str, read: dict[str, Any], design: Design, reference: dict[s
 # ── the TypeScript SDK's Client ───────────────────────────────────────────────────────────────
 
 
-def sdk_plan(design: Design, reference: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+LOG_LEVEL = {"io.modelcontextprotocol/logLevel": "info"}  # 2026-07-28: per request
+
+
+def sdk_plan(
+    design: Design, reference: dict[str, Any], *, modern: bool
+) -> tuple[dict[str, Any], list[str]]:
     """The requests the SDK script makes, and what each one is (its step's label)."""
     steps: list[tuple[str, dict[str, Any]]] = [
         ("tools", {"op": "listTools"}),
@@ -355,8 +360,13 @@ def sdk_plan(design: Design, reference: dict[str, Any]) -> tuple[dict[str, Any],
         ("resources", {"op": "listResources"}),
         ("templates", {"op": "listResourceTemplates"}),
     ]
+    if not modern:  # the handshake protocol's logging/setLevel, for the connection
+        steps.append(("log level", {"op": "setLoggingLevel", "level": "info"}))
     steps += [
-        (f"call {c.kind}", {"op": "callTool", "name": c.tool, "arguments": c.arguments})
+        (
+            f"call {c.kind}",
+            {"op": "callTool", "name": c.tool, "arguments": c.arguments, "_meta": LOG_LEVEL},
+        )
         for c in CALLS
     ]
     for prompt in design.prompts:
@@ -419,7 +429,7 @@ def test_the_typescript_sdk_client_lists_and_calls_everything(
     elicitation handler). Neither declares the tasks extension: check_reachability answers
     synchronously (the Inspector's 2026-07-28 run polls it as a task)."""
     url = request.getfixturevalue("url") if transport == "http" else ""
-    plan, labels = sdk_plan(design, reference)
+    plan, labels = sdk_plan(design, reference, modern=version == "2026-07-28")
     plan.update(sdk=sdk, era="auto")
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     done = subprocess.run(
@@ -456,6 +466,14 @@ def test_the_typescript_sdk_client_lists_and_calls_everything(
         "Restart dev-0a1b2c3d? It drops traffic for about a minute. Reason: Stuck",
         "Which host should the router probe?",
     ]
+    # what check_reachability logs, at the level asked (info) and above only
+    answered = {
+        "level": "info",
+        "logger": "check_reachability",
+        "data": "core.hq: 3 of 3 probes answered",
+    }
+    assert answered in out["logs"], out["logs"]
+    assert all(message["level"] != "debug" for message in out["logs"]), out["logs"]
     approval, probe = (asked["requestedSchema"] for asked in out["elicitations"])
     assert approval["properties"]["approve"]["type"] == "boolean"
     assert probe["required"] == ["host"] and probe["properties"]["probes"]["default"] == 5

@@ -10,9 +10,10 @@
 // versionNegotiation mode ("auto": 2026-07-28 when the server offers it, input_required rounds
 // answered by the elicitation handler). An elicitation whose form has property P is accepted with
 // that content (no rule: declined). OP is listTools, callTool, listPrompts, getPrompt,
-// listResources, listResourceTemplates, readResource or complete; each step's params are the
-// request's. Prints one JSON object: {"server", "protocolVersion", "capabilities",
-// "steps": [{"result"} | {"error"}], "elicitations"}.
+// listResources, listResourceTemplates, readResource, complete or setLoggingLevel; each step's
+// params are the request's. Prints one JSON object: {"server", "protocolVersion",
+// "capabilities", "steps": [{"result"} | {"error"}], "elicitations", "logs"} (the params of each
+// notifications/message).
 import { readFileSync } from "node:fs";
 
 const [planFile, kind, ...target] = process.argv.slice(2);
@@ -24,12 +25,14 @@ const sdk =
         ...(await import("@modelcontextprotocol/client")),
         ...(await import("@modelcontextprotocol/client/stdio")),
         elicit: "elicitation/create",
+        log: "notifications/message",
       }
     : {
         ...(await import("@modelcontextprotocol/sdk/client/index.js")),
         ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
         ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js")),
         elicit: (await import("@modelcontextprotocol/sdk/types.js")).ElicitRequestSchema,
+        log: (await import("@modelcontextprotocol/sdk/types.js")).LoggingMessageNotificationSchema,
       };
 const { Client, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
 
@@ -53,6 +56,11 @@ client.setRequestHandler(sdk.elicit, async (request) => {
   return rule ? { action: "accept", content: rule.content } : { action: "decline" };
 });
 
+const logs = [];
+client.setNotificationHandler(sdk.log, (notification) => {
+  logs.push(notification.params);
+});
+
 async function all(list, key, params) {
   // every page of a list method
   const items = [];
@@ -70,7 +78,9 @@ const run = {
   listPrompts: () => all("listPrompts", "prompts"),
   listResources: () => all("listResources", "resources"),
   listResourceTemplates: () => all("listResourceTemplates", "resourceTemplates"),
-  callTool: ({ name, arguments: args }) => client.callTool({ name, arguments: args }),
+  callTool: ({ name, arguments: args, _meta }) =>
+    client.callTool({ name, arguments: args, ...(_meta ? { _meta } : {}) }),
+  setLoggingLevel: ({ level }) => client.setLoggingLevel(level),
   getPrompt: ({ name, arguments: args }) => client.getPrompt({ name, arguments: args }),
   readResource: ({ uri }) => client.readResource({ uri }),
   complete: ({ ref, argument, context }) =>
@@ -98,6 +108,7 @@ const answer = {
   capabilities: client.getServerCapabilities() ?? null,
   steps,
   elicitations,
+  logs,
 };
 await client.close().catch(() => {});
 process.stdout.write(JSON.stringify(answer) + "\n");
