@@ -98,11 +98,19 @@ class Task:
     """What the tool asked that has no answer yet, by key."""
     waiting: dict[str, asyncio.Future[Mapping[str, Any]]] = field(default_factory=dict)
     runner: asyncio.Task[None] | None = None
+    call: Parked | None = None
+    """The answerer of the task's call, which holds its result once the call ran."""
     ended: float | None = None
     """When it ended (``time.monotonic()``); it is forgotten ``keep_ms`` later."""
 
     def __post_init__(self) -> None:
         self.updated_at = self.created_at
+
+    @property
+    def ran(self) -> bool:
+        """Whether the call ran to its end (its result exists): cancelling it can no longer
+        undo what it did, so the task ends ``completed`` with that result."""
+        return self.call is not None and self.call.result is not None
 
     def set_status(self, status: str) -> None:
         if self.status in _ENDED:
@@ -192,7 +200,8 @@ class TaskStore:
         """Cancel every running task (the server is closing)."""
         for task in self._tasks.values():
             if task.runner is not None and not task.runner.done():
-                task.set_status("cancelled")
+                if not task.ran:
+                    task.set_status("cancelled")
                 task.runner.cancel()
 
 
@@ -303,6 +312,7 @@ class Tasks:
         task = self.store.add(params.name, _owner(ctx), support)
         answers = exchanges.answers_of(params)
         parked = Parked(task, ctx, asks, answers)
+        task.call = parked
         plain = params.model_copy(update={"input_responses": None, "request_state": None})
         task.runner = asyncio.get_running_loop().create_task(
             self._run(task, ctx, plain, parked), name=f"tooldesign task {task.id}"
@@ -321,6 +331,10 @@ class Tasks:
         try:
             answer = await self._server._call_tool(ctx, params)
         except asyncio.CancelledError:
+            if parked.result is not None:  # cancelled after the call ran: it ran, once
+                self._complete(
+                    task, self._server._served_catalog().adapter.result_message(parked.result)
+                )
             task.set_status("cancelled")
             return
         except MCPError as exc:
@@ -340,7 +354,10 @@ class Tasks:
             )
             task.set_status("failed")
             return
-        result = answer.model_dump(by_alias=True, exclude_none=True, mode="json")
+        self._complete(task, answer.model_dump(by_alias=True, exclude_none=True, mode="json"))
+
+    @staticmethod
+    def _complete(task: Task, result: dict[str, Any]) -> None:
         meta = result.get("_meta")
         if isinstance(meta, dict):
             meta.pop(_RELATED, None)
@@ -394,7 +411,9 @@ class Tasks:
         self, ctx: ServerRequestContext[Any, Any], params: _TaskParams
     ) -> dict[str, Any]:
         task = self._task(ctx, params.task_id)
-        if task.status not in _ENDED:
+        # A call that ran already is not undone by cancelling its task (which would tell the
+        # client it did not run): the task completes with its result, as it was about to.
+        if task.status not in _ENDED and not task.ran:
             task.set_status("cancelled")
             if task.runner is not None:
                 task.runner.cancel()
