@@ -15,7 +15,7 @@ import httpx
 import pytest
 from tooldesign.generate import generate
 from tooldesign.runtime import Runtime, ToolResult
-from tooldesign.runtime.mcp import McpCallContext, Tasks, TaskStore, ToolServer
+from tooldesign.runtime.mcp import BearerTokens, McpCallContext, Tasks, TaskStore, ToolServer
 
 from tests.runtime.mcp.seams import tools
 from tests.runtime.mcp.test_tasks import TASKS, Wire
@@ -66,16 +66,126 @@ async def served(jobs: Any) -> Served:
     return Served(jobs)
 
 
+ALICE = "alice-token-0123456789"
+BOB = "bob-token-0123456789ab"
+
+
 @pytest.fixture
-async def wire(served: Served) -> AsyncIterator[Wire]:
-    app = served.server.streamable_http_app()
+async def http(served: Served) -> AsyncIterator[httpx.AsyncClient]:
+    app = served.server.streamable_http_app(
+        token_verifier=BearerTokens({ALICE: "alice", BOB: "bob"})
+    )
     async with (
         app.router.lifespan_context(app),
         httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
         ) as http,
     ):
-        yield Wire(http, {TASKS: {}})
+        yield http
+
+
+class Caller(Wire):
+    """A 2026-07-28 client holding a bearer token."""
+
+    def __init__(self, http: httpx.AsyncClient, token: str) -> None:
+        super().__init__(http, {TASKS: {}})
+        self.token = token
+
+    async def send(self, method: str, params: dict[str, Any], **headers: str) -> dict[str, Any]:
+        return await super().send(method, params, Authorization=f"Bearer {self.token}", **headers)
+
+    async def answer(self, task_id: str, **responses: Any) -> dict[str, Any]:
+        return await self.send("tasks/update", {"taskId": task_id, "inputResponses": responses})
+
+
+@pytest.fixture
+def wire(http: httpx.AsyncClient) -> Caller:
+    return Caller(http, ALICE)
+
+
+def approve(yes: bool) -> dict[str, Any]:
+    return {"action": "accept", "content": {"approve": yes}}
+
+
+async def test_a_confirm_tool_run_as_a_task_asks_its_approval_inside_the_task(
+    wire: Caller, effects: list[str]
+) -> None:
+    # Before: the task completed at once "awaiting approval" with nobody ever asked, and no
+    # way for the client to approve: the tool could not run as a task at all.
+    created = await wire.call("delete_file", filename="a.txt")
+    parked = await wire.until(created["taskId"], "input_required", "completed")
+    assert parked["status"] == "input_required" and list(parked["inputRequests"]) == ["approval"]
+    question = parked["inputRequests"]["approval"]
+    assert question["method"] == "elicitation/create"
+    assert "Delete a.txt?" in question["params"]["message"]
+    assert '{"filename": "a.txt"}' in question["params"]["message"]
+    assert effects == []
+    await wire.answer(created["taskId"], approval=approve(True))
+    done = await wire.until(created["taskId"], "completed", "failed")
+    assert done["result"]["content"][0]["text"] == "Deleted a.txt."
+    # The same answer again: the question is gone, nothing runs again.
+    replayed = await wire.answer(created["taskId"], approval=approve(True))
+    assert "result" in replayed
+    assert effects == ["deleted a.txt"]
+    # Another task of the same call is asked again: an approval is for its own task only.
+    again = await wire.call("delete_file", filename="a.txt")
+    asked = await wire.until(again["taskId"], "input_required", "completed")
+    assert asked["status"] == "input_required" and effects == ["deleted a.txt"]
+
+
+async def test_an_approval_not_answered_as_asked_stays_asked_and_a_refusal_runs_nothing(
+    wire: Caller, effects: list[str]
+) -> None:
+    created = await wire.call("delete_file", filename="b.txt")
+    await wire.until(created["taskId"], "input_required")
+    for wrong in ({"approve": "yes"}, {"approve": True, "also": 1}, {}):
+        refused = await wire.answer(
+            created["taskId"], approval={"action": "accept", "content": wrong}
+        )
+        assert refused["error"]["code"] == -32602
+        assert "does not match its form" in refused["error"]["message"]
+    still = await wire.result("tasks/get", {"taskId": created["taskId"]})
+    assert still["status"] == "input_required" and "approval" in still["inputRequests"]
+    await wire.answer(created["taskId"], approval={"action": "decline"})
+    done = await wire.until(created["taskId"], "completed", "failed")
+    assert done["result"]["isError"] is True and effects == []
+
+
+async def test_only_the_caller_who_created_a_task_answers_its_approval(
+    http: httpx.AsyncClient, wire: Caller, effects: list[str]
+) -> None:
+    created = await wire.call("delete_file", filename="c.txt")
+    await wire.until(created["taskId"], "input_required")
+    bob = Caller(http, BOB)
+    stolen = await bob.answer(created["taskId"], approval=approve(True))
+    assert stolen["error"]["code"] == -32602 and "No task" in stolen["error"]["message"]
+    for method in ("tasks/get", "tasks/cancel"):
+        assert (await bob.send(method, {"taskId": created["taskId"]}))["error"]["code"] == -32602
+    still = await wire.result("tasks/get", {"taskId": created["taskId"]})
+    assert still["status"] == "input_required" and effects == []
+
+
+async def test_a_form_answer_that_does_not_match_is_refused_and_the_question_stays(
+    wire: Caller, effects: list[str]
+) -> None:
+    # Before: the tool got AnswerMismatch and its task completed with an error; the person's
+    # answer was lost. A task can refuse it at tasks/update and keep asking.
+    created = await wire.call("ask_reason", label="logs")
+    parked = await wire.until(created["taskId"], "input_required")
+    assert list(parked["inputRequests"]) == ["reason"]
+    short = await wire.answer(
+        created["taskId"], reason={"action": "accept", "content": {"reason": "no"}}
+    )
+    assert short["error"]["code"] == -32602 and "'reason'" in short["error"]["message"]
+    assert (await wire.result("tasks/get", {"taskId": created["taskId"]}))["status"] == (
+        "input_required"
+    )
+    await wire.answer(
+        created["taskId"], reason={"action": "accept", "content": {"reason": "disk full"}}
+    )
+    done = await wire.until(created["taskId"], "completed", "failed")
+    assert done["result"]["content"][0]["text"] == "Archived logs: disk full."
+    assert effects == ["archived logs: disk full"]
 
 
 async def test_cancelling_a_task_whose_call_ran_completes_it_with_its_result(

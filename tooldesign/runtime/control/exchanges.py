@@ -222,7 +222,7 @@ class Exchanges:
                 return Answer("accept", form.model_validate(content or {}))
             except ValidationError as exc:
                 self._mismatch(request, f"{exc.error_count()} field(s) wrong")
-        problem = _form_problem(schema, content)
+        problem = form_problem(schema, content)
         if problem is not None:
             self._mismatch(request, problem)
         return Answer("accept", dict(content or {}))
@@ -333,7 +333,8 @@ _NOBODY = (
 )
 
 
-def _form_problem(schema: Mapping[str, Any], content: Any) -> str | None:
+def form_problem(schema: Mapping[str, Any], content: Any) -> str | None:
+    """What is wrong with ``content`` as an answer to the form ``schema`` (``None``: nothing)."""
     import jsonschema
 
     try:

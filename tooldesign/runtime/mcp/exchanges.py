@@ -278,8 +278,11 @@ async def execute(
     declares: ``asks``)."""
     parked = IN_TASK.get()
     if parked is not None:  # a task: questions park it until tasks/update answers them
+        approver = None
+        if runtime.approver is None and control.can_elicit(ctx):
+            approver = parked.approver(client)  # the approval question parks it too
         with answering(parked):
-            parked.result = await runtime.execute(request)
+            parked.result = await runtime.execute(request, approver=approver)
         return parked.result  # type: ignore[no-any-return]
     own_approver = runtime.approver is not None or not control.can_elicit(ctx)
     if not control.asks_in_round_trips(ctx):

@@ -14,9 +14,12 @@ negotiated the extension (at ``initialize``, or in the request's
   tool or the server);
 - ``tasks/update``: answers (``inputResponses``) to what the tool asked, listed under the
   task's ``inputRequests`` while it is ``input_required`` (answered one at a time or all at
-  once; keys that were not asked are ignored);
+  once; keys that were not asked are ignored; an accepted answer that does not match the form
+  asked is refused, -32602, and stays asked). A ``Confirm`` tool's approval is asked there
+  too, under ``approval`` (unless the runtime has an approver of its own);
 - ``tasks/cancel``: cancels the call (the tool is cancelled; the task ends ``cancelled``); on
-  an ended task it changes nothing.
+  an ended task, or one whose call has run already (its effect is not undone: the task
+  completes with its result), it changes nothing.
 
 Both acknowledge with an empty result. A client that did not negotiate the extension is
 refused these methods (-32021) and gets a task-supporting tool's result synchronously, or, for
@@ -36,7 +39,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -47,11 +50,18 @@ from mcp.shared.exceptions import MCPError
 from pydantic import Field, ValidationError
 from starlette.requests import Request
 from tooldesign.contract.tasks import TaskSupport
-from tooldesign.runtime.control.exchanges import InputRequest, InputUnavailable
+from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
+from tooldesign.runtime.control.exchanges import (
+    ELICIT,
+    InputRequest,
+    InputUnavailable,
+    form_problem,
+)
 from tooldesign.runtime.errors import ToolFailure
-from tooldesign.runtime.mcp import exchanges
+from tooldesign.runtime.mcp import control, exchanges
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.reasons import RetryReason
+from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.result import ToolResult
 
 if TYPE_CHECKING:
@@ -97,6 +107,8 @@ class Task:
     asked: dict[str, InputRequest] = field(default_factory=dict)
     """What the tool asked that has no answer yet, by key."""
     waiting: dict[str, asyncio.Future[Mapping[str, Any]]] = field(default_factory=dict)
+    checks: dict[str, Callable[[dict[str, Any]], str | None]] = field(default_factory=dict)
+    """What makes an answer to each question not an answer (a form it does not match)."""
     runner: asyncio.Task[None] | None = None
     call: Parked | None = None
     """The answerer of the task's call, which holds its result once the call ran."""
@@ -233,16 +245,40 @@ class Parked:
         given = self.answers.pop(request.key, None)
         if isinstance(given, Mapping):
             return given
+        return await self._parked(request, _form_check(request))
+
+    def approver(self, client: str | None) -> Any:
+        """The call's approver: the approval question parks the task (its key ``approval``)
+        until ``tasks/update`` answers it — this task's own question, for exactly its call
+        (never answered in advance by the call that created the task)."""
+
+        async def approve(request: ApprovalRequest, meta: ToolCallMeta) -> ApprovalDecision | None:
+            question = control.approval_question(request)
+            asked = InputRequest(
+                control.APPROVAL_KEY,
+                ELICIT,
+                question.params.model_dump(by_alias=True, exclude_none=True, mode="json"),
+            )
+            answer = await self._parked(asked, _approval_check)
+            return control.decision_of(types.ElicitResult.model_validate(answer), request, client)
+
+        return approve
+
+    async def _parked(
+        self, request: InputRequest, check: Callable[[dict[str, Any]], str | None]
+    ) -> Mapping[str, Any]:
         task = self.task
         future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
         task.asked[request.key] = request
         task.waiting[request.key] = future
+        task.checks[request.key] = check
         task.set_status("input_required")
         try:
             return await future
         finally:
             task.asked.pop(request.key, None)
             task.waiting.pop(request.key, None)
+            task.checks.pop(request.key, None)
 
     def ask_again(self, request: InputRequest) -> None:
         """An answer that did not match its form: the tool gets ``AnswerMismatch``."""
@@ -401,6 +437,14 @@ class Tasks:
                     f"The answer to {key!r} is not a {request.method} result: "
                     f"{exc.errors()[0]['msg']}",
                 ) from None
+            check = task.checks.get(key)
+            problem = None if check is None else check(answer)
+            if problem is not None:  # not what was asked: no answer, the question stays
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"The answer to {key!r} does not match its form ({problem}); "
+                    "it is still asked.",
+                )
             del task.asked[key]
             future.set_result(answer)
         if task.status == "input_required" and not task.asked:
@@ -418,6 +462,22 @@ class Tasks:
             if task.runner is not None:
                 task.runner.cancel()
         return {}
+
+
+def _form_check(request: InputRequest) -> Callable[[dict[str, Any]], str | None]:
+    """An accepted answer to a form must match the form the client was shown."""
+    schema = request.params.get("requestedSchema") if request.method == ELICIT else None
+
+    def check(answer: dict[str, Any]) -> str | None:
+        if not isinstance(schema, Mapping) or answer.get("action") != "accept":
+            return None
+        return form_problem(schema, answer.get("content") or {})
+
+    return check
+
+
+def _approval_check(answer: dict[str, Any]) -> str | None:
+    return control.approval_mismatch(types.ElicitResult.model_validate(answer))
 
 
 def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
