@@ -48,11 +48,11 @@ def effects() -> Iterator[list[str]]:
 class Served:
     """The server under test, its tasks, and a gate ``on_result`` waits at when closed."""
 
-    def __init__(self, jobs: Any) -> None:
+    def __init__(self, jobs: Any, store: TaskStore) -> None:
         self.gate = asyncio.Event()
         self.gate.set()
         self.observing = asyncio.Event()
-        self.tasks = Tasks(TaskStore(limit=20))
+        self.tasks = Tasks(store)
         self.server = ToolServer(Runtime([jobs.new_registration()]), on_result=self.observe)
         self.tasks.serve_on(self.server)
 
@@ -62,8 +62,13 @@ class Served:
 
 
 @pytest.fixture
-async def served(jobs: Any) -> Served:
-    return Served(jobs)
+def store() -> TaskStore:
+    return TaskStore(limit=20)
+
+
+@pytest.fixture
+async def served(jobs: Any, store: TaskStore) -> Served:
+    return Served(jobs, store)
 
 
 ALICE = "alice-token-0123456789"
@@ -214,3 +219,37 @@ async def test_a_server_closing_on_a_task_whose_call_ran_completes_it(
     done = await wire.until(ran["taskId"], "completed", "cancelled", "failed")
     assert done["status"] == "completed" and done["result"]["content"][0]["text"] == "Archived y."
     assert effects == ["archived y"]
+
+
+@pytest.mark.parametrize("store", [TaskStore(limit=2, answer_within_ms=2000)])
+async def test_questions_nobody_answers_end_their_tasks_and_free_the_store(
+    wire: Caller, effects: list[str]
+) -> None:
+    # Before: a task parked on a question waited for ever — its call never ended, and two
+    # such tasks filled this store for every caller.
+    asking = await wire.call("ask_reason", label="logs")
+    approving = await wire.call("delete_file", filename="d.txt")
+    for created in (asking, approving):
+        assert (await wire.until(created["taskId"], "input_required"))["status"] == (
+            "input_required"
+        )
+    refused = await wire.send("tools/call", {"name": "archive", "arguments": {"label": "z"}})
+    assert "runs 2 tasks already" in refused["error"]["message"]
+    unanswered = await wire.until(asking["taskId"], "completed", "failed")
+    assert unanswered["status"] == "completed" and unanswered["result"]["isError"] is True
+    assert "Nobody answered 'reason'" in unanswered["result"]["content"][0]["text"]
+    undecided = await wire.until(approving["taskId"], "completed", "failed")
+    assert undecided["result"]["isError"] is True
+    assert "tooldesign/approval" in undecided["result"]["_meta"]  # still awaiting a decision
+    room = await wire.call("archive", label="z")
+    assert (await wire.until(room["taskId"], "completed"))["status"] == "completed"
+    assert effects == ["archived z"]
+
+
+def test_the_store_given_is_the_store_used() -> None:
+    # An empty TaskStore is falsy (it has a length): Tasks(store) kept a default store of its
+    # own, so the limit given was never applied.
+    store = TaskStore(limit=3)
+    assert Tasks(store).store is store
+    with pytest.raises(ValueError, match="answer_within_ms"):
+        TaskStore(answer_within_ms=0)

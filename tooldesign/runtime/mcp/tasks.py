@@ -28,7 +28,8 @@ brings no answers yet runs in the call (its questions answered ``input_required`
 round trips); the round that brings the answers becomes the task.
 
 Tasks live in this process (:class:`TaskStore`: at most ``limit`` at once, each kept its
-design's ``keep_ms`` after it ends, then forgotten); ids are unguessable, and a task created by
+design's ``keep_ms`` after it ends, then forgotten; a question waits for its answer at most
+``answer_within_ms``, by default the task's ``keep_ms``, then the tool goes on without it); ids are unguessable, and a task created by
 an authenticated caller is visible to that caller only. ``Mcp-Name`` on ``tasks/*`` requests,
 when sent, must be the ``taskId`` (-32020 otherwise).
 """
@@ -110,6 +111,8 @@ class Task:
     checks: dict[str, Callable[[dict[str, Any]], str | None]] = field(default_factory=dict)
     """What makes an answer to each question not an answer (a form it does not match)."""
     runner: asyncio.Task[None] | None = None
+    waits_ms: int = 0
+    """How long a question of the task waits for its answer (0: the task's ``keep_ms``)."""
     call: Parked | None = None
     """The answerer of the task's call, which holds its result once the call ran."""
     ended: float | None = None
@@ -165,10 +168,17 @@ class TaskStore:
     """The tasks of one server, in this process: at most ``limit`` at once; an ended task is
     kept its ``keep_ms``, then forgotten (and an ended one is dropped first when full)."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, *, answer_within_ms: int | None = None) -> None:
         if limit < 1:
             raise ValueError(f"TaskStore's limit is a positive number of tasks, not {limit!r}")
+        if answer_within_ms is not None and answer_within_ms < 1:
+            raise ValueError(
+                "TaskStore's answer_within_ms is a positive number of milliseconds, "
+                f"not {answer_within_ms!r}"
+            )
         self.limit = limit
+        self.answer_within_ms = answer_within_ms
+        """How long a task's question waits for ``tasks/update`` (``None``: its ``keep_ms``)."""
         self._tasks: dict[str, Task] = {}
 
     def __len__(self) -> int:
@@ -187,6 +197,7 @@ class TaskStore:
             oldest = min(ended, key=lambda t: t.ended or 0.0)
             del self._tasks[oldest.id]
         task = Task(secrets.token_urlsafe(18), tool, owner, support)
+        task.waits_ms = self.answer_within_ms or support.keep_ms
         self._tasks[task.id] = task
         return task
 
@@ -259,7 +270,10 @@ class Parked:
                 ELICIT,
                 question.params.model_dump(by_alias=True, exclude_none=True, mode="json"),
             )
-            answer = await self._parked(asked, _approval_check)
+            try:
+                answer = await self._parked(asked, _approval_check)
+            except InputUnavailable:  # nobody answered: no decision, the call stays awaiting
+                return None
             return control.decision_of(types.ElicitResult.model_validate(answer), request, client)
 
         return approve
@@ -274,11 +288,20 @@ class Parked:
         task.checks[request.key] = check
         task.set_status("input_required")
         try:
-            return await future
+            # A question nobody answers does not hold the call (and a place in the store)
+            # forever: after the task's keep (its ttlMs), the tool goes on without an answer.
+            return await asyncio.wait_for(future, task.waits_ms / 1000)
+        except TimeoutError:
+            raise InputUnavailable(
+                f"Nobody answered {request.key!r} within {task.waits_ms / 1000:g} second(s); "
+                "the question is no longer asked. Tell the user what is needed instead."
+            ) from None
         finally:
             task.asked.pop(request.key, None)
             task.waiting.pop(request.key, None)
             task.checks.pop(request.key, None)
+            if task.status == "input_required" and not task.asked:
+                task.set_status("working")
 
     def ask_again(self, request: InputRequest) -> None:
         """An answer that did not match its form: the tool gets ``AnswerMismatch``."""
@@ -288,7 +311,7 @@ class Tasks:
     """The tasks extension on a :class:`ToolServer` (:meth:`serve_on`)."""
 
     def __init__(self, store: TaskStore | None = None) -> None:
-        self.store = store or TaskStore()
+        self.store = TaskStore() if store is None else store  # an empty store is falsy
         self._server: ToolServer | None = None
 
     def serve_on(self, server: ToolServer) -> ToolServer:
