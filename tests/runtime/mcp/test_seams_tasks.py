@@ -253,3 +253,26 @@ def test_the_store_given_is_the_store_used() -> None:
     assert Tasks(store).store is store
     with pytest.raises(ValueError, match="answer_within_ms"):
         TaskStore(answer_within_ms=0)
+
+
+async def test_the_round_that_makes_a_task_sent_again_is_that_task(
+    wire: Caller, effects: list[str]
+) -> None:
+    # Before: each copy of the answering round (a client's retry after a lost answer, a replay)
+    # started a task of its own, and the tool ran once per copy.
+    first = await wire.call("ask_first_then_archive", label="logs")
+    assert first["resultType"] == "input_required"
+    answered = {
+        "name": "ask_first_then_archive",
+        "arguments": {"label": "logs"},
+        "inputResponses": {"reason": {"action": "accept", "content": {"reason": "disk full"}}},
+        "requestState": first["requestState"],
+    }
+    made = [await wire.result("tools/call", answered) for _ in range(3)]
+    assert {m["resultType"] for m in made} == {"task"}
+    assert len({m["taskId"] for m in made}) == 1
+    done = await wire.until(made[0]["taskId"], "completed", "failed")
+    assert done["result"]["content"][0]["text"] == "Archived logs: disk full."
+    again = await wire.result("tools/call", answered)
+    assert again["taskId"] == made[0]["taskId"] and again["status"] == "completed"
+    assert effects == ["archived logs: disk full"]

@@ -123,6 +123,11 @@ def answers_of(params: types.CallToolRequestParams) -> dict[str, Any]:
     return answers
 
 
+def round_of(params: types.CallToolRequestParams) -> str | None:
+    """The round a call answers (its verified ``requestState``'s), if it answers one."""
+    return _state(params)[2]
+
+
 def _refuse(method: str) -> InputUnavailable:
     return InputUnavailable(
         f"This tool needs the client to {_WHAT.get(method, method)} during the call, and the "

@@ -111,6 +111,8 @@ class Task:
     checks: dict[str, Callable[[dict[str, Any]], str | None]] = field(default_factory=dict)
     """What makes an answer to each question not an answer (a form it does not match)."""
     runner: asyncio.Task[None] | None = None
+    round: str | None = None
+    """The round that made the task (``asks_first``): the same round sent again is this task."""
     waits_ms: int = 0
     """How long a question of the task waits for its answer (0: the task's ``keep_ms``)."""
     call: Parked | None = None
@@ -180,13 +182,19 @@ class TaskStore:
         self.answer_within_ms = answer_within_ms
         """How long a task's question waits for ``tasks/update`` (``None``: its ``keep_ms``)."""
         self._tasks: dict[str, Task] = {}
+        self._rounds: dict[tuple[str | None, str], Task] = {}
 
     def __len__(self) -> int:
         self._expire()
         return len(self._tasks)
 
-    def add(self, tool: str, owner: str | None, support: TaskSupport) -> Task:
+    def add(
+        self, tool: str, owner: str | None, support: TaskSupport, round_id: str | None = None
+    ) -> Task:
+        """A new task — or, for a round that made one already (``round_id``), that task."""
         self._expire()
+        if round_id is not None and (made := self._rounds.get((owner, round_id))) is not None:
+            return made
         if len(self._tasks) >= self.limit:
             ended = [t for t in self._tasks.values() if t.ended is not None]
             if not ended:
@@ -195,8 +203,10 @@ class TaskStore:
                     f"This server runs {self.limit} tasks already; try again when one has ended.",
                 )
             oldest = min(ended, key=lambda t: t.ended or 0.0)
-            del self._tasks[oldest.id]
-        task = Task(secrets.token_urlsafe(18), tool, owner, support)
+            self._forget(oldest)
+        task = Task(secrets.token_urlsafe(18), tool, owner, support, round=round_id)
+        if round_id is not None:
+            self._rounds[owner, round_id] = task
         task.waits_ms = self.answer_within_ms or support.keep_ms
         self._tasks[task.id] = task
         return task
@@ -217,7 +227,12 @@ class TaskStore:
             if task.ended is not None and now - task.ended > task.support.keep_ms / 1000
         ]
         for task_id in gone:
-            del self._tasks[task_id]
+            self._forget(self._tasks[task_id])
+
+    def _forget(self, task: Task) -> None:
+        del self._tasks[task.id]
+        if task.round is not None:
+            self._rounds.pop((task.owner, task.round), None)
 
     def cancel_all(self) -> None:
         """Cancel every running task (the server is closing)."""
@@ -368,7 +383,9 @@ class Tasks:
         asks: tuple[str, ...],
         support: TaskSupport,
     ) -> dict[str, Any]:
-        task = self.store.add(params.name, _owner(ctx), support)
+        task = self.store.add(params.name, _owner(ctx), support, exchanges.round_of(params))
+        if task.runner is not None:  # the round that made it, sent again: that one task
+            return {"resultType": "task", **task.envelope()}
         answers = exchanges.answers_of(params)
         parked = Parked(task, ctx, asks, answers)
         task.call = parked

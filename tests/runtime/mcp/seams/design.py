@@ -45,3 +45,11 @@ with (
         Asks("user")
         LongRunning(poll_ms=50)
         BindTo(tools.ask_reason)
+    with Tool("ask_first_then_archive", "Ask why, then archive as a task"):
+        with Args():
+            Attribute("label", String, "What to archive")
+            Required("label")
+        Return(String, "What was done")
+        Asks("user")
+        LongRunning(poll_ms=50, asks_first=True)
+        BindTo(tools.ask_reason)
