@@ -18,7 +18,8 @@ What each request gets:
   user message) or :class:`Message` s whose content is a text or a content block
   (``ImageContent``, ``AudioContent``, ``EmbeddedResource``, ``ResourceLink``);
 - ``resources/read``: a fixed resource, else the first template whose pattern matches, its
-  variables checked by the model; ``str`` is read as text, ``bytes`` as a blob. A URI nothing
+  variables percent-decoded (each one path segment: ``..`` or ``%2F`` is refused) and checked
+  by the model; ``str`` is read as text, ``bytes`` as a blob. A URI nothing
   matches, or whose read raises ``LookupError`` (``KeyError``: no such document), is invalid
   params with the URI in the error's data (SEP-2164), never empty contents;
 - ``completion/complete``: a prompt's or template's argument completed from the values its type
@@ -44,6 +45,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, get_args, get_origin
+from urllib.parse import unquote
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
@@ -137,11 +139,41 @@ class ResourceTemplate(Generic[ArgsT]):
                 f"{self.parameters.__name__} ({', '.join(sorted(fields)) or 'none'}), each once"
             )
         parts = re.split(r"\{[A-Za-z_][A-Za-z0-9_]*\}", self.uri_template)
+        # A variable is one path segment: never a "/", nor a query or a fragment.
         regex = "".join(
-            re.escape(part) + (f"(?P<{names[i]}>[^/]+)" if i < len(names) else "")
+            re.escape(part) + (f"(?P<{names[i]}>[^/?#]+)" if i < len(names) else "")
             for i, part in enumerate(parts)
         )
         object.__setattr__(self, "matcher", re.compile(regex))
+
+    def variables(self, uri: str) -> dict[str, str] | None:
+        """The template's variables in ``uri`` (``None``: the URI is not one of its
+        resources), each percent-decoded as a client expanding the template encoded it
+        (RFC 6570): a value completion offered reads back as that value. A value that decodes
+        to what is not one segment (a ``/``, ``.`` or ``..``, a control character, bytes that
+        are not UTF-8) is invalid params naming the variable: it would let a read escape the
+        template (``..%2F..%2Fsecret``)."""
+        found = self.matcher.fullmatch(uri)
+        if found is None:
+            return None
+        values: dict[str, str] = {}
+        for name, raw in found.groupdict().items():
+            try:
+                value = unquote(raw, errors="strict")
+            except UnicodeDecodeError:
+                value = None
+            if value is None or value in (".", "..") or _NOT_IN_SEGMENT.search(value):
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"Invalid arguments for resource {shown(uri)}: {name}: one path segment, "
+                    "without '/', control characters or a '.' or '..' of its own",
+                    data={"uri": uri},
+                )
+            values[name] = value
+        return values
+
+
+_NOT_IN_SEGMENT = re.compile(r"[/\x00-\x1f\x7f]")
 
 
 class ServerContent:
@@ -290,10 +322,10 @@ class ServerContent:
         if fixed is not None:
             return _contents(uri, fixed.mime_type, await _awaited(fixed.read()))
         for template in self.templates.values():
-            found = template.matcher.fullmatch(uri)
-            if found is not None:
-                where = f"resource {uri}"
-                values = _checked(template.parameters, found.groupdict(), where)
+            variables = template.variables(uri)
+            if variables is not None:
+                where = f"resource {shown(uri)}"
+                values = _checked(template.parameters, variables, where)
                 try:
                     body: Body = await _awaited(template.read(values))
                 except LookupError:  # the template's read knows no such resource
