@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from tooldesign.generate import generate
-from tooldesign.runtime import Runtime, ToolResult
+from tooldesign.runtime import Runtime, Timeout, ToolResult
 from tooldesign.runtime.mcp import BearerTokens, McpCallContext, Tasks, TaskStore, ToolServer
 
 from tests.runtime.mcp.seams import tools
@@ -48,12 +48,13 @@ def effects() -> Iterator[list[str]]:
 class Served:
     """The server under test, its tasks, and a gate ``on_result`` waits at when closed."""
 
-    def __init__(self, jobs: Any, store: TaskStore) -> None:
+    def __init__(self, jobs: Any, store: TaskStore, **options: Any) -> None:
         self.gate = asyncio.Event()
         self.gate.set()
         self.observing = asyncio.Event()
         self.tasks = Tasks(store)
-        self.server = ToolServer(Runtime([jobs.new_registration()]), on_result=self.observe)
+        runtime = Runtime([jobs.new_registration()], **options)
+        self.server = ToolServer(runtime, on_result=self.observe)
         self.tasks.serve_on(self.server)
 
     async def observe(self, result: ToolResult, context: McpCallContext) -> None:
@@ -67,8 +68,14 @@ def store() -> TaskStore:
 
 
 @pytest.fixture
-async def served(jobs: Any, store: TaskStore) -> Served:
-    return Served(jobs, store)
+def options() -> dict[str, Any]:
+    """The runtime's options (a test parametrizes them)."""
+    return {}
+
+
+@pytest.fixture
+async def served(jobs: Any, store: TaskStore, options: dict[str, Any]) -> Served:
+    return Served(jobs, store, **options)
 
 
 ALICE = "alice-token-0123456789"
@@ -276,3 +283,24 @@ async def test_the_round_that_makes_a_task_sent_again_is_that_task(
     again = await wire.result("tools/call", answered)
     assert again["taskId"] == made[0]["taskId"] and again["status"] == "completed"
     assert effects == ["archived logs: disk full"]
+
+
+@pytest.mark.parametrize("options", [{"interceptors": [Timeout(0.5)]}])
+async def test_a_persons_time_answering_a_task_is_not_the_tools(
+    wire: Caller, effects: list[str]
+) -> None:
+    # Before: an approval's wait paused the call's Timeout, but a form's did not — a task
+    # asking the user anything timed out after half a second of the person's reading time.
+    asking = await wire.call("ask_reason", label="logs")
+    approving = await wire.call("delete_file", filename="e.txt")
+    for created in (asking, approving):
+        await wire.until(created["taskId"], "input_required")
+    await asyncio.sleep(1.0)
+    await wire.answer(
+        asking["taskId"], reason={"action": "accept", "content": {"reason": "disk full"}}
+    )
+    await wire.answer(approving["taskId"], approval=approve(True))
+    for created, text in ((asking, "Archived logs: disk full."), (approving, "Deleted e.txt.")):
+        done = await wire.until(created["taskId"], "completed", "failed")
+        assert done["result"]["content"][0]["text"] == text
+    assert sorted(effects) == ["archived logs: disk full", "deleted e.txt"]

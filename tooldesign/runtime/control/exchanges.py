@@ -39,6 +39,7 @@ from typing import Any, Generic, Literal, NoReturn, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 from tooldesign.jsonschema import keywords as K
+from tooldesign.runtime.control.interceptors import deadlines_paused
 from tooldesign.runtime.errors import ToolFailure
 
 M = TypeVar("M", bound=BaseModel)
@@ -307,7 +308,13 @@ class Exchanges:
             raise InputUnavailable(_NOBODY)
         answer = exchanger(request)
         if inspect.isawaitable(answer):
-            answer = await answer
+            if request.method == ELICIT:
+                # A person's time is not the tool's, as for an approval: the call's Timeout
+                # clocks stop while the user fills in the form (a task may wait hours).
+                with deadlines_paused():
+                    answer = await answer
+            else:
+                answer = await answer
         if not isinstance(answer, Mapping):
             return {}
         return answer
