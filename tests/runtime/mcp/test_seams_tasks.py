@@ -304,3 +304,46 @@ async def test_a_persons_time_answering_a_task_is_not_the_tools(
         done = await wire.until(created["taskId"], "completed", "failed")
         assert done["result"]["content"][0]["text"] == text
     assert sorted(effects) == ["archived logs: disk full", "deleted e.txt"]
+
+
+async def test_an_approval_given_in_the_round_that_makes_the_task_is_not_asked_again(
+    wire: Caller, effects: list[str]
+) -> None:
+    # Before: the person approved in the call's round, and the task asked them again.
+    first = await wire.call("approve_first_then_archive", label="logs")
+    assert first["resultType"] == "input_required" and list(first["inputRequests"]) == [
+        "approval"
+    ]
+    made = await wire.result(
+        "tools/call",
+        {
+            "name": "approve_first_then_archive",
+            "arguments": {"label": "logs"},
+            "inputResponses": {"approval": approve(True)},
+            "requestState": first["requestState"],
+        },
+    )
+    assert made["resultType"] == "task"
+    parked = await wire.until(made["taskId"], "input_required", "completed")
+    assert list(parked.get("inputRequests", {})) == ["reason"]
+    await wire.answer(made["taskId"], reason={"action": "accept", "content": {"reason": "old"}})
+    done = await wire.until(made["taskId"], "completed", "failed")
+    assert done["result"]["content"][0]["text"] == "Archived logs: old."
+    assert effects == ["archived logs: old"]
+
+
+async def test_an_approval_for_other_arguments_does_not_carry_into_a_task(
+    wire: Caller, effects: list[str]
+) -> None:
+    first = await wire.call("approve_first_then_archive", label="logs")
+    other = await wire.send(
+        "tools/call",
+        {
+            "name": "approve_first_then_archive",
+            "arguments": {"label": "everything"},
+            "inputResponses": {"approval": approve(True)},
+            "requestState": first["requestState"],
+        },
+    )
+    assert other["error"]["code"] == -32602  # the state is bound to the call's arguments
+    assert effects == []

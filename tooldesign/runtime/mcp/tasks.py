@@ -247,7 +247,7 @@ class Parked:
     """The answerer of a call running as a task: a question with no answer parks the task
     (``input_required``) until ``tasks/update`` answers it."""
 
-    __slots__ = ("answers", "asks", "ctx", "result", "task")
+    __slots__ = ("answers", "asks", "ctx", "result", "round", "task")
 
     def __init__(
         self,
@@ -260,6 +260,9 @@ class Parked:
         self.ctx = ctx
         self.asks = asks
         self.answers = dict(answers)
+        self.round: types.CallToolRequestParams | None = None
+        """The round that made the task (``asks_first``), whose approval answer, for exactly
+        this call, decides its approval once."""
         self.result: ToolResult | None = None
         """The call's result, once it ran (set by :func:`exchanges.execute`)."""
 
@@ -279,6 +282,10 @@ class Parked:
         (never answered in advance by the call that created the task)."""
 
         async def approve(request: ApprovalRequest, meta: ToolCallMeta) -> ApprovalDecision | None:
+            given, self.round = self.round, None
+            decided = None if given is None else control.answered_decision(given, request, client)
+            if decided is not None:  # decided in the round that made the task
+                return decided
             question = control.approval_question(request)
             asked = InputRequest(
                 control.APPROVAL_KEY,
@@ -388,6 +395,8 @@ class Tasks:
             return {"resultType": "task", **task.envelope()}
         answers = exchanges.answers_of(params)
         parked = Parked(task, ctx, asks, answers)
+        if params.request_state:
+            parked.round = exchanges.approval_answered(params)
         task.call = parked
         plain = params.model_copy(update={"input_responses": None, "request_state": None})
         task.runner = asyncio.get_running_loop().create_task(

@@ -53,3 +53,12 @@ with (
         Asks("user")
         LongRunning(poll_ms=50, asks_first=True)
         BindTo(tools.ask_reason)
+    with Tool("approve_first_then_archive", "Archive once a person approves, asking why"):
+        with Args():
+            Attribute("label", String, "What to archive")
+            Required("label")
+        Return(String, "What was done")
+        Confirm("Archive {label}?")
+        Asks("user")
+        LongRunning(poll_ms=50, asks_first=True)
+        BindTo(tools.ask_reason)
