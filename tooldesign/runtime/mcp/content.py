@@ -26,7 +26,8 @@ What each request gets:
   allows (a ``Literal`` or an ``Enum``: those starting with what was typed, case ignored), else
   from the declaration's ``complete(argument, value, context)``; at most 100 values;
 - ``resources/subscribe`` and ``unsubscribe`` (handshake connections): :meth:`resource_updated`
-  notifies the connections subscribed to a URI, while they last; on 2026-07-28,
+  notifies the connections subscribed to a URI, while they last (a URI the server serves, at
+  most :data:`MAX_SUBSCRIPTIONS` per connection); on 2026-07-28,
   ``subscriptions/listen`` streams that asked for the URI hear of it, and of prompt-list changes
   (:meth:`add_prompt`, :meth:`remove_prompt`).
 
@@ -54,7 +55,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourceUpdated, ServerEvent
 from pydantic import BaseModel, Field, ValidationError
 from tooldesign.contract.content import ContentBlock
-from tooldesign.jsonschema.text import shown
+from tooldesign.jsonschema.text import clipped, shown
 from tooldesign.runtime.mcp.changes import ChangeBus
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 MAX_COMPLETIONS = 100
+MAX_SUBSCRIPTIONS = 1000
+"""Resources one connection may be subscribed to at once (``resources/subscribe``)."""
 """Values one ``completion/complete`` answer carries (the protocol's limit)."""
 
 
@@ -190,7 +193,10 @@ class ServerContent:
         self.prompts = _unique(prompts, lambda p: p.name, "prompt")
         self.resources = _unique(resources, lambda r: r.uri, "resource")
         self.templates = _unique(templates, lambda t: t.uri_template, "resource template")
-        self._subscribers: dict[str, weakref.WeakSet[Connection]] = {}
+        self._subscribed: weakref.WeakKeyDictionary[Connection, set[str]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """The URIs each connection subscribed to: gone with the connection."""
         self._streams: dict[object, tuple[asyncio.AbstractEventLoop, Listener]] = {}
         self._lock = threading.Lock()
 
@@ -245,11 +251,13 @@ class ServerContent:
     async def resource_updated(self, uri: str) -> None:
         """Tell the connections subscribed to ``uri`` that it changed (those gone are skipped)."""
         self._emit(ResourceUpdated(uri=uri))
-        for connection in list(self._subscribers.get(uri, ())):
+        for connection, uris in list(self._subscribed.items()):
+            if uri not in uris:
+                continue
             try:
                 await connection.send_resource_updated(uri)
             except Exception:  # noqa: BLE001 - a connection closing meanwhile is not an error
-                self._subscribers[uri].discard(connection)
+                self._subscribed.pop(connection, None)
 
     # ── prompts ───────────────────────────────────────────────────────────────────────────
 
@@ -336,13 +344,25 @@ class ServerContent:
     async def _subscribe(
         self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
-        self._subscribers.setdefault(str(params.uri), weakref.WeakSet()).add(_connection(ctx))
+        uri = str(params.uri)
+        if uri not in self.resources and not any(
+            t.variables(uri) is not None for t in self.templates.values()
+        ):  # only what is served: a table of any strings a client sends would only grow
+            raise MCPError(types.INVALID_PARAMS, "Resource not found", data={"uri": clipped(uri)})
+        uris = self._subscribed.setdefault(_connection(ctx), set())
+        if uri not in uris and len(uris) >= MAX_SUBSCRIPTIONS:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"This connection is subscribed to {MAX_SUBSCRIPTIONS} resources already: "
+                "unsubscribe from one first.",
+            )
+        uris.add(uri)
         return types.EmptyResult()
 
     async def _unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        self._subscribers.get(str(params.uri), weakref.WeakSet()).discard(_connection(ctx))
+        self._subscribed.get(_connection(ctx), set()).discard(str(params.uri))
         return types.EmptyResult()
 
     # ── completion ────────────────────────────────────────────────────────────────────────
