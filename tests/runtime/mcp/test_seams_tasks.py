@@ -311,9 +311,7 @@ async def test_an_approval_given_in_the_round_that_makes_the_task_is_not_asked_a
 ) -> None:
     # Before: the person approved in the call's round, and the task asked them again.
     first = await wire.call("approve_first_then_archive", label="logs")
-    assert first["resultType"] == "input_required" and list(first["inputRequests"]) == [
-        "approval"
-    ]
+    assert first["resultType"] == "input_required" and list(first["inputRequests"]) == ["approval"]
     made = await wire.result(
         "tools/call",
         {
@@ -347,3 +345,23 @@ async def test_an_approval_for_other_arguments_does_not_carry_into_a_task(
     )
     assert other["error"]["code"] == -32602  # the state is bound to the call's arguments
     assert effects == []
+
+
+async def test_an_http_app_that_stops_ends_every_task(served: Served) -> None:
+    # Before: only an explicit tasks.close() ended them (the worked example never called it):
+    # after the app stopped, a parked task went on waiting, and a running call on running.
+    app = served.server.streamable_http_app()
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+        ) as http,
+    ):
+        wire = Caller(http, ALICE)
+        wire.token = ""  # an app without authentication: the header is ignored
+        parked = await wire.call("ask_reason", label="logs")
+        await wire.until(parked["taskId"], "input_required")
+    task = served.tasks.store.get(parked["taskId"], None)
+    assert task is not None and task.status == "cancelled"
+    assert task.runner is not None and task.runner.done()
+    assert served.tasks.store.runners() == []

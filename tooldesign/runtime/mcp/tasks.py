@@ -234,6 +234,12 @@ class TaskStore:
         if task.round is not None:
             self._rounds.pop((task.owner, task.round), None)
 
+    def runners(self) -> list[asyncio.Task[None]]:
+        """The tasks' calls still running."""
+        return [
+            t.runner for t in self._tasks.values() if t.runner is not None and not t.runner.done()
+        ]
+
     def cancel_all(self) -> None:
         """Cancel every running task (the server is closing)."""
         for task in self._tasks.values():
@@ -346,11 +352,21 @@ class Tasks:
         low.add_request_handler("tasks/update", _UpdateParams, self._update)
         low.add_request_handler("tasks/cancel", _TaskParams, self._cancel)
         low.middleware.append(self._middleware)
+        server._on_stop.append(self.aclose)
         return server
 
     def close(self) -> None:
-        """Cancel every running task (each ends ``cancelled``): call it when the server stops."""
+        """Cancel every running task (each ends ``cancelled``; one whose call ran, with its
+        result). The server's transport does it when it stops (:meth:`aclose`)."""
         self.store.cancel_all()
+
+    async def aclose(self, timeout: float = 5.0) -> None:
+        """:meth:`close`, then wait (``timeout`` seconds at most) until each task's call has
+        ended: what the HTTP app's shutdown and the end of stdio do."""
+        self.close()
+        runners = self.store.runners()
+        if runners:
+            await asyncio.wait(runners, timeout=timeout)
 
     # ── tools/call ────────────────────────────────────────────────────────────────────────
 
