@@ -228,7 +228,7 @@ async def test_a_server_closing_on_a_task_whose_call_ran_completes_it(
     assert effects == ["archived y"]
 
 
-@pytest.mark.parametrize("store", [TaskStore(limit=2, answer_within_ms=2000)])
+@pytest.mark.parametrize("store", [TaskStore(limit=2, per_caller=3, answer_within_ms=2000)])
 async def test_questions_nobody_answers_end_their_tasks_and_free_the_store(
     wire: Caller, effects: list[str]
 ) -> None:
@@ -260,6 +260,9 @@ def test_the_store_given_is_the_store_used() -> None:
     assert Tasks(store).store is store
     with pytest.raises(ValueError, match="answer_within_ms"):
         TaskStore(answer_within_ms=0)
+    with pytest.raises(ValueError, match="per_caller"):
+        TaskStore(per_caller=0)
+    assert TaskStore(limit=1000).per_caller == 100 and TaskStore(limit=5).per_caller == 1
 
 
 async def test_the_round_that_makes_a_task_sent_again_is_that_task(
@@ -365,3 +368,17 @@ async def test_an_http_app_that_stops_ends_every_task(served: Served) -> None:
     assert task is not None and task.status == "cancelled"
     assert task.runner is not None and task.runner.done()
     assert served.tasks.store.runners() == []
+
+
+@pytest.mark.parametrize("store", [TaskStore(limit=4, per_caller=2)])
+async def test_one_caller_cannot_take_every_place_in_the_store(
+    http: httpx.AsyncClient, wire: Caller
+) -> None:
+    # Before: an authenticated caller could fill the store, refusing every other caller's task.
+    for _ in range(2):
+        await wire.call("ask_reason", label="mine")
+    refused = await wire.send("tools/call", {"name": "archive", "arguments": {"label": "x"}})
+    assert "You run 2 tasks" in refused["error"]["message"]
+    bob = Caller(http, BOB)
+    made = await bob.call("archive", label="bob's")
+    assert (await bob.until(made["taskId"], "completed"))["status"] == "completed"

@@ -170,15 +170,28 @@ class TaskStore:
     """The tasks of one server, in this process: at most ``limit`` at once; an ended task is
     kept its ``keep_ms``, then forgotten (and an ended one is dropped first when full)."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT, *, answer_within_ms: int | None = None) -> None:
+    def __init__(
+        self,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        per_caller: int | None = None,
+        answer_within_ms: int | None = None,
+    ) -> None:
         if limit < 1:
             raise ValueError(f"TaskStore's limit is a positive number of tasks, not {limit!r}")
+        if per_caller is not None and per_caller < 1:
+            raise ValueError(
+                f"TaskStore's per_caller is a positive number of tasks, not {per_caller!r}"
+            )
         if answer_within_ms is not None and answer_within_ms < 1:
             raise ValueError(
                 "TaskStore's answer_within_ms is a positive number of milliseconds, "
                 f"not {answer_within_ms!r}"
             )
         self.limit = limit
+        self.per_caller = max(1, limit // 10) if per_caller is None else per_caller
+        """Tasks one authenticated caller may have running at once (default a tenth of
+        ``limit``): one caller cannot take every place."""
         self.answer_within_ms = answer_within_ms
         """How long a task's question waits for ``tasks/update`` (``None``: its ``keep_ms``)."""
         self._tasks: dict[str, Task] = {}
@@ -195,6 +208,14 @@ class TaskStore:
         self._expire()
         if round_id is not None and (made := self._rounds.get((owner, round_id))) is not None:
             return made
+        if owner is not None:
+            running = sum(1 for t in self._tasks.values() if t.owner == owner and t.ended is None)
+            if running >= self.per_caller:
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"You run {self.per_caller} tasks on this server already; try again when "
+                    "one has ended.",
+                )
         if len(self._tasks) >= self.limit:
             ended = [t for t in self._tasks.values() if t.ended is not None]
             if not ended:
