@@ -382,3 +382,28 @@ async def test_one_caller_cannot_take_every_place_in_the_store(
     bob = Caller(http, BOB)
     made = await bob.call("archive", label="bob's")
     assert (await bob.until(made["taskId"], "completed"))["status"] == "completed"
+
+
+async def test_a_round_whose_task_is_forgotten_does_not_run_again(
+    wire: Caller, served: Served, effects: list[str]
+) -> None:
+    # The task is kept 1 ms after it ends; its round's state lasts ten minutes: a copy sent
+    # after the task was forgotten started the tool again.
+    first = await wire.call("ask_first_briefly", label="logs")
+    answered = {
+        "name": "ask_first_briefly",
+        "arguments": {"label": "logs"},
+        "inputResponses": {"reason": {"action": "accept", "content": {"reason": "disk full"}}},
+        "requestState": first["requestState"],
+    }
+    made = await wire.result("tools/call", answered)
+    assert made["resultType"] == "task"
+    for _ in range(200):
+        if not served.tasks.store.runners():
+            break
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.01)
+    assert len(served.tasks.store) == 0  # ended and forgotten
+    again = await wire.send("tools/call", answered)
+    assert again["error"]["code"] == -32602 and "made a task already" in again["error"]["message"]
+    assert effects == ["archived logs: disk full"]

@@ -196,6 +196,10 @@ class TaskStore:
         """How long a task's question waits for ``tasks/update`` (``None``: its ``keep_ms``)."""
         self._tasks: dict[str, Task] = {}
         self._rounds: dict[tuple[str | None, str], Task] = {}
+        self._spent: dict[tuple[str | None, str], float] = {}
+        """Rounds whose task was forgotten, until their state has expired (monotonic time)."""
+        self.round_life_s = 600.0
+        """How long a round's state is accepted (the server's ``RequestStateSecurity.ttl``)."""
 
     def __len__(self) -> int:
         self._expire()
@@ -208,6 +212,12 @@ class TaskStore:
         self._expire()
         if round_id is not None and (made := self._rounds.get((owner, round_id))) is not None:
             return made
+        if round_id is not None and (owner, round_id) in self._spent:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                "This round made a task already, which has ended and is no longer kept: it does "
+                "not run again. Call the tool again without its requestState.",
+            )
         if owner is not None:
             running = sum(1 for t in self._tasks.values() if t.owner == owner and t.ended is None)
             if running >= self.per_caller:
@@ -249,11 +259,14 @@ class TaskStore:
         ]
         for task_id in gone:
             self._forget(self._tasks[task_id])
+        for spent in [k for k, until in self._spent.items() if until <= now]:
+            del self._spent[spent]
 
     def _forget(self, task: Task) -> None:
         del self._tasks[task.id]
-        if task.round is not None:
+        if task.round is not None:  # its state may still come back: remembered until it expires
             self._rounds.pop((task.owner, task.round), None)
+            self._spent[task.owner, task.round] = time.monotonic() + self.round_life_s
 
     def runners(self) -> list[asyncio.Task[None]]:
         """The tasks' calls still running."""
@@ -374,6 +387,7 @@ class Tasks:
         low.add_request_handler("tasks/cancel", _TaskParams, self._cancel)
         low.middleware.append(self._middleware)
         server._on_stop.append(self.aclose)
+        self.store.round_life_s = server._request_state.ttl
         return server
 
     def close(self) -> None:

@@ -62,3 +62,11 @@ with (
         Asks("user")
         LongRunning(poll_ms=50, asks_first=True)
         BindTo(tools.ask_reason)
+    with Tool("ask_first_briefly", "Ask why, then archive as a task kept a moment"):
+        with Args():
+            Attribute("label", String, "What to archive")
+            Required("label")
+        Return(String, "What was done")
+        Asks("user")
+        LongRunning(poll_ms=50, keep_ms=1, asks_first=True)
+        BindTo(tools.ask_reason)
