@@ -221,9 +221,6 @@ class ToolServer:
             weakref.WeakKeyDictionary()
         )
         """The level each handshake-era connection set with ``logging/setLevel``."""
-        self._on_stop: list[Callable[[], Awaitable[None]]] = []
-        """What ends with the transport (an HTTP app's lifespan, stdio's input): the tasks
-        extension ends its running tasks there."""
         self._catalog_now()  # fail fast on tools that cannot be exported
         server = _RuntimeServer(
             name or default_server_name(runtime),
@@ -250,8 +247,7 @@ class ToolServer:
         # Inside the SDK's own middleware (tracing), so it sees these calls as any other.
         self.server.middleware += [_internal_errors_untold, self._tool_call_shape]
         # 2026-07-28 round trips: requestState sealed, bound to the call, verified on return.
-        security = request_state or RequestStateSecurity.ephemeral()
-        self._request_state = security
+        self._request_state = security = request_state or RequestStateSecurity.ephemeral()
         self.server.middleware.append(RequestStateBoundary(security, default_audience=server.name))
         # Before it: trace context from HTTP headers reaches the SDK's server span.
         self.server.middleware.insert(0, control.trace_from_headers)
@@ -482,18 +478,7 @@ class ToolServer:
         seconds at most; ``None``: however long they take). While serving, what the
         application prints goes to standard error: standard output carries only the protocol.
         """
-        try:
-            await stdio.serve_stdio(self.server, drain_timeout=drain_timeout)
-        finally:
-            await self._stopped()
-
-    async def _stopped(self) -> None:
-        """The transport stopped: what was registered to end with it ends."""
-        for stop in self._on_stop:
-            try:
-                await stop()
-            except Exception:
-                log.exception("stopping %r failed", stop)
+        await stdio.serve_stdio(self.server, drain_timeout=drain_timeout)
 
     def streamable_http_app(
         self,
@@ -537,7 +522,7 @@ class ToolServer:
         manager options; ``authentication`` describes the verifier in ``app.state.mcp_policy``.
         """
         self._http_sessions = not stateless
-        app = http.streamable_http_app(
+        return http.streamable_http_app(
             self.server,
             path=path,
             host=host,
@@ -553,18 +538,6 @@ class ToolServer:
             max_request_body_size=max_request_body_size,
             authentication=authentication,
         )
-        serving = app.router.lifespan_context
-
-        @asynccontextmanager
-        async def lifespan(app: Starlette) -> AsyncIterator[None]:
-            async with serving(app):
-                try:
-                    yield
-                finally:
-                    await self._stopped()  # running tasks end before the app has stopped
-
-        app.router.lifespan_context = lifespan
-        return app
 
 
 def _call_context(

@@ -40,7 +40,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -51,18 +51,11 @@ from mcp.shared.exceptions import MCPError
 from pydantic import Field, ValidationError
 from starlette.requests import Request
 from tooldesign.contract.tasks import TaskSupport
-from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest
-from tooldesign.runtime.control.exchanges import (
-    ELICIT,
-    InputRequest,
-    InputUnavailable,
-    form_problem,
-)
+from tooldesign.runtime.control.exchanges import InputRequest, InputUnavailable
 from tooldesign.runtime.errors import ToolFailure
-from tooldesign.runtime.mcp import control, exchanges
+from tooldesign.runtime.mcp import exchanges, task_runs
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.reasons import RetryReason
-from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.result import ToolResult
 
 if TYPE_CHECKING:
@@ -108,15 +101,11 @@ class Task:
     asked: dict[str, InputRequest] = field(default_factory=dict)
     """What the tool asked that has no answer yet, by key."""
     waiting: dict[str, asyncio.Future[Mapping[str, Any]]] = field(default_factory=dict)
-    checks: dict[str, Callable[[dict[str, Any]], str | None]] = field(default_factory=dict)
-    """What makes an answer to each question not an answer (a form it does not match)."""
+    checks: dict[str, task_runs.Check] = field(default_factory=dict)  # an answer's, by key
     runner: asyncio.Task[None] | None = None
-    round: str | None = None
-    """The round that made the task (``asks_first``): the same round sent again is this task."""
-    waits_ms: int = 0
-    """How long a question of the task waits for its answer (0: the task's ``keep_ms``)."""
-    call: Parked | None = None
-    """The answerer of the task's call, which holds its result once the call ran."""
+    round: str | None = None  # the asks_first round that made it: the same round is this task
+    waits_ms: int = 0  # how long a question waits for its answer
+    answerer: Parked | None = None  # the call's, with its result once the call ran
     ended: float | None = None
     """When it ended (``time.monotonic()``); it is forgotten ``keep_ms`` later."""
 
@@ -127,7 +116,7 @@ class Task:
     def ran(self) -> bool:
         """Whether the call ran to its end (its result exists): cancelling it can no longer
         undo what it did, so the task ends ``completed`` with that result."""
-        return self.call is not None and self.call.result is not None
+        return self.answerer is not None and self.answerer.result is not None
 
     def set_status(self, status: str) -> None:
         if self.status in _ENDED:
@@ -177,29 +166,22 @@ class TaskStore:
         per_caller: int | None = None,
         answer_within_ms: int | None = None,
     ) -> None:
-        if limit < 1:
-            raise ValueError(f"TaskStore's limit is a positive number of tasks, not {limit!r}")
-        if per_caller is not None and per_caller < 1:
-            raise ValueError(
-                f"TaskStore's per_caller is a positive number of tasks, not {per_caller!r}"
-            )
+        for name, value in (
+            ("limit", limit),
+            ("per_caller", 1 if per_caller is None else per_caller),
+        ):
+            if value < 1:
+                raise ValueError(f"TaskStore's {name} is a positive number of tasks, not {value!r}")
         if answer_within_ms is not None and answer_within_ms < 1:
-            raise ValueError(
-                "TaskStore's answer_within_ms is a positive number of milliseconds, "
-                f"not {answer_within_ms!r}"
-            )
+            raise ValueError(f"TaskStore's answer_within_ms is positive, not {answer_within_ms!r}")
         self.limit = limit
+        # One authenticated caller runs at most per_caller at once: it cannot take every place.
         self.per_caller = max(1, limit // 10) if per_caller is None else per_caller
-        """Tasks one authenticated caller may have running at once (default a tenth of
-        ``limit``): one caller cannot take every place."""
-        self.answer_within_ms = answer_within_ms
-        """How long a task's question waits for ``tasks/update`` (``None``: its ``keep_ms``)."""
+        self.answer_within_ms = answer_within_ms  # a question's wait (None: the task's keep_ms)
         self._tasks: dict[str, Task] = {}
         self._rounds: dict[tuple[str | None, str], Task] = {}
-        self._spent: dict[tuple[str | None, str], float] = {}
-        """Rounds whose task was forgotten, until their state has expired (monotonic time)."""
-        self.round_life_s = 600.0
-        """How long a round's state is accepted (the server's ``RequestStateSecurity.ttl``)."""
+        self._spent: dict[tuple[str | None, str], float] = {}  # forgotten tasks' rounds: until
+        self.round_life_s = 600.0  # a round's state lasts (the server's RequestStateSecurity.ttl)
 
     def __len__(self) -> int:
         self._expire()
@@ -314,35 +296,15 @@ class Parked:
         given = self.answers.pop(request.key, None)
         if isinstance(given, Mapping):
             return given
-        return await self._parked(request, _form_check(request))
+        return await self.park(request, task_runs.form_check(request))
 
     def approver(self, client: str | None) -> Any:
-        """The call's approver: the approval question parks the task (its key ``approval``)
-        until ``tasks/update`` answers it — this task's own question, for exactly its call
-        (never answered in advance by the call that created the task)."""
+        """The call's approver: its question parks the task too (:mod:`.task_runs`)."""
+        return task_runs.approver(self, client)
 
-        async def approve(request: ApprovalRequest, meta: ToolCallMeta) -> ApprovalDecision | None:
-            given, self.round = self.round, None
-            decided = None if given is None else control.answered_decision(given, request, client)
-            if decided is not None:  # decided in the round that made the task
-                return decided
-            question = control.approval_question(request)
-            asked = InputRequest(
-                control.APPROVAL_KEY,
-                ELICIT,
-                question.params.model_dump(by_alias=True, exclude_none=True, mode="json"),
-            )
-            try:
-                answer = await self._parked(asked, _approval_check)
-            except InputUnavailable:  # nobody answered: no decision, the call stays awaiting
-                return None
-            return control.decision_of(types.ElicitResult.model_validate(answer), request, client)
-
-        return approve
-
-    async def _parked(
-        self, request: InputRequest, check: Callable[[dict[str, Any]], str | None]
-    ) -> Mapping[str, Any]:
+    async def park(self, request: InputRequest, check: task_runs.Check) -> Mapping[str, Any]:
+        """Park the task on ``request`` until ``tasks/update`` answers it as ``check`` accepts
+        (at most the task's ``waits_ms``: then ``InputUnavailable``)."""
         task = self.task
         future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
         task.asked[request.key] = request
@@ -386,7 +348,7 @@ class Tasks:
         low.add_request_handler("tasks/update", _UpdateParams, self._update)
         low.add_request_handler("tasks/cancel", _TaskParams, self._cancel)
         low.middleware.append(self._middleware)
-        server._on_stop.append(self.aclose)
+        low.lifespan = task_runs.ending_with(low.lifespan, self.aclose)
         self.store.round_life_s = server._request_state.ttl
         return server
 
@@ -448,7 +410,7 @@ class Tasks:
         parked = Parked(task, ctx, asks, answers)
         if params.request_state:
             parked.round = exchanges.approval_answered(params)
-        task.call = parked
+        task.answerer = parked
         plain = params.model_copy(update={"input_responses": None, "request_state": None})
         task.runner = asyncio.get_running_loop().create_task(
             self._run(task, ctx, plain, parked), name=f"tooldesign task {task.id}"
@@ -562,22 +524,6 @@ class Tasks:
             if task.runner is not None:
                 task.runner.cancel()
         return {}
-
-
-def _form_check(request: InputRequest) -> Callable[[dict[str, Any]], str | None]:
-    """An accepted answer to a form must match the form the client was shown."""
-    schema = request.params.get("requestedSchema") if request.method == ELICIT else None
-
-    def check(answer: dict[str, Any]) -> str | None:
-        if not isinstance(schema, Mapping) or answer.get("action") != "accept":
-            return None
-        return form_problem(schema, answer.get("content") or {})
-
-    return check
-
-
-def _approval_check(answer: dict[str, Any]) -> str | None:
-    return control.approval_mismatch(types.ElicitResult.model_validate(answer))
 
 
 def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
