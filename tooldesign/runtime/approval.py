@@ -122,7 +122,13 @@ async def approve(
     request = approval_request(tool, args, meta)
     if request is None:  # not a call the design's condition selects
         return None
-    # The same call again (a framework replaying a node, a retry): its one run's answer.
+    # The same call again (a framework replaying a node, a retry): its one run's answer —
+    # once that run has ended, when it still runs.
+    running = runs.running(request.id, meta.stable_id())
+    if running is not None:
+        ended = await asyncio.shield(asyncio.wrap_future(running))
+        if ended is None:  # that run was cancelled midway: it may have taken effect
+            return answers.outcome_unknown(tool.spec.id)
     replayed = runs.replayed(request.id, meta.stable_id())
     if replayed is not None:
         return replayed

@@ -197,10 +197,15 @@ class Pipeline:
         run_and_check = self._run_and_check(tool, request, args, meta, telemetry)
         if approved is None:  # not a call the design's condition selects
             return await run_and_check
-        decision = approved[1]
-        result = await granted_run(decision, run_and_check)
+        decision, runs, call_id = approved[1], self.approved_runs, meta.stable_id()
+        runs.begin(decision, once(tool, decision), call_id)  # a copy meanwhile waits for it
+        try:
+            result = await granted_run(decision, run_and_check)
+        except BaseException:
+            runs.abandon(decision, call_id)
+            raise
         result.approval, result.telemetry.approval = approved
-        self.approved_runs.record(decision, once(tool, decision), meta.stable_id(), result)
+        runs.record(decision, once(tool, decision), call_id, result)
         return result
 
     async def _run_and_check(

@@ -17,6 +17,7 @@ class Reason(BaseModel):
 
 
 async def delete_file(filename: str) -> str:
+    await asyncio.sleep(0.2)  # long enough for a copy of the call to arrive meanwhile
     EFFECTS.append(f"deleted {filename}")
     return f"Deleted {filename}."
 
