@@ -10,17 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.runtime.mcp.test_seams_tasks import (  # noqa: F401 - fixtures
-    ALICE,
-    Caller,
-    approve,
-    effects,
-    http,
-    jobs,
-    options,
-    served,
-    store,
-)
+from tests.runtime.mcp.seams.helpers import ALICE, Caller, approve
 
 pytestmark = pytest.mark.anyio
 

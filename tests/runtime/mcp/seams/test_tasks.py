@@ -6,117 +6,15 @@ tools (``seams/design.py``) record each side effect, so "ran twice" is counted."
 from __future__ import annotations
 
 import asyncio
-import importlib
-import sys
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import httpx
 import pytest
-from tooldesign.generate import generate
-from tooldesign.runtime import Runtime, Timeout, ToolResult
-from tooldesign.runtime.mcp import BearerTokens, McpCallContext, Tasks, TaskStore, ToolServer
+from tooldesign.runtime import Timeout
+from tooldesign.runtime.mcp import Tasks, TaskStore
 
-from tests.runtime.mcp.seams import tools
-from tests.runtime.mcp.test_tasks import TASKS, Wire
+from tests.runtime.mcp.seams.helpers import ALICE, BOB, Caller, Served, approve
 
 pytestmark = pytest.mark.anyio
-
-DESIGN = "tests/runtime/mcp/seams/design.py"
-
-
-@pytest.fixture(scope="module")
-def jobs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    out = tmp_path_factory.mktemp("seams")
-    generate([DESIGN], out)
-    sys.path.insert(0, str(out))
-    try:
-        yield importlib.import_module("seams.toolsets.jobs.executor")
-    finally:
-        sys.path.remove(str(out))
-        for name in [n for n in sys.modules if n == "seams" or n.startswith("seams.")]:
-            del sys.modules[name]
-
-
-@pytest.fixture(autouse=True)
-def effects() -> Iterator[list[str]]:
-    tools.EFFECTS.clear()
-    yield tools.EFFECTS
-    tools.EFFECTS.clear()
-
-
-class Served:
-    """The server under test, its tasks, and a gate ``on_result`` waits at when closed."""
-
-    def __init__(self, jobs: Any, store: TaskStore, **options: Any) -> None:
-        self.gate = asyncio.Event()
-        self.gate.set()
-        self.observing = asyncio.Event()
-        self.tasks = Tasks(store)
-        runtime = Runtime([jobs.new_registration()], **options)
-        self.server = ToolServer(runtime, on_result=self.observe)
-        self.tasks.serve_on(self.server)
-
-    async def observe(self, result: ToolResult, context: McpCallContext) -> None:
-        self.observing.set()
-        await self.gate.wait()
-
-
-@pytest.fixture
-def store() -> TaskStore:
-    return TaskStore(limit=20)
-
-
-@pytest.fixture
-def options() -> dict[str, Any]:
-    """The runtime's options (a test parametrizes them)."""
-    return {}
-
-
-@pytest.fixture
-async def served(jobs: Any, store: TaskStore, options: dict[str, Any]) -> Served:
-    return Served(jobs, store, **options)
-
-
-ALICE = "alice-token-0123456789"
-BOB = "bob-token-0123456789ab"
-
-
-@pytest.fixture
-async def http(served: Served) -> AsyncIterator[httpx.AsyncClient]:
-    app = served.server.streamable_http_app(
-        token_verifier=BearerTokens({ALICE: "alice", BOB: "bob"})
-    )
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
-        ) as http,
-    ):
-        yield http
-
-
-class Caller(Wire):
-    """A 2026-07-28 client holding a bearer token."""
-
-    def __init__(self, http: httpx.AsyncClient, token: str) -> None:
-        super().__init__(http, {TASKS: {}})
-        self.token = token
-
-    async def send(self, method: str, params: dict[str, Any], **headers: str) -> dict[str, Any]:
-        return await super().send(method, params, Authorization=f"Bearer {self.token}", **headers)
-
-    async def answer(self, task_id: str, **responses: Any) -> dict[str, Any]:
-        return await self.send("tasks/update", {"taskId": task_id, "inputResponses": responses})
-
-
-@pytest.fixture
-def wire(http: httpx.AsyncClient) -> Caller:
-    return Caller(http, ALICE)
-
-
-def approve(yes: bool) -> dict[str, Any]:
-    return {"action": "accept", "content": {"approve": yes}}
 
 
 async def test_a_confirm_tool_run_as_a_task_asks_its_approval_inside_the_task(
@@ -201,7 +99,7 @@ async def test_a_form_answer_that_does_not_match_is_refused_and_the_question_sta
 
 
 async def test_cancelling_a_task_whose_call_ran_completes_it_with_its_result(
-    wire: Wire, served: Served, effects: list[str]
+    wire: Caller, served: Served, effects: list[str]
 ) -> None:
     # The call ran (its effect is done) and the server is still observing it when the client
     # cancels: "cancelled" would tell the client it did not run, and a retry would run it again.
@@ -217,7 +115,7 @@ async def test_cancelling_a_task_whose_call_ran_completes_it_with_its_result(
 
 
 async def test_a_server_closing_on_a_task_whose_call_ran_completes_it(
-    wire: Wire, served: Served, effects: list[str]
+    wire: Caller, served: Served, effects: list[str]
 ) -> None:
     served.gate.clear()
     ran = await wire.call("archive", label="y")
