@@ -70,3 +70,9 @@ with (
         Asks("user")
         LongRunning(poll_ms=50, keep_ms=1, asks_first=True)
         BindTo(tools.ask_reason)
+    with Tool("slow_archive", "Archive something, slowly"):
+        with Args():
+            Attribute("label", String, "What to archive")
+            Required("label")
+        Return(String, "What was done")
+        BindTo(tools.slow_archive)

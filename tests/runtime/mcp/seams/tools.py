@@ -28,6 +28,12 @@ async def archive(label: str) -> str:
     return f"Archived {label}."
 
 
+async def slow_archive(label: str) -> str:
+    await asyncio.sleep(0.5)
+    EFFECTS.append(f"archived {label}")
+    return f"Archived {label}."
+
+
 async def ask_reason(label: str) -> str:
     answer = await exchanges().ask_user(f"Why archive {label}?", Reason, key="reason")
     if answer.content is None:
