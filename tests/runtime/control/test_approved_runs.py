@@ -67,3 +67,20 @@ async def test_a_copy_waiting_for_a_run_cancelled_midway_is_told_the_outcome_is_
     assert not answer.ok and answer.retry_hint is not None
     assert answer.retry_hint.reason is RetryReason.OUTCOME_UNKNOWN
     assert restarts.ran == []  # neither ran it to its end; the copy did not run it at all
+
+
+async def test_copies_decided_at_once_by_an_approver_that_waits_run_it_once() -> None:
+    # Both copies are asked, and decided, while neither has started: the first to start runs
+    # it, and the other waits for its answer.
+    restarts = SlowRestarts()
+    runtime = runtime_of(restarts)
+
+    async def approver(request: Any, meta: ToolCallMeta) -> bool:
+        await asyncio.sleep(0.05)  # a person deciding, for each copy
+        return True
+
+    request = ToolRequest("restart_device", RESTART, ALICE)
+    results = await asyncio.gather(*(runtime.execute(request, approver=approver) for _ in range(2)))
+    assert restarts.ran == ["dev-0a1b2c3d"]
+    assert [r.ok for r in results] == [True, True]
+    assert sum(bool(r.telemetry.extra.get("replayed")) for r in results) == 1

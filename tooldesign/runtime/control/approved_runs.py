@@ -67,15 +67,22 @@ class ApprovedRuns:
         with self._lock:
             return self._running.get((approval_id, call_id))
 
-    def begin(self, decision: ApprovalDecision, once: bool, call_id: str | None) -> None:
+    def begin(
+        self, decision: ApprovalDecision, once: bool, call_id: str | None
+    ) -> Future[ToolResult | None] | None:
         """The call ``call_id`` starts under ``decision``: claimed until :meth:`record` (or
-        :meth:`abandon`); a ``once`` decision is used from now on."""
+        :meth:`abandon`); a ``once`` decision is used from now on. A copy that claimed it
+        first (meanwhile) is returned instead: then this one must not run, but wait for it."""
         with self._lock:
             if once:
                 self._used[decision.nonce] = None
                 _bound(self._used, self._size)
             if call_id is not None:
-                self._running.setdefault((decision.id, call_id), Future())
+                going = self._running.get((decision.id, call_id))
+                if going is not None:
+                    return going
+                self._running[decision.id, call_id] = Future()
+        return None
 
     def abandon(self, decision: ApprovalDecision, call_id: str | None) -> None:
         """The run begun ended without a result (cancelled): who waits for it gets ``None``."""
