@@ -165,6 +165,17 @@ def test_handles_are_scoped_to_their_run_and_expire(executor: ModuleType) -> Non
     assert not forged.ok and "no result with the handle" in forged.for_model()
 
 
+def test_a_store_given_empty_is_the_store_used(executor: ModuleType) -> None:
+    # An empty MemoryResultStore is falsy (it has a length): it was replaced by a store of the
+    # runtime's own, so a worker spilled where the agent's read_result never looked.
+    shared = MemoryResultStore()
+    worker = runtime_of(executor, read=False, result_store=shared)
+    agent = runtime_of(executor, result_store=shared)
+    handle = handle_of(call(worker, "rows", {"size": 500}))
+    assert len(shared) == 1
+    assert read(agent, {"handle": handle, "path": "total"})["value"] == 500
+
+
 @pytest.mark.anyio
 async def test_a_memory_store_drops_expired_and_oldest_entries() -> None:
     store = MemoryResultStore(max_bytes=100)

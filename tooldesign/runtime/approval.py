@@ -21,7 +21,7 @@ import contextvars
 import inspect
 import logging
 from collections.abc import Awaitable, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,7 +122,11 @@ async def approve(
     request = approval_request(tool, args, meta)
     if request is None:  # not a call the design's condition selects
         return None
-    # The same call again (a framework replaying a node, a retry): its one run's answer.
+    # The same call again (a framework replaying a node, a retry): its one run's answer —
+    # once that run has ended, when it still runs.
+    running = runs.running(request.id, meta.stable_id())
+    if running is not None:
+        return await run_answer(runs, running, request.id, meta.stable_id(), tool.spec.id)
     replayed = runs.replayed(request.id, meta.stable_id())
     if replayed is not None:
         return replayed
@@ -151,6 +155,20 @@ async def approve(
         assert tool.spec.confirm is not None
         return answers.approval_denied(tool.spec.id, tool.spec.confirm.denied, request, decision)
     return request, decision
+
+
+async def run_answer(
+    runs: ApprovedRuns,
+    running: Future[ToolResult | None],
+    approval_id: str,
+    call_id: str | None,
+    tool_id: str,
+) -> ToolResult:
+    """The answer of the run of this call still going, once it has ended (marked replayed);
+    a run cancelled midway may have taken effect: its outcome is unknown, and it is not run
+    again."""
+    await asyncio.shield(asyncio.wrap_future(running))
+    return runs.replayed(approval_id, call_id) or answers.outcome_unknown(tool_id)
 
 
 async def _ask(

@@ -38,7 +38,14 @@ from typing import Any
 
 from tooldesign.runtime import answers
 from tooldesign.runtime.agents import OuterCall, ParkedRuns, run_as_outer
-from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approve, granted_run, once
+from tooldesign.runtime.approval import (
+    NO_DECISIONS,
+    Decisions,
+    approve,
+    granted_run,
+    once,
+    run_answer,
+)
 from tooldesign.runtime.arguments import injected_values, invalid, models_unavailable
 from tooldesign.runtime.budget import READ_RESULT, Spills, budgeted, within_budget
 from tooldesign.runtime.control.approved_runs import ApprovedRuns
@@ -194,13 +201,21 @@ class Pipeline:
         )
         if isinstance(approved, ToolResult):  # refused, waiting, or the answer of its one run
             return _with_telemetry(approved, telemetry)
-        run_and_check = self._run_and_check(tool, request, args, meta, telemetry)
         if approved is None:  # not a call the design's condition selects
-            return await run_and_check
-        decision = approved[1]
-        result = await granted_run(decision, run_and_check)
+            return await self._run_and_check(tool, request, args, meta, telemetry)
+        decision, runs, call_id = approved[1], self.approved_runs, meta.stable_id()
+        going = runs.begin(decision, once(tool, decision), call_id)  # copies wait for it
+        if going is not None:  # a copy began this very call meanwhile: its run's answer
+            answer = await run_answer(runs, going, decision.id, call_id, tool.spec.id)
+            return _with_telemetry(answer, telemetry)
+        try:
+            run_and_check = self._run_and_check(tool, request, args, meta, telemetry)
+            result = await granted_run(decision, run_and_check)
+        except BaseException:
+            runs.abandon(decision, call_id)
+            raise
         result.approval, result.telemetry.approval = approved
-        self.approved_runs.record(decision, once(tool, decision), meta.stable_id(), result)
+        runs.record(decision, once(tool, decision), call_id, result)
         return result
 
     async def _run_and_check(

@@ -91,7 +91,9 @@ class Runtime:
             decoders=decoders,
             approvers=approvers,
             spills=Spills(
-                result_store or MemoryResultStore(), result_ttl, shared=result_store is not None
+                MemoryResultStore() if result_store is None else result_store,  # empty is falsy
+                result_ttl,
+                shared=result_store is not None,
             ),
         )
         self._registry = self._pipeline.registry

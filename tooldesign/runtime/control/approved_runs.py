@@ -7,6 +7,10 @@ here by its approval id and the call's stable id (``ToolCallMeta.stable_id``), a
 presented again with its approval is answered with the result of its one run. A ``once``
 decision (the default for a destructive tool), once used, unlocks no other call.
 
+A run is claimed when it starts: the same call presented again while it still runs (a client
+retrying after a timeout) waits for that run's answer instead of running it again, and a
+``once`` decision is used from the moment its call starts.
+
 Kept in memory, the most recent runs first, up to ``size`` (calls older than that are no longer
 recognised). A call without a stable id (no ``call_id``, or not both ``run_id`` and
 ``tool_call_id``) cannot be recognised as the same call again.
@@ -15,7 +19,9 @@ recognised). A call without a stable id (no ``call_id``, or not both ``run_id`` 
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 from typing import Any
 
 from tooldesign.runtime.control.approvals import ApprovalDecision
@@ -37,6 +43,8 @@ class ApprovedRuns:
         self._size = size
         self._runs: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
         self._used: OrderedDict[str, None] = OrderedDict()
+        self._running: dict[tuple[str, str], Future[ToolResult | None]] = {}
+        self._lock = threading.Lock()  # runtimes run calls on several event loops (sync calls)
 
     def replayed(self, approval_id: str, call_id: str | None) -> ToolResult | None:
         """The answer to a call that already ran under this approval, given again (``None``:
@@ -51,6 +59,43 @@ class ApprovedRuns:
         )
         return dataclasses.replace(result, telemetry=telemetry)
 
+    def running(self, approval_id: str, call_id: str | None) -> Future[ToolResult | None] | None:
+        """The run of this call under this approval still going, if there is one: its future
+        is its result (``None``: it ended without one, cancelled)."""
+        if call_id is None:
+            return None
+        with self._lock:
+            return self._running.get((approval_id, call_id))
+
+    def begin(
+        self, decision: ApprovalDecision, once: bool, call_id: str | None
+    ) -> Future[ToolResult | None] | None:
+        """The call ``call_id`` starts under ``decision``: claimed until :meth:`record` (or
+        :meth:`abandon`); a ``once`` decision is used from now on. A copy that claimed it
+        first (meanwhile) is returned instead: then this one must not run, but wait for it."""
+        with self._lock:
+            if once:
+                self._used[decision.nonce] = None
+                _bound(self._used, self._size)
+            if call_id is not None:
+                going = self._running.get((decision.id, call_id))
+                if going is not None:
+                    return going
+                self._running[decision.id, call_id] = Future()
+        return None
+
+    def abandon(self, decision: ApprovalDecision, call_id: str | None) -> None:
+        """The run begun ended without a result (cancelled): who waits for it gets ``None``."""
+        self._settle(decision.id, call_id, None)
+
+    def _settle(self, approval_id: str, call_id: str | None, result: ToolResult | None) -> None:
+        if call_id is None:
+            return
+        with self._lock:
+            future = self._running.pop((approval_id, call_id), None)
+        if future is not None and not future.done():
+            future.set_result(result)
+
     def used(self, decision: ApprovalDecision) -> bool:
         """Whether ``decision``, a ``once`` one, has already let a call run."""
         return decision.nonce in self._used
@@ -59,12 +104,14 @@ class ApprovedRuns:
         self, decision: ApprovalDecision, once: bool, call_id: str | None, result: ToolResult
     ) -> None:
         """The call ``call_id`` ran under ``decision`` and was answered ``result``."""
-        if once:
-            self._used[decision.nonce] = None
-            _bound(self._used, self._size)
-        if call_id is not None:
-            self._runs[(decision.id, call_id)] = result
-            _bound(self._runs, self._size)
+        with self._lock:
+            if once:
+                self._used[decision.nonce] = None
+                _bound(self._used, self._size)
+            if call_id is not None:
+                self._runs[(decision.id, call_id)] = result
+                _bound(self._runs, self._size)
+        self._settle(decision.id, call_id, result)
 
 
 def _bound(entries: OrderedDict[Any, Any], size: int) -> None:

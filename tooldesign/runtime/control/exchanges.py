@@ -39,6 +39,7 @@ from typing import Any, Generic, Literal, NoReturn, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 from tooldesign.jsonschema import keywords as K
+from tooldesign.runtime.control.interceptors import deadlines_paused
 from tooldesign.runtime.errors import ToolFailure
 
 M = TypeVar("M", bound=BaseModel)
@@ -222,7 +223,7 @@ class Exchanges:
                 return Answer("accept", form.model_validate(content or {}))
             except ValidationError as exc:
                 self._mismatch(request, f"{exc.error_count()} field(s) wrong")
-        problem = _form_problem(schema, content)
+        problem = form_problem(schema, content)
         if problem is not None:
             self._mismatch(request, problem)
         return Answer("accept", dict(content or {}))
@@ -307,7 +308,13 @@ class Exchanges:
             raise InputUnavailable(_NOBODY)
         answer = exchanger(request)
         if inspect.isawaitable(answer):
-            answer = await answer
+            if request.method == ELICIT:
+                # A person's time is not the tool's, as for an approval: the call's Timeout
+                # clocks stop while the user fills in the form (a task may wait hours).
+                with deadlines_paused():
+                    answer = await answer
+            else:
+                answer = await answer
         if not isinstance(answer, Mapping):
             return {}
         return answer
@@ -333,7 +340,8 @@ _NOBODY = (
 )
 
 
-def _form_problem(schema: Mapping[str, Any], content: Any) -> str | None:
+def form_problem(schema: Mapping[str, Any], content: Any) -> str | None:
+    """What is wrong with ``content`` as an answer to the form ``schema`` (``None``: nothing)."""
     import jsonschema
 
     try:

@@ -18,14 +18,16 @@ What each request gets:
   user message) or :class:`Message` s whose content is a text or a content block
   (``ImageContent``, ``AudioContent``, ``EmbeddedResource``, ``ResourceLink``);
 - ``resources/read``: a fixed resource, else the first template whose pattern matches, its
-  variables checked by the model; ``str`` is read as text, ``bytes`` as a blob. A URI nothing
+  variables percent-decoded (each one path segment: ``..`` or ``%2F`` is refused) and checked
+  by the model; ``str`` is read as text, ``bytes`` as a blob. A URI nothing
   matches, or whose read raises ``LookupError`` (``KeyError``: no such document), is invalid
   params with the URI in the error's data (SEP-2164), never empty contents;
 - ``completion/complete``: a prompt's or template's argument completed from the values its type
   allows (a ``Literal`` or an ``Enum``: those starting with what was typed, case ignored), else
   from the declaration's ``complete(argument, value, context)``; at most 100 values;
 - ``resources/subscribe`` and ``unsubscribe`` (handshake connections): :meth:`resource_updated`
-  notifies the connections subscribed to a URI, while they last; on 2026-07-28,
+  notifies the connections subscribed to a URI, while they last (a URI the server serves, at
+  most :data:`MAX_SUBSCRIPTIONS` per connection); on 2026-07-28,
   ``subscriptions/listen`` streams that asked for the URI hear of it, and of prompt-list changes
   (:meth:`add_prompt`, :meth:`remove_prompt`).
 
@@ -44,6 +46,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, get_args, get_origin
+from urllib.parse import unquote
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
@@ -52,7 +55,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourceUpdated, ServerEvent
 from pydantic import BaseModel, Field, ValidationError
 from tooldesign.contract.content import ContentBlock
-from tooldesign.jsonschema.text import shown
+from tooldesign.jsonschema.text import clipped, shown
 from tooldesign.runtime.mcp.changes import ChangeBus
 
 if TYPE_CHECKING:
@@ -63,6 +66,8 @@ if TYPE_CHECKING:
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 MAX_COMPLETIONS = 100
+MAX_SUBSCRIPTIONS = 1000
+"""Resources one connection may be subscribed to at once (``resources/subscribe``)."""
 """Values one ``completion/complete`` answer carries (the protocol's limit)."""
 
 
@@ -137,11 +142,41 @@ class ResourceTemplate(Generic[ArgsT]):
                 f"{self.parameters.__name__} ({', '.join(sorted(fields)) or 'none'}), each once"
             )
         parts = re.split(r"\{[A-Za-z_][A-Za-z0-9_]*\}", self.uri_template)
+        # A variable is one path segment: never a "/", nor a query or a fragment.
         regex = "".join(
-            re.escape(part) + (f"(?P<{names[i]}>[^/]+)" if i < len(names) else "")
+            re.escape(part) + (f"(?P<{names[i]}>[^/?#]+)" if i < len(names) else "")
             for i, part in enumerate(parts)
         )
         object.__setattr__(self, "matcher", re.compile(regex))
+
+    def variables(self, uri: str) -> dict[str, str] | None:
+        """The template's variables in ``uri`` (``None``: the URI is not one of its
+        resources), each percent-decoded as a client expanding the template encoded it
+        (RFC 6570): a value completion offered reads back as that value. A value that decodes
+        to what is not one segment (a ``/``, ``.`` or ``..``, a control character, bytes that
+        are not UTF-8) is invalid params naming the variable: it would let a read escape the
+        template (``..%2F..%2Fsecret``)."""
+        found = self.matcher.fullmatch(uri)
+        if found is None:
+            return None
+        values: dict[str, str] = {}
+        for name, raw in found.groupdict().items():
+            try:
+                value = unquote(raw, errors="strict")
+            except UnicodeDecodeError:
+                value = None
+            if value is None or value in (".", "..") or _NOT_IN_SEGMENT.search(value):
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"Invalid arguments for resource {shown(uri)}: {name}: one path segment, "
+                    "without '/', control characters or a '.' or '..' of its own",
+                    data={"uri": uri},
+                )
+            values[name] = value
+        return values
+
+
+_NOT_IN_SEGMENT = re.compile(r"[/\x00-\x1f\x7f]")
 
 
 class ServerContent:
@@ -158,7 +193,10 @@ class ServerContent:
         self.prompts = _unique(prompts, lambda p: p.name, "prompt")
         self.resources = _unique(resources, lambda r: r.uri, "resource")
         self.templates = _unique(templates, lambda t: t.uri_template, "resource template")
-        self._subscribers: dict[str, weakref.WeakSet[Connection]] = {}
+        self._subscribed: weakref.WeakKeyDictionary[Connection, set[str]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """The URIs each connection subscribed to: gone with the connection."""
         self._streams: dict[object, tuple[asyncio.AbstractEventLoop, Listener]] = {}
         self._lock = threading.Lock()
 
@@ -213,11 +251,13 @@ class ServerContent:
     async def resource_updated(self, uri: str) -> None:
         """Tell the connections subscribed to ``uri`` that it changed (those gone are skipped)."""
         self._emit(ResourceUpdated(uri=uri))
-        for connection in list(self._subscribers.get(uri, ())):
+        for connection, uris in list(self._subscribed.items()):
+            if uri not in uris:
+                continue
             try:
                 await connection.send_resource_updated(uri)
             except Exception:  # noqa: BLE001 - a connection closing meanwhile is not an error
-                self._subscribers[uri].discard(connection)
+                self._subscribed.pop(connection, None)
 
     # ── prompts ───────────────────────────────────────────────────────────────────────────
 
@@ -290,10 +330,10 @@ class ServerContent:
         if fixed is not None:
             return _contents(uri, fixed.mime_type, await _awaited(fixed.read()))
         for template in self.templates.values():
-            found = template.matcher.fullmatch(uri)
-            if found is not None:
-                where = f"resource {uri}"
-                values = _checked(template.parameters, found.groupdict(), where)
+            variables = template.variables(uri)
+            if variables is not None:
+                where = f"resource {shown(uri)}"
+                values = _checked(template.parameters, variables, where)
                 try:
                     body: Body = await _awaited(template.read(values))
                 except LookupError:  # the template's read knows no such resource
@@ -304,13 +344,25 @@ class ServerContent:
     async def _subscribe(
         self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
-        self._subscribers.setdefault(str(params.uri), weakref.WeakSet()).add(_connection(ctx))
+        uri = str(params.uri)
+        if uri not in self.resources and not any(
+            t.variables(uri) is not None for t in self.templates.values()
+        ):  # only what is served: a table of any strings a client sends would only grow
+            raise MCPError(types.INVALID_PARAMS, "Resource not found", data={"uri": clipped(uri)})
+        uris = self._subscribed.setdefault(_connection(ctx), set())
+        if uri not in uris and len(uris) >= MAX_SUBSCRIPTIONS:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"This connection is subscribed to {MAX_SUBSCRIPTIONS} resources already: "
+                "unsubscribe from one first.",
+            )
+        uris.add(uri)
         return types.EmptyResult()
 
     async def _unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        self._subscribers.get(str(params.uri), weakref.WeakSet()).discard(_connection(ctx))
+        self._subscribed.get(_connection(ctx), set()).discard(str(params.uri))
         return types.EmptyResult()
 
     # ── completion ────────────────────────────────────────────────────────────────────────

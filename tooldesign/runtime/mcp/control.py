@@ -121,15 +121,26 @@ def decision_of(
     by = f"mcp client {client}" if client else "mcp client"
     if answer.action == "decline":
         return ApprovalDecision(request.id, False, by=by)
+    if answer.action != "accept":
+        return None
+    if approval_mismatch(answer) is not None:
+        log.warning("an answer to approval %s does not match its form; still awaiting", request.id)
+        return None
+    assert answer.content is not None
+    return ApprovalDecision(request.id, answer.content["approve"] is True, by=by)
+
+
+def approval_mismatch(answer: types.ElicitResult) -> str | None:
+    """What makes an accepted answer to the approval question say nothing of what the person
+    chose (``None``: it is one ``approve`` boolean, as asked)."""
     content = answer.content
-    if answer.action != "accept" or not isinstance(content, Mapping) or set(content) != {"approve"}:
-        log.warning("an answer to approval %s does not match its form; still awaiting", request.id)
+    if answer.action != "accept":
         return None
-    approved = content["approve"]
-    if not isinstance(approved, bool):
-        log.warning("an answer to approval %s does not match its form; still awaiting", request.id)
-        return None
-    return ApprovalDecision(request.id, approved, by=by)
+    if not isinstance(content, Mapping) or set(content) != {"approve"}:
+        return "the approval form has one field, approve"
+    if not isinstance(content["approve"], bool):
+        return "approve is true or false"
+    return None
 
 
 def elicitation_approver(ctx: ServerRequestContext[Any, Any], client: str | None) -> Any:

@@ -123,6 +123,11 @@ def answers_of(params: types.CallToolRequestParams) -> dict[str, Any]:
     return answers
 
 
+def round_of(params: types.CallToolRequestParams) -> str | None:
+    """The round a call answers (its verified ``requestState``'s), if it answers one."""
+    return _state(params)[2]
+
+
 def _refuse(method: str) -> InputUnavailable:
     return InputUnavailable(
         f"This tool needs the client to {_WHAT.get(method, method)} during the call, and the "
@@ -278,8 +283,11 @@ async def execute(
     declares: ``asks``)."""
     parked = IN_TASK.get()
     if parked is not None:  # a task: questions park it until tasks/update answers them
+        approver = None
+        if runtime.approver is None and control.can_elicit(ctx):
+            approver = parked.approver(client)  # the approval question parks it too
         with answering(parked):
-            parked.result = await runtime.execute(request)
+            parked.result = await runtime.execute(request, approver=approver)
         return parked.result  # type: ignore[no-any-return]
     own_approver = runtime.approver is not None or not control.can_elicit(ctx)
     if not control.asks_in_round_trips(ctx):
@@ -295,20 +303,7 @@ async def execute(
     request = _one_run(request, round_id)
     for key, response in (params.input_responses or {}).items():
         answers[key] = _wire(response)
-    answered = params.model_copy(update={"request_state": approval_id})
-    if control.APPROVAL_KEY in answers and control.APPROVAL_KEY not in (
-        params.input_responses or {}
-    ):
-        answered = answered.model_copy(
-            update={
-                "input_responses": {
-                    **(params.input_responses or {}),
-                    control.APPROVAL_KEY: types.ElicitResult.model_validate(
-                        answers[control.APPROVAL_KEY]
-                    ),
-                }
-            }
-        )
+    answered = _answered(params, approval_id, answers)
 
     async def from_answer(approval: Any, meta: ToolCallMeta) -> Any:
         return control.answered_decision(answered, approval, client)
@@ -335,6 +330,36 @@ async def execute(
         input_requests={key: _request_of(r) for key, r in rounds.pending.items()},
         request_state=_sealed_state(approval_id, kept),
     )
+
+
+def _answered(
+    params: types.CallToolRequestParams, approval_id: str | None, answers: Mapping[str, Any]
+) -> types.CallToolRequestParams:
+    """``params`` as :func:`control.answered_decision` reads them: the ``requestState`` the
+    approval id the (verified) state names, the approval's answer from this round or an
+    earlier one."""
+    answered = params.model_copy(update={"request_state": approval_id})
+    if control.APPROVAL_KEY in answers and control.APPROVAL_KEY not in (
+        params.input_responses or {}
+    ):
+        answered = answered.model_copy(
+            update={
+                "input_responses": {
+                    **(params.input_responses or {}),
+                    control.APPROVAL_KEY: types.ElicitResult.model_validate(
+                        answers[control.APPROVAL_KEY]
+                    ),
+                }
+            }
+        )
+    return answered
+
+
+def approval_answered(params: types.CallToolRequestParams) -> types.CallToolRequestParams:
+    """``params`` (a round's call) as :func:`control.answered_decision` reads them: the
+    decision a person sent in this round for exactly this call, if any."""
+    approval_id, answers, _ = _state(params)
+    return _answered(params, approval_id, answers)
 
 
 def _missing_capabilities(missing: Mapping[str, None]) -> MCPError:

@@ -247,7 +247,7 @@ class ToolServer:
         # Inside the SDK's own middleware (tracing), so it sees these calls as any other.
         self.server.middleware += [_internal_errors_untold, self._tool_call_shape]
         # 2026-07-28 round trips: requestState sealed, bound to the call, verified on return.
-        security = request_state or RequestStateSecurity.ephemeral()
+        self._request_state = security = request_state or RequestStateSecurity.ephemeral()
         self.server.middleware.append(RequestStateBoundary(security, default_audience=server.name))
         # Before it: trace context from HTTP headers reaches the SDK's server span.
         self.server.middleware.insert(0, control.trace_from_headers)

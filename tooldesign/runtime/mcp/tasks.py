@@ -14,9 +14,12 @@ negotiated the extension (at ``initialize``, or in the request's
   tool or the server);
 - ``tasks/update``: answers (``inputResponses``) to what the tool asked, listed under the
   task's ``inputRequests`` while it is ``input_required`` (answered one at a time or all at
-  once; keys that were not asked are ignored);
+  once; keys that were not asked are ignored; an accepted answer that does not match the form
+  asked is refused, -32602, and stays asked). A ``Confirm`` tool's approval is asked there
+  too, under ``approval`` (unless the runtime has an approver of its own);
 - ``tasks/cancel``: cancels the call (the tool is cancelled; the task ends ``cancelled``); on
-  an ended task it changes nothing.
+  an ended task, or one whose call has run already (its effect is not undone: the task
+  completes with its result), it changes nothing.
 
 Both acknowledge with an empty result. A client that did not negotiate the extension is
 refused these methods (-32021) and gets a task-supporting tool's result synchronously, or, for
@@ -25,7 +28,8 @@ brings no answers yet runs in the call (its questions answered ``input_required`
 round trips); the round that brings the answers becomes the task.
 
 Tasks live in this process (:class:`TaskStore`: at most ``limit`` at once, each kept its
-design's ``keep_ms`` after it ends, then forgotten); ids are unguessable, and a task created by
+design's ``keep_ms`` after it ends, then forgotten; a question waits for its answer at most
+``answer_within_ms``, by default the task's ``keep_ms``, then the tool goes on without it); ids are unguessable, and a task created by
 an authenticated caller is visible to that caller only. ``Mcp-Name`` on ``tasks/*`` requests,
 when sent, must be the ``taskId`` (-32020 otherwise).
 """
@@ -50,7 +54,7 @@ from starlette.requests import Request
 from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime.control.exchanges import InputRequest, InputUnavailable
 from tooldesign.runtime.errors import ToolFailure
-from tooldesign.runtime.mcp import exchanges
+from tooldesign.runtime.mcp import exchanges, task_runs
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.result import ToolResult
@@ -98,12 +102,22 @@ class Task:
     asked: dict[str, InputRequest] = field(default_factory=dict)
     """What the tool asked that has no answer yet, by key."""
     waiting: dict[str, asyncio.Future[Mapping[str, Any]]] = field(default_factory=dict)
+    checks: dict[str, task_runs.Check] = field(default_factory=dict)  # an answer's, by key
     runner: asyncio.Task[None] | None = None
+    round: str | None = None  # the asks_first round that made it: the same round is this task
+    waits_ms: int = 0  # how long a question waits for its answer
+    answerer: Parked | None = None  # the call's, with its result once the call ran
     ended: float | None = None
     """When it ended (``time.monotonic()``); it is forgotten ``keep_ms`` later."""
 
     def __post_init__(self) -> None:
         self.updated_at = self.created_at
+
+    @property
+    def ran(self) -> bool:
+        """Whether the call ran to its end (its result exists): cancelling it can no longer
+        undo what it did, so the task ends ``completed`` with that result."""
+        return self.answerer is not None and self.answerer.result is not None
 
     def set_status(self, status: str) -> None:
         if self.status in _ENDED:
@@ -146,18 +160,55 @@ class TaskStore:
     """The tasks of one server, in this process: at most ``limit`` at once; an ended task is
     kept its ``keep_ms``, then forgotten (and an ended one is dropped first when full)."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
-        if limit < 1:
-            raise ValueError(f"TaskStore's limit is a positive number of tasks, not {limit!r}")
+    def __init__(
+        self,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        per_caller: int | None = None,
+        answer_within_ms: int | None = None,
+    ) -> None:
+        for name, value in (
+            ("limit", limit),
+            ("per_caller", 1 if per_caller is None else per_caller),
+        ):
+            if value < 1:
+                raise ValueError(f"TaskStore's {name} is a positive number of tasks, not {value!r}")
+        if answer_within_ms is not None and answer_within_ms < 1:
+            raise ValueError(f"TaskStore's answer_within_ms is positive, not {answer_within_ms!r}")
         self.limit = limit
+        # One authenticated caller runs at most per_caller at once: it cannot take every place.
+        self.per_caller = max(1, limit // 10) if per_caller is None else per_caller
+        self.answer_within_ms = answer_within_ms  # a question's wait (None: the task's keep_ms)
         self._tasks: dict[str, Task] = {}
+        self._rounds: dict[tuple[str | None, str], Task] = {}
+        self._spent: dict[tuple[str | None, str], float] = {}  # forgotten tasks' rounds: until
+        self.round_life_s = 600.0  # a round's state lasts (the server's RequestStateSecurity.ttl)
 
     def __len__(self) -> int:
         self._expire()
         return len(self._tasks)
 
-    def add(self, tool: str, owner: str | None, support: TaskSupport) -> Task:
+    def add(
+        self, tool: str, owner: str | None, support: TaskSupport, round_id: str | None = None
+    ) -> Task:
+        """A new task — or, for a round that made one already (``round_id``), that task."""
         self._expire()
+        if round_id is not None and (made := self._rounds.get((owner, round_id))) is not None:
+            return made
+        if round_id is not None and (owner, round_id) in self._spent:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                "This round made a task already, which has ended and is no longer kept: it does "
+                "not run again. Call the tool again without its requestState.",
+            )
+        if owner is not None:
+            running = sum(1 for t in self._tasks.values() if t.owner == owner and t.ended is None)
+            if running >= self.per_caller:
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"You run {self.per_caller} tasks on this server already; try again when "
+                    "one has ended.",
+                )
         if len(self._tasks) >= self.limit:
             ended = [t for t in self._tasks.values() if t.ended is not None]
             if not ended:
@@ -166,8 +217,11 @@ class TaskStore:
                     f"This server runs {self.limit} tasks already; try again when one has ended.",
                 )
             oldest = min(ended, key=lambda t: t.ended or 0.0)
-            del self._tasks[oldest.id]
-        task = Task(secrets.token_urlsafe(18), tool, owner, support)
+            self._forget(oldest)
+        task = Task(secrets.token_urlsafe(18), tool, owner, support, round=round_id)
+        if round_id is not None:
+            self._rounds[owner, round_id] = task
+        task.waits_ms = self.answer_within_ms or support.keep_ms
         self._tasks[task.id] = task
         return task
 
@@ -187,13 +241,28 @@ class TaskStore:
             if task.ended is not None and now - task.ended > task.support.keep_ms / 1000
         ]
         for task_id in gone:
-            del self._tasks[task_id]
+            self._forget(self._tasks[task_id])
+        for spent in [k for k, until in self._spent.items() if until <= now]:
+            del self._spent[spent]
+
+    def _forget(self, task: Task) -> None:
+        del self._tasks[task.id]
+        if task.round is not None:  # its state may still come back: remembered until it expires
+            self._rounds.pop((task.owner, task.round), None)
+            self._spent[task.owner, task.round] = time.monotonic() + self.round_life_s
+
+    def runners(self) -> list[asyncio.Task[None]]:
+        """The tasks' calls still running."""
+        return [
+            t.runner for t in self._tasks.values() if t.runner is not None and not t.runner.done()
+        ]
 
     def cancel_all(self) -> None:
         """Cancel every running task (the server is closing)."""
         for task in self._tasks.values():
             if task.runner is not None and not task.runner.done():
-                task.set_status("cancelled")
+                if not task.ran:
+                    task.set_status("cancelled")
                 task.runner.cancel()
 
 
@@ -201,7 +270,7 @@ class Parked:
     """The answerer of a call running as a task: a question with no answer parks the task
     (``input_required``) until ``tasks/update`` answers it."""
 
-    __slots__ = ("answers", "asks", "ctx", "result", "task")
+    __slots__ = ("answers", "asks", "ctx", "result", "round", "task")
 
     def __init__(
         self,
@@ -214,6 +283,9 @@ class Parked:
         self.ctx = ctx
         self.asks = asks
         self.answers = dict(answers)
+        self.round: types.CallToolRequestParams | None = None
+        """The round that made the task (``asks_first``), whose approval answer, for exactly
+        this call, decides its approval once."""
         self.result: ToolResult | None = None
         """The call's result, once it ran (set by :func:`exchanges.execute`)."""
 
@@ -225,16 +297,36 @@ class Parked:
         given = self.answers.pop(request.key, None)
         if isinstance(given, Mapping):
             return given
+        return await self.park(request, task_runs.form_check(request))
+
+    def approver(self, client: str | None) -> Any:
+        """The call's approver: its question parks the task too (:mod:`.task_runs`)."""
+        return task_runs.approver(self, client)
+
+    async def park(self, request: InputRequest, check: task_runs.Check) -> Mapping[str, Any]:
+        """Park the task on ``request`` until ``tasks/update`` answers it as ``check`` accepts
+        (at most the task's ``waits_ms``: then ``InputUnavailable``)."""
         task = self.task
         future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
         task.asked[request.key] = request
         task.waiting[request.key] = future
+        task.checks[request.key] = check
         task.set_status("input_required")
         try:
-            return await future
+            # A question nobody answers does not hold the call (and a place in the store)
+            # forever: after the task's keep (its ttlMs), the tool goes on without an answer.
+            return await asyncio.wait_for(future, task.waits_ms / 1000)
+        except TimeoutError:
+            raise InputUnavailable(
+                f"Nobody answered {request.key!r} within {task.waits_ms / 1000:g} second(s); "
+                "the question is no longer asked. Tell the user what is needed instead."
+            ) from None
         finally:
             task.asked.pop(request.key, None)
             task.waiting.pop(request.key, None)
+            task.checks.pop(request.key, None)
+            if task.status == "input_required" and not task.asked:
+                task.set_status("working")
 
     def ask_again(self, request: InputRequest) -> None:
         """An answer that did not match its form: the tool gets ``AnswerMismatch``."""
@@ -244,7 +336,7 @@ class Tasks:
     """The tasks extension on a :class:`ToolServer` (:meth:`serve_on`)."""
 
     def __init__(self, store: TaskStore | None = None) -> None:
-        self.store = store or TaskStore()
+        self.store = TaskStore() if store is None else store  # an empty store is falsy
         self._server: ToolServer | None = None
 
     def serve_on(self, server: ToolServer) -> ToolServer:
@@ -257,11 +349,22 @@ class Tasks:
         low.add_request_handler("tasks/update", _UpdateParams, self._update)
         low.add_request_handler("tasks/cancel", _TaskParams, self._cancel)
         low.middleware.append(self._middleware)
+        low.lifespan = task_runs.ending_with(low.lifespan, self.aclose)
+        self.store.round_life_s = server._request_state.ttl
         return server
 
     def close(self) -> None:
-        """Cancel every running task (each ends ``cancelled``): call it when the server stops."""
+        """Cancel every running task (each ends ``cancelled``; one whose call ran, with its
+        result). The server's transport does it when it stops (:meth:`aclose`)."""
         self.store.cancel_all()
+
+    async def aclose(self, timeout: float = 5.0) -> None:
+        """:meth:`close`, then wait (``timeout`` seconds at most) until each task's call has
+        ended: what the HTTP app's shutdown and the end of stdio do."""
+        self.close()
+        runners = self.store.runners()
+        if runners:
+            await asyncio.wait(runners, timeout=timeout)
 
     # ── tools/call ────────────────────────────────────────────────────────────────────────
 
@@ -303,9 +406,14 @@ class Tasks:
         asks: tuple[str, ...],
         support: TaskSupport,
     ) -> dict[str, Any]:
-        task = self.store.add(params.name, _owner(ctx), support)
+        task = self.store.add(params.name, _owner(ctx), support, exchanges.round_of(params))
+        if task.runner is not None:  # the round that made it, sent again: that one task
+            return {"resultType": "task", **task.envelope()}
         answers = exchanges.answers_of(params)
         parked = Parked(task, ctx, asks, answers)
+        if params.request_state:
+            parked.round = exchanges.approval_answered(params)
+        task.answerer = parked
         plain = params.model_copy(update={"input_responses": None, "request_state": None})
         task.runner = asyncio.get_running_loop().create_task(
             self._run(task, ctx, plain, parked), name=f"tooldesign task {task.id}"
@@ -324,6 +432,10 @@ class Tasks:
         try:
             answer = await self._server._call_tool(ctx, params)
         except asyncio.CancelledError:
+            if parked.result is not None:  # cancelled after the call ran: it ran, once
+                self._complete(
+                    task, self._server._served_catalog().adapter.result_message(parked.result)
+                )
             task.set_status("cancelled")
             return
         except MCPError as exc:
@@ -343,7 +455,10 @@ class Tasks:
             )
             task.set_status("failed")
             return
-        result = answer.model_dump(by_alias=True, exclude_none=True, mode="json")
+        self._complete(task, answer.model_dump(by_alias=True, exclude_none=True, mode="json"))
+
+    @staticmethod
+    def _complete(task: Task, result: dict[str, Any]) -> None:
         meta = result.get("_meta")
         if isinstance(meta, dict):
             meta.pop(_RELATED, None)
@@ -387,6 +502,14 @@ class Tasks:
                     f"The answer to {key!r} is not a {request.method} result: "
                     f"{exc.errors()[0]['msg']}",
                 ) from None
+            check = task.checks.get(key)
+            problem = None if check is None else check(answer)
+            if problem is not None:  # not what was asked: no answer, the question stays
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"The answer to {key!r} does not match its form ({problem}); "
+                    "it is still asked.",
+                )
             del task.asked[key]
             future.set_result(answer)
         if task.status == "input_required" and not task.asked:
@@ -397,7 +520,9 @@ class Tasks:
         self, ctx: ServerRequestContext[Any, Any], params: _TaskParams
     ) -> dict[str, Any]:
         task = self._task(ctx, params.task_id)
-        if task.status not in _ENDED:
+        # A call that ran already is not undone by cancelling its task (which would tell the
+        # client it did not run): the task completes with its result, as it was about to.
+        if task.status not in _ENDED and not task.ran:
             task.set_status("cancelled")
             if task.runner is not None:
                 task.runner.cancel()
