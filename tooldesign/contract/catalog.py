@@ -37,8 +37,7 @@ Each entry lists what a model may see of one tool, and what an application build
                     :mod:`~tooldesign.contract.content`); left out when none
 ``task``            ``{"onlyTask", "keepMs", "pollMs", "asksFirst"}`` when it may run as a task
                     (``LongRunning``, :mod:`~tooldesign.contract.tasks`); left out otherwise
-``scopes``          the OAuth scopes a caller needs, sorted (``Scopes``,
-                    :mod:`~tooldesign.contract.scopes`); left out when anyone may call it
+``scopes``          the OAuth scopes a caller needs (:mod:`~tooldesign.contract.scopes`), if any
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -72,7 +71,11 @@ from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.loading import LOADING_KEY, LOADINGS, Loading
 from tooldesign.contract.schema_check import checked_schema
 from tooldesign.contract.scopes import scopes_entry, scopes_from_entry
-from tooldesign.contract.server_data import CatalogServerData, parse_server_data
+from tooldesign.contract.server_data import (
+    CatalogServerData,
+    ServerDataDefinition,
+    parse_server_data,
+)
 from tooldesign.contract.tasks import TaskSupport, task_entry, task_from_entry
 from tooldesign.jsonschema import keywords as K
 
@@ -102,22 +105,6 @@ class TypeDefinition(Protocol):
     @property
     def example(self) -> Any:
         """The design's example (``None``: none)."""
-
-
-class ServerDataDefinition(Protocol):
-    """A kind of server data as a catalog lists it."""
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def description(self) -> str | None: ...
-
-    @property
-    def default(self) -> str: ...
-
-    @property
-    def schema(self) -> Mapping[str, Any]: ...
 
 
 class ToolDefinition(Protocol):

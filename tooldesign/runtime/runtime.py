@@ -16,6 +16,7 @@ from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approval_reques
 from tooldesign.runtime.arguments import decode, injected_values
 from tooldesign.runtime.budget import Spills
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest, Approver
+from tooldesign.runtime.control.audit import AuditSink
 from tooldesign.runtime.control.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
 from tooldesign.runtime.control.otel import Tracer, Tracing
 from tooldesign.runtime.errors import ToolValidationError
@@ -52,6 +53,10 @@ class Runtime:
     ``result_store`` keeps the results of tools that spill past their budget
     (``Limits(result_overflow="spill")``) for ``result_ttl`` seconds, for the builtin
     ``read_result`` tool (:mod:`tooldesign.builtin.results`); in memory by default.
+    ``audit`` gets a record of every call answered (:class:`JsonLinesAudit`, a hash-chained
+    file). ``require_principal`` refuses a call whose metadata carries no verified
+    :class:`Principal`; left ``False``, only a principal that is there is held to a tool's
+    ``Scopes`` (in-process use without auth runs every tool, as it always did).
     """
 
     def __init__(
@@ -66,6 +71,8 @@ class Runtime:
         limits: Limits = DEFAULT_LIMITS,
         result_store: ResultStore | None = None,
         result_ttl: float = DEFAULT_TTL,
+        audit: AuditSink | None = None,
+        require_principal: bool = False,
     ) -> None:
         if worker_threads < 1:
             raise ValueError("worker_threads must be at least 1")
@@ -93,11 +100,18 @@ class Runtime:
             spills=Spills(
                 result_store or MemoryResultStore(), result_ttl, shared=result_store is not None
             ),
+            audit=audit,
+            require_principal=require_principal,
         )
         self._registry = self._pipeline.registry
         self._pipeline.runtime = self
         for registration in registrations:
             self.register(registration)
+
+    @property
+    def require_principal(self) -> bool:
+        """Whether a call without a verified :class:`Principal` is refused (see ``__init__``)."""
+        return self._pipeline.require_principal
 
     # ── registrations ─────────────────────────────────────────────────────────────────────
 
