@@ -247,3 +247,17 @@ def test_the_json_lines_trail_of_a_runtime_verifies(restarts: Restarts, tmp_path
     }
     verified = verify_audit(path)
     assert verified.ok and verified.records == 3 and verified.head == lines[-1]["digest"]
+
+
+def test_integrations_ask_no_person_about_a_call_its_caller_may_not_make(
+    restarts: Restarts,
+) -> None:
+    runtime = runtime_with(restarts, approver=None)
+
+    def approval(principal: Principal | None) -> Any:
+        return asyncio.run(
+            runtime.approval_for(ToolRequest("restart_device", RESTART, as_(principal)))
+        )
+
+    assert approval(VIEWER) is None  # execute refuses it: nothing to approve
+    assert approval(OPS) is not None and approval(None) is not None

@@ -25,6 +25,7 @@ from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.registry import RegisteredTool, ToolsetInfo
 from tooldesign.runtime.request import ToolRequest, with_call_id
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.scopes import refused
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.spec.specs import JsonSchema, ToolSpec
 from tooldesign.runtime.spill import DEFAULT_TTL, MemoryResultStore, ResultStore
@@ -242,8 +243,15 @@ class Runtime:
         their framework's own approval flow; the decision then goes to :meth:`execute`.
 
         It reads the call as sent: an interceptor that rewrites the arguments makes another
-        call, which :meth:`execute` answers as awaiting its own approval."""
+        call, which :meth:`execute` answers as awaiting its own approval. A call whose caller
+        lacks the tool's ``Scopes`` waits on nothing: no person is asked about a call that
+        :meth:`execute` refuses."""
         tool = self._registry.resolve(request.name)
+        pipeline = self._pipeline
+        if tool is not None and (tool.spec.scopes or pipeline.require_principal):
+            principal, required = request.meta.principal, pipeline.require_principal
+            if refused(tool.spec, principal, required=required) is not None:
+                return None
         if tool is not None and tool.spec.agent is not None:  # its inner run's, if it waits
             return await self._waiting_inner(tool, request)
         if tool is None or tool.spec.confirm is None:
