@@ -423,7 +423,9 @@ async def test_unauthenticated_floods_open_no_session_at_all() -> None:
 async def test_one_client_cannot_take_every_session() -> None:
     restarts = Restarts()
     server = served(restarts)
-    tokens = BearerTokens({ALICE: "alice", MALLORY: "mallory"})
+    # Both may restart devices (Scopes): mallory's calls hold her sessions busy.
+    everyone = {"alice": ["devices:write"], "mallory": ["devices:write"]}
+    tokens = BearerTokens({ALICE: "alice", MALLORY: "mallory"}, scopes=everyone)
     limits = SessionLimits(max_sessions=10, per_client=3)
     mallory = {"Authorization": f"Bearer {MALLORY}"}
     async with (
