@@ -38,6 +38,7 @@ from tooldesign.dsl import (
     Resource,
     ResourceTemplate,
     Return,
+    Scopes,
     ServerData,
     Service,
     String,
@@ -148,6 +149,7 @@ with Service("assistant", "Network operations assistant"):
                 Required("accepted")
             Inject("session_id")
             Annotations(destructive=True, idempotent=False)
+            Scopes("devices:write")  # a caller's verified token must hold it (docs/mcp.md)
             Confirm("Restart {device_id}? It drops traffic for about a minute. Reason: {reason}")
         with Tool("schedule_maintenance", "Schedule a maintenance window on some devices"):
             Tags("write")

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import tooldesign
 from tooldesign.commands import (
+    audit,
     call,
     diff,
     docs,
@@ -99,7 +100,7 @@ def build_parser() -> _Parser:
     kinds = importing.add_subparsers(dest="kind", required=True, parser_class=_Parser)
     for kind in (import_python, import_mcp):
         kind.add_parser(kinds)
-    for command in (diff, docs):
+    for command in (diff, docs, audit):
         command.add_parser(commands)
     # Each command's parser, in what it parses: arguments it does not take are its usage error
     # (the innermost parser's default wins: `import python`'s, not `import`'s).

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 
 from tooldesign.builtin.tool_index import tool_index_registration
-from tooldesign.runtime import LogCalls, Runtime, Timeout
+from tooldesign.runtime import AuditSink, LogCalls, Runtime, Timeout
 from tooldesign.runtime.mcp import ServerContent, Tasks, ToolServer
 
 from examples.netops.agent import registrations
@@ -33,12 +33,16 @@ from gen.assistant import content as designed
 from gen.assistant.toolsets.docs.content import DocumentParameters
 
 
-def runtime(inventory: Inventory | None = None) -> Runtime:
-    """A fresh runtime over ``inventory`` (a fresh one by default), with the tool index."""
+def runtime(inventory: Inventory | None = None, *, audit: AuditSink | None = None) -> Runtime:
+    """A fresh runtime over ``inventory`` (a fresh one by default), with the tool index; every
+    call it answers is recorded by ``audit`` when given (``restart_device`` needs the scope
+    ``devices:write`` of a caller whose identity the server verified: docs/mcp.md, "Scopes and
+    audit")."""
     served = Runtime(
         registrations(inventory or Inventory()),
         interceptors=[LogCalls(), Timeout(10.0)],
         expose=(NotFoundError,),
+        audit=audit,
     )
     served.register(tool_index_registration(served))
     return served

@@ -214,3 +214,24 @@ def test_with_a_plan_search_tools_finds_only_the_deferred_tools() -> None:
     plain = Runtime([docs.new_registration(service=DocumentService())])
     plain.register(tool_index_registration(plain))
     assert search(plain, {"query": "documentation keywords"})["tools"][0]["name"] == "search_docs"
+
+
+def test_the_index_and_the_search_show_a_caller_only_what_it_may_call() -> None:
+    from tooldesign.runtime import Principal, ToolCallMeta
+
+    runtime = netops_runtime()
+    viewer = ToolCallMeta(principal=Principal.of("bob", ["devices:read"]))
+    ops = ToolCallMeta(principal=Principal.of("ann", ["devices:write"]))
+
+    def names(tool: str, payload: Any, meta: ToolCallMeta | None) -> list[str]:
+        result = runtime.execute_sync(ToolRequest(tool, payload, meta))
+        assert result.ok, result.for_model()
+        return [t["name"] for t in json.loads(result.for_model())["tools"]]
+
+    search = {"query": "restart a device", "limit": 20}
+    assert "restart_device" in names("tool_index", {}, ops)
+    assert "restart_device" in names("tool_index", {}, None)  # no principal: as before
+    assert "restart_device" not in names("tool_index", {}, viewer)
+    assert "restart_device" not in names("tool_index", {"toolset": "devices"}, viewer)
+    assert "restart_device" in names("search_tools", search, ops)
+    assert "restart_device" not in names("search_tools", search, viewer)

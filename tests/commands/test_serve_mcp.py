@@ -321,6 +321,33 @@ def test_http_security_options_and_their_errors(
     assert options["authentication"] == "bearer token from $MCP_TOKEN"
 
 
+def test_token_scopes_give_each_token_its_scopes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OPS_TOKEN", TOKEN)
+    monkeypatch.setenv("BOT_TOKEN", TOKEN[::-1])
+    options = serve_mcp._http_security(
+        http_args(
+            auth_token_env=["OPS_TOKEN", "BOT_TOKEN"],
+            token_scopes=["OPS_TOKEN=devices:write  devices:read"],
+        )
+    )
+    assert options["token_verifier"].scopes == {"OPS_TOKEN": ("devices:read", "devices:write")}
+    base = [*HTTP, "--auth-token-env", "OPS_TOKEN"]
+    assert error_of([*base, "--token-scopes", "devices:write"], capsys) == (
+        "tooldesign: error: --token-scopes takes NAME=SCOPES (for example "
+        "OPS_TOKEN='devices:write'), got 'devices:write'"
+    )
+    assert error_of([*base, "--token-scopes", "OTHER=x"], capsys) == (
+        "tooldesign: error: --token-scopes OTHER: no --auth-token-env OTHER gives that token"
+    )
+    assert error_of([*base, "--token-scopes", 'OPS_TOKEN=a"b'], capsys).startswith(
+        "tooldesign: error: --token-scopes OPS_TOKEN: scope 'a\"b' is not an OAuth scope token"
+    )
+    stdio = ["serve-mcp", "examples.netops.mcp_server:runtime", "--token-scopes", "A=b"]
+    assert "--token-scopes applies to --transport http only" in error_of(stdio, capsys)
+
+
 def test_session_defaults_in_help_are_session_limits_own() -> None:
     from tooldesign.runtime.mcp import SessionLimits
 

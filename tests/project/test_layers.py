@@ -72,7 +72,7 @@ LARGER_FILES = {
     "binding/planner.py": 951,
     "importers/mcp.py": 799,
     "runtime/mcp/server.py": 699,
-    "contract/catalog.py": 568,
+    "contract/catalog.py": 565,
     "codegen/bindings.py": 620,
 }
 """Files over :data:`MAX_LINES` when the budget was set: each may only shrink."""

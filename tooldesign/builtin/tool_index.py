@@ -3,7 +3,9 @@
 ``tool_index`` lists the tools and their schemas: agents that write code to call tools use it
 to discover what they can call. ``search_tools`` ranks them for a query (BM25,
 :mod:`tooldesign.runtime.spec.search`): where a provider has no hosted tool search, it is how
-the model finds the tools a :class:`~tooldesign.runtime.providers.LoadingPlan` defers. Both read
+the model finds the tools a :class:`~tooldesign.runtime.providers.LoadingPlan` defers. Each
+lists and finds only the tools its caller may call (the ``Scopes`` of each, against the call's
+verified principal, as the pipeline checks them). Both read
 the runtime when called, so toolsets registered later are found too (the search index is built
 again when the registered tools change). Neither lists this toolset: whoever calls it already
 knows it, and its own schemas would only cost tokens.
@@ -23,6 +25,7 @@ from tooldesign.runtime.providers import LoadingPlan, describe
 from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.runtime import Runtime
+from tooldesign.runtime.scopes import may_call
 from tooldesign.runtime.spec.search import SearchIndex
 from tooldesign.runtime.spec.specs import ToolSpec
 
@@ -52,10 +55,10 @@ def tool_index_registration(
     searcher = ToolSearch(runtime, plan)
 
     async def list_tools(args: t.ToolIndexPayload, meta: ToolCallMeta) -> t.ToolIndexResult:
-        return index_tools(runtime, toolset=args.toolset, tag=args.tag)
+        return index_tools(runtime, toolset=args.toolset, tag=args.tag, meta=meta)
 
     async def search_tools(args: t.SearchToolsPayload, meta: ToolCallMeta) -> t.SearchToolsResult:
-        return searcher.search(args.query, limit=args.limit, toolset=args.toolset)
+        return searcher.search(args.query, limit=args.limit, toolset=args.toolset, meta=meta)
 
     return executor.new_registration(
         handlers={"tool_index": list_tools, "search_tools": search_tools},
@@ -82,13 +85,21 @@ class ToolSearch:
         return self._built[1], self._built[2]
 
     def search(
-        self, query: str, *, limit: int = 5, toolset: str | None = None
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        toolset: str | None = None,
+        meta: ToolCallMeta | None = None,
     ) -> t.SearchToolsResult:
         index, specs = self.index()
         within = None
         if toolset is not None:
             _check_toolset(_others(self.runtime), toolset)
             within = frozenset(i for i, s in enumerate(specs) if _in_toolset(s, toolset))
+        if _filtered(self.runtime, meta):  # only what the caller may call
+            allowed = {i for i, s in enumerate(specs) if _may_call(self.runtime, s, meta)}
+            within = frozenset(allowed if within is None else allowed & within)
         hits, total = index.find(query, limit, within=within)
         tools = [
             t.SearchToolsResultToolsItem(
@@ -97,6 +108,16 @@ class ToolSearch:
             for h in hits
         ]
         return t.SearchToolsResult(tools=tools, returned=len(tools), total=total)
+
+
+def _filtered(runtime: Runtime, meta: ToolCallMeta | None) -> bool:
+    """Whether the caller of ``meta`` may be shown less than every tool."""
+    return (meta is not None and meta.principal is not None) or runtime.require_principal
+
+
+def _may_call(runtime: Runtime, spec: ToolSpec[Any, Any], meta: ToolCallMeta | None) -> bool:
+    principal = meta.principal if meta is not None else None
+    return may_call(spec.scopes, principal, required=runtime.require_principal)
 
 
 def _others(runtime: Runtime) -> list[ToolSpec[Any, Any]]:
@@ -115,10 +136,17 @@ def _check_toolset(listed: Sequence[ToolSpec[Any, Any]], toolset: str) -> None:
 
 
 def index_tools(
-    runtime: Runtime, *, toolset: str | None = None, tag: str | None = None
+    runtime: Runtime,
+    *,
+    toolset: str | None = None,
+    tag: str | None = None,
+    meta: ToolCallMeta | None = None,
 ) -> t.ToolIndexResult:
-    """What ``tool_index`` answers: the registered tools (but itself), optionally filtered."""
+    """What ``tool_index`` answers: the registered tools (but itself) that the caller of
+    ``meta`` may call, optionally filtered."""
     listed = _others(runtime)
+    if _filtered(runtime, meta):
+        listed = [s for s in listed if _may_call(runtime, s, meta)]
     specs = listed
     if toolset is not None:
         _check_toolset(listed, toolset)

@@ -131,6 +131,8 @@ class ToolView:
     """``ImplementedByAgent``: its handler is the agent the application binds."""
     remote_name: str
     """The tool's name on its MCP server (an MCPToolset's tools), else its own name."""
+    scopes: tuple[str, ...]
+    """``Scopes(...)``: every scope a caller needs (its toolset's and its own, sorted)."""
     # Module-level names in specs.py and codecs.py (unique across both).
     id_const: str
     spec_const: str
@@ -346,6 +348,7 @@ class _ToolsetViewBuilder:
             loading=tool.loading,
             agent=tool.agent,
             remote_name=tool.remote_name or tool.name,
+            scopes=tool.scopes,
             id_const=names.unique(const),
             spec_const=names.unique(f"{const}_SPEC"),
             payload_codec=names.unique(f"{const}_PAYLOAD"),

@@ -26,7 +26,9 @@ which MCP hosts show to their users.
 
 Over HTTP, ``--auth-token-env NAME`` requires the bearer token held by the environment variable
 ``NAME`` (never one on the command line, which other users of the machine can read); each of
-several names is a client of its own. A server listening beyond loopback needs a token, or
+several names is a client of its own, and ``--token-scopes NAME="SCOPE SCOPE"`` gives that client's
+token the OAuth scopes a tool's ``Scopes`` ask for (a token given none may call only tools
+without scopes, and is listed only those). A server listening beyond loopback needs a token, or
 ``--no-auth`` to say that anyone who reaches it may call every tool. ``Host`` and ``Origin`` are
 checked for every host (``--allowed-host``, ``--allowed-origin``), and the first lines say what
 is allowed.
@@ -101,6 +103,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "client per variable)",
     )
     http.add_argument(
+        "--token-scopes",
+        metavar="NAME=SCOPES",
+        action="append",
+        default=[],
+        help="the scopes the token of --auth-token-env NAME grants, separated by spaces "
+        "(repeatable: one per token)",
+    )
+    http.add_argument(
         "--no-auth",
         action="store_true",
         help="serve without authentication on a host other than loopback (anyone who reaches "
@@ -155,6 +165,7 @@ _SESSION_FLAGS = {
 
 _HTTP_FLAGS = {
     "auth_token_env": "--auth-token-env",
+    "token_scopes": "--token-scopes",
     "no_auth": "--no-auth",
     "allowed_host": "--allowed-host",
     "allowed_origin": "--allowed-origin",
@@ -272,11 +283,35 @@ def _http_security(args: argparse.Namespace) -> dict[str, Any]:
         raise UserError(str(exc).replace("an allowed ", "--allowed-", 1)) from None
     names = ", ".join(f"${name}" for name in tokens.values())
     return {
-        "token_verifier": BearerTokens(tokens) if tokens else None,
+        "token_verifier": BearerTokens(tokens, scopes=_token_scopes(args)) if tokens else None,
         "authentication": f"bearer token from {names}" if tokens else None,
         "sessions": _session_limits(args),
         **allowed,
     }
+
+
+def _token_scopes(args: argparse.Namespace) -> dict[str, list[str]]:
+    """``--token-scopes NAME=SCOPES``: each named token's scopes, checked."""
+    from tooldesign.contract.scopes import scope_problem
+
+    named = set(getattr(args, "auth_token_env", None) or [])
+    out: dict[str, list[str]] = {}
+    for given in getattr(args, "token_scopes", None) or []:
+        name, equals, scopes = given.partition("=")
+        if not equals or not name:
+            raise UserError(
+                f"--token-scopes takes NAME=SCOPES (for example OPS_TOKEN='devices:write'), "
+                f"got {given!r}"
+            )
+        if name not in named:
+            raise UserError(f"--token-scopes {name}: no --auth-token-env {name} gives that token")
+        if name in out:
+            raise UserError(f"--token-scopes {name}: given twice")
+        for scope in scopes.split():
+            if (problem := scope_problem(scope)) is not None:
+                raise UserError(f"--token-scopes {name}: {problem}")
+        out[name] = scopes.split()
+    return out
 
 
 def _session_limits(args: argparse.Namespace) -> Any:

@@ -37,6 +37,7 @@ Each entry lists what a model may see of one tool, and what an application build
                     :mod:`~tooldesign.contract.content`); left out when none
 ``task``            ``{"onlyTask", "keepMs", "pollMs", "asksFirst"}`` when it may run as a task
                     (``LongRunning``, :mod:`~tooldesign.contract.tasks`); left out otherwise
+``scopes``          the OAuth scopes a caller needs (:mod:`~tooldesign.contract.scopes`), if any
 ``fingerprint``     the tool's fingerprint (:mod:`~tooldesign.contract.fingerprint`): one
                     digest of everything above, whatever the key order or formatting
 ==================  ========================================================================
@@ -69,7 +70,12 @@ from tooldesign.contract.fingerprint import FINGERPRINT_KEY, tool_fingerprint
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.loading import LOADING_KEY, LOADINGS, Loading
 from tooldesign.contract.schema_check import checked_schema
-from tooldesign.contract.server_data import CatalogServerData, parse_server_data
+from tooldesign.contract.scopes import scopes_entry, scopes_from_entry
+from tooldesign.contract.server_data import (
+    CatalogServerData,
+    ServerDataDefinition,
+    parse_server_data,
+)
 from tooldesign.contract.tasks import TaskSupport, task_entry, task_from_entry
 from tooldesign.jsonschema import keywords as K
 
@@ -99,22 +105,6 @@ class TypeDefinition(Protocol):
     @property
     def example(self) -> Any:
         """The design's example (``None``: none)."""
-
-
-class ServerDataDefinition(Protocol):
-    """A kind of server data as a catalog lists it."""
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def description(self) -> str | None: ...
-
-    @property
-    def default(self) -> str: ...
-
-    @property
-    def schema(self) -> Mapping[str, Any]: ...
 
 
 class ToolDefinition(Protocol):
@@ -182,6 +172,9 @@ class ToolDefinition(Protocol):
     @property
     def task(self) -> TaskSupport | None: ...
 
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+
 
 # --- writing --------------------------------------------------------------------------------
 
@@ -219,6 +212,7 @@ def catalog_entry(tool: ToolDefinition) -> dict[str, Any]:
         entry["code_access"] = tool.code_access
     entry.update(content_entry(tool.content))
     entry.update(task_entry(tool.task))
+    entry.update(scopes_entry(tool.scopes))
     return fingerprinted(entry)
 
 
@@ -318,6 +312,7 @@ class CatalogTool:
     content: tuple[ContentKind, ...] = ()
     agent: AgentContract | None = None
     task: TaskSupport | None = None
+    scopes: tuple[str, ...] = ()
 
     @classmethod
     def from_entry(cls, entry: Any) -> CatalogTool:
@@ -520,6 +515,7 @@ def _parse_tool(
         problems.append(f"{where}: 'code_access': {bad}")
     content = content_from_entry(entry, where, problems)
     task = task_from_entry(entry, where, problems)
+    scopes = scopes_from_entry(entry, where, problems)
     if check_fingerprint and entry.get(FINGERPRINT_KEY, None) not in (
         None,
         tool_fingerprint(entry),
@@ -550,6 +546,7 @@ def _parse_tool(
         content=content,
         agent=agent,
         task=task,
+        scopes=scopes,
     )
 
 

@@ -5,9 +5,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from tooldesign.contract.schema_check import checked_schema
+
+
+class ServerDataDefinition(Protocol):
+    """A kind of server data as a catalog lists it (what :class:`CatalogServerData` and the
+    runtime's and code generation's views of one have in common)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def description(self) -> str | None: ...
+
+    @property
+    def default(self) -> str: ...
+
+    @property
+    def schema(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)

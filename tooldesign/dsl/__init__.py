@@ -23,6 +23,7 @@ from tooldesign.dsl.behaviour import (
     Loading,
     LongRunning,
     Repairs,
+    Scopes,
 )
 from tooldesign.dsl.calls import (
     Args,
@@ -82,6 +83,7 @@ __all__ = [
     "Resource",
     "ResourceTemplate",
     "Return",
+    "Scopes",
     "ServerData",
     "Service",
     "String",

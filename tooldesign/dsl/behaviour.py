@@ -2,7 +2,8 @@
 (``Annotations``), who approves it (``Confirm``), whether code may call it (``CodeAccess``), the
 slips the runtime repairs (``Repairs``), the content its result carries beside its data
 (``Content``), its limits (``Limits``), how it is loaded (``Loading``), an agent run as its
-implementation (``ImplementedByAgent``), and whom it asks during a call (``Asks``).
+implementation (``ImplementedByAgent``), whom it asks during a call (``Asks``), and the scopes a
+caller needs (``Scopes``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,23 @@ def Loading(how: Literal["eager", "deferred"]) -> None:
         )
         return
     top.loading = (how, where)
+
+
+def Scopes(*scopes: str) -> None:
+    """The OAuth scopes a caller needs to call the enclosing toolset's tools (or this tool):
+    ``Scopes("devices:write")``. A tool needs all of them: its toolset's and its own. A caller
+    whose verified principal lacks one is refused before its arguments are read, and an MCP
+    server lists a tool only to callers that hold its scopes (see docs/mcp.md, "Scopes and
+    audit")."""
+    rec, where = current(), caller_location()
+    top = rec.top
+    if not isinstance(top, ToolsetRecord | ToolRecord):
+        _misplaced("Scopes", "a Toolset or Tool block", where)
+        return
+    if not scopes:
+        rec.issue("Scopes needs at least one scope, e.g. Scopes('devices:write')", where, top.path)
+        return
+    top.scopes.extend((scope, where) for scope in scopes)
 
 
 def _keywords_of(model: Callable[P, object]) -> Callable[[Callable[..., None]], Callable[P, None]]:

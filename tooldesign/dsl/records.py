@@ -173,6 +173,8 @@ class ToolRecord(Record):
     repairs: RepairsRecord | None = None
     limits: LimitsRecord | None = None
     loading: tuple[Any, Location] | None = None
+    scopes: list[tuple[Any, Location]] = field(default_factory=list)
+    """``Scopes(...)``: each scope the tool needs beyond its toolset's, where it was given."""
     agent: AgentRecord | None = None
     asks: AsksRecord | None = None
     long_running: LongRunningRecord | None = None
@@ -193,6 +195,8 @@ class ToolsetRecord(Record):
     is_mcp: bool = False
     repairs: RepairsRecord | None = None
     loading: tuple[Any, Location] | None = None
+    scopes: list[tuple[Any, Location]] = field(default_factory=list)
+    """``Scopes(...)``: each scope every tool of the toolset needs, where it was given."""
     content: list[Any] = field(default_factory=list)
     """Its ``Prompt``, ``Resource`` and ``ResourceTemplate`` records
     (:mod:`tooldesign.dsl.content_records`), in design order."""

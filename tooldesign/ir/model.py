@@ -321,6 +321,8 @@ class Tool:
     than sent in every request; ``None`` when the design does not say (eager)."""
     agent: AgentContract | None = None
     """``ImplementedByAgent``: an agent run is the tool's implementation (the app binds it)."""
+    scopes: tuple[str, ...] = ()
+    """``Scopes``: every scope a caller needs to call it (its toolset's and its own, sorted)."""
 
     @property
     def id(self) -> str:

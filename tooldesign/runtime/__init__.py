@@ -40,6 +40,7 @@ from tooldesign.contract.content import (
 from tooldesign.runtime.agents import AgentBudgetExceeded, AgentImplementation, AgentTask
 from tooldesign.runtime.answers import retry_hint_for_invalid_payload
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest, Approver
+from tooldesign.runtime.control.audit import AuditRecord, AuditSink, JsonLinesAudit, verify_audit
 from tooldesign.runtime.control.events import (
     ApprovalDecided,
     ApprovalRequested,
@@ -73,6 +74,7 @@ from tooldesign.runtime.errors import (
 )
 from tooldesign.runtime.hints import RetryHint
 from tooldesign.runtime.mcp.client import MCPClient
+from tooldesign.runtime.principal import Principal
 from tooldesign.runtime.reasons import Recovery, RetryReason
 from tooldesign.runtime.registration import (
     CallNext,
@@ -120,6 +122,8 @@ __all__ = [
     "ApprovalRequested",
     "Approver",
     "AudioContent",
+    "AuditRecord",
+    "AuditSink",
     "BoundedResultModel",
     "Bounds",
     "CallEvent",
@@ -136,9 +140,11 @@ __all__ = [
     "InputUnavailable",
     "Interceptor",
     "JsonAny",
+    "JsonLinesAudit",
     "Limits",
     "LogCalls",
     "MCPClient",
+    "Principal",
     "ProgressUpdate",
     "RateLimit",
     "Recovery",
@@ -184,4 +190,5 @@ __all__ = [
     "progress_to",
     "report_progress",
     "retry_hint_for_invalid_payload",
+    "verify_audit",
 ]

@@ -158,6 +158,7 @@ class AgentTask(Generic[PayloadT]):
         return ToolCallMeta(
             run_id=self.run_id,
             tool_call_id=tool_call_id or f"{self.run_id}-{next(self._ids)}",
+            principal=self.meta.principal,  # the inner run acts for the outer call's caller
         )
 
     async def call(

@@ -313,6 +313,18 @@ def awaiting_approval(tool_id: str, approval: ApprovalRequest) -> ToolResult:
     return result
 
 
+def scope_missing(tool_id: str, missing: Sequence[str], *, principal: bool) -> ToolResult:
+    """The caller's verified principal lacks scopes the tool needs, or the call has none where
+    the runtime requires one: the tool's missing scopes named, no other scope."""
+    scopes = f" the scope {', '.join(map(repr, missing))}" if missing else ""
+    if principal:
+        why = f"the caller's credentials do not grant{scopes}"
+    else:
+        why = "the call has no verified caller" + (f" to grant{scopes}" if missing else "")
+    message = f"Tool {tool_name(tool_id)!r} did not run: {why}. Do not retry it; ask the user for that access, or take another step."
+    return _answer(tool_id, message, outcome="forbidden", details={"missing_scopes": list(missing)})
+
+
 def approval_denied(
     tool_id: str, denied: str, approval: ApprovalRequest, decision: ApprovalDecision
 ) -> ToolResult:
@@ -441,10 +453,7 @@ def no_worker(tool_id: str, toolset: str, version: str, live: Iterable[str]) -> 
 
 
 def unreachable(tool_id: str, detail: str) -> ToolResult:
-    message = (
-        f"Tool {tool_name(tool_id)!r} is unavailable right now: its workers cannot be reached. "
-        "Try again later or use another tool."
-    )
+    message = f"Tool {tool_name(tool_id)!r} is unavailable right now: its workers cannot be reached. Try again later or use another tool."
     return _answer(tool_id, message, RetryReason.TOOL_UNAVAILABLE, details={"problem": detail})
 
 
@@ -475,12 +484,9 @@ def no_answer(tool_id: str, timeout: float, *, sent: bool, detail: str) -> ToolR
             f"Tool {name!r} could not be reached within {timeout:g} s; it did not run. "
             "Try again shortly."
         )
+    details = {"sent": sent, "problem": detail}
     return _answer(
-        tool_id,
-        message,
-        RetryReason.TIMEOUT,
-        details={"sent": sent, "problem": detail},
-        restrict_to_tool=not sent,
+        tool_id, message, RetryReason.TIMEOUT, details=details, restrict_to_tool=not sent
     )
 
 
@@ -548,20 +554,14 @@ def not_in_toolset(tool_id: str, toolset: str, names: Iterable[str]) -> ToolResu
 
 
 def expired(tool_id: str) -> ToolResult:
-    message = (
-        f"Tool {tool_name(tool_id)!r} could not start before the call's deadline; it did not "
-        "run. Try the same call again."
-    )
+    message = f"Tool {tool_name(tool_id)!r} could not start before the call's deadline; it did not run. Try the same call again."
     result = _answer(tool_id, message, RetryReason.TIMEOUT, restrict_to_tool=True)
     result.telemetry.extra["not_started"] = True
     return result
 
 
 def out_of_time(tool_id: str, seconds: float) -> ToolResult:
-    message = (
-        f"Tool {tool_name(tool_id)!r} did not finish within {seconds:.3g} s. Try again, or narrow "
-        "the request (fewer items, a smaller window) so it finishes sooner."
-    )
+    message = f"Tool {tool_name(tool_id)!r} did not finish within {seconds:.3g} s. Try again, or narrow the request (fewer items, a smaller window) so it finishes sooner."
     return _answer(tool_id, message, RetryReason.TIMEOUT)
 
 

@@ -3,6 +3,8 @@
     1. resolve       the tool, by id or provider-facing name; an unknown name is answered at
                      once, before any interceptor (interceptors see registered tools, by id)
     2. observe       the call's span and ``CallStarted`` (only when someone listens)
+    2b. scopes       a caller whose verified principal lacks one of the tool's ``Scopes`` is
+                     refused (see :mod:`.scopes`), before any interceptor reads the call
     3. interceptors  the runtime's, then the toolset's, in registration order: each may rewrite
                      the request (its raw payload, its metadata), answer it without going on,
                      or post-process the answer; at the end of the chain, on the request as
@@ -13,7 +15,8 @@
     6. run           the bound method or the handler
     7. check result  the result type, the bounded-result contract, server data, encoding
     8. budget        what the model reads, cut (text) or refused (data) past the result budget
-    9. answer        recovery, timing, the call's id; the span ends; ``CallFinished``, last
+    9. answer        recovery, timing, the call's id; the span ends; ``CallFinished``, last;
+                     the audit sink gets its record (see :mod:`.control.audit`)
 
 Where two features meet, this order decides it, here and nowhere else:
 - interceptors run before decoding and approval, so what a person approves is exactly what
@@ -49,6 +52,7 @@ from tooldesign.runtime.approval import (
 from tooldesign.runtime.arguments import injected_values, invalid, models_unavailable
 from tooldesign.runtime.budget import READ_RESULT, Spills, budgeted, within_budget
 from tooldesign.runtime.control.approved_runs import ApprovedRuns
+from tooldesign.runtime.control.audit import AuditSink, audit_call
 from tooldesign.runtime.control.events import EventBus
 from tooldesign.runtime.control.otel import Tracer
 from tooldesign.runtime.control.watch import CallWatch
@@ -60,6 +64,7 @@ from tooldesign.runtime.registry import RegisteredTool, Registry
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult, ToolTelemetry
 from tooldesign.runtime.result_check import check_result
+from tooldesign.runtime.scopes import refused
 from tooldesign.runtime.spec.lazy_types import TypesImportError
 from tooldesign.runtime.spec.limits import Limits
 from tooldesign.runtime.validation.repairs import decode_call, decoded_at_once
@@ -108,8 +113,12 @@ class Pipeline:
         decoders: Executor,
         approvers: Executor,
         spills: Spills,
+        audit: AuditSink | None = None,
+        require_principal: bool = False,
     ) -> None:
         self.spills = spills
+        self.audit = audit
+        self.require_principal = require_principal
         self.registry = Registry(
             interceptors=interceptors,
             end_of_chain=self.end_of_chain,
@@ -131,10 +140,16 @@ class Pipeline:
         started = time.perf_counter()
         tool = self.registry.resolve(request.name)  # 1. resolve
         if tool is None:
-            return _answered(self.registry.unknown(request.name), request.meta, started, None)
+            unknown = self.registry.unknown(request.name)
+            return self._audited(request, request.name, _answered(unknown, request.meta, started))
         if tool.intercepted and request.name != tool.spec.id:  # interceptors see ids
             request = ToolRequest(tool.spec.id, request.payload, request.meta)
         watch = CallWatch.start(self.events, self.tracer, tool.spec, request)  # 2. observe
+        if tool.spec.scopes or self.require_principal:  # 2b. scopes
+            refusal = refused(tool.spec, request.meta.principal, required=self.require_principal)
+            if refusal is not None:
+                answer = _answered(refusal, request.meta, started, watch)
+                return self._audited(request, tool.spec.id, answer)
         # What the end of the chain needs of this call (a call made inside another's run must
         # not see the outer call's decisions or observers).
         call = None if decisions is NO_DECISIONS and watch is None else _Call(decisions, watch)
@@ -150,12 +165,21 @@ class Pipeline:
             if propagates(exc):  # the call is cancelled: it still finishes, for its observers
                 if watch is not None:
                     watch.abort((time.perf_counter() - started) * 1000)
+                if self.audit is not None:
+                    aborted = answers.cancelled(tool.spec.id, started=True)
+                    self._audited(request, tool.spec.id, _answered(aborted, request.meta, started))
                 raise
             result = _interceptor_failed(tool, exc)  # an interceptor's bug: still an answer
         finally:
             if token is not None:
                 _current.reset(token)
-        return _answered(result, request.meta, started, watch)  # 9. answer
+        return self._audited(request, tool.spec.id, _answered(result, request.meta, started, watch))
+
+    def _audited(self, request: ToolRequest, tool: str, result: ToolResult) -> ToolResult:
+        """Step 9's last act: the call's audit record, when the runtime keeps a trail."""
+        if self.audit is not None:
+            audit_call(self.audit, request, tool, result)
+        return result
 
     async def end_of_chain(self, request: ToolRequest, meta: ToolCallMeta) -> ToolResult:
         """Steps 4 to 8, on the request and metadata the last interceptor passed on."""
@@ -289,7 +313,7 @@ def _with_telemetry(result: ToolResult, telemetry: ToolTelemetry) -> ToolResult:
 
 
 def _answered(
-    result: ToolResult, meta: ToolCallMeta, started: float, watch: CallWatch | None
+    result: ToolResult, meta: ToolCallMeta, started: float, watch: CallWatch | None = None
 ) -> ToolResult:
     """Step 9: the answer as the caller gets it, and its observers told, last."""
     # A result an interceptor or a handler made itself says nothing of its outcome.

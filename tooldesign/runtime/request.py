@@ -14,6 +14,7 @@ from typing import Any
 from tooldesign.runtime.control.logs import LogLevel, log_message
 from tooldesign.runtime.control.progress import report_progress
 from tooldesign.runtime.dict_reader import DictFormatError, DictReader
+from tooldesign.runtime.principal import Principal
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,11 @@ class ToolCallMeta:
     trace: Mapping[str, str] = field(default_factory=dict)
     """W3C trace context (``traceparent``, ``tracestate``) of the call, when the caller has one;
     it travels with calls sent to workers."""
+    principal: Principal | None = None
+    """The verified caller (its subject, client and scopes), set by the entry point that
+    verified it, never from the model's arguments: a tool's ``Scopes`` are checked against it,
+    and the audit records it. ``None``: no identity was verified (in-process use without
+    auth), refused only by a runtime told to ``require_principal``."""
 
     def stable_id(self) -> str | None:
         """``call_id``, else one derived from ``run_id`` and ``tool_call_id`` (``None`` without
@@ -86,6 +92,8 @@ class ToolCallMeta:
             data["server_data"] = dict(self.server_data)
         if self.trace:
             data["trace"] = dict(self.trace)
+        if self.principal is not None:
+            data["principal"] = self.principal.to_dict()
         return data
 
     @classmethod
@@ -101,11 +109,13 @@ class ToolCallMeta:
         for key, value in trace.items():
             if not isinstance(value, str):
                 raise DictFormatError(f"call metadata: trace[{key!r}] must be a string")
+        principal = read.data.get("principal")
         return cls(
             **ids,
             labels=read.mapping("labels"),
             server_data=server_data,
             trace=trace,
+            principal=Principal.from_dict(principal) if principal is not None else None,
         )
 
 
@@ -187,6 +197,7 @@ def with_ids(
     _META_SERVER_DATA(copy, meta.server_data)
     _META_CALL_ID(copy, call_id)
     _META_TRACE(copy, meta.trace)
+    _META_PRINCIPAL(copy, meta.principal)
     return copy
 
 
@@ -207,6 +218,7 @@ _META_LABELS = _slot_setter(ToolCallMeta, "labels")
 _META_SERVER_DATA = _slot_setter(ToolCallMeta, "server_data")
 _META_CALL_ID = _slot_setter(ToolCallMeta, "call_id")
 _META_TRACE = _slot_setter(ToolCallMeta, "trace")
+_META_PRINCIPAL = _slot_setter(ToolCallMeta, "principal")
 _REQUEST_NAME = _slot_setter(ToolRequest, "name")
 _REQUEST_PAYLOAD = _slot_setter(ToolRequest, "payload")
 _REQUEST_META = _slot_setter(ToolRequest, "meta")

@@ -16,6 +16,7 @@ from tooldesign.runtime.approval import NO_DECISIONS, Decisions, approval_reques
 from tooldesign.runtime.arguments import decode, injected_values
 from tooldesign.runtime.budget import Spills
 from tooldesign.runtime.control.approvals import ApprovalDecision, ApprovalRequest, Approver
+from tooldesign.runtime.control.audit import AuditSink
 from tooldesign.runtime.control.events import DEFAULT_MAX_QUEUED, EventBus, Subscriber, Subscription
 from tooldesign.runtime.control.otel import Tracer, Tracing
 from tooldesign.runtime.errors import ToolValidationError
@@ -24,6 +25,7 @@ from tooldesign.runtime.registration import Interceptor, ToolsetRegistration
 from tooldesign.runtime.registry import RegisteredTool, ToolsetInfo
 from tooldesign.runtime.request import ToolRequest, with_call_id
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.scopes import refused
 from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.spec.specs import JsonSchema, ToolSpec
 from tooldesign.runtime.spill import DEFAULT_TTL, MemoryResultStore, ResultStore
@@ -52,6 +54,10 @@ class Runtime:
     ``result_store`` keeps the results of tools that spill past their budget
     (``Limits(result_overflow="spill")``) for ``result_ttl`` seconds, for the builtin
     ``read_result`` tool (:mod:`tooldesign.builtin.results`); in memory by default.
+    ``audit`` gets a record of every call answered (:class:`JsonLinesAudit`, a hash-chained
+    file). ``require_principal`` refuses a call whose metadata carries no verified
+    :class:`Principal`; left ``False``, only a principal that is there is held to a tool's
+    ``Scopes`` (in-process use without auth runs every tool, as it always did).
     """
 
     def __init__(
@@ -66,6 +72,8 @@ class Runtime:
         limits: Limits = DEFAULT_LIMITS,
         result_store: ResultStore | None = None,
         result_ttl: float = DEFAULT_TTL,
+        audit: AuditSink | None = None,
+        require_principal: bool = False,
     ) -> None:
         if worker_threads < 1:
             raise ValueError("worker_threads must be at least 1")
@@ -95,11 +103,18 @@ class Runtime:
                 result_ttl,
                 shared=result_store is not None,
             ),
+            audit=audit,
+            require_principal=require_principal,
         )
         self._registry = self._pipeline.registry
         self._pipeline.runtime = self
         for registration in registrations:
             self.register(registration)
+
+    @property
+    def require_principal(self) -> bool:
+        """Whether a call without a verified :class:`Principal` is refused (see ``__init__``)."""
+        return self._pipeline.require_principal
 
     # ── registrations ─────────────────────────────────────────────────────────────────────
 
@@ -230,8 +245,15 @@ class Runtime:
         their framework's own approval flow; the decision then goes to :meth:`execute`.
 
         It reads the call as sent: an interceptor that rewrites the arguments makes another
-        call, which :meth:`execute` answers as awaiting its own approval."""
+        call, which :meth:`execute` answers as awaiting its own approval. A call whose caller
+        lacks the tool's ``Scopes`` waits on nothing: no person is asked about a call that
+        :meth:`execute` refuses."""
         tool = self._registry.resolve(request.name)
+        pipeline = self._pipeline
+        if tool is not None and (tool.spec.scopes or pipeline.require_principal):
+            principal, required = request.meta.principal, pipeline.require_principal
+            if refused(tool.spec, principal, required=required) is not None:
+                return None
         if tool is not None and tool.spec.agent is not None:  # its inner run's, if it waits
             return await self._waiting_inner(tool, request)
         if tool is None or tool.spec.confirm is None:

@@ -153,7 +153,7 @@ async def test_unauthenticated_requests_get_401_and_never_reach_a_tool() -> None
         return dataclasses.replace(context.meta, labels=user)
 
     server = served(restarts, meta_for=meta_for)
-    tokens = BearerTokens({ALICE: "alice"})
+    tokens = BearerTokens({ALICE: "alice"}, scopes={"alice": ["devices:write"]})
     async with http_app(server, token_verifier=tokens) as live, raw_http() as http:
         url = live.url
         call = message("tools/call", {"name": "restart_device", "arguments": RESTART})
@@ -198,7 +198,10 @@ class IssuedTokens:
     def __init__(self, resource: str) -> None:
         self.tokens = {
             "good-token": AccessToken(
-                token="good-token", client_id="app", scopes=["tools"], resource=resource
+                token="good-token",
+                client_id="app",
+                scopes=["tools", "devices:write"],  # restart_device needs it (Scopes)
+                resource=resource,
             ),
             "no-scope": AccessToken(
                 token="no-scope", client_id="app", scopes=[], resource=resource
@@ -420,7 +423,9 @@ async def test_unauthenticated_floods_open_no_session_at_all() -> None:
 async def test_one_client_cannot_take_every_session() -> None:
     restarts = Restarts()
     server = served(restarts)
-    tokens = BearerTokens({ALICE: "alice", MALLORY: "mallory"})
+    # Both may restart devices (Scopes): mallory's calls hold her sessions busy.
+    everyone = {"alice": ["devices:write"], "mallory": ["devices:write"]}
+    tokens = BearerTokens({ALICE: "alice", MALLORY: "mallory"}, scopes=everyone)
     limits = SessionLimits(max_sessions=10, per_client=3)
     mallory = {"Authorization": f"Bearer {MALLORY}"}
     async with (

@@ -21,6 +21,7 @@ from tooldesign.contract.limits import LIMIT_NAMES, ToolLimits, check_limit
 from tooldesign.contract.loading import LOADINGS, Loading
 from tooldesign.contract.location import Location
 from tooldesign.contract.naming import SHADOWED_MODULES, pascal_case
+from tooldesign.contract.scopes import needed_scopes, scope_problem
 from tooldesign.contract.tasks import DEFAULT_KEEP_MS, DEFAULT_POLL_MS, TaskSupport, task_problem
 from tooldesign.dsl.records import (
     BindRecord,
@@ -199,6 +200,7 @@ class _TreeBuilder:
     ) -> Toolset:
         tags = self._tags(rec.tags, rec)
         loading = self._loading(rec.loading, rec)
+        scopes = self._scopes(rec.scopes, rec)
         if rec.repairs is not None:  # the nearest Repairs wins
             repairs = control.repairs_default(rec.repairs, self.issues)
         tools: list[Tool] = []
@@ -223,7 +225,15 @@ class _TreeBuilder:
             # Kept whatever its name: what the tool declares is checked too.
             tools.append(
                 self._tool(
-                    tool_rec, service, rec.name, tool_ident, tags, repairs, rec.is_mcp, loading
+                    tool_rec,
+                    service,
+                    rec.name,
+                    tool_ident,
+                    tags,
+                    repairs,
+                    rec.is_mcp,
+                    loading,
+                    toolset_scopes=scopes,
                 )
             )
         desc = self._text(rec.description, rec, "description")
@@ -249,6 +259,8 @@ class _TreeBuilder:
         repairs: tuple[str, ...] | None,
         on_server: bool = False,
         toolset_loading: Loading | None = None,
+        *,
+        toolset_scopes: tuple[str, ...] = (),
     ) -> Tool:
         for what, where in rec.duplicates:
             self.issues.add(f"{what} is declared more than once in this tool", where, rec.path)
@@ -301,7 +313,20 @@ class _TreeBuilder:
             limits=self._limits(rec),
             loading=self._loading(rec.loading, rec) or toolset_loading,
             agent=control.agent(rec.agent, self.issues),
+            scopes=needed_scopes(toolset_scopes, self._scopes(rec.scopes, rec)),
         )
+
+    def _scopes(self, given: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
+        """``Scopes(...)`` checked: each an OAuth scope token, else an issue where it was
+        given (the block's path names the tool or toolset) and left out."""
+        out: list[str] = []
+        for scope, where in given:
+            problem = scope_problem(scope)
+            if problem is not None:
+                self.issues.add(f"Scopes: {problem}", where, rec.path)
+            else:
+                out.append(scope)
+        return tuple(out)
 
     def _tags(self, tags: list[tuple[Any, Location]], rec: Record) -> tuple[str, ...]:
         out: list[str] = []

@@ -331,6 +331,7 @@ class CodeMode:
             server_data=meta.server_data,
             call_id=f"{stable}.{index}" if stable else None,
             trace=meta.trace,
+            principal=meta.principal,  # code calls for its caller: held to the same scopes
         )
         request = ToolRequest(name, payload, inner)
         return await self.runtime.execute(

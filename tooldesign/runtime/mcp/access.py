@@ -16,7 +16,7 @@ import ipaddress
 import logging
 import math
 import time
-from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from mcp.server.auth.provider import AccessToken, principal_components
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
+from tooldesign.contract.scopes import needed_scopes, scope_problem
 from tooldesign.jsonschema.text import shown
 
 log = logging.getLogger("tooldesign.runtime.mcp")
@@ -47,9 +48,15 @@ class BearerTokens:
     and ``.subject`` in ``McpCallContext.access_token``, and the client that per-client session
     limits count. Tokens are compared in constant time (their SHA-256 digests, every token each
     time), and must be at least 16 characters long.
+
+    ``scopes`` gives each holder (by name) the OAuth scopes its token grants:
+    ``BearerTokens({ops_token: "ops", bot_token: "bot"}, scopes={"ops": ["devices:write"]})``.
+    A holder not named grants none: it is shown, and may call, only tools without ``Scopes``.
     """
 
-    def __init__(self, tokens: str | Mapping[str, str]) -> None:
+    def __init__(
+        self, tokens: str | Mapping[str, str], *, scopes: Mapping[str, Iterable[str]] | None = None
+    ) -> None:
         named = {tokens: "bearer"} if isinstance(tokens, str) else dict(tokens)
         if not named:
             raise ValueError("BearerTokens needs at least one token")
@@ -61,6 +68,8 @@ class BearerTokens:
                 )
         self._digests = [(_digest(token), name) for token, name in named.items()]
         self.identities = tuple(named.values())
+        self.scopes = _checked_scopes(scopes or {}, self.identities)
+        """Each holder's scopes, sorted (a holder left out has none)."""
 
     async def verify_token(self, token: str) -> AccessToken | None:
         given = _digest(token)
@@ -70,7 +79,30 @@ class BearerTokens:
                 holder = name
         if holder is None:
             return None
-        return AccessToken(token=token, client_id=holder, scopes=[], subject=holder)
+        scopes = list(self.scopes.get(holder, ()))
+        return AccessToken(token=token, client_id=holder, scopes=scopes, subject=holder)
+
+
+def _checked_scopes(
+    scopes: Mapping[str, Iterable[str]], holders: Sequence[str]
+) -> dict[str, tuple[str, ...]]:
+    """``BearerTokens``'s ``scopes=``, checked: each key a holder, each value scope tokens."""
+    out: dict[str, tuple[str, ...]] = {}
+    for name, given in scopes.items():
+        if name not in holders:
+            raise ValueError(
+                f"BearerTokens scopes= names {name!r}, which holds no token "
+                f"(holders: {', '.join(map(repr, holders))})"
+            )
+        if isinstance(given, str):
+            raise TypeError(
+                f"the scopes of {name!r} are a list of scopes, not one string {given!r}"
+            )
+        for scope in given:
+            if (problem := scope_problem(scope)) is not None:
+                raise ValueError(f"the scopes of {name!r}: {problem}")
+        out[name] = needed_scopes(given)
+    return out
 
 
 def _digest(token: str) -> bytes:

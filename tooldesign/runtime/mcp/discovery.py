@@ -31,6 +31,7 @@ from mcp import types
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from tooldesign.runtime.mcp import callers
 from tooldesign.runtime.mcp.server import MetaFor, OnResult, ToolServer, _connection_of
 from tooldesign.runtime.providers import LoadingPlan, describe
 from tooldesign.runtime.providers.deferred import SEARCH_TOOL_ID, PlanError
@@ -106,7 +107,10 @@ class DiscoveryServer(ToolServer):
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=self.listed(_connection_of(ctx)))
+        listed = self.listed(_connection_of(ctx))
+        return types.ListToolsResult(
+            tools=callers.shown(self._served_catalog(), ctx, self.runtime, listed)
+        )
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -121,7 +125,12 @@ class DiscoveryServer(ToolServer):
             or answer.is_error
         ):
             return answer
-        found = [n for n in _found_names(answer.structured_content) if n in catalog.by_name]
+        names = [n for n in _found_names(answer.structured_content) if n in catalog.by_name]
+        # A caller is not shown the found tools it may not call (listing never grants).
+        found = [
+            t.name
+            for t in callers.shown(catalog, ctx, self.runtime, [catalog.by_name[n] for n in names])
+        ]
         connection = _connection_of(ctx)
         known = self.eager() | self._found.get(connection, set())
         new = [name for name in found if name not in known]

@@ -57,7 +57,7 @@ from starlette.requests import Request
 from tooldesign.contract.catalog import toolset_version
 from tooldesign.jsonschema.text import clipped, shown
 from tooldesign.runtime.control.logs import LogLevel
-from tooldesign.runtime.mcp import control, exchanges, http, stdio
+from tooldesign.runtime.mcp import callers, control, exchanges, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.callbacks import MissingExplained, check_callback
 from tooldesign.runtime.mcp.changes import ChangeBus, Listeners
@@ -326,7 +326,7 @@ class ToolServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[_Connection], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=list(self._served_catalog().tools))
+        return types.ListToolsResult(tools=callers.shown(self._served_catalog(), ctx, self.runtime))
 
     async def _tool_call_shape(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -392,7 +392,7 @@ class ToolServer:
 
     async def _call_meta(self, context: McpCallContext) -> ToolCallMeta:
         if self._meta_for is None:
-            return context.meta
+            return callers.verified(context.meta, context.access_token)
         try:
             meta = self._meta_for(context)
             if inspect.isawaitable(meta):
@@ -405,7 +405,7 @@ class ToolServer:
         if not isinstance(meta, ToolCallMeta):
             log.error("meta_for returned %s, not a ToolCallMeta", type(meta).__name__)
             raise MCPError(types.INTERNAL_ERROR, "The server could not prepare this call.")
-        return meta
+        return callers.verified(meta, context.access_token)
 
     async def _discover(
         self, ctx: ServerRequestContext[_Connection], params: types.RequestParams

@@ -172,6 +172,8 @@ class ToolSpec(Generic[PayloadT, ResultT]):
     """``Loading("deferred")``: exports load it through a tool search (``None``: eagerly)."""
     agent: AgentContract | None = None
     """``ImplementedByAgent``: the tool's implementation is an agent run (its contract)."""
+    scopes: tuple[str, ...] = ()
+    """``Scopes``: every scope a caller's verified principal must hold to call it (sorted)."""
 
     def server_data_spec(self, kind: str) -> ServerDataSpec[Any] | None:
         for spec in self.server_data:

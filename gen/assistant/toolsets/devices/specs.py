@@ -309,6 +309,7 @@ RESTART_DEVICE_SPEC: Final[rt.ToolSpec[t.RestartDevicePayload, t.RestartDeviceRe
             when=None,
             denied="A person declined this call, so it did not run. Do not make it again; tell the user, or reach the goal another way.",
         ),
+        scopes=("devices:write",),
     )
 )
 
