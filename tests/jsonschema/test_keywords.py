@@ -206,7 +206,8 @@ def test_each_keyword_has_one_row_and_one_name() -> None:
 
 def test_each_name_is_its_keyword_in_upper_case() -> None:
     for constant, keyword in _constants().items():
-        spelt = "".join(f"_{c}" if c.isupper() else c.upper() for c in keyword.lstrip("$"))
+        bare = keyword.lstrip("$").replace("-", "_")  # an extension's: x-mcp-header
+        spelt = "".join(f"_{c}" if c.isupper() else c.upper() for c in bare)
         assert constant == spelt, keyword
 
 
@@ -258,6 +259,7 @@ def test_the_selections() -> None:
         K.EXAMPLES,
         K.EXAMPLE,
         K.COMMENT,
+        K.X_MCP_HEADER,
     }
     # Every keyword whose value holds schemas, as the fingerprint's walk has always followed.
     assert K.holding("schema") == {

@@ -322,6 +322,7 @@ def Attribute(
     description: str | None = None,
     *,
     repair: Sequence[RepairName] | None = None,
+    header: str | None = None,
     **options: Unpack[AttributeOptions],
 ) -> Block:
     """Declare an attribute of the enclosing object.
@@ -334,6 +335,9 @@ def Attribute(
     ``repair=["numeric_string"]`` names the slips a model may make in this argument that the
     runtime repairs instead of refusing (see :func:`Repairs`); ``repair=[]`` accepts none,
     whatever the defaults.
+    ``header="Region"`` mirrors a tool's own argument (a string, integer or boolean of its
+    ``Args`` block) in the ``Mcp-Param-Region`` HTTP header of each MCP call (the
+    ``x-mcp-header`` extension), so gateways can route on it; the server checks the two agree.
     """
     rec, where = current(), caller_location()
     shape, owner = _shape_for("Attribute", where, rec.child_path(_quoted(name)))
@@ -351,6 +355,7 @@ def Attribute(
         description=description,
         options=given,
         repair=repair,
+        header=header,
     )
     # Checked here too: a design that no type checker has read may still misspell an option.
     unknown = sorted(given.keys() - _KNOWN_OPTIONS)

@@ -31,6 +31,7 @@ from tests.runtime.mcp.conformance.tools import (
     image_content,
     json_schema_tool,
     multiple_content_types,
+    routed,
     simple_text,
     trigger_prompt_change,
     with_logging,
@@ -210,6 +211,15 @@ with Service("conformance", "The MCP conformance suite's scenario tools"):
             Return(String, "What was received")
             Annotations(read_only=True)
             BindTo(json_schema_tool)
+        # http-custom-header-server-validation: arguments mirrored in Mcp-Param-* headers.
+        with Tool("test_custom_header", "Route a request by region"):
+            with Args():
+                Attribute("region", String, "Where to route", header="Region")
+                Attribute("shard", Int, "Which shard", minimum=0, header="Shard")
+                Required("region")
+            Return(String, "Where it went")
+            Annotations(read_only=True)
+            BindTo(routed)
         for name, description, handler, argument, whom in ASKING:
             with Tool(name, description):
                 if argument is not None:

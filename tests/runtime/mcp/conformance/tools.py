@@ -40,6 +40,12 @@ def simple_text() -> str:
     return SIMPLE_TEXT
 
 
+def routed(region: str, shard: int | None = None) -> str:
+    """The http-custom-header-server-validation scenario's tool: its arguments are mirrored in
+    ``Mcp-Param-*`` headers, which the server checks before it runs."""
+    return f"Routed to {region}" + (f", shard {shard}" if shard is not None else "")
+
+
 def error_handling() -> str:
     raise ScenarioError("This tool intentionally returns an error for testing")
 
