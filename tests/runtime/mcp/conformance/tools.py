@@ -147,6 +147,19 @@ def prompt_with_image() -> list[Message]:
     return [Message(ImageContent(PNG, "image/png")), Message("Please analyze the image above.")]
 
 
+class PromptContext(BaseModel):
+    context: str
+
+
+async def prompt_that_asks() -> str:
+    """input-required-result-non-tool-request: prompts/get asks the user before it renders."""
+    answer = await exchanges().ask_user(
+        "What context should the prompt use?", PromptContext, key="user_context"
+    )
+    context = answer.content.context if answer.accepted and answer.content else "none given"
+    return f"Answer with this context in mind: {context}"
+
+
 def complete_argument(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
     words = ["paris", "park", "party", "pasta"]
     return [word for word in words if word.startswith(value.lower())]
@@ -174,6 +187,12 @@ CONTENT = ServerContent(
             EmbedArguments,
         ),
         Prompt("test_prompt_with_image", "A prompt with an image", prompt_with_image),
+        Prompt(
+            "test_input_required_result_prompt",
+            "A prompt that asks the user for context first",
+            prompt_that_asks,
+            asks=("user",),
+        ),
     ],
     resources=[
         Resource(
