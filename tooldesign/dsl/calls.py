@@ -14,7 +14,7 @@ from tooldesign.contract.constraints import AttributeOptions
 from tooldesign.contract.errors import close_match
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import RepairName
-from tooldesign.dsl.content_records import ContentRecord
+from tooldesign.dsl.content_records import ContentRecord, PromptRecord
 from tooldesign.dsl.recorder import Block, Unentered, caller_location, current, shape_of
 from tooldesign.dsl.records import (
     AttributeRecord,
@@ -105,7 +105,10 @@ def _once_in_tool(what: str, field: str, make: Callable[[Location, str], Record]
     """Record the call ``what``, which a Tool block takes once, as the tool's ``field``
     (``make(location, path)`` builds the record); a second one is reported as a duplicate."""
     rec, where = current(), caller_location()
-    tool: ToolRecord | ContentRecord | None = _content_top() if field == "bind" else None
+    content = _content_top()
+    # A prompt is bound as a tool is, and may ask as one does (``Asks``).
+    takes = field == "bind" or (field == "asks" and isinstance(content, PromptRecord))
+    tool: ToolRecord | ContentRecord | None = content if takes else None
     if tool is None:
         tool = _tool_top(what, where)
     if tool is None:

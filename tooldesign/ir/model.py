@@ -354,6 +354,8 @@ class ContentItem:
     completer: Binding | None
     location: Location = field(repr=False)
     path: str = field(repr=False)
+    asks: tuple[Whom, ...] = ()
+    """``Asks`` in a ``Prompt``: whom its rendering asks (as a tool's ``Asks``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 from tooldesign.builtin.results import results_registration
+from tooldesign.contract.content_catalog import CONTENT_CATALOG_NAME, parse_content_catalog
 from tooldesign.runtime import ImageContent, Runtime, ToolCallMeta, ToolRequest
 from tooldesign.runtime.budget import CUT_KEY
 from tooldesign.runtime.mcp import (
@@ -318,4 +319,41 @@ async def test_completing_what_is_not_served_is_invalid_params_naming_it(mode: s
     assert (template.value.error.code, template.value.error.message) == (
         types.INVALID_PARAMS,
         'Unknown resource template: "docs://{x}"',
+    )
+
+
+ASKING_DESIGN = """
+from tooldesign.dsl import *  # noqa: F403
+
+with Service("kb", "Knowledge base"):
+    with Toolset("articles", "Articles"):
+        with Tool("search", "Search articles"):
+            with Args():
+                Attribute("query", String, "Keywords")
+            Return(String, "An id")
+        with Prompt("explain", "Explain a topic"):
+            with Args():
+                Attribute("topic", String, "What to explain")
+                Required("topic")
+            Asks("user")
+            BindTo("tests.runtime.mcp.test_content:ask_then_render")
+"""
+
+
+async def test_a_designed_prompt_that_asks_is_generated_and_served_asking(
+    gen_design: Callable[[str], Generated], mode: str
+) -> None:
+    generated = gen_design(ASKING_DESIGN)
+    folder = generated.out / "kb" / "toolsets" / "articles"
+    [entry] = parse_content_catalog((folder / CONTENT_CATALOG_NAME).read_text())
+    assert entry.asks == ("user",)
+    content = generated.module("kb.toolsets.articles.content")
+    [prompt] = content.prompts()
+    assert prompt.asks == ("user",)
+    served = mcp_server(Runtime())
+    content.server_content().serve_on(served)
+    async with Client(served.server, mode=mode, elicitation_callback=person) as client:
+        got = await client.get_prompt("explain", {"topic": "BGP"})
+    assert got.messages[0].content == types.TextContent(
+        type="text", text="Explain BGP to a new engineer."
     )

@@ -152,7 +152,8 @@ class PromptContext(BaseModel):
 
 
 async def prompt_that_asks() -> str:
-    """input-required-result-non-tool-request: prompts/get asks the user before it renders."""
+    """input-required-result-non-tool-request: prompts/get asks the user before it renders
+    (the design's ``Asks("user")`` in its ``Prompt`` block, design.py)."""
     answer = await exchanges().ask_user(
         "What context should the prompt use?", PromptContext, key="user_context"
     )
@@ -187,12 +188,6 @@ CONTENT = ServerContent(
             EmbedArguments,
         ),
         Prompt("test_prompt_with_image", "A prompt with an image", prompt_with_image),
-        Prompt(
-            "test_input_required_result_prompt",
-            "A prompt that asks the user for context first",
-            prompt_that_asks,
-            asks=("user",),
-        ),
     ],
     resources=[
         Resource(
