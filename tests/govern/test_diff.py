@@ -814,3 +814,17 @@ def test_unchanged_content_adds_nothing_and_a_corrupt_one_is_named(
     broken = edited_content(tmp_path, lambda content: content.append({"kind": "tool"}))
     code, _, err = run_diff(capsys, str(REPO / "gen"), str(broken))
     assert code == 2 and "content.json: not a valid content catalog" in err
+
+
+def test_an_argument_newly_mirrored_in_a_header_breaks_applications() -> None:
+    change = one_change(
+        lambda new: args(new)["properties"]["site_id"].update({"x-mcp-header": "Site"})
+    )
+    assert (change.impact, change.kind, change.path) == (
+        "applications",
+        "x-mcp-header_changed",
+        "/payload/schema/properties/site_id/x-mcp-header",
+    )
+    assert change.message == (
+        'x-mcp-header added: "Site": calls from clients that listed the old one are refused'
+    )

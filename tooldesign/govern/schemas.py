@@ -244,13 +244,17 @@ class _Walk:
             if (key in ANNOTATIONS or key.startswith("x-")) and old.get(key, ABSENT) != new.get(
                 key, ABSENT
             ):
+                # An argument's Mcp-Param-* header: HTTP clients that listed the tool before send
+                # the old one (or none), and the server refuses their calls.
+                header = key == K.X_MCP_HEADER
                 self.report(
                     place,
                     f"{key}_changed",
-                    f"{key} {described(old.get(key, ABSENT), new.get(key, ABSENT))}",
+                    f"{key} {described(old.get(key, ABSENT), new.get(key, ABSENT))}"
+                    + (": calls from clients that listed the old one are refused" if header else ""),
                     old.get(key, ABSENT),
                     new.get(key, ABSENT),
-                    impact="prompt",
+                    impact="applications" if header else "prompt",
                     keyword=key,
                 )
 
