@@ -251,7 +251,9 @@ class _Walk:
                     place,
                     f"{key}_changed",
                     f"{key} {described(old.get(key, ABSENT), new.get(key, ABSENT))}"
-                    + (": calls from clients that listed the old one are refused" if header else ""),
+                    + (
+                        ": calls from clients that listed the old one are refused" if header else ""
+                    ),
                     old.get(key, ABSENT),
                     new.get(key, ABSENT),
                     impact="applications" if header else "prompt",
