@@ -60,6 +60,8 @@ OTHER_MEANINGS: dict[str, frozenset[str]] = {
     "contract/content_catalog.py": frozenset({"description", "title"}),
     "contract/server_data.py": frozenset({"default", "description"}),
     "govern/diff.py": frozenset({"default", "description", "title"}),
+    "govern/content_diff.py": frozenset({"description", "title"}),
+    "docsite/content.py": frozenset({"description", "title"}),
     # what code-first libraries and MCP servers call things: pydantic's Field arguments, a
     # docstring's sections, a smolagents tool's inputs, an MCP tool's fields, a draft's options
     "importers/docstrings.py": frozenset({"examples", "type"}),

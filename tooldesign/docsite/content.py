@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tooldesign.jsonschema import keywords as K
+
 
 @dataclass(frozen=True, slots=True)
 class ArgumentView:
@@ -50,8 +52,8 @@ def content_anchor(key: str) -> str:
 
 def _view(key: str, entry: Mapping[str, Any]) -> ContentView:
     schema = entry.get("arguments") or {}
-    properties: Mapping[str, Any] = schema.get("properties") or {}
-    required = set(schema.get("required") or ())
+    properties: Mapping[str, Any] = schema.get(K.PROPERTIES) or {}
+    required = set(schema.get(K.REQUIRED) or ())
     completes: Mapping[str, str] = entry.get("completes") or {}
     arguments = tuple(
         ArgumentView(name, name in required, prop, _COMPLETES.get(completes.get(name, "")))
