@@ -135,6 +135,11 @@ def test_the_content_catalog_lists_them_and_reads_back(generated: Generated) -> 
     assert article.arguments["required"] == ["section", "article_id"]
     with pytest.raises(ContentCatalogError, match=r"content\[0\].kind is 'tool'"):
         parse_content_catalog(text.replace('"kind": "prompt"', '"kind": "tool"'))
+    assert explain.asks == ()  # it asks nobody: no "asks" key
+    asking = text.replace('"completes": {"topic"', '"asks": ["user"], "completes": {"topic"')
+    assert parse_content_catalog(asking)[0].asks == ("user",)
+    with pytest.raises(ContentCatalogError, match=r"content\[0\].asks is not a list of 'user'"):
+        parse_content_catalog(asking.replace('["user"]', '["boss"]'))
 
 
 def test_generation_is_deterministic(generated: Generated, gen_design: Generator) -> None:

@@ -10,6 +10,7 @@ import copy
 import html
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,7 @@ def test_every_tool_has_a_page_listed_on_the_index(site: Path) -> None:
 
 def test_pages_are_well_formed_accessible_and_link_only_inside_the_site(site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
-    assert len(pages) == 15
+    assert len(pages) == 16  # the index, a page a tool, the prompts and resources
     for path in pages:
         text = path.read_text(encoding="utf-8")
         found = parsed(text)
@@ -303,3 +304,28 @@ def test_a_tool_implemented_by_an_agent_shows_a_badge_with_its_budget(site: Path
         '12 tool calls, 60 s per call">implemented by an agent<'
     ) in text
     assert "implemented by an agent" not in page(site, "assistant.sites.get_site")
+
+
+def test_the_prompts_and_resources_have_a_page_of_their_own(site: Path) -> None:
+    text = (site / "content.html").read_text(encoding="utf-8")
+    assert 'href="content.html"' in (site / "index.html").read_text(encoding="utf-8")
+    items = re.findall(r'<section class="content-item" id="([^"]+)"', text)
+    assert items == ["c-prompt-triage_site", "c-resource-sites", "c-template-document"]
+    assert "<code>netops://sites</code> · <code>application/json</code>" in text
+    assert "URI template <code>docs://{kind}/{doc_id}</code>" in text
+    assert "<tr><td><code>depth</code></td><td>no</td>" in text
+    assert "</td><td>its values</td></tr>" in text and "</td><td>a handler</td></tr>" in text
+
+
+def test_changed_prompts_and_resources_are_on_the_page_of_changes(tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(GEN, old)
+    for path in old.glob("assistant/toolsets/*/content.json"):
+        document = json.loads(path.read_text())
+        document["content"] = [e for e in document["content"] if e["kind"] != "resource"]
+        document["count"] = len(document["content"])
+        path.write_text(json.dumps(document))
+    build_site([str(GEN)], tmp_path / "site", against=str(old))
+    text = (tmp_path / "site" / "changes.html").read_text()
+    assert '<a href="content.html#c-resource-sites"><code>resource sites</code></a>' in text
+    assert "new resource &#34;sites&#34;" in text

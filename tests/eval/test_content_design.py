@@ -230,3 +230,40 @@ def test_elements_whose_handlers_share_a_name_are_refused(write_design: WriteDes
     assert "resource 'index' and prompt 'index' (declared at" in issue.message
     assert "name the same generated handler (index)" in issue.message
     assert_at(issue, path)
+
+
+def test_a_prompt_that_asks_keeps_whom_it_asks(write_design: WriteDesign) -> None:
+    path = write_design(
+        design('with Prompt("p", "P"):\n    Asks("user", "model")\n    BindTo("platform:system")')
+    )
+    [service] = evaluate([str(path)]).services
+    [prompt] = service.toolsets[0].content
+    assert prompt.asks == ("user", "model")
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (
+            'with Prompt("p", "P", template="Hi"):\n    Asks("user")  # <-- error',
+            "a prompt rendered from its template asks nobody: bind it to a function that asks",
+        ),
+        (
+            'with Prompt("p", "P"):\n    Asks("everyone")  # <-- error',
+            "Asks takes 'user', 'model', 'roots', not 'everyone'",
+        ),
+        (
+            'with Prompt("p", "P"):\n    Asks("user")\n    Asks("model")  # <-- error',
+            "Asks is declared more than once",
+        ),
+        (
+            'with Resource("a://b", "r", "R"):\n    Asks("user")  # <-- error',
+            "Asks",
+        ),
+    ],
+)
+def test_asks_in_content_is_checked(write_design: WriteDesign, content: str, fragment: str) -> None:
+    path = write_design(design(content))
+    issue = single_issue(path)
+    assert fragment in issue.message, issue.message
+    assert_at(issue, path)

@@ -241,3 +241,103 @@ def test_generated_server_params_carry_env_and_headers(
         assert getattr(params, key) == value, key
     executor = generated.module("svc.toolsets.remote.executor")
     assert executor.new_registration().toolset == "remote"
+
+
+# ── header=: a tool argument mirrored in an Mcp-Param-* header ─────────────────────────────
+
+
+def header_design(attributes: str, extra: str = "") -> str:
+    return f"""\
+{extra}
+with Service("svc", "A service"):
+    with Toolset("routes", "Routes"):
+        with Tool("route", "Route a request"):
+            with Args():
+{attributes}
+            Return(String, "Where it went")
+"""
+
+
+def test_a_header_is_kept_in_the_ir_and_the_input_schema(write_design: WriteDesign) -> None:
+    path = write_design(
+        header_design('                Attribute("region", String, "Where", header="Region")')
+    )
+    [tool] = list(evaluate([str(path)]).tools())
+    [region] = tool.payload.type.shape.fields  # type: ignore[union-attr]
+    assert region.header == "Region"
+
+
+@pytest.mark.parametrize(
+    ("attributes", "extra", "fragment"),
+    [
+        (
+            'Attribute("ratio", Float, "A ratio", header="Ratio")  # <-- error',
+            "",
+            "header= mirrors a string, an integer or a boolean in an HTTP header; 'ratio' is Float",
+        ),
+        (
+            'Attribute("tags", ArrayOf(String), "Tags", header="Tags")  # <-- error',
+            "",
+            "'tags' is ArrayOf(String)",
+        ),
+        (
+            'Attribute("region", String, "Where", header="the region")  # <-- error',
+            "",
+            "header='the region' is no HTTP header name",
+        ),
+        (
+            'Attribute("region", String, "Where", header=7)  # <-- error',
+            "",
+            "header= must be a string, got 7",
+        ),
+        (
+            (
+                'Attribute("a", String, "A", header="Region")\n'
+                '                Attribute("b", String, "B", header="region")  # <-- error'
+            ),
+            "",
+            "header='region' is already the header of 'a'",
+        ),
+        (
+            (
+                'with Attribute("where", Object, "Where"):\n'
+                '                    Attribute("region", String, "R", header="Region")  # <-- error'
+            ),
+            "",
+            "header= applies only to a tool's own arguments (the attributes of its Args block)",
+        ),
+        (
+            'Attribute("place", Place, "Where")',
+            (
+                'with Type("Place", "A place") as Place:\n'
+                '    Attribute("region", String, "R", header="Region")  # <-- error'
+            ),
+            "header= applies only to a tool's own arguments",
+        ),
+    ],
+)
+def test_a_header_the_extension_does_not_allow_is_a_design_error(
+    write_design: WriteDesign, attributes: str, extra: str, fragment: str
+) -> None:
+    path = write_design(header_design(f"                {attributes}", extra))
+    issue = single_issue(path)
+    assert fragment in issue.message
+    assert_at(issue, path)
+
+
+def test_an_injected_argument_has_no_header(write_design: WriteDesign) -> None:
+    path = write_design(
+        """\
+with Service("svc", "A service"):
+    with Toolset("routes", "Routes"):
+        with Tool("route", "Route a request"):
+            with Args():
+                Attribute("session_id", String, "The session", header="Session")  # <-- error
+                Required("session_id")
+            Return(String, "Where it went")
+            Inject("session_id")
+"""
+    )
+    issue = single_issue(path)
+    assert "header= cannot mirror 'session_id': it is injected" in issue.message
+    assert_at(issue, path)

@@ -746,3 +746,85 @@ def test_the_report_says_which_changes_bust_cached_prefixes_and_what_search_lose
     assert "Tool search: now 14 tools" in out
     _, same, _ = run_diff(capsys, str(old_path), str(old_path))
     assert "Prompt cache" not in same and "Tool search" not in same
+
+
+# ── prompts and resources (each toolset's content.json) ───────────────────────────────────
+
+
+def edited_content(tmp_path: Path, edit: Callable[[list[dict[str, Any]]], object]) -> Path:
+    """A copy of the worked example's gen/ whose content.json files ``edit`` changed."""
+    out = tmp_path / "new"
+    shutil.copytree(REPO / "gen", out)
+    for path in sorted(out.glob("assistant/toolsets/*/content.json")):
+        document = json.loads(path.read_text())
+        edit(document["content"])
+        document["count"] = len(document["content"])
+        path.write_text(json.dumps(document))
+    return out
+
+
+def test_prompts_and_resources_changes_are_classified_and_reported(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def edit(content: list[dict[str, Any]]) -> None:
+        for entry in content:
+            if entry["name"] == "triage_site":
+                entry["description"] = "Look into a site"
+                entry["arguments"]["required"].append("depth")
+                entry["asks"] = ["user"]
+            if entry["name"] == "document":
+                entry["uri"] = "docs://{kind}/v2/{doc_id}"
+        content[:] = [entry for entry in content if entry["name"] != "sites"]
+        if any(entry["name"] == "triage_site" for entry in content):
+            content.append(dict(content[0], name="brief", description="A brief", asks=[]))
+
+    code, out, err = run_diff(capsys, str(REPO / "gen"), str(edited_content(tmp_path, edit)))
+    assert (code, err) == (1, "")
+    assert "No tool changed.\n\nPrompts and resources: 2 changed, 1 added, 1 removed" in out
+    assert (
+        "prompt triage_site (changed)\n  breaking for models\n    - depth: argument is now required"
+        in out
+    )
+    assert '  breaking for applications\n    - asks added: ["user"]' in out
+    assert "  prompt-only\n    - description changed:" in out
+    assert 'prompt brief (added)\n  compatible\n    - new prompt "brief"' in out
+    assert (
+        'resource sites (removed)\n  breaking for models\n    - resource "sites" removed: resources/read of it now fails'
+        in out
+    )
+    assert "template document (changed)\n  breaking for models\n    - uri changed:" in out
+    code, out, _ = run_diff(
+        capsys, str(REPO / "gen"), str(edited_content(tmp_path / "j", edit)), "--format", "json"
+    )
+    report = json.loads(out)
+    assert {entry["id"]: entry["status"] for entry in report["content"]} == {
+        "prompt triage_site": "changed",
+        "prompt brief": "added",
+        "template document": "changed",
+        "resource sites": "removed",
+    }
+    assert report["summary"]["breaking"] == {"models": True, "applications": True}
+
+
+def test_unchanged_content_adds_nothing_and_a_corrupt_one_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run_diff(capsys, str(REPO / "gen"), str(REPO / "gen"))
+    assert code == 0 and "Prompts and resources" not in out
+    broken = edited_content(tmp_path, lambda content: content.append({"kind": "tool"}))
+    code, _, err = run_diff(capsys, str(REPO / "gen"), str(broken))
+    assert code == 2 and "content.json: not a valid content catalog" in err
+
+
+def test_an_argument_newly_mirrored_in_a_header_breaks_applications() -> None:
+    change = one_change(
+        lambda new: args(new)["properties"]["site_id"].update({"x-mcp-header": "Site"})
+    )
+    assert (change.impact, change.kind, change.path) == (
+        "applications",
+        "x-mcp-header_changed",
+        "/payload/schema/properties/site_id/x-mcp-header",
+    )
+    assert change.message == (
+        'x-mcp-header added: "Site": calls from clients that listed the old one are refused'
+    )

@@ -60,6 +60,8 @@ OTHER_MEANINGS: dict[str, frozenset[str]] = {
     "contract/content_catalog.py": frozenset({"description", "title"}),
     "contract/server_data.py": frozenset({"default", "description"}),
     "govern/diff.py": frozenset({"default", "description", "title"}),
+    "govern/content_diff.py": frozenset({"description", "title"}),
+    "docsite/content.py": frozenset({"description", "title"}),
     # what code-first libraries and MCP servers call things: pydantic's Field arguments, a
     # docstring's sections, a smolagents tool's inputs, an MCP tool's fields, a draft's options
     "importers/docstrings.py": frozenset({"examples", "type"}),
@@ -206,7 +208,8 @@ def test_each_keyword_has_one_row_and_one_name() -> None:
 
 def test_each_name_is_its_keyword_in_upper_case() -> None:
     for constant, keyword in _constants().items():
-        spelt = "".join(f"_{c}" if c.isupper() else c.upper() for c in keyword.lstrip("$"))
+        bare = keyword.lstrip("$").replace("-", "_")  # an extension's: x-mcp-header
+        spelt = "".join(f"_{c}" if c.isupper() else c.upper() for c in bare)
         assert constant == spelt, keyword
 
 
@@ -258,6 +261,7 @@ def test_the_selections() -> None:
         K.EXAMPLES,
         K.EXAMPLE,
         K.COMMENT,
+        K.X_MCP_HEADER,
     }
     # Every keyword whose value holds schemas, as the fingerprint's walk has always followed.
     assert K.holding("schema") == {

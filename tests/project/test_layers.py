@@ -68,7 +68,7 @@ runtime about JSON Schema lives in ``jsonschema/``."""
 
 MAX_LINES = 600
 LARGER_FILES = {
-    "govern/schemas.py": 1015,
+    "govern/schemas.py": 1014,
     "binding/planner.py": 951,
     "importers/mcp.py": 799,
     "runtime/mcp/server.py": 699,

@@ -137,7 +137,7 @@ def catalog_entry(item: ContentItem) -> dict[str, Any]:
     if item.kind == "template":  # a variable always has a value
         fields = tuple(dataclasses.replace(f, required=True) for f in fields)
     shape = ObjectShape(item.class_name, fields, None, item.location, item.path)
-    return {
+    entry: dict[str, Any] = {
         "kind": item.kind,
         "name": item.name,
         "title": item.title,
@@ -151,6 +151,9 @@ def catalog_entry(item: ContentItem) -> dict[str, Any]:
             if f.constraints.enum or item.completes
         },
     }
+    if item.asks:
+        entry["asks"] = list(item.asks)
+    return entry
 
 
 def _model(item: ContentItem) -> ModelView:

@@ -16,6 +16,8 @@ read back by :func:`parse_content_catalog`::
                     object; every template variable is required)
 ``completes``       ``{argument: "values" | "handler"}``: where ``completion/complete`` finds
                     an argument's candidates (the values its type allows, or a handler)
+``asks``            whom a prompt asks while it renders (``["user", "model", "roots"]``,
+                    ``Asks``); left out when it asks nobody
 ==================  ========================================================================
 """
 
@@ -26,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tooldesign.contract.asks import WHOM, asks_problem
 from tooldesign.contract.errors import UserError
 
 CONTENT_CATALOG_NAME = "content.json"
@@ -42,6 +45,7 @@ class ContentEntry:
     mime_type: str | None
     arguments: Mapping[str, Any]
     completes: Mapping[str, Literal["values", "handler"]]
+    asks: tuple[str, ...] = ()
 
 
 class ContentCatalogError(UserError, ValueError):
@@ -105,6 +109,9 @@ def _entry(raw: Mapping[str, Any], where: str, problems: list[str]) -> ContentEn
         v not in ("values", "handler") for v in completes.values()
     ):
         problems.append(f'{where}.completes is not {{argument: "values" | "handler"}}')
+    asks = raw.get("asks", [])
+    if not isinstance(asks, list) or (asks and asks_problem(tuple(asks)) is not None):
+        problems.append(f"{where}.asks is not a list of {', '.join(map(repr, WHOM))}")
     if len(problems) > before:
         return None
     return ContentEntry(
@@ -116,4 +123,5 @@ def _entry(raw: Mapping[str, Any], where: str, problems: list[str]) -> ContentEn
         mime_type=raw.get("mime_type"),
         arguments=raw["arguments"],
         completes=raw["completes"],
+        asks=tuple(asks),
     )

@@ -23,6 +23,7 @@ from typing import Any
 import jinja2
 from tooldesign.contract.collector import cycle_collector_paused
 from tooldesign.contract.errors import UserError
+from tooldesign.docsite.content import content_anchor, content_views
 from tooldesign.docsite.definitions import (
     CODE_MODE,
     FORMS,
@@ -80,7 +81,11 @@ def _merged(catalogs: Sequence[CatalogTools]) -> CatalogTools:
                 tools[ident] = catalog.tools[ident]
     label = " + ".join(c.label for c in catalogs)
     versions = tuple(v for c in catalogs for v in c.versions)
-    return CatalogTools(label, entries, tools, versions)
+    content: dict[str, Mapping[str, Any]] = {}
+    for catalog in catalogs:
+        for key, entry in catalog.content.items():
+            content.setdefault(key, entry)
+    return CatalogTools(label, entries, tools, versions, content)
 
 
 def render_site(catalog: CatalogTools, diff: CatalogDiff | None = None) -> dict[str, bytes]:
@@ -96,6 +101,7 @@ def render_site(catalog: CatalogTools, diff: CatalogDiff | None = None) -> dict[
         "label": catalog.label,
         "forms": (*FORMS, CODE_MODE),
         "has_changes": diff is not None,
+        "has_content": bool(catalog.content),
         "tokens": token_counter() is not None,
     }
     files: dict[str, str] = {
@@ -104,8 +110,13 @@ def render_site(catalog: CatalogTools, diff: CatalogDiff | None = None) -> dict[
     tool_template = env.get_template("tool.html.j2")
     for page in pages:
         files[page.file] = tool_template.render(root="../", page="tool", tool=page, **common)
+    if catalog.content:
+        files["content.html"] = env.get_template("content.html.j2").render(
+            root="", page="content", content=content_views(catalog.content), **common
+        )
     if diff is not None:
         hrefs = {page.id: page.file for page in pages}
+        hrefs.update({key: f"content.html#{content_anchor(key)}" for key in catalog.content})
         files["changes.html"] = env.get_template("changes.html.j2").render(
             root="",
             page="changes",

@@ -14,7 +14,7 @@ from tooldesign.contract.constraints import AttributeOptions
 from tooldesign.contract.errors import close_match
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import RepairName
-from tooldesign.dsl.content_records import ContentRecord
+from tooldesign.dsl.content_records import ContentRecord, PromptRecord
 from tooldesign.dsl.recorder import Block, Unentered, caller_location, current, shape_of
 from tooldesign.dsl.records import (
     AttributeRecord,
@@ -105,7 +105,10 @@ def _once_in_tool(what: str, field: str, make: Callable[[Location, str], Record]
     """Record the call ``what``, which a Tool block takes once, as the tool's ``field``
     (``make(location, path)`` builds the record); a second one is reported as a duplicate."""
     rec, where = current(), caller_location()
-    tool: ToolRecord | ContentRecord | None = _content_top() if field == "bind" else None
+    content = _content_top()
+    # A prompt is bound as a tool is, and may ask as one does (``Asks``).
+    takes = field == "bind" or (field == "asks" and isinstance(content, PromptRecord))
+    tool: ToolRecord | ContentRecord | None = content if takes else None
     if tool is None:
         tool = _tool_top(what, where)
     if tool is None:
@@ -322,6 +325,7 @@ def Attribute(
     description: str | None = None,
     *,
     repair: Sequence[RepairName] | None = None,
+    header: str | None = None,
     **options: Unpack[AttributeOptions],
 ) -> Block:
     """Declare an attribute of the enclosing object.
@@ -334,6 +338,9 @@ def Attribute(
     ``repair=["numeric_string"]`` names the slips a model may make in this argument that the
     runtime repairs instead of refusing (see :func:`Repairs`); ``repair=[]`` accepts none,
     whatever the defaults.
+    ``header="Region"`` mirrors a tool's own argument (a string, integer or boolean of its
+    ``Args`` block) in the ``Mcp-Param-Region`` HTTP header of each MCP call (the
+    ``x-mcp-header`` extension), so gateways can route on it; the server checks the two agree.
     """
     rec, where = current(), caller_location()
     shape, owner = _shape_for("Attribute", where, rec.child_path(_quoted(name)))
@@ -351,6 +358,7 @@ def Attribute(
         description=description,
         options=given,
         repair=repair,
+        header=header,
     )
     # Checked here too: a design that no type checker has read may still misspell an option.
     unknown = sorted(given.keys() - _KNOWN_OPTIONS)

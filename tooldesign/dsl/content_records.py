@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooldesign.contract.location import Location
-from tooldesign.dsl.records import BindRecord, MessageRecord, Record
+from tooldesign.dsl.records import AsksRecord, BindRecord, MessageRecord, Record
 
 
 @dataclass(eq=False)
@@ -29,6 +29,8 @@ class PromptRecord(ContentRecord):
     """``Prompt(name, description, template=...)``."""
 
     template: Any = None
+    asks: AsksRecord | None = None
+    """``Asks(...)``: whom it asks while it renders (as a tool does during a call)."""
 
 
 @dataclass(eq=False)

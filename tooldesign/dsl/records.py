@@ -42,6 +42,8 @@ class AttributeRecord(Record):
     """The attributes of an ``Object`` declared in this attribute's ``with`` block."""
     repair: Any = None
     """``repair=[...]``: the repairs this attribute accepts (``None``: not stated)."""
+    header: Any = None
+    """``header="Region"``: the ``Mcp-Param-*`` header that mirrors this tool argument."""
 
 
 @dataclass(eq=False)

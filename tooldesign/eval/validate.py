@@ -13,6 +13,7 @@ from tooldesign.contract.errors import did_you_mean
 from tooldesign.contract.formats import FORMAT_NAMES
 from tooldesign.eval import patterns
 from tooldesign.eval.agents import check_agents
+from tooldesign.eval.headers import check_headers
 from tooldesign.eval.nesting import check_tools
 from tooldesign.ir.errors import Issues, short_repr
 from tooldesign.ir.fingerprint import toolset_key
@@ -73,6 +74,7 @@ class _Validator:
         if not check_tools(self.design, self.issues):
             return  # every other rule walks the types
         check_agents(self.design, self.issues)
+        check_headers(self.design, self.issues)
         checked_tools: list[Tool] = []
         trusted_types: set[str] = set()
         for service in self.design.services:

@@ -150,9 +150,12 @@ class CatalogDiff:
     old_versions: tuple[str, ...] = ()
     new_versions: tuple[str, ...] = ()
     unchanged: int = field(default=0)
+    content: tuple[ToolChange, ...] = ()
+    """The prompts, resources and resource templates that changed (``content.json``), each
+    keyed ``"<kind> <name>"`` as its ``id``."""
 
     def changes(self) -> Iterable[Change]:
-        for tool in self.tools:
+        for tool in (*self.tools, *self.content):
             yield from tool.changes
 
     def counts(self) -> dict[Impact, int]:
@@ -198,4 +201,5 @@ class CatalogDiff:
                 },
             },
             "tools": [tool.to_json() for tool in self.tools],
+            "content": [entry.to_json() for entry in self.content],
         }

@@ -47,6 +47,7 @@ from tooldesign.govern.changes import (
     ToolStatus,
     described,
 )
+from tooldesign.govern.content_diff import diff_content
 from tooldesign.govern.schemas import compare_schemas
 from tooldesign.govern.sources import CatalogTools
 from tooldesign.jsonschema.refs import pointer_token
@@ -83,6 +84,7 @@ def diff_catalogs(old: CatalogTools, new: CatalogTools) -> CatalogDiff:
         old_versions=old.versions,
         new_versions=new.versions,
         unchanged=unchanged,
+        content=tuple(diff_content(old.content, new.content)),
     )
 
 

@@ -39,7 +39,14 @@ def render_text(diff: CatalogDiff) -> str:
     if not diff.tools:
         lines.append("")
         lines.append("No tool changed.")
-    for tool in diff.tools:
+    if diff.content:
+        statuses: dict[str, int] = {}
+        for entry in diff.content:
+            statuses[entry.status] = statuses.get(entry.status, 0) + 1
+        told = ", ".join(f"{n} {_STATUS_WORDS[s]}" for s, n in statuses.items())
+        lines.append("")
+        lines.append(f"Prompts and resources: {told}")
+    for tool in (*diff.tools, *diff.content):
         lines.append("")
         heading = f"{tool.id} ({_STATUS_WORDS[tool.status]})"
         if tool.old_id and tool.old_id != tool.id:

@@ -241,17 +241,16 @@ class _Walk:
 
     def annotations(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:
         for key in _ordered_keys(old, new):
-            if (key in ANNOTATIONS or key.startswith("x-")) and old.get(key, ABSENT) != new.get(
-                key, ABSENT
-            ):
+            before, after = old.get(key, ABSENT), new.get(key, ABSENT)
+            if (key in ANNOTATIONS or key.startswith("x-")) and before != after:
+                # An argument's Mcp-Param-* header: HTTP clients that listed the tool before
+                # send the old one (or none), and the server refuses their calls.
+                header = key == K.X_MCP_HEADER
+                refused = ": calls from clients that listed the old one are refused"
+                said = f"{key} {described(before, after)}{refused if header else ''}"
+                impact: Impact = "applications" if header else "prompt"
                 self.report(
-                    place,
-                    f"{key}_changed",
-                    f"{key} {described(old.get(key, ABSENT), new.get(key, ABSENT))}",
-                    old.get(key, ABSENT),
-                    new.get(key, ABSENT),
-                    impact="prompt",
-                    keyword=key,
+                    place, f"{key}_changed", said, before, after, impact=impact, keyword=key
                 )
 
     def validation(self, old: Mapping[str, Any], new: Mapping[str, Any], place: Place) -> None:

@@ -7,18 +7,24 @@ A source is named as people type it: a path that exists is read from disk; other
 catalogs; a service's catalog and its toolsets' catalogs list the same tools, so each tool is
 taken once, from the catalog nearest the top. Every catalog is checked by the runtime's loader
 (:func:`tooldesign.contract.catalog.parse_catalog`), so a corrupt one is an error naming it.
+
+Beside the tools, a source holds the prompts, resources and resource templates its toolsets
+serve: each ``content.json`` below a folder (or beside a toolset's catalog file), checked by
+:func:`tooldesign.contract.content_catalog.parse_content_catalog`, keyed ``"<kind> <name>"``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from tooldesign.contract.catalog import CATALOG_NAME, CatalogTool, parse_catalog
+from tooldesign.contract.content_catalog import CONTENT_CATALOG_NAME, parse_content_catalog
 from tooldesign.contract.errors import UserError
 
 
@@ -35,13 +41,16 @@ class CatalogTools:
     versions: tuple[str, ...] = field(default=())
     """The ``version`` of each catalog the tools were taken from (a folder's toolset catalogs
     repeat its service catalog: only the latter's counts)."""
+    content: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """``"<kind> <name>"`` (``prompt triage_site``) → its ``content.json`` entry, as written."""
 
 
 def read_source(source: str) -> CatalogTools:
     """The tools of ``source``: a catalog file or folder on disk, or ``REV:PATH`` in git."""
     path = Path(source)
     if path.exists():
-        return _collect(source, _disk_catalogs(path))
+        found = _collect(source, _disk_catalogs(path))
+        return _with_content(found, _disk_content(path))
     rev, colon, inner = source.partition(":")
     if colon and rev:
         return read_git(rev, inner)
@@ -84,9 +93,44 @@ def read_git(rev: str, path: str) -> CatalogTools:
         (f"{spec}/{name}" if name else spec, f"{rev}:{base}/{name}" if name else spec)
         for name in names
     ]
-    return _collect(
+    found = _collect(
         spec, ((label, _git("cat-file", "blob", ref, what=label)) for label, ref in blobs)
     )
+    if kind != "tree":
+        return found
+    contents = sorted(
+        n for n in listing.split("\0") if PurePosixPath(n).name == CONTENT_CATALOG_NAME
+    )
+    return _with_content(
+        found,
+        (
+            (f"{spec}/{name}", _git("cat-file", "blob", f"{rev}:{base}/{name}", what=spec))
+            for name in contents
+        ),
+    )
+
+
+def _disk_content(path: Path) -> Iterator[tuple[str, str | bytes]]:
+    """The ``content.json`` files of a source on disk: below a folder, or beside a catalog."""
+    found = sorted(path.rglob(CONTENT_CATALOG_NAME)) if path.is_dir() else []
+    if not path.is_dir() and (path.parent / CONTENT_CATALOG_NAME).is_file():
+        found = [path.parent / CONTENT_CATALOG_NAME]
+    for content in found:
+        try:
+            yield str(content), content.read_bytes()
+        except OSError as exc:
+            raise UserError(f"{content}: cannot read the file: {exc.strerror}") from None
+
+
+def _with_content(tools: CatalogTools, files: Iterable[tuple[str, str | bytes]]) -> CatalogTools:
+    """``tools`` with the entries of the ``content.json`` files (each checked, corrupt: an
+    error naming it)."""
+    content: dict[str, Mapping[str, Any]] = {}
+    for source, data in files:
+        parse_content_catalog(data, source=source)  # raises ContentCatalogError naming it
+        for entry in json.loads(data)["content"]:
+            content.setdefault(f"{entry['kind']} {entry['name']}", entry)
+    return dataclasses.replace(tools, content=content) if content else tools
 
 
 def _disk_catalogs(path: Path) -> Iterator[tuple[str, bytes]]:

@@ -174,6 +174,9 @@ class Field:
     repair: tuple[str, ...] | None = None
     """``repair=[...]``: the repairs this attribute accepts (``None``: not stated, so the
     service's, toolset's or tool's ``Repairs`` apply)."""
+    header: str | None = None
+    """``header="Region"``: MCP calls mirror this tool argument in the ``Mcp-Param-Region``
+    HTTP header (``x-mcp-header``); only on a scalar attribute of a tool's ``Args`` block."""
 
     @property
     def has_default(self) -> bool:
@@ -353,6 +356,8 @@ class ContentItem:
     completer: Binding | None
     location: Location = field(repr=False)
     path: str = field(repr=False)
+    asks: tuple[Whom, ...] = ()
+    """``Asks`` in a ``Prompt``: whom its rendering asks (as a tool's ``Asks``)."""
 
 
 @dataclass(frozen=True, slots=True)

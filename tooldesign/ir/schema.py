@@ -159,6 +159,8 @@ class SchemaBuilder:
             out[K.DEFAULT] = f.default
         if f.example is not NO_VALUE:
             out[K.EXAMPLES] = [f.example]
+        if f.header is not None:
+            out[K.X_MCP_HEADER] = f.header
         return out
 
 

@@ -49,7 +49,7 @@ Holds = Literal["schema", "schemas", "named"]
 """What a keyword's value holds: one schema, a list of schemas, names mapped to schemas."""
 Narrows = Literal["higher", "lower"]
 """Which value of a bound narrows what a schema accepts: a higher one, or a lower one."""
-Source = Literal["2020-12", "older", "openapi"]
+Source = Literal["2020-12", "older", "openapi", "mcp"]
 
 DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 """The dialect designs are written in, as ``$schema`` names it: JSON Schema 2020-12."""
@@ -121,6 +121,10 @@ READ_ONLY: Final = "readOnly"
 WRITE_ONLY: Final = "writeOnly"
 EXAMPLES: Final = "examples"
 EXAMPLE: Final = "example"
+
+X_MCP_HEADER: Final = "x-mcp-header"
+"""MCP's extension keyword (2026-07-28, SEP-2243): the property of a tool's input schema that
+calls mirror in an ``Mcp-Param-<value>`` HTTP header."""
 
 DISCRIMINATOR_PROPERTY: Final = "propertyName"
 """The member of a ``discriminator`` that names the tag field (not a keyword of its own)."""
@@ -232,6 +236,7 @@ TABLE: tuple[Keyword, ...] = (
     Keyword(EXAMPLES, ANY, "annotation"),
     Keyword(EXAMPLE, ANY, "annotation", source="openapi"),
     Keyword(COMMENT, ANY, "annotation"),
+    Keyword(X_MCP_HEADER, ANY, "annotation", source="mcp"),
 )
 """Every keyword tooldesign knows, by vocabulary: core, applicators, validation, format,
 content, annotations."""

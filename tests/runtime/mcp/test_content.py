@@ -13,6 +13,7 @@ from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 from tooldesign.builtin.results import results_registration
+from tooldesign.contract.content_catalog import CONTENT_CATALOG_NAME, parse_content_catalog
 from tooldesign.runtime import ImageContent, Runtime, ToolCallMeta, ToolRequest
 from tooldesign.runtime.budget import CUT_KEY
 from tooldesign.runtime.mcp import (
@@ -205,3 +206,154 @@ async def test_listen_streams_hear_of_prompt_changes_and_resource_updates() -> N
                     break
         assert [p.name for p in (await client.list_prompts()).prompts] == ["extra"]
     assert heard == [PromptsListChanged(), ResourceUpdated(uri="test://x")]
+
+
+# ── prompts that ask, limits, completion of what is not served ─────────────────────────────
+
+
+class Topic(BaseModel):
+    topic: str
+
+
+class Audience(BaseModel):
+    audience: str
+
+
+RENDERS: list[str] = []
+
+
+async def ask_then_render(args: Topic) -> str:
+    from tooldesign.runtime import exchanges
+
+    RENDERS.append(args.topic)
+    answer = await exchanges().ask_user("Who is it for?", Audience)
+    who = answer.content.audience if answer.accepted and answer.content else "anyone"
+    return f"Explain {args.topic} to {who}."
+
+
+def ask_sync(args: Topic) -> str:  # a sync render asks from a worker thread
+    from tooldesign.runtime import exchanges
+
+    answer = exchanges().ask_user_sync("Who is it for?", Audience)
+    return f"Explain {args.topic} to {answer.content.audience if answer.accepted else 'anyone'}."
+
+
+def asking_server(render: Callable[..., Any] = ask_then_render) -> Any:
+    served = mcp_server(runtime())
+    prompt = Prompt("explain", "Explain a topic", render, Topic, asks=("user",))
+    ServerContent(prompts=[prompt], max_argument_chars=100).serve_on(served)
+    return served
+
+
+async def person(context: Any, params: Any) -> types.ElicitResult:
+    assert params.message == "Who is it for?"
+    return types.ElicitResult(action="accept", content={"audience": "a new engineer"})
+
+
+@pytest.mark.parametrize("render", [ask_then_render, ask_sync])
+async def test_a_prompt_asks_mid_request_or_in_input_required_rounds(
+    mode: str, render: Callable[..., Any]
+) -> None:
+    RENDERS.clear()
+    async with Client(asking_server(render).server, mode=mode, elicitation_callback=person) as c:
+        got = await c.get_prompt("explain", {"topic": "DNS"})
+    [message] = got.messages
+    assert isinstance(message.content, types.TextContent)
+    assert message.content.text == "Explain DNS to a new engineer."
+
+
+async def test_the_first_round_is_input_required_with_a_sealed_state() -> None:
+    served = asking_server()
+    async with Client(served.server, elicitation_callback=person) as client:
+        raw = await client.session.send_request(
+            types.GetPromptRequest(
+                params=types.GetPromptRequestParams(name="explain", arguments={"topic": "DNS"})
+            ),
+            types.InputRequiredResult,
+        )
+    assert isinstance(raw, types.InputRequiredResult)
+    [(key, request)] = (raw.input_requests or {}).items()
+    assert key == "user-1"
+    assert request.method == "elicitation/create"
+    assert raw.request_state and "answers" not in raw.request_state  # sealed, not readable
+
+
+async def test_a_prompt_asking_a_client_that_cannot_answer_is_an_error_naming_it(
+    mode: str,
+) -> None:
+    async with Client(asking_server().server, mode=mode) as client:  # no elicitation callback
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("explain", {"topic": "DNS"})
+    assert caught.value.error.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert caught.value.error.message == "This prompt needs the client capabilities elicitation."
+
+
+async def test_a_huge_prompt_argument_is_refused_before_rendering() -> None:
+    RENDERS.clear()
+    async with Client(asking_server().server, elicitation_callback=person) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("explain", {"topic": "x" * 101})
+    assert caught.value.error.code == types.INVALID_PARAMS
+    assert caught.value.error.message == (
+        'Invalid arguments for prompt explain: "topic" is 101 characters long, more than the '
+        "100 a prompt argument may be"
+    )
+    assert RENDERS == []
+    with pytest.raises(ValueError, match="max_argument_chars must be at least 1"):
+        ServerContent(max_argument_chars=0)
+
+
+async def test_completing_what_is_not_served_is_invalid_params_naming_it(mode: str) -> None:
+    async with Client(server().server, mode=mode) as client:
+        argument = {"name": "x", "value": ""}
+        with pytest.raises(MCPError) as prompt:
+            await client.complete(types.PromptReference(type="ref/prompt", name="nope"), argument)
+        with pytest.raises(MCPError) as template:
+            await client.complete(
+                types.ResourceTemplateReference(type="ref/resource", uri="docs://{x}"), argument
+            )
+    assert (prompt.value.error.code, prompt.value.error.message) == (
+        types.INVALID_PARAMS,
+        'Unknown prompt: "nope"',
+    )
+    assert (template.value.error.code, template.value.error.message) == (
+        types.INVALID_PARAMS,
+        'Unknown resource template: "docs://{x}"',
+    )
+
+
+ASKING_DESIGN = """
+from tooldesign.dsl import *  # noqa: F403
+
+with Service("kb", "Knowledge base"):
+    with Toolset("articles", "Articles"):
+        with Tool("search", "Search articles"):
+            with Args():
+                Attribute("query", String, "Keywords")
+            Return(String, "An id")
+        with Prompt("explain", "Explain a topic"):
+            with Args():
+                Attribute("topic", String, "What to explain")
+                Required("topic")
+            Asks("user")
+            BindTo("tests.runtime.mcp.test_content:ask_then_render")
+"""
+
+
+async def test_a_designed_prompt_that_asks_is_generated_and_served_asking(
+    gen_design: Callable[[str], Generated], mode: str
+) -> None:
+    generated = gen_design(ASKING_DESIGN)
+    folder = generated.out / "kb" / "toolsets" / "articles"
+    [entry] = parse_content_catalog((folder / CONTENT_CATALOG_NAME).read_text())
+    assert entry.asks == ("user",)
+    content = generated.module("kb.toolsets.articles.content")
+    [prompt] = content.prompts()
+    assert prompt.asks == ("user",)
+    served = mcp_server(Runtime())
+    content.server_content().serve_on(served)
+    async with Client(served.server, mode=mode, elicitation_callback=person) as client:
+        got = await client.get_prompt("explain", {"topic": "BGP"})
+    assert got.messages[0].content == types.TextContent(
+        type="text", text="Explain BGP to a new engineer."
+    )

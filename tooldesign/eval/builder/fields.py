@@ -166,6 +166,7 @@ class TypeBuilder:
             default=values.json_option(options, "default", attr, self.issues),
             example=values.json_option(options, "example", attr, self.issues),
             repair=attribute_repairs(attr, t, constraints, self.issues),
+            header=values.text(attr.header, attr, "header=", self.issues),
         )
 
     # ── type expressions ──────────────────────────────────────────────────────────────────

@@ -10,6 +10,7 @@ import string
 from collections.abc import Callable
 from typing import Any, Literal
 
+from tooldesign.contract.asks import Whom, asks_problem
 from tooldesign.contract.naming import pascal_case
 from tooldesign.dsl.content_records import ContentRecord, PromptRecord, ResourceRecord
 from tooldesign.dsl.records import BindRecord, ToolsetRecord
@@ -173,7 +174,26 @@ def _item(
         completer=completer,
         location=rec.location,
         path=rec.path,
+        asks=_asks(rec, template, issues),
     )
+
+
+def _asks(rec: ContentRecord, template: str | None, issues: Any) -> tuple[Whom, ...]:
+    """``Asks`` of a prompt: whom its rendering asks, which a template (no code) cannot."""
+    record = rec.asks if isinstance(rec, PromptRecord) else None
+    if record is None:
+        return ()
+    problem = asks_problem(tuple(record.whom))
+    if problem is None and template is not None:
+        problem = (
+            "a prompt rendered from its template asks nobody: bind it to a function that asks "
+            "(BindTo) or drop Asks"
+        )
+    if problem is not None:
+        issues.add(problem, record.location, record.path)
+        return ()
+    whom: tuple[Whom, ...] = tuple(record.whom)
+    return whom
 
 
 def _function(binding: Binding | None, rec: BindRecord, issues: Any) -> Binding | None:

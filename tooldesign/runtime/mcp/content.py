@@ -70,6 +70,10 @@ MAX_SUBSCRIPTIONS = 1000
 """Resources one connection may be subscribed to at once (``resources/subscribe``)."""
 """Values one ``completion/complete`` answer carries (the protocol's limit)."""
 
+MAX_ARGUMENT_CHARS = 65_536
+"""The longest prompt argument ``prompts/get`` takes by default (``ServerContent(max_argument_chars=…)``):
+a longer one is refused before the prompt renders, as invalid params naming it."""
+
 
 @dataclass(frozen=True, slots=True)
 class Message:
@@ -102,6 +106,9 @@ class Prompt(Generic[ArgsT]):
     arguments: type[ArgsT] | None = None
     title: str | None = None
     complete: Completer | None = None
+    asks: tuple[Literal["user", "model", "roots"], ...] = ()
+    """Whom ``render`` may ask while it renders (``exchanges().ask_user(...)``…), as a tool's
+    ``Asks`` says: answered mid-request, or in ``input_required`` rounds on 2026-07-28."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +196,11 @@ class ServerContent:
         prompts: Sequence[Prompt[Any]] = (),
         resources: Sequence[Resource] = (),
         templates: Sequence[ResourceTemplate[Any]] = (),
+        max_argument_chars: int = MAX_ARGUMENT_CHARS,
     ) -> None:
+        if max_argument_chars < 1:
+            raise ValueError(f"max_argument_chars must be at least 1, got {max_argument_chars}")
+        self.max_argument_chars = max_argument_chars
         self.prompts = _unique(prompts, lambda p: p.name, "prompt")
         self.resources = _unique(resources, lambda r: r.uri, "resource")
         self.templates = _unique(templates, lambda t: t.uri_template, "resource template")
@@ -268,7 +279,7 @@ class ServerContent:
 
     async def _get(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
+    ) -> types.GetPromptResult | types.InputRequiredResult:
         prompt = self.prompts.get(params.name)
         if prompt is None:
             raise MCPError(
@@ -276,17 +287,45 @@ class ServerContent:
                 f"Unknown prompt: {shown(params.name)}",
                 data={"prompt": params.name, "available": sorted(self.prompts)},
             )
-        rendered: Rendered
-        if prompt.arguments is None:
-            rendered = await _awaited(prompt.render())
+        given: tuple[Any, ...] = ()
+        if prompt.arguments is not None:
+            where = f"prompt {prompt.name}"
+            values = self._bounded(params.arguments or {}, where)
+            given = (_checked(prompt.arguments, values, where),)
+
+        async def render() -> Rendered:
+            if prompt.asks and not inspect.iscoroutinefunction(prompt.render):
+                # A sync render that asks waits for the answer: on a worker thread.
+                return await _awaited(await asyncio.to_thread(prompt.render, *given))
+            return await _awaited(prompt.render(*given))
+
+        if not prompt.asks:
+            rendered = await render()
         else:
-            arguments = _checked(prompt.arguments, params.arguments or {}, f"prompt {prompt.name}")
-            rendered = await _awaited(prompt.render(arguments))
+            from tooldesign.runtime.mcp.exchanges import asking
+
+            answered = await asking(ctx, params, prompt.asks, render)
+            if isinstance(answered, types.InputRequiredResult):
+                return answered  # the client answers, then asks again
+            rendered = answered
         messages = [Message(rendered)] if isinstance(rendered, str) else list(rendered)
         return types.GetPromptResult(
             description=prompt.description,
             messages=[_message(m) for m in messages],
         )
+
+    def _bounded(self, values: Mapping[str, Any], where: str) -> Mapping[str, Any]:
+        """``values``, each at most ``max_argument_chars`` long (refused before rendering)."""
+        limit = self.max_argument_chars
+        for name, value in values.items():
+            if isinstance(value, str) and len(value) > limit:
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"Invalid arguments for {where}: {shown(name)} is {len(value):,} characters "
+                    f"long, more than the {limit:,} a prompt argument may be",
+                    data={"argument": name, "length": len(value), "limit": limit},
+                )
+        return values
 
     # ── resources ─────────────────────────────────────────────────────────────────────────
 
@@ -373,9 +412,22 @@ class ServerContent:
         ref = params.ref
         model: type[BaseModel] | None = None
         completer: Completer | None = None
-        if isinstance(ref, types.PromptReference) and ref.name in self.prompts:
+        # What the reference names must be served (the spec: invalid params), not completed empty.
+        if isinstance(ref, types.PromptReference):
+            if ref.name not in self.prompts:
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"Unknown prompt: {shown(ref.name)}",
+                    data={"prompt": ref.name, "available": sorted(self.prompts)},
+                )
             model, completer = self.prompts[ref.name].arguments, self.prompts[ref.name].complete
-        elif isinstance(ref, types.ResourceTemplateReference) and ref.uri in self.templates:
+        else:
+            if ref.uri not in self.templates:
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"Unknown resource template: {shown(ref.uri)}",
+                    data={"uri": ref.uri, "available": sorted(self.templates)},
+                )
             template = self.templates[ref.uri]
             model, completer = template.parameters, template.complete
         name, typed = params.argument.name, params.argument.value

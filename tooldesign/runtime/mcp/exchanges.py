@@ -36,8 +36,8 @@ import dataclasses
 import json
 import logging
 import secrets
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
@@ -46,16 +46,19 @@ from tooldesign.runtime.control.exchanges import (
     ELICIT,
     ROOTS,
     SAMPLE,
+    AnswerMismatch,
     InputRequest,
     InputUnavailable,
     answering,
 )
+from tooldesign.runtime.errors import ToolFailure
 from tooldesign.runtime.mcp import control
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 
 log = logging.getLogger("tooldesign.runtime.mcp")
+T = TypeVar("T")
 
 _REQUESTS: Mapping[str, tuple[Any, Any]] = {
     ELICIT: (types.ElicitRequest, types.ElicitResult),
@@ -128,10 +131,19 @@ def round_of(params: types.CallToolRequestParams) -> str | None:
     return _state(params)[2]
 
 
+class _Incapable(InputUnavailable):
+    """The client did not declare the capability a request needs (``capability``)."""
+
+    def __init__(self, message: str, capability: str | None) -> None:
+        super().__init__(message)
+        self.capability = capability
+
+
 def _refuse(method: str) -> InputUnavailable:
-    return InputUnavailable(
+    return _Incapable(
         f"This tool needs the client to {_WHAT.get(method, method)} during the call, and the "
-        "client connected without that capability. Tell the user what is needed instead."
+        "client connected without that capability. Tell the user what is needed instead.",
+        _CAPABILITIES.get(method),
     )
 
 
@@ -231,7 +243,7 @@ class _RoundTrips:
         self.pending[request.key] = request
 
 
-def _state(params: types.CallToolRequestParams) -> tuple[str | None, dict[str, Any], str | None]:
+def _state(params: Any) -> tuple[str | None, dict[str, Any], str | None]:
     """The approval id, the answers and the round id the (verified) ``requestState`` carries."""
     raw = params.request_state
     if not raw:
@@ -362,12 +374,60 @@ def approval_answered(params: types.CallToolRequestParams) -> types.CallToolRequ
     return _answered(params, approval_id, answers)
 
 
-def _missing_capabilities(missing: Mapping[str, None]) -> MCPError:
+async def asking(
+    ctx: ServerRequestContext[Any, Any],
+    params: types.GetPromptRequestParams,
+    asks: tuple[str, ...],
+    run: Callable[[], Awaitable[T]],
+) -> T | types.InputRequiredResult:
+    """``run()`` (a prompt's rendering), its input requests answered by the client as a tool
+    call's are: mid-request on the handshake protocol, in ``input_required`` rounds on
+    2026-07-28 (``run`` runs again from the start with the answers, sealed in the state as a
+    tool's). What ``run`` could not ask (undeclared, a capability the client lacks) or got no
+    fitting answer to is a JSON-RPC error naming it: a request has no tool result to carry it."""
+    if not control.asks_in_round_trips(ctx):
+        mid_call = _MidCall(ctx, asks)
+        with answering(mid_call):
+            try:
+                return await run()
+            except InputUnavailable as failure:
+                raise _failed(failure, {}) from None
+            except AnswerMismatch as failure:
+                raise MCPError(types.INVALID_PARAMS, str(failure)) from None
+    _, answers, _ = _state(params)
+    for key, response in (params.input_responses or {}).items():
+        answers[key] = _wire(response)
+    rounds = _RoundTrips(ctx, answers, asks)
+    with answering(rounds):
+        try:
+            done = await run()
+        except (InputUnavailable, AnswerMismatch) as failure:
+            if not rounds.pending:
+                raise _failed(failure, rounds.missing) from None
+        else:
+            if not rounds.pending:
+                return done
+    return types.InputRequiredResult(
+        input_requests={key: _request_of(r) for key, r in rounds.pending.items()},
+        request_state=_sealed_state(None, rounds.asked),
+    )
+
+
+def _failed(failure: ToolFailure, missing: Mapping[str, None]) -> MCPError:
+    """The error a request answers when what it asked went unanswered."""
+    if isinstance(failure, _Incapable) and failure.capability is not None:
+        missing = {**missing, failure.capability: None}
+    if missing:
+        return _missing_capabilities(missing, "prompt")
+    return MCPError(types.INVALID_REQUEST, str(failure))
+
+
+def _missing_capabilities(missing: Mapping[str, None], what: str = "tool") -> MCPError:
     """-32021: the tool needed what the client did not declare (and failed without it);
     ``requiredCapabilities`` is shaped as the client's capabilities (``{"sampling": {}}``)."""
     return MCPError(
         types.MISSING_REQUIRED_CLIENT_CAPABILITY,
-        "This tool needs the client capabilities " + ", ".join(missing) + ".",
+        f"This {what} needs the client capabilities " + ", ".join(missing) + ".",
         data={"requiredCapabilities": {name: {} for name in missing}},
     )
 

@@ -21,8 +21,9 @@ from tooldesign.runtime.validation.schema import JSON_ARRAYS
 Schema = dict[str, Any]
 """A JSON Schema a transform builds."""
 
-# Keywords with no meaning for a model: dropped without a word.
-IGNORED = frozenset({K.SCHEMA, K.COMMENT})
+# Keywords with no meaning for a model: dropped without a word (``x-mcp-header`` is MCP's, whose
+# export keeps it: what its HTTP calls mirror in a header).
+IGNORED = frozenset({K.SCHEMA, K.COMMENT, K.X_MCP_HEADER})
 
 
 def split_keywords(

@@ -14,6 +14,7 @@ from tooldesign.dsl import (
     Content,
     Int,
     LongRunning,
+    Prompt,
     Required,
     Return,
     Service,
@@ -31,6 +32,8 @@ from tests.runtime.mcp.conformance.tools import (
     image_content,
     json_schema_tool,
     multiple_content_types,
+    prompt_that_asks,
+    routed,
     simple_text,
     trigger_prompt_change,
     with_logging,
@@ -210,6 +213,21 @@ with Service("conformance", "The MCP conformance suite's scenario tools"):
             Return(String, "What was received")
             Annotations(read_only=True)
             BindTo(json_schema_tool)
+        # http-custom-header-server-validation: arguments mirrored in Mcp-Param-* headers.
+        with Tool("test_custom_header", "Route a request by region"):
+            with Args():
+                Attribute("region", String, "Where to route", header="Region")
+                Attribute("shard", Int, "Which shard", minimum=0, header="Shard")
+                Required("region")
+            Return(String, "Where it went")
+            Annotations(read_only=True)
+            BindTo(routed)
+        # input-required-result-non-tool-request: prompts/get asks before it renders.
+        with Prompt(
+            "test_input_required_result_prompt", "A prompt that asks the user for context first"
+        ):
+            Asks("user")
+            BindTo(prompt_that_asks)
         for name, description, handler, argument, whom in ASKING:
             with Tool(name, description):
                 if argument is not None:

@@ -40,6 +40,12 @@ def simple_text() -> str:
     return SIMPLE_TEXT
 
 
+def routed(region: str, shard: int | None = None) -> str:
+    """The http-custom-header-server-validation scenario's tool: its arguments are mirrored in
+    ``Mcp-Param-*`` headers, which the server checks before it runs."""
+    return f"Routed to {region}" + (f", shard {shard}" if shard is not None else "")
+
+
 def error_handling() -> str:
     raise ScenarioError("This tool intentionally returns an error for testing")
 
@@ -139,6 +145,20 @@ def prompt_with_embedded_resource(args: EmbedArguments) -> list[Message]:
 
 def prompt_with_image() -> list[Message]:
     return [Message(ImageContent(PNG, "image/png")), Message("Please analyze the image above.")]
+
+
+class PromptContext(BaseModel):
+    context: str
+
+
+async def prompt_that_asks() -> str:
+    """input-required-result-non-tool-request: prompts/get asks the user before it renders
+    (the design's ``Asks("user")`` in its ``Prompt`` block, design.py)."""
+    answer = await exchanges().ask_user(
+        "What context should the prompt use?", PromptContext, key="user_context"
+    )
+    context = answer.content.context if answer.accepted and answer.content else "none given"
+    return f"Answer with this context in mind: {context}"
 
 
 def complete_argument(argument: str, value: str, context: Mapping[str, str]) -> list[str]:
