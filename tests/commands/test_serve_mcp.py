@@ -216,6 +216,34 @@ async def test_serves_the_worked_example_over_http() -> None:
     assert isinstance(block, types.TextContent)
 
 
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_stateless_offers_2026_07_28_to_every_client() -> None:
+    from mcp import Client, types
+
+    # A client that speaks only 2026-07-28 does not give up; tools that need a session say
+    # they cannot run without one (no --meta-for here).
+    async with serving_over_http("--stateless") as (url, _):
+        with anyio.fail_after(30):
+            async with Client(url) as client:
+                version = client.protocol_version
+                result = await client.call_tool("list_sites", {"region": "apac"})
+                profile = await client.call_tool("get_profile", {})
+    assert version == "2026-07-28"
+    assert result.is_error is False
+    assert profile.is_error is True
+    [block] = profile.content
+    assert isinstance(block, types.TextContent) and "cannot run in this context" in block.text
+
+
+def test_stateless_takes_no_session_limits(capsys: pytest.CaptureFixture[str]) -> None:
+    assert error_of([*HTTP, "--stateless", "--max-sessions", "5"], capsys) == (
+        "tooldesign: error: --max-sessions limit sessions, which --stateless has none of"
+    )
+    stdio = ["serve-mcp", "examples.netops.mcp_server:runtime", "--stateless"]
+    assert "--stateless applies to --transport http only" in error_of(stdio, capsys)
+
+
 def serve_args(target: str, **options: str) -> argparse.Namespace:
     """What ``tooldesign serve-mcp TARGET --meta-for … --on-result …`` parses to."""
     defaults = {"transport": "stdio", "name": None, "meta_for": None, "on_result": None}

@@ -132,6 +132,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a browser origin allowed besides loopback ones: scheme://name[:port|:*] or * "
         "(repeatable)",
     )
+    http.add_argument(
+        "--stateless",
+        action="store_true",
+        help="serve each request on its own, with no sessions: every client is offered the "
+        "2026-07-28 protocol, even where a tool injects session_id (give it --meta-for)",
+    )
     limits = SESSION_DEFAULTS
     http.add_argument(
         "--max-sessions",
@@ -169,6 +175,7 @@ _HTTP_FLAGS = {
     "no_auth": "--no-auth",
     "allowed_host": "--allowed-host",
     "allowed_origin": "--allowed-origin",
+    "stateless": "--stateless",
     **{option: "--" + option.replace("_", "-") for option in _SESSION_FLAGS},
 }
 """The options of the HTTP transport only, with their spelling."""
@@ -214,6 +221,9 @@ def _check_transport_options(args: argparse.Namespace) -> None:
     if args.transport == "http":
         args.host = DEFAULT_HOST if host is None else host
         args.port = DEFAULT_PORT if port is None else port
+        limits = [f"--{o.replace('_', '-')}" for o in _SESSION_FLAGS if getattr(args, o, None)]
+        if getattr(args, "stateless", False) and limits:
+            raise UserError(f"{' and '.join(limits)} limit sessions, which --stateless has none of")
         return
     given = [flag for flag, value in (("--host", host), ("--port", port)) if value is not None]
     given += [flag for option, flag in _HTTP_FLAGS.items() if getattr(args, option, None)]
@@ -454,6 +464,7 @@ async def _serve_http(
         # SSE streams resume after a dropped connection (Last-Event-ID), from memory.
         app = server.streamable_http_app(
             host=args.host,
+            stateless=args.stateless,
             event_store=MemoryEventStore(),
             retry_interval=RETRY_INTERVAL_MS,
             **security,
