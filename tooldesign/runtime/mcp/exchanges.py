@@ -278,6 +278,10 @@ async def execute(
     declares: ``asks``)."""
     parked = IN_TASK.get()
     if parked is not None:  # a task: questions park it until tasks/update answers them
+        call_id = getattr(parked, "call_id", None)
+        if call_id and request.meta.call_id is None:  # the task's: every server finds it
+            meta = dataclasses.replace(request.meta, call_id=call_id)
+            request = ToolRequest(request.name, request.payload, meta)
         with answering(parked):
             parked.result = await runtime.execute(request)
         return parked.result  # type: ignore[no-any-return]

@@ -25,7 +25,9 @@ brings no answers yet runs in the call (its questions answered ``input_required`
 round trips); the round that brings the answers becomes the task.
 
 Tasks live in this process (:class:`TaskStore`: at most ``limit`` at once, each kept its
-design's ``keep_ms`` after it ends, then forgotten); ids are unguessable, and a task created by
+design's ``keep_ms`` after it ends, then forgotten), or in Redis
+(:class:`~tooldesign.runtime.mcp.redis_tasks.RedisTaskStore`: shared by the servers behind a load
+balancer, and kept across their restarts); ids are unguessable, and a task created by
 an authenticated caller is visible to that caller only. ``Mcp-Name`` on ``tasks/*`` requests,
 when sent, must be the ``taskId`` (-32020 otherwise).
 """
@@ -36,7 +38,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -49,7 +51,7 @@ from starlette.requests import Request
 from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime.control.exchanges import InputRequest, InputUnavailable
 from tooldesign.runtime.errors import ToolFailure
-from tooldesign.runtime.mcp import exchanges
+from tooldesign.runtime.mcp import exchanges, task_calls
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.result import ToolResult
@@ -100,9 +102,21 @@ class Task:
     runner: asyncio.Task[None] | None = None
     ended: float | None = None
     """When it ended (``time.monotonic()``); it is forgotten ``keep_ms`` later."""
+    call: dict[str, Any] | None = None
+    """The call it runs (``name``, ``arguments``, ``callId``): a server that takes the task over
+    after a restart finds the call's answer again by it (a remote call of the same id is
+    answered once, from the queue's record)."""
+    revision: int = 0
+    """Bumped by each change, so that a shared store keeps the newest."""
+    shown: dict[str, Any] | None = None
+    """The questions as a shared store's record lists them (a task another server runs)."""
+    on_change: Callable[[Task], None] | None = None
+    """Told of each change (a shared store writes the record)."""
+    stranded: bool = False
+    """A shared store's task whose server is gone (its lease expired) before it ended."""
 
     def __post_init__(self) -> None:
-        self.updated_at = self.created_at
+        self.updated_at = self.updated_at or self.created_at
 
     def set_status(self, status: str) -> None:
         if self.status in _ENDED:
@@ -115,6 +129,18 @@ class Task:
                 future.cancel()
             self.waiting.clear()
             self.asked.clear()
+        self.changed()
+
+    def changed(self) -> None:
+        self.revision += 1
+        if self.on_change is not None:
+            self.on_change(self)
+
+    def requests(self) -> dict[str, Any]:
+        """What the tool asked that has no answer yet, as ``inputRequests`` lists it."""
+        if self.asked:
+            return {key: exchanges.wire_request(r) for key, r in self.asked.items()}
+        return dict(self.shown or {})
 
     def envelope(self) -> dict[str, Any]:
         """The ``Task`` fields every task answer carries."""
@@ -134,10 +160,8 @@ class Task:
             answer["result"] = self.result
         elif self.status == "failed" and self.error is not None:
             answer["error"] = self.error
-        elif self.status == "input_required" and self.asked:
-            answer["inputRequests"] = {
-                key: exchanges.wire_request(request) for key, request in self.asked.items()
-            }
+        elif self.status == "input_required" and (asked := self.requests()):
+            answer["inputRequests"] = asked
         return answer
 
 
@@ -170,6 +194,11 @@ class TaskStore:
         self._tasks[task.id] = task
         return task
 
+    @staticmethod
+    def call_of(task_id: str, call: Mapping[str, Any]) -> dict[str, Any]:
+        """The call a task runs, with its call id (the task's own, for every server)."""
+        return {**call, "callId": f"mcp-task-{task_id}"}
+
     def get(self, task_id: str, owner: str | None) -> Task | None:
         """The task, if it exists and ``owner`` may see it."""
         self._expire()
@@ -177,6 +206,34 @@ class TaskStore:
         if task is None or (task.owner is not None and task.owner != owner):
             return None
         return task
+
+    # The interface :class:`Tasks` uses (a shared store implements it too).
+
+    async def open(
+        self, tool: str, owner: str | None, support: TaskSupport, call: dict[str, Any]
+    ) -> Task:
+        """A new task of ``owner`` running ``call``."""
+        task = self.add(tool, owner, support)
+        task.call = self.call_of(task.id, call)
+        return task
+
+    async def find(self, task_id: str, owner: str | None) -> Task | None:
+        """The task, if it exists and ``owner`` may see it (its runner, if it runs here)."""
+        return self.get(task_id, owner)
+
+    def adopted(self, task: Task) -> None:
+        """``task`` runs in this process now."""
+
+    async def forward(self, task: Task, responses: Mapping[str, Any]) -> None:
+        """Answers for a task another server runs (never, in this process's store)."""
+
+    async def cancel_elsewhere(self, task: Task) -> bool:
+        """Cancel a task another server runs (never, here): whether it was running."""
+        return False
+
+    async def claim(self, task: Task) -> bool:
+        """Take a stranded task over (never, here: none is)."""
+        return False
 
     def _expire(self) -> None:
         now = time.monotonic()
@@ -200,7 +257,7 @@ class Parked:
     """The answerer of a call running as a task: a question with no answer parks the task
     (``input_required``) until ``tasks/update`` answers it."""
 
-    __slots__ = ("answers", "asks", "ctx", "result", "task")
+    __slots__ = ("answers", "asks", "call_id", "ctx", "result", "task")
 
     def __init__(
         self,
@@ -213,6 +270,8 @@ class Parked:
         self.ctx = ctx
         self.asks = asks
         self.answers = dict(answers)
+        self.call_id: str | None = (task.call or {}).get("callId")
+        """The id the call runs under (the server's ``_call_tool`` gives it to the call)."""
         self.result: ToolResult | None = None
         """The call's result, once it ran (set by :func:`exchanges.execute`)."""
 
@@ -243,7 +302,7 @@ class Tasks:
     """The tasks extension on a :class:`ToolServer` (:meth:`serve_on`)."""
 
     def __init__(self, store: TaskStore | None = None) -> None:
-        self.store = store or TaskStore()
+        self.store = store if store is not None else TaskStore()
         self._server: ToolServer | None = None
 
     def serve_on(self, server: ToolServer) -> ToolServer:
@@ -259,7 +318,8 @@ class Tasks:
         return server
 
     def close(self) -> None:
-        """Cancel every running task (each ends ``cancelled``): call it when the server stops."""
+        """Call it when the server stops: with a :class:`TaskStore`, cancels every running task
+        (each ends ``cancelled``); with a shared store, hands them over to the other servers."""
         self.store.cancel_all()
 
     # ── tools/call ────────────────────────────────────────────────────────────────────────
@@ -291,16 +351,18 @@ class Tasks:
             call = types.CallToolRequestParams.model_validate(params)
         except ValidationError:
             return await call_next(ctx)  # the SDK answers invalid parameters
-        return self._start(ctx, call, spec.asks, support)
+        return await self._start(ctx, call, spec.asks, support)
 
-    def _start(
+    async def _start(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: types.CallToolRequestParams,
         asks: tuple[str, ...],
         support: TaskSupport,
     ) -> dict[str, Any]:
-        task = self.store.add(params.name, _owner(ctx), support)
+        arguments = dict(params.arguments or {})
+        call = {"name": params.name, "arguments": arguments}
+        task = await self.store.open(params.name, _owner(ctx), support, call)
         answers = exchanges.answers_of(params)
         parked = Parked(task, ctx, asks, answers)
         plain = params.model_copy(update={"input_responses": None, "request_state": None})
@@ -352,8 +414,8 @@ class Tasks:
 
     # ── tasks/* ───────────────────────────────────────────────────────────────────────────
 
-    def _task(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task:
-        task = self.store.get(task_id, _owner(ctx))
+    async def _task(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task:
+        task = await self.store.find(task_id, _owner(ctx))
         if task is None:
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -365,40 +427,83 @@ class Tasks:
     async def _get(
         self, ctx: ServerRequestContext[Any, Any], params: _TaskParams
     ) -> dict[str, Any]:
-        return self._task(ctx, params.task_id).detailed()
+        task = await self._task(ctx, params.task_id)
+        if task.stranded:
+            task = await self._take_over(ctx, task)
+        return task.detailed()
+
+    async def _take_over(self, ctx: ServerRequestContext[Any, Any], task: Task) -> Task:
+        """A task whose server is gone: its remote call is found again (same call id: the queue
+        answers it once, or this server joins it), or, for a tool that ran in that server's
+        process, the task fails (what it did is unknown)."""
+        if not await self.store.claim(task):  # another server took it first: its record
+            return await self._task(ctx, task.id)
+        remote, _spec = task_calls.remote_of(self._server, task.tool)
+        call = task.call or {}
+        if remote is None or not call.get("callId") or self._server is None:
+            task.error = _error(
+                types.INTERNAL_ERROR,
+                f"The server running this task stopped before it ended; the tool {task.tool!r} "
+                "ran in that server's process, so it cannot go on, and whether it took effect "
+                "is unknown.",
+            )
+            task.set_status("failed")
+            return task
+        params = types.CallToolRequestParams(name=call["name"], arguments=call.get("arguments"))
+        spec = self._server._served_catalog().specs.get(task.tool)
+        parked = Parked(task, ctx, spec.asks if spec is not None else (), {})
+        log.info("task %s of tool %s: taken over, its call %s", task.id, task.tool, call["callId"])
+        task.runner = asyncio.get_running_loop().create_task(
+            self._run(task, ctx, params, parked), name=f"tooldesign task {task.id}"
+        )
+        self.store.adopted(task)
+        return task
 
     async def _update(
         self, ctx: ServerRequestContext[Any, Any], params: _UpdateParams
     ) -> dict[str, Any]:
-        task = self._task(ctx, params.task_id)
-        for key, response in params.input_responses.items():
-            request = task.asked.get(key)
-            future = task.waiting.get(key)
-            if request is None or future is None or future.done():
-                continue  # not asked (or answered already): ignored
-            try:
-                answer = exchanges.answer_of(request, response)
-            except ValidationError as exc:
-                raise MCPError(
-                    types.INVALID_PARAMS,
-                    f"The answer to {key!r} is not a {request.method} result: "
-                    f"{exc.errors()[0]['msg']}",
-                ) from None
-            del task.asked[key]
-            future.set_result(answer)
-        if task.status == "input_required" and not task.asked:
-            task.set_status("working")
+        task = await self._task(ctx, params.task_id)
+        if task.runner is None and task.status not in _ENDED:  # another server runs it
+            await self.store.forward(task, params.input_responses)
+            return {}
+        answer_task(task, params.input_responses)
         return {}
 
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], params: _TaskParams
     ) -> dict[str, Any]:
-        task = self._task(ctx, params.task_id)
-        if task.status not in _ENDED:
-            task.set_status("cancelled")
-            if task.runner is not None:
-                task.runner.cancel()
+        task = await self._task(ctx, params.task_id)
+        if task.status in _ENDED:
+            return {}
+        if task.runner is None:  # another server runs it, or ran it and is gone
+            if await self.store.cancel_elsewhere(task) and task.stranded:
+                await task_calls.cancel_remote(self._server, task)
+            return {}
+        task.set_status("cancelled")
+        task.runner.cancel()
         return {}
+
+
+def answer_task(task: Task, responses: Mapping[str, Any]) -> None:
+    """Answers (``inputResponses``) to what a task running here asked; keys not asked (or
+    answered already) are ignored; an answer that is not a result of its request is refused
+    (``MCPError``), and its question stays asked."""
+    for key, response in responses.items():
+        request = task.asked.get(key)
+        future = task.waiting.get(key)
+        if request is None or future is None or future.done():
+            continue  # not asked (or answered already): ignored
+        try:
+            answer = exchanges.answer_of(request, response)
+        except ValidationError as exc:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"The answer to {key!r} is not a {request.method} result: {exc.errors()[0]['msg']}",
+            ) from None
+        del task.asked[key]
+        future.set_result(answer)
+    if task.status == "input_required" and not task.asked:
+        task.set_status("working")
 
 
 def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:

@@ -1,0 +1,52 @@
+"""The remote call behind a task (:mod:`~tooldesign.runtime.mcp.tasks`): found again by a server
+that takes over a task whose server is gone, and cancelled on the workers when nobody waits
+for it any more."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from tooldesign.runtime.request import ToolCallMeta
+from tooldesign.runtime.transports.wire import CallMessage
+
+if TYPE_CHECKING:
+    from tooldesign.runtime.mcp.server import ToolServer
+    from tooldesign.runtime.mcp.tasks import Task
+
+log = logging.getLogger("tooldesign.runtime.mcp")
+
+
+def remote_of(server: ToolServer | None, name: str) -> tuple[Any, Any]:
+    """The remote toolset that runs the tool ``name`` and its spec (``None, None``: the tool
+    runs in this process, or is not registered)."""
+    registry = getattr(getattr(server, "runtime", None), "_registry", None)
+    tool = registry.resolve(name) if registry is not None else None
+    if tool is None or tool.registration.remote is None:
+        return None, None
+    return tool.registration.remote, tool.spec
+
+
+async def cancel_remote(server: ToolServer | None, task: Task) -> None:
+    """Cancel a stranded task's call on the workers (its server is gone; nobody here waits
+    for it): the handler running it sees ``CancelledError``, a call still queued never starts."""
+    remote, spec = remote_of(server, task.tool)
+    call = task.call or {}
+    if remote is None or not call.get("callId"):
+        return
+    message = CallMessage(
+        call_id=call["callId"],
+        tool=spec.id,
+        toolset=remote.key,
+        version=remote.version,
+        payload=json.dumps(call.get("arguments") or {}),
+        meta=ToolCallMeta(),
+    )
+    try:
+        start = getattr(remote.transport, "start", None)
+        if start is not None:
+            await start()
+        await remote.transport.cancel(message)
+    except Exception:
+        log.exception("task %s: cancelling its call %s failed", task.id, call["callId"])
