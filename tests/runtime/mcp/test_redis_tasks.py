@@ -95,7 +95,15 @@ class Node:
     task store; ``stop()`` hands its tasks over, ``crash()`` leaves them as a killed process
     would (its lease runs out)."""
 
-    def __init__(self, url: str, prefix: str, *, local: bool = False, timeout: float = 30) -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str,
+        *,
+        local: bool = False,
+        timeout: float = 30,
+        runtime: Runtime | None = None,
+    ) -> None:
         self.transport = RedisTransport(url, prefix=prefix)
         registration = (
             task_worker.long_running(
@@ -106,7 +114,7 @@ class Node:
             if local
             else remote_registration(task_worker.specs(), transport=self.transport, timeout=timeout)
         )
-        self.runtime = Runtime([registration], approver=approve_all)
+        self.runtime = runtime or Runtime([registration], approver=approve_all)
         self.store = RedisTaskStore(url, prefix=prefix, lease=1.0)
         self.tasks = Tasks(self.store)
         # restart_device takes the session's id: the tests' HTTP requests carry none
@@ -237,6 +245,33 @@ def test_servers_sharing_the_store_see_and_cancel_each_others_tasks(
                 while client.hget(key, "cancelled") != "1":
                     assert time.monotonic() < deadline, client.hgetall(key)
                     await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+
+
+def test_a_question_asked_on_one_server_is_answered_through_another(
+    redis_server: RedisServer,
+) -> None:
+    from examples.netops import mcp_server
+
+    prefix = "asked"
+    url = redis_server.url
+
+    async def main() -> None:
+        a = Node(url, prefix, runtime=mcp_server.runtime())
+        b = Node(url, prefix, runtime=mcp_server.runtime())
+        async with a, b:
+            # check_reachability runs in A's process; given no host, it asks the user for one.
+            task = await a.wire.call("check_reachability", value="")
+            asked = await b.until(task["taskId"], "input_required", within=10)
+            questions = {key: r["params"]["message"] for key, r in asked["inputRequests"].items()}
+            assert questions == {"user-1": "Which host should the router probe?"}
+            answer = {"action": "accept", "content": {"host": "core.hq", "probes": 3}}
+            update = {"taskId": task["taskId"], "inputResponses": {"user-1": answer}}
+            assert acked(await b.wire.result("tasks/update", update))  # passed on to A
+            done = await b.until(task["taskId"], *ENDED, within=10)
+        assert done["status"] == "completed", done
+        assert done["result"]["structuredContent"]["raw"]["host"] == "core.hq"
 
     asyncio.run(main())
 
