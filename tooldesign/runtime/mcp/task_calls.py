@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tooldesign.runtime.request import ToolCallMeta
@@ -13,7 +14,6 @@ from tooldesign.runtime.transports.wire import CallMessage
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.server import ToolServer
-    from tooldesign.runtime.mcp.tasks import Task
 
 log = logging.getLogger("tooldesign.runtime.mcp")
 
@@ -28,11 +28,12 @@ def remote_of(server: ToolServer | None, name: str) -> tuple[Any, Any]:
     return tool.registration.remote, tool.spec
 
 
-async def cancel_remote(server: ToolServer | None, task: Task) -> None:
-    """Cancel a stranded task's call on the workers (its server is gone; nobody here waits
-    for it): the handler running it sees ``CancelledError``, a call still queued never starts."""
-    remote, spec = remote_of(server, task.tool)
-    call = task.call or {}
+async def cancel_remote(
+    server: ToolServer | None, task_id: str, tool: str, call: Mapping[str, Any]
+) -> None:
+    """Cancel the call of a stranded task (its server is gone; nobody here waits for it) on the
+    workers: the handler running it sees ``CancelledError``, a call still queued never starts."""
+    remote, spec = remote_of(server, tool)
     if remote is None or not call.get("callId"):
         return
     message = CallMessage(
@@ -49,4 +50,4 @@ async def cancel_remote(server: ToolServer | None, task: Task) -> None:
             await start()
         await remote.transport.cancel(message)
     except Exception:
-        log.exception("task %s: cancelling its call %s failed", task.id, call["callId"])
+        log.exception("task %s: cancelling its call %s failed", task_id, call["callId"])

@@ -477,7 +477,7 @@ class Tasks:
             return {}
         if task.runner is None:  # another server runs it, or ran it and is gone
             if await self.store.cancel_elsewhere(task) and task.stranded:
-                await task_calls.cancel_remote(self._server, task)
+                await task_calls.cancel_remote(self._server, task.id, task.tool, task.call or {})
             return {}
         task.set_status("cancelled")
         task.runner.cancel()
