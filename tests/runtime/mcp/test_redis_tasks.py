@@ -22,6 +22,7 @@ from typing import Any, Self
 
 import httpx
 import pytest
+from mcp.shared.exceptions import MCPError
 from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime import Runtime
 from tooldesign.runtime.mcp import RedisTaskStore, Tasks, ToolServer
@@ -382,6 +383,33 @@ def test_a_stranded_task_of_a_tool_run_in_process_fails_saying_why(
             done = await second.get(task.id)
         assert done["status"] == "failed"
         assert "ran in that server's process" in done["error"]["message"]
+
+    asyncio.run(main())
+
+
+def test_the_tasks_kept_are_bounded_over_every_server(redis_server: RedisServer) -> None:
+    async def main() -> None:
+        a = RedisTaskStore(redis_server.url, prefix="bounded", limit=2)
+        b = RedisTaskStore(redis_server.url, prefix="bounded", limit=2)
+        short = TaskSupport(keep_ms=60_000)
+        try:
+            first = await a.open("get_device", None, short, {"name": "get_device"})
+            await b.open("get_device", None, short, {"name": "get_device"})
+            with pytest.raises(MCPError, match="keeps 2 tasks already"):
+                await b.open("get_device", None, short, {"name": "get_device"})
+            first.result = {"content": [], "structuredContent": {"ok": True}}
+            first.set_status("completed")  # written by A's writer
+            deadline = time.monotonic() + 5
+            while (seen := await b.find(first.id, None)) is None or seen.status != "completed":
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.02)
+            assert seen.detailed()["result"] == first.result
+            third = await b.open("get_device", None, short, {"name": "get_device"})
+            assert await b.find(first.id, None) is None  # the ended one made room
+            assert (await a.find(third.id, None)) is not None
+        finally:
+            await a.aclose()
+            await b.aclose()
 
     asyncio.run(main())
 

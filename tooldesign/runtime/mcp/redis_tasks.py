@@ -30,6 +30,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -278,7 +279,8 @@ class RedisTaskStore(TaskStore):
             pipe.hmget(record, "status", "runner")
             pipe.lpop(answers, 100)
             pipe.pexpire(record, self.stranded_ms)
-            pipe.zadd(self._key("running"), {task.id: 0}, xx=True, gt=True)
+            # Counted among the running until stranded_ttl after this (this process's clock).
+            pipe.zadd(self._key("running"), {task.id: _ms() + self.stranded_ms}, xx=True)
             (status, runner), given, _, _ = await pipe.execute()
         if status is None:  # Redis lost it: written again
             self._changed(task)
@@ -457,6 +459,10 @@ class RedisTaskStore(TaskStore):
             await client.zrem(self._key("servers"), self.server_id)
         with contextlib.suppress(*ERRORS):
             await client.aclose()
+
+
+def _ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _data(task: Task) -> str:
