@@ -277,6 +277,30 @@ def test_a_question_asked_on_one_server_is_answered_through_another(
     asyncio.run(main())
 
 
+def test_the_worked_examples_server_keeps_its_tasks_in_the_redis_it_is_given(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from examples.netops import mcp_server
+
+    monkeypatch.setenv("NETOPS_TASKS_REDIS", redis_server.url)
+
+    async def main() -> str:
+        app = mcp_server.server().streamable_http_app()
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+            ) as http,
+        ):
+            task = await Wire(http, {TASKS: {}}).call("check_reachability", value="core.hq")
+        return str(task["taskId"])
+
+    task_id = asyncio.run(main())
+    with redis_server.client() as client:
+        assert client.hget(f"tooldesign:{{mcp-tasks}}:task:{task_id}", "runner")
+        client.delete(*client.keys("tooldesign:{mcp-tasks}:*"))
+
+
 def test_a_caller_sees_only_its_own_tasks_on_every_server(redis_server: RedisServer) -> None:
     async def main() -> None:
         a = RedisTaskStore(redis_server.url, prefix="owners")
