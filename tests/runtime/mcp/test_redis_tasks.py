@@ -189,7 +189,7 @@ async def started(tmp_path: Path, call_id: str, within: float = 20) -> None:
         await asyncio.sleep(0.02)
 
 
-@pytest.mark.parametrize("how", ["crash", "stop"])
+@pytest.mark.parametrize("how", ["crash", "stop", "shutdown"])
 def test_a_task_outlives_the_server_that_created_it(
     redis_server: RedisServer, workers: Any, tmp_path: Path, how: str
 ) -> None:
@@ -204,7 +204,13 @@ def test_a_task_outlives_the_server_that_created_it(
         assert task["resultType"] == "task" and task["status"] == "working"
         call_id = f"mcp-task-{task['taskId']}"
         await started(tmp_path, call_id)
-        await (first.crash() if how == "crash" else first.stop())
+        if how == "shutdown":  # the event loop ends: what runs is cancelled, transport open
+            runners = [t.runner for t in first.store._local.values() if t.runner is not None]
+            for runner in runners:
+                runner.cancel()
+            await asyncio.wait(runners)
+            await asyncio.sleep(0.2)  # a cancel of the call on the workers would land now
+        await (first.stop() if how == "stop" else first.crash())
         async with Node(url, prefix) as second:  # a new server: nothing of the first in memory
             seen = await second.get(task["taskId"])
             assert seen["status"] == "working", seen  # taken over, its call joined

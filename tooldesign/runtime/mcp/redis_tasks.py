@@ -172,6 +172,8 @@ class RedisTaskStore(TaskStore):
     tasks over to the others at once.
     """
 
+    hands_over = True
+
     def __init__(
         self,
         url: str = DEFAULT_URL,
@@ -291,6 +293,8 @@ class RedisTaskStore(TaskStore):
             task.set_status("cancelled")
             if task.runner is not None:
                 task.runner.cancel()
+            if self.cancel_call is not None:
+                await self.cancel_call(task)
         for text in given or ():
             try:
                 answer_task(task, json.loads(text))

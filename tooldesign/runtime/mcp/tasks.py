@@ -38,7 +38,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -55,6 +55,7 @@ from tooldesign.runtime.mcp import exchanges, task_calls
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.transports.base import DETACHED
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.server import ToolServer
@@ -168,6 +169,11 @@ class Task:
 class TaskStore:
     """The tasks of one server, in this process: at most ``limit`` at once; an ended task is
     kept its ``keep_ms``, then forgotten (and an ended one is dropped first when full)."""
+
+    hands_over = False
+    """Whether its tasks outlive this server (another takes them over): a shared store's."""
+    cancel_call: Callable[[Task], Awaitable[None]] | None = None
+    """Cancels a task's remote call on the workers (set by :class:`Tasks`)."""
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         if limit < 1:
@@ -309,6 +315,7 @@ class Tasks:
         """Serve task-supporting tools as tasks on ``server`` (advertised under
         ``capabilities.extensions``), and ``tasks/get``, ``tasks/update``, ``tasks/cancel``."""
         self._server = server
+        self.store.cancel_call = self._cancel_call
         low = server.server
         low.extensions[EXTENSION] = {}
         low.add_request_handler("tasks/get", _TaskParams, self._get)
@@ -380,10 +387,13 @@ class Tasks:
     ) -> None:
         assert self._server is not None
         token = exchanges.IN_TASK.set(parked)
+        if self.store.hands_over:  # its call outlives this server: cancelled only when asked
+            DETACHED.set(True)
         try:
             answer = await self._server._call_tool(ctx, params)
         except asyncio.CancelledError:
-            task.set_status("cancelled")
+            if not self.store.hands_over:  # else: this server stops, another takes it over
+                task.set_status("cancelled")
             return
         except MCPError as exc:
             task.error = _error(exc.error.code, exc.error.message, exc.error.data)
@@ -481,7 +491,12 @@ class Tasks:
             return {}
         task.set_status("cancelled")
         task.runner.cancel()
+        if self.store.hands_over:  # its call is not cancelled with its runner
+            await self._cancel_call(task)
         return {}
+
+    async def _cancel_call(self, task: Task) -> None:
+        await task_calls.cancel_remote(self._server, task.id, task.tool, task.call or {})
 
 
 def answer_task(task: Task, responses: Mapping[str, Any]) -> None:
