@@ -15,7 +15,9 @@ call id, ``mcp-task-<task id>``). Any server sharing the store answers ``tasks/g
   (one only: a script hands it over). A call of a remote toolset (``remote_registration``,
   run by Redis workers) is found again under its call id: the queue answers it from its
   record, or the new server joins it while it runs; it never runs twice. A call that ran in
-  the gone server's own process cannot go on: the task fails, saying so.
+  the gone server's own process cannot go on: the task fails, saying so. A server whose event
+  loop ends cancels nothing: a task's call is cancelled on the workers by ``tasks/cancel`` only
+  (``transports.base.DETACHED``).
 
 A record is kept ``keep_ms`` (the tool's ``LongRunning``) after its task ends, ``stranded_ttl``
 seconds after the last sign of a server running it otherwise; at most ``limit`` tasks at once
