@@ -241,9 +241,15 @@ class RedisTaskStore(TaskStore):
         self._shas[name] = await client.script_load(_SCRIPTS[name])
         return await client.evalsha(self._shas[name], len(keys), *keys, *args)
 
+    def _stopping(self) -> bool:
+        """Closed, or this loop was cancelled (a cancellation that lands inside redis-py's read
+        can be swallowed there: the loop must end all the same)."""
+        task = asyncio.current_task()
+        return self._closed or (task is not None and task.cancelling() > 0)
+
     async def _supervised(self, body: Any) -> None:
         backoff = Backoff()
-        while not self._closed:
+        while not self._stopping():
             try:
                 await body()
             except asyncio.CancelledError:
@@ -266,7 +272,7 @@ class RedisTaskStore(TaskStore):
     async def _beating(self) -> None:
         """Renew the lease; for each task running here, apply a cancel or answers another server
         took, keep its record (written again if Redis lost it), or let it go (taken over)."""
-        while not self._closed:
+        while not self._stopping():
             await self._heartbeat()
             for task in list(self._local.values()):
                 if task.status in _ENDED:
@@ -305,11 +311,11 @@ class RedisTaskStore(TaskStore):
 
     async def _writing(self) -> None:
         assert self._wake is not None
-        while not self._closed:
+        while not self._stopping():
             if not self._dirty:
                 await self._wake.wait()
             self._wake.clear()
-            while self._dirty:
+            while self._dirty and not self._stopping():
                 task_id, task = next(iter(self._dirty.items()))
                 await self._put(task)
                 if self._dirty.get(task_id) is task and task.revision == self._written.get(task_id):
