@@ -25,7 +25,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime import Runtime
-from tooldesign.runtime.mcp import RedisTaskStore, Tasks, ToolServer
+from tooldesign.runtime.mcp import BearerTokens, RedisTaskStore, Tasks, ToolServer
 from tooldesign.runtime.transports import remote_registration
 from tooldesign.runtime.transports.redis import RedisKeys, RedisTransport
 
@@ -104,6 +104,7 @@ class Node:
         local: bool = False,
         timeout: float = 30,
         runtime: Runtime | None = None,
+        tokens: BearerTokens | None = None,
     ) -> None:
         self.transport = RedisTransport(url, prefix=prefix)
         registration = (
@@ -121,7 +122,7 @@ class Node:
         # restart_device takes the session's id: the tests' HTTP requests carry none
         server = ToolServer(self.runtime, meta_for=lambda c: replace(c.meta, session_id="s-1"))
         self.tasks.serve_on(server)
-        self.app = server.streamable_http_app()
+        self.app = server.streamable_http_app(token_verifier=tokens)
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> Self:
@@ -325,6 +326,33 @@ def test_a_caller_sees_only_its_own_tasks_on_every_server(redis_server: RedisSer
         finally:
             await a.aclose()
             await b.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_caller_sees_only_its_own_tasks_over_http_whichever_server_it_asks(
+    redis_server: RedisServer, workers: Any
+) -> None:
+    prefix = "owners-http"
+    url = redis_server.url
+    workers(url, prefix, delay=0.5)
+    alice, bob = "alice-token-0123456789", "bob-token-0123456789ab"
+    tokens = BearerTokens({alice: "alice", bob: "bob"})
+
+    async def main() -> None:
+        await live(url, prefix)
+        async with Node(url, prefix, tokens=tokens) as a, Node(url, prefix, tokens=tokens) as b:
+            as_alice = {"Authorization": f"Bearer {alice}"}
+            as_bob = {"Authorization": f"Bearer {bob}"}
+            call = {"name": "restart_device", "arguments": RESTART}
+            task = await a.wire.result("tools/call", call, **as_alice)
+            get = {"taskId": task["taskId"]}
+            refused = await b.wire.send("tasks/get", get, **as_bob)
+            assert "No task" in refused["error"]["message"]  # as if it did not exist
+            cancel = await b.wire.send("tasks/cancel", get, **as_bob)
+            assert "No task" in cancel["error"]["message"]
+            seen = await b.wire.result("tasks/get", get, **as_alice)
+            assert seen["status"] in ("working", "completed")
 
     asyncio.run(main())
 
