@@ -440,6 +440,7 @@ class RedisTaskStore(TaskStore):
         return bool(int(done))
 
     def __len__(self) -> int:
+        """The tasks this server runs (the others' are in Redis)."""
         return len(self._local)
 
     def cancel_all(self) -> None:
