@@ -1,6 +1,6 @@
-"""The remote call behind a task (:mod:`~tooldesign.runtime.mcp.tasks`): found again by a server
-that takes over a task whose server is gone, and cancelled on the workers when nobody waits
-for it any more."""
+"""The call behind a task (:mod:`~tooldesign.runtime.mcp.tasks`): its remote call, found again by
+a server that takes over a task whose server is gone, and cancelled on the workers when nobody
+waits for it any more; and whether it ended with no result to give (the task fails)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tooldesign.runtime.control.exchanges import InputUnavailable
+from tooldesign.runtime.errors import ToolFailure
+from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.request import ToolCallMeta
+from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.transports.wire import CallMessage
 
 if TYPE_CHECKING:
@@ -51,3 +55,20 @@ async def cancel_remote(
         await remote.transport.cancel(message)
     except Exception:
         log.exception("task %s: cancelling its call %s failed", task_id, call["callId"])
+
+
+def crashed(result: ToolResult | None, server: ToolServer) -> bool:
+    """Whether the call ended with no result to give: the tool crashed (an exception the
+    application does not show the model) or its worker was lost."""
+    if result is None or result.error is None:
+        return False
+    hint = result.retry_hint
+    if hint is not None and hint.reason is RetryReason.OUTCOME_UNKNOWN:
+        return True
+    cause = result.error.cause
+    if cause is None or isinstance(cause, (ToolFailure, InputUnavailable)):
+        return False
+    shown: tuple[type[BaseException], ...] = getattr(
+        getattr(server.runtime, "_pipeline", None), "expose", ()
+    )
+    return hint is None and not isinstance(cause, shown)

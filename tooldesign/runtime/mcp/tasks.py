@@ -49,11 +49,9 @@ from mcp.shared.exceptions import MCPError
 from pydantic import Field, ValidationError
 from starlette.requests import Request
 from tooldesign.contract.tasks import TaskSupport
-from tooldesign.runtime.control.exchanges import InputRequest, InputUnavailable
-from tooldesign.runtime.errors import ToolFailure
+from tooldesign.runtime.control.exchanges import InputRequest
 from tooldesign.runtime.mcp import exchanges, task_calls
 from tooldesign.runtime.mcp.access import access_token_of
-from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.transports.base import DETACHED
 
@@ -406,7 +404,7 @@ class Tasks:
             return
         finally:
             exchanges.IN_TASK.reset(token)
-        if _crashed(parked.result, self._server):
+        if task_calls.crashed(parked.result, self._server):
             task.error = _error(
                 types.INTERNAL_ERROR, f"The tool {task.tool!r} failed with an internal error."
             )
@@ -561,23 +559,6 @@ def _owner(ctx: ServerRequestContext[Any, Any]) -> str | None:
     request = ctx.request if isinstance(ctx.request, Request) else None
     token = access_token_of(request.scope) if request is not None else None
     return None if token is None else f"{token.client_id}:{getattr(token, 'subject', '') or ''}"
-
-
-def _crashed(result: ToolResult | None, server: ToolServer) -> bool:
-    """Whether the call ended with no result to give: the tool crashed (an exception the
-    application does not show the model) or its worker was lost."""
-    if result is None or result.error is None:
-        return False
-    hint = result.retry_hint
-    if hint is not None and hint.reason is RetryReason.OUTCOME_UNKNOWN:
-        return True
-    cause = result.error.cause
-    if cause is None or isinstance(cause, (ToolFailure, InputUnavailable)):
-        return False
-    shown: tuple[type[BaseException], ...] = getattr(
-        getattr(server.runtime, "_pipeline", None), "expose", ()
-    )
-    return hint is None and not isinstance(cause, shown)
 
 
 def _error(code: int, message: str, data: Any = None) -> dict[str, Any]:
