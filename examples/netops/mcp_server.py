@@ -12,16 +12,20 @@ prompt (``triage_site``) and resources (``netops://sites``, the documents at
 ``session_id`` get the MCP session: one per stdio connection, the ``Mcp-Session-Id`` of a
 streamable-HTTP session. The profiles are keyed by session, so over MCP ``get_profile``
 answers that this session has none: the model cannot pick another user's session.
+
+With ``NETOPS_TASKS_REDIS=redis://localhost:6379/0`` in the environment, ``server`` keeps its
+tasks in that Redis: replicas behind a load balancer share them, and they outlive a restart.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 
 from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import AuditSink, LogCalls, Runtime, Timeout
-from tooldesign.runtime.mcp import ServerContent, Tasks, ToolServer
+from tooldesign.runtime.mcp import RedisTaskStore, ServerContent, Tasks, ToolServer
 
 from examples.netops.agent import registrations
 from examples.netops.services import (
@@ -50,11 +54,14 @@ def runtime(inventory: Inventory | None = None, *, audit: AuditSink | None = Non
 
 def server() -> ToolServer:
     """The runtime's tools with the example's prompt and resources (:func:`content`), and its
-    long-running tools served as tasks (MCP's tasks extension)."""
+    long-running tools served as tasks (MCP's tasks extension): kept in this process, or, with
+    ``NETOPS_TASKS_REDIS`` set to a Redis URL, in Redis, shared by the replicas that name it."""
     inventory = Inventory()
     served = ToolServer(runtime(inventory))
     content(inventory, DocumentService()).serve_on(served)
-    Tasks().serve_on(served)  # check_reachability runs as a task for clients that speak tasks
+    shared = os.environ.get("NETOPS_TASKS_REDIS")
+    store = RedisTaskStore(shared) if shared else None
+    Tasks(store).serve_on(served)  # check_reachability runs as a task for clients that speak tasks
     return served
 
 

@@ -177,10 +177,15 @@ async def wait_live(
 
 
 def worker_process(
-    url: str, prefix: str, *options: str, log: Path, **env: str
+    url: str,
+    prefix: str,
+    *options: str,
+    log: Path,
+    target: str = "tests.runtime.transports.app:runtime",
+    **env: str,
 ) -> subprocess.Popen[bytes]:
-    """``tooldesign worker`` serving tests.runtime.transports.app:runtime in a process of its own,
-    logging to ``log``."""
+    """``tooldesign worker`` serving ``target`` (tests.runtime.transports.app:runtime) in a
+    process of its own, logging to ``log``."""
     environment = {
         **os.environ,
         "TD_REDIS_URL": url,
@@ -189,7 +194,7 @@ def worker_process(
         **env,
     }
     command = [
-        sys.executable, "-m", "tooldesign.cli", "worker", "tests.runtime.transports.app:runtime",
+        sys.executable, "-m", "tooldesign.cli", "worker", target,
         "--redis", url, "--prefix", prefix, *options,
     ]  # fmt: skip
     with log.open("ab") as sink:

@@ -4,7 +4,8 @@
 The server's names are importable from here (``from tooldesign.runtime.mcp import ToolServer``),
 with those of its HTTP app's security (``BearerTokens``, ``SessionLimits``, ``HttpPolicy``) and
 the prompts and resources it serves beside the tools (``ServerContent``, ``Prompt``,
-``Resource``, ``ResourceTemplate``, ``Message``); they
+``Resource``, ``ResourceTemplate``, ``Message``) and its long-running tasks (``Tasks``,
+``TaskStore``, ``RedisTaskStore``: the last needs the ``redis`` extra); they
 need the ``mcp`` extra and are loaded on first use, so the client's module can be imported
 without it.
 """
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from tooldesign.runtime.mcp.discovery import DiscoveryServer
     from tooldesign.runtime.mcp.events import MemoryEventStore
     from tooldesign.runtime.mcp.http import HttpPolicy
+    from tooldesign.runtime.mcp.redis_tasks import RedisTaskStore
     from tooldesign.runtime.mcp.server import (
         McpCallContext,
         MetaFor,
@@ -49,6 +51,7 @@ __all__ = [
     "MetaFor",
     "OnResult",
     "Prompt",
+    "RedisTaskStore",
     "Resource",
     "ResourceTemplate",
     "ServerContent",
@@ -71,6 +74,7 @@ _ELSEWHERE = {
     "MemoryEventStore": "events",
     "Message": "content",
     "Prompt": "content",
+    "RedisTaskStore": "redis_tasks",
     "Resource": "content",
     "ResourceTemplate": "content",
     "ServerContent": "content",

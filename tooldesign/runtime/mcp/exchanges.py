@@ -298,6 +298,10 @@ async def execute(
         approver = None
         if runtime.approver is None and control.can_elicit(ctx):
             approver = parked.approver(client)  # the approval question parks it too
+        call_id = getattr(parked, "call_id", None)
+        if call_id and request.meta.call_id is None:  # the task's: every server finds it
+            meta = dataclasses.replace(request.meta, call_id=call_id)
+            request = ToolRequest(request.name, request.payload, meta)
         with answering(parked):
             parked.result = await runtime.execute(request, approver=approver)
         return parked.result  # type: ignore[no-any-return]

@@ -31,6 +31,7 @@ from tooldesign.runtime.control.exchanges import (
 )
 from tooldesign.runtime.mcp import control
 from tooldesign.runtime.request import ToolCallMeta
+from tooldesign.runtime.result import ToolResult
 
 Check = Callable[[dict[str, Any]], "str | None"]
 """What makes an answer (an MCP result as JSON) not an answer to its question (``None``: it is
@@ -41,6 +42,7 @@ class Parked(Protocol):
     """The answerer of a task's call (:class:`~tooldesign.runtime.mcp.tasks.Parked`)."""
 
     round: types.CallToolRequestParams | None
+    result: ToolResult | None
 
     async def park(self, request: InputRequest, check: Check) -> Mapping[str, Any]: ...
 

@@ -29,7 +29,9 @@ round trips); the round that brings the answers becomes the task.
 
 Tasks live in this process (:class:`TaskStore`: at most ``limit`` at once, each kept its
 design's ``keep_ms`` after it ends, then forgotten; a question waits for its answer at most
-``answer_within_ms``, by default the task's ``keep_ms``, then the tool goes on without it); ids are unguessable, and a task created by
+``answer_within_ms``, by default the task's ``keep_ms``, then the tool goes on without it), or
+in Redis (:class:`~tooldesign.runtime.mcp.redis_tasks.RedisTaskStore`: shared by the servers
+behind a load balancer, and kept across their restarts); ids are unguessable, and a task created by
 an authenticated caller is visible to that caller only. ``Mcp-Name`` on ``tasks/*`` requests,
 when sent, must be the ``taskId`` (-32020 otherwise).
 """
@@ -38,11 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from mcp import types
@@ -53,14 +51,22 @@ from pydantic import Field, ValidationError
 from starlette.requests import Request
 from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime.control.exchanges import InputRequest, InputUnavailable
-from tooldesign.runtime.errors import ToolFailure
-from tooldesign.runtime.mcp import exchanges, task_runs
+from tooldesign.runtime.mcp import exchanges, task_calls, task_runs
 from tooldesign.runtime.mcp.access import access_token_of
-from tooldesign.runtime.reasons import RetryReason
+from tooldesign.runtime.mcp.task_store import (
+    DEFAULT_LIMIT,
+    ENDED,
+    Task,
+    TaskStore,
+    answer_task,
+)
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.transports.base import DETACHED
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.server import ToolServer
+
+__all__ = ["DEFAULT_LIMIT", "Task", "TaskStore", "Tasks", "answer_task", "serve_tasks"]
 
 log = logging.getLogger("tooldesign.runtime.mcp")
 
@@ -69,9 +75,6 @@ EXTENSION = "io.modelcontextprotocol/tasks"
 _CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 _RELATED = "io.modelcontextprotocol/related-task"
 _METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
-_ENDED = frozenset({"completed", "failed", "cancelled"})
-DEFAULT_LIMIT = 1000
-"""Tasks a server keeps at once (running and ended ones kept for their results)."""
 
 
 class _TaskParams(types.RequestParams):
@@ -82,195 +85,11 @@ class _UpdateParams(_TaskParams):
     input_responses: dict[str, Any] = Field(alias="inputResponses")
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass(slots=True, eq=False)
-class Task:
-    """One task: the call it runs, its status, and what it ended with or waits for."""
-
-    id: str
-    tool: str
-    owner: str | None
-    support: TaskSupport
-    status: str = "working"
-    created_at: str = field(default_factory=_now)
-    updated_at: str = ""
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    asked: dict[str, InputRequest] = field(default_factory=dict)
-    """What the tool asked that has no answer yet, by key."""
-    waiting: dict[str, asyncio.Future[Mapping[str, Any]]] = field(default_factory=dict)
-    checks: dict[str, task_runs.Check] = field(default_factory=dict)  # an answer's, by key
-    runner: asyncio.Task[None] | None = None
-    round: str | None = None  # the asks_first round that made it: the same round is this task
-    waits_ms: int = 0  # how long a question waits for its answer
-    answerer: Parked | None = None  # the call's, with its result once the call ran
-    ended: float | None = None
-    """When it ended (``time.monotonic()``); it is forgotten ``keep_ms`` later."""
-
-    def __post_init__(self) -> None:
-        self.updated_at = self.created_at
-
-    @property
-    def ran(self) -> bool:
-        """Whether the call ran to its end (its result exists): cancelling it can no longer
-        undo what it did, so the task ends ``completed`` with that result."""
-        return self.answerer is not None and self.answerer.result is not None
-
-    def set_status(self, status: str) -> None:
-        if self.status in _ENDED:
-            return
-        self.status = status
-        self.updated_at = _now()
-        if status in _ENDED:
-            self.ended = time.monotonic()
-            for future in self.waiting.values():
-                future.cancel()
-            self.waiting.clear()
-            self.asked.clear()
-
-    def envelope(self) -> dict[str, Any]:
-        """The ``Task`` fields every task answer carries."""
-        return {
-            "taskId": self.id,
-            "status": self.status,
-            "createdAt": self.created_at,
-            "lastUpdatedAt": self.updated_at,
-            "ttlMs": self.support.keep_ms,
-            "pollIntervalMs": self.support.poll_ms,
-        }
-
-    def detailed(self) -> dict[str, Any]:
-        """``tasks/get``'s answer: the envelope, and the result, error or questions."""
-        answer = self.envelope()
-        if self.status == "completed" and self.result is not None:
-            answer["result"] = self.result
-        elif self.status == "failed" and self.error is not None:
-            answer["error"] = self.error
-        elif self.status == "input_required" and self.asked:
-            answer["inputRequests"] = {
-                key: exchanges.wire_request(request) for key, request in self.asked.items()
-            }
-        return answer
-
-
-class TaskStore:
-    """The tasks of one server, in this process: at most ``limit`` at once; an ended task is
-    kept its ``keep_ms``, then forgotten (and an ended one is dropped first when full)."""
-
-    def __init__(
-        self,
-        limit: int = DEFAULT_LIMIT,
-        *,
-        per_caller: int | None = None,
-        answer_within_ms: int | None = None,
-    ) -> None:
-        for name, value in (
-            ("limit", limit),
-            ("per_caller", 1 if per_caller is None else per_caller),
-        ):
-            if value < 1:
-                raise ValueError(f"TaskStore's {name} is a positive number of tasks, not {value!r}")
-        if answer_within_ms is not None and answer_within_ms < 1:
-            raise ValueError(f"TaskStore's answer_within_ms is positive, not {answer_within_ms!r}")
-        self.limit = limit
-        # One authenticated caller runs at most per_caller at once: it cannot take every place.
-        self.per_caller = max(1, limit // 10) if per_caller is None else per_caller
-        self.answer_within_ms = answer_within_ms  # a question's wait (None: the task's keep_ms)
-        self._tasks: dict[str, Task] = {}
-        self._rounds: dict[tuple[str | None, str], Task] = {}
-        self._spent: dict[tuple[str | None, str], float] = {}  # forgotten tasks' rounds: until
-        self.round_life_s = 600.0  # a round's state lasts (the server's RequestStateSecurity.ttl)
-
-    def __len__(self) -> int:
-        self._expire()
-        return len(self._tasks)
-
-    def add(
-        self, tool: str, owner: str | None, support: TaskSupport, round_id: str | None = None
-    ) -> Task:
-        """A new task — or, for a round that made one already (``round_id``), that task."""
-        self._expire()
-        if round_id is not None and (made := self._rounds.get((owner, round_id))) is not None:
-            return made
-        if round_id is not None and (owner, round_id) in self._spent:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                "This round made a task already, which has ended and is no longer kept: it does "
-                "not run again. Call the tool again without its requestState.",
-            )
-        if owner is not None:
-            running = sum(1 for t in self._tasks.values() if t.owner == owner and t.ended is None)
-            if running >= self.per_caller:
-                raise MCPError(
-                    types.INTERNAL_ERROR,
-                    f"You run {self.per_caller} tasks on this server already; try again when "
-                    "one has ended.",
-                )
-        if len(self._tasks) >= self.limit:
-            ended = [t for t in self._tasks.values() if t.ended is not None]
-            if not ended:
-                raise MCPError(
-                    types.INTERNAL_ERROR,
-                    f"This server runs {self.limit} tasks already; try again when one has ended.",
-                )
-            oldest = min(ended, key=lambda t: t.ended or 0.0)
-            self._forget(oldest)
-        task = Task(secrets.token_urlsafe(18), tool, owner, support, round=round_id)
-        if round_id is not None:
-            self._rounds[owner, round_id] = task
-        task.waits_ms = self.answer_within_ms or support.keep_ms
-        self._tasks[task.id] = task
-        return task
-
-    def get(self, task_id: str, owner: str | None) -> Task | None:
-        """The task, if it exists and ``owner`` may see it."""
-        self._expire()
-        task = self._tasks.get(task_id)
-        if task is None or (task.owner is not None and task.owner != owner):
-            return None
-        return task
-
-    def _expire(self) -> None:
-        now = time.monotonic()
-        gone = [
-            task_id
-            for task_id, task in self._tasks.items()
-            if task.ended is not None and now - task.ended > task.support.keep_ms / 1000
-        ]
-        for task_id in gone:
-            self._forget(self._tasks[task_id])
-        for spent in [k for k, until in self._spent.items() if until <= now]:
-            del self._spent[spent]
-
-    def _forget(self, task: Task) -> None:
-        del self._tasks[task.id]
-        if task.round is not None:  # its state may still come back: remembered until it expires
-            self._rounds.pop((task.owner, task.round), None)
-            self._spent[task.owner, task.round] = time.monotonic() + self.round_life_s
-
-    def runners(self) -> list[asyncio.Task[None]]:
-        """The tasks' calls still running."""
-        return [
-            t.runner for t in self._tasks.values() if t.runner is not None and not t.runner.done()
-        ]
-
-    def cancel_all(self) -> None:
-        """Cancel every running task (the server is closing)."""
-        for task in self._tasks.values():
-            if task.runner is not None and not task.runner.done():
-                if not task.ran:
-                    task.set_status("cancelled")
-                task.runner.cancel()
-
-
 class Parked:
     """The answerer of a call running as a task: a question with no answer parks the task
     (``input_required``) until ``tasks/update`` answers it."""
 
-    __slots__ = ("answers", "asks", "ctx", "result", "round", "task")
+    __slots__ = ("answers", "asks", "call_id", "ctx", "result", "round", "task")
 
     def __init__(
         self,
@@ -286,6 +105,8 @@ class Parked:
         self.round: types.CallToolRequestParams | None = None
         """The round that made the task (``asks_first``), whose approval answer, for exactly
         this call, decides its approval once."""
+        self.call_id: str | None = (task.call or {}).get("callId")
+        """The id the call runs under (the server's ``_call_tool`` gives it to the call)."""
         self.result: ToolResult | None = None
         """The call's result, once it ran (set by :func:`exchanges.execute`)."""
 
@@ -343,6 +164,7 @@ class Tasks:
         """Serve task-supporting tools as tasks on ``server`` (advertised under
         ``capabilities.extensions``), and ``tasks/get``, ``tasks/update``, ``tasks/cancel``."""
         self._server = server
+        self.store.cancel_call = self._cancel_call
         low = server.server
         low.extensions[EXTENSION] = {}
         low.add_request_handler("tasks/get", _TaskParams, self._get)
@@ -354,8 +176,9 @@ class Tasks:
         return server
 
     def close(self) -> None:
-        """Cancel every running task (each ends ``cancelled``; one whose call ran, with its
-        result). The server's transport does it when it stops (:meth:`aclose`)."""
+        """Call it when the server stops (its transport does: :meth:`aclose`): with a
+        :class:`TaskStore`, cancels every running task (each ends ``cancelled``; one whose call
+        ran, with its result); with a shared store, hands them over to the other servers."""
         self.store.cancel_all()
 
     async def aclose(self, timeout: float = 5.0) -> None:
@@ -397,17 +220,20 @@ class Tasks:
             call = types.CallToolRequestParams.model_validate(params)
         except ValidationError:
             return await call_next(ctx)  # the SDK answers invalid parameters
-        return self._start(ctx, call, spec.asks, support)
+        return await self._start(ctx, call, spec.asks, support)
 
-    def _start(
+    async def _start(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: types.CallToolRequestParams,
         asks: tuple[str, ...],
         support: TaskSupport,
     ) -> dict[str, Any]:
-        task = self.store.add(params.name, _owner(ctx), support, exchanges.round_of(params))
-        if task.runner is not None:  # the round that made it, sent again: that one task
+        arguments = dict(params.arguments or {})
+        call = {"name": params.name, "arguments": arguments}
+        owner, round_id = _owner(ctx), exchanges.round_of(params)
+        task, made = await self.store.open(params.name, owner, support, call, round_id)
+        if not made:  # the round that made it, sent again: that one task
             return {"resultType": "task", **task.envelope()}
         answers = exchanges.answers_of(params)
         parked = Parked(task, ctx, asks, answers)
@@ -429,6 +255,8 @@ class Tasks:
     ) -> None:
         assert self._server is not None
         token = exchanges.IN_TASK.set(parked)
+        if self.store.hands_over:  # its call outlives this server: cancelled only when asked
+            DETACHED.set(True)
         try:
             answer = await self._server._call_tool(ctx, params)
         except asyncio.CancelledError:
@@ -436,7 +264,8 @@ class Tasks:
                 self._complete(
                     task, self._server._served_catalog().adapter.result_message(parked.result)
                 )
-            task.set_status("cancelled")
+            elif not self.store.hands_over:  # else: this server stops, another takes it over
+                task.set_status("cancelled")
             return
         except MCPError as exc:
             task.error = _error(exc.error.code, exc.error.message, exc.error.data)
@@ -449,7 +278,7 @@ class Tasks:
             return
         finally:
             exchanges.IN_TASK.reset(token)
-        if _crashed(parked.result, self._server):
+        if task_calls.crashed(parked.result, self._server):
             task.error = _error(
                 types.INTERNAL_ERROR, f"The tool {task.tool!r} failed with an internal error."
             )
@@ -470,8 +299,8 @@ class Tasks:
 
     # ── tasks/* ───────────────────────────────────────────────────────────────────────────
 
-    def _task(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task:
-        task = self.store.get(task_id, _owner(ctx))
+    async def _task(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task:
+        task = await self.store.find(task_id, _owner(ctx))
         if task is None:
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -483,50 +312,68 @@ class Tasks:
     async def _get(
         self, ctx: ServerRequestContext[Any, Any], params: _TaskParams
     ) -> dict[str, Any]:
-        return self._task(ctx, params.task_id).detailed()
+        task = await self._task(ctx, params.task_id)
+        if task.stranded:
+            task = await self._take_over(ctx, task)
+        return task.detailed()
+
+    async def _take_over(self, ctx: ServerRequestContext[Any, Any], task: Task) -> Task:
+        """A task whose server is gone: its remote call is found again (same call id: the queue
+        answers it once, or this server joins it), or, for a tool that ran in that server's
+        process, the task fails (what it did is unknown)."""
+        if not await self.store.claim(task):  # another server took it first: its record
+            return await self._task(ctx, task.id)
+        remote, _spec = task_calls.remote_of(self._server, task.tool)
+        call = task.call or {}
+        if remote is None or not call.get("callId") or self._server is None:
+            task.error = _error(
+                types.INTERNAL_ERROR,
+                f"The server running this task stopped before it ended; the tool {task.tool!r} "
+                "ran in that server's process, so it cannot go on, and whether it took effect "
+                "is unknown.",
+            )
+            task.set_status("failed")
+            return task
+        params = types.CallToolRequestParams(name=call["name"], arguments=call.get("arguments"))
+        spec = self._server._served_catalog().specs.get(task.tool)
+        parked = Parked(task, ctx, spec.asks if spec is not None else (), {})
+        log.info("task %s of tool %s: taken over, its call %s", task.id, task.tool, call["callId"])
+        task.runner = asyncio.get_running_loop().create_task(
+            self._run(task, ctx, params, parked), name=f"tooldesign task {task.id}"
+        )
+        self.store.adopted(task)
+        return task
 
     async def _update(
         self, ctx: ServerRequestContext[Any, Any], params: _UpdateParams
     ) -> dict[str, Any]:
-        task = self._task(ctx, params.task_id)
-        for key, response in params.input_responses.items():
-            request = task.asked.get(key)
-            future = task.waiting.get(key)
-            if request is None or future is None or future.done():
-                continue  # not asked (or answered already): ignored
-            try:
-                answer = exchanges.answer_of(request, response)
-            except ValidationError as exc:
-                raise MCPError(
-                    types.INVALID_PARAMS,
-                    f"The answer to {key!r} is not a {request.method} result: "
-                    f"{exc.errors()[0]['msg']}",
-                ) from None
-            check = task.checks.get(key)
-            problem = None if check is None else check(answer)
-            if problem is not None:  # not what was asked: no answer, the question stays
-                raise MCPError(
-                    types.INVALID_PARAMS,
-                    f"The answer to {key!r} does not match its form ({problem}); "
-                    "it is still asked.",
-                )
-            del task.asked[key]
-            future.set_result(answer)
-        if task.status == "input_required" and not task.asked:
-            task.set_status("working")
+        task = await self._task(ctx, params.task_id)
+        if task.runner is None and task.status not in ENDED:  # another server runs it
+            await self.store.forward(task, params.input_responses)
+            return {}
+        answer_task(task, params.input_responses)
         return {}
 
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], params: _TaskParams
     ) -> dict[str, Any]:
-        task = self._task(ctx, params.task_id)
+        task = await self._task(ctx, params.task_id)
         # A call that ran already is not undone by cancelling its task (which would tell the
         # client it did not run): the task completes with its result, as it was about to.
-        if task.status not in _ENDED and not task.ran:
-            task.set_status("cancelled")
-            if task.runner is not None:
-                task.runner.cancel()
+        if task.status in ENDED or task.ran:
+            return {}
+        if task.runner is None:  # another server runs it, or ran it and is gone
+            if await self.store.cancel_elsewhere(task) and task.stranded:
+                await task_calls.cancel_remote(self._server, task.id, task.tool, task.call or {})
+            return {}
+        task.set_status("cancelled")
+        task.runner.cancel()
+        if self.store.hands_over:  # its call is not cancelled with its runner
+            await self._cancel_call(task)
         return {}
+
+    async def _cancel_call(self, task: Task) -> None:
+        await task_calls.cancel_remote(self._server, task.id, task.tool, task.call or {})
 
 
 def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -579,23 +426,6 @@ def _owner(ctx: ServerRequestContext[Any, Any]) -> str | None:
     request = ctx.request if isinstance(ctx.request, Request) else None
     token = access_token_of(request.scope) if request is not None else None
     return None if token is None else f"{token.client_id}:{getattr(token, 'subject', '') or ''}"
-
-
-def _crashed(result: ToolResult | None, server: ToolServer) -> bool:
-    """Whether the call ended with no result to give: the tool crashed (an exception the
-    application does not show the model) or its worker was lost."""
-    if result is None or result.error is None:
-        return False
-    hint = result.retry_hint
-    if hint is not None and hint.reason is RetryReason.OUTCOME_UNKNOWN:
-        return True
-    cause = result.error.cause
-    if cause is None or isinstance(cause, (ToolFailure, InputUnavailable)):
-        return False
-    shown: tuple[type[BaseException], ...] = getattr(
-        getattr(server.runtime, "_pipeline", None), "expose", ()
-    )
-    return hint is None and not isinstance(cause, shown)
 
 
 def _error(code: int, message: str, data: Any = None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ JetStream, say) implements the same two things and the runtime does not change.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +73,12 @@ class Lost:
 
 
 Answer = Replied | NoWorker | QueueFull | NoAnswer | BadAnswer | Conflict | Lost
+
+
+DETACHED: ContextVar[bool] = ContextVar("tooldesign_transport_detached", default=False)
+"""Set (``True``) where a caller's cancellation must not cancel its calls on the workers: an
+MCP task kept in Redis, whose call another server takes over when this one stops (it cancels
+the call on the workers itself when the task is cancelled)."""
 
 
 class TransportError(UserError):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tooldesign.runtime.transports.base import (
+    DETACHED,
     Answer,
     BadAnswer,
     Conflict,
@@ -247,7 +248,7 @@ class RedisTransport(Transport):
                 detail = "Redis did not take the call"
             answer = NoAnswer(sent=sent, detail=detail)
         except asyncio.CancelledError:
-            if sent:  # the caller gave up (its run was aborted): so do the workers
+            if sent and not DETACHED.get():  # the caller gave up (its run was aborted)
                 self._spawn_cancel(agent, message)
             raise
         finally:

@@ -1,0 +1,557 @@
+"""MCP tasks kept in Redis (``RedisTaskStore``): shared by the servers behind a load balancer,
+and kept across their restarts. Needs ``tooldesign[redis]``.
+
+``Tasks(RedisTaskStore(url))`` keeps each task's record in Redis: status, result or error, the
+questions it waits on, its owner, its timestamps, and the call it runs (tool, arguments and its
+call id, ``mcp-task-<task id>``). Any server sharing the store answers ``tasks/get``,
+``tasks/update`` and ``tasks/cancel`` for any task:
+
+- the server that runs a task writes each change of it; the others read the record;
+- ``tasks/update`` sent to another server is passed on to the one running the task (a list per
+  task, read on its next heartbeat); ``tasks/cancel`` marks the record cancelled, and the
+  server running it cancels the call on its next heartbeat;
+- each server holds a lease its heartbeat renews (``lease`` seconds); a task whose server's
+  lease expired before it ended is *stranded*: the next server asked about it takes it over
+  (one only: a script hands it over). A call of a remote toolset (``remote_registration``,
+  run by Redis workers) is found again under its call id: the queue answers it from its
+  record, or the new server joins it while it runs; it never runs twice. A call that ran in
+  the gone server's own process cannot go on: the task fails, saying so. A server whose event
+  loop ends cancels nothing: a task's call is cancelled on the workers by ``tasks/cancel`` only
+  (``transports.base.DETACHED``).
+
+A record is kept ``keep_ms`` (the tool's ``LongRunning``) after its task ends, ``stranded_ttl``
+seconds after the last sign of a server running it otherwise; at most ``limit`` tasks at once
+(an ended one makes room first). Every key shares one prefix and the hash tag
+``{mcp-tasks}``: on a Redis Cluster, all of them are on one shard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from mcp import types
+from mcp.shared.exceptions import MCPError
+from redis.exceptions import NoScriptError
+from tooldesign.contract.tasks import TaskSupport
+from tooldesign.runtime.mcp.task_store import DEFAULT_LIMIT, ENDED, Task, TaskStore, answer_task
+from tooldesign.runtime.transports.redis_client import (
+    DEFAULT_URL,
+    ERRORS,
+    Backoff,
+    connect,
+    process_id,
+    transient,
+)
+
+__all__ = ["RedisTaskStore"]
+
+log = logging.getLogger("tooldesign.runtime.mcp")
+
+_NOW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function ended(status)
+  return status == 'completed' or status == 'failed' or status == 'cancelled'
+end
+"""
+# A record is a hash: data (the task's JSON, written whole by its server), and the fields the
+# scripts judge: status, updated, revision, runner (the server running it).
+_CREATE = (
+    _NOW
+    + """
+-- KEYS: running, ended, record, round (or "").  ARGV: limit, data, status, updated, runner,
+-- ttl (ms), id, record key prefix, round ttl (ms).  Ended tasks make room, oldest first; with
+-- none, 0. A round that made a task already (its task, the round's id), -1.
+if KEYS[4] ~= '' and redis.call('SET', KEYS[4], ARGV[7], 'NX', 'PX', ARGV[9]) == false then
+  return -1
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[1]) then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)
+  if #oldest == 0 then return 0 end
+  redis.call('ZREM', KEYS[2], oldest[1])
+  redis.call('DEL', ARGV[8] .. oldest[1])
+end
+redis.call('HSET', KEYS[3], 'data', ARGV[2], 'status', ARGV[3], 'updated', ARGV[4],
+  'revision', 0, 'runner', ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[6])
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), ARGV[7])
+return 1
+"""
+)
+_PUT = (
+    _NOW
+    + """
+-- KEYS: record, running, ended.  ARGV: data, status, updated, revision, runner, ttl (ms), id.
+-- An ended record is final; a record another server took over is not this one's (-1); an
+-- older revision changes nothing. A missing record (the server lost it) is written again.
+local f = redis.call('HMGET', KEYS[1], 'status', 'runner', 'revision')
+if f[1] then
+  if ended(f[1]) then return 0 end
+  if f[2] ~= ARGV[5] then return -1 end
+  if tonumber(f[3]) >= tonumber(ARGV[4]) then return 0 end
+end
+redis.call('HSET', KEYS[1], 'data', ARGV[1], 'status', ARGV[2], 'updated', ARGV[3],
+  'revision', ARGV[4], 'runner', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+if ended(ARGV[2]) then
+  redis.call('ZREM', KEYS[2], ARGV[7])
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[6]), ARGV[7])
+else
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), ARGV[7])
+end
+return 1
+"""
+)
+_LOAD = (
+    _NOW
+    + """
+-- KEYS: record, servers.  The record, and whether its runner's lease is live.
+local f = redis.call('HGETALL', KEYS[1])
+if #f == 0 then return {f, 0} end
+local runner = redis.call('HGET', KEYS[1], 'runner')
+local lease = redis.call('ZSCORE', KEYS[2], runner)
+return {f, (lease and tonumber(lease) > now) and 1 or 0}
+"""
+)
+_CLAIM = (
+    _NOW
+    + """
+-- KEYS: record, servers.  ARGV: this server, the runner the caller saw.
+local f = redis.call('HMGET', KEYS[1], 'status', 'runner', 'revision')
+if not f[1] or ended(f[1]) or f[2] ~= ARGV[2] then return -1 end
+local lease = redis.call('ZSCORE', KEYS[2], f[2])
+if lease and tonumber(lease) > now then return -1 end
+local revision = tonumber(f[3]) + 1
+redis.call('HSET', KEYS[1], 'runner', ARGV[1], 'revision', revision)
+return revision
+"""
+)
+_CANCEL = (
+    _NOW
+    + """
+-- KEYS: record, running, ended.  ARGV: updated, ttl (ms), id.  1: it was running.
+local f = redis.call('HMGET', KEYS[1], 'status', 'revision')
+if not f[1] or ended(f[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'cancelled', 'updated', ARGV[1], 'revision',
+  tonumber(f[2]) + 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[3])
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[3])
+return 1
+"""
+)
+_HEARTBEAT = (
+    _NOW
+    + """
+-- KEYS: servers.  ARGV: this server, lease (ms).
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 600000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+return now
+"""
+)
+_SCRIPTS = {
+    "create": _CREATE,
+    "put": _PUT,
+    "load": _LOAD,
+    "claim": _CLAIM,
+    "cancel": _CANCEL,
+    "heartbeat": _HEARTBEAT,
+}
+
+
+class RedisTaskStore(TaskStore):
+    """MCP tasks kept in Redis at ``url`` (see the module): ``Tasks(RedisTaskStore(url))``.
+
+    ``lease``: seconds after a server's last heartbeat at which its running tasks are taken
+    over by another; ``stranded_ttl``: seconds a running task's record is kept after the last
+    heartbeat of its server. ``await aclose()`` (or ``Tasks.close()``) hands this server's
+    tasks over to the others at once.
+    """
+
+    hands_over = True
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        *,
+        prefix: str = "tooldesign",
+        limit: int = DEFAULT_LIMIT,
+        lease: float = 3.0,
+        stranded_ttl: float = 3600.0,
+        connections: int = 8,
+    ) -> None:
+        super().__init__(limit)
+        if lease <= 0 or stranded_ttl <= lease:
+            raise ValueError("a lease is positive seconds, and stranded_ttl longer than it")
+        self.url = url
+        self.base = f"{prefix}:{{mcp-tasks}}"
+        self.lease_ms = int(lease * 1000)
+        self.stranded_ms = int(stranded_ttl * 1000)
+        self.connections = connections
+        self.server_id = f"{process_id()}-{secrets.token_hex(3)}"
+        self._client: Any = None
+        self._shas: dict[str, str] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loops: list[asyncio.Task[None]] = []
+        self._local: dict[str, Task] = {}
+        self._runners: dict[str, str] = {}
+        self._dirty: dict[str, Task] = {}
+        self._written: dict[str, int] = {}
+        """The revision of each task running here last written."""
+        self._wake: asyncio.Event | None = None
+        self._closed = False
+
+    def _key(self, kind: str, task_id: str = "") -> str:
+        return f"{self.base}:{kind}:{task_id}" if task_id else f"{self.base}:{kind}"
+
+    # ── connection and loops ─────────────────────────────────────────────────────────────
+
+    async def _ready(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is not None and self._loop is loop:
+            return self._client
+        if self._closed:
+            raise MCPError(types.INTERNAL_ERROR, "This server's task store is closed.")
+        self._client = connect(self.url, connections=self.connections)
+        self._loop = loop
+        self._wake = asyncio.Event()
+        await self._heartbeat()
+        self._loops = [
+            loop.create_task(self._supervised(self._beating), name="tooldesign tasks heartbeat"),
+            loop.create_task(self._supervised(self._writing), name="tooldesign tasks writer"),
+        ]
+        return self._client
+
+    async def _run(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        client = self._client
+        sha = self._shas.get(name)
+        if sha is None:
+            sha = self._shas[name] = await client.script_load(_SCRIPTS[name])
+        try:
+            return await client.evalsha(sha, len(keys), *keys, *args)
+        except ERRORS as exc:
+            if not isinstance(exc, NoScriptError):  # a server that lost its scripts: again
+                raise
+        self._shas[name] = await client.script_load(_SCRIPTS[name])
+        return await client.evalsha(self._shas[name], len(keys), *keys, *args)
+
+    def _stopping(self) -> bool:
+        """Closed, or this loop was cancelled (a cancellation that lands inside redis-py's read
+        can be swallowed there: the loop must end all the same)."""
+        task = asyncio.current_task()
+        return self._closed or (task is not None and task.cancelling() > 0)
+
+    async def _supervised(self, body: Any) -> None:
+        backoff = Backoff()
+        while not self._stopping():
+            try:
+                await body()
+            except asyncio.CancelledError:
+                raise
+            except ERRORS as exc:
+                if not transient(exc):
+                    log.exception("the task store's loop failed; restarting it")
+                else:
+                    log.warning("the task store cannot reach Redis at %s (%s)", self.url, exc)
+                await backoff.sleep()
+            except Exception:
+                log.exception("the task store's loop failed; restarting it")
+                await backoff.sleep()
+            else:
+                backoff.reset()
+
+    async def _heartbeat(self) -> None:
+        await self._run("heartbeat", [self._key("servers")], [self.server_id, self.lease_ms])
+
+    async def _beating(self) -> None:
+        """Renew the lease; for each task running here, apply a cancel or answers another server
+        took, keep its record (written again if Redis lost it), or let it go (taken over)."""
+        while not self._stopping():
+            await self._heartbeat()
+            for task in list(self._local.values()):
+                if task.status in ENDED:
+                    if task.id not in self._dirty:
+                        del self._local[task.id]
+                        self._written.pop(task.id, None)
+                    continue
+                await self._look_after(task)
+            await asyncio.sleep(self.lease_ms / 3000)
+
+    async def _look_after(self, task: Task) -> None:
+        record, answers = self._key("task", task.id), self._key("answers", task.id)
+        async with self._client.pipeline(transaction=False) as pipe:
+            pipe.hmget(record, "status", "runner")
+            pipe.lpop(answers, 100)
+            pipe.pexpire(record, self.stranded_ms)
+            # Counted among the running until stranded_ttl after this (this process's clock).
+            pipe.zadd(self._key("running"), {task.id: _ms() + self.stranded_ms}, xx=True)
+            (status, runner), given, _, _ = await pipe.execute()
+        if status is None:  # Redis lost it: written again
+            self._changed(task)
+        elif runner != self.server_id:
+            log.warning("task %s was taken over by server %s", task.id, runner)
+            self._local.pop(task.id, None)
+        elif status == "cancelled":
+            task.set_status("cancelled")
+            if task.runner is not None:
+                task.runner.cancel()
+            if self.cancel_call is not None:
+                await self.cancel_call(task)
+        for text in given or ():
+            try:
+                answer_task(task, json.loads(text))
+            except (MCPError, ValueError, AttributeError) as exc:
+                log.warning("task %s: an answer passed on was refused: %s", task.id, exc)
+
+    async def _writing(self) -> None:
+        assert self._wake is not None
+        while not self._stopping():
+            if not self._dirty:
+                await self._wake.wait()
+            self._wake.clear()
+            while self._dirty and not self._stopping():
+                task_id, task = next(iter(self._dirty.items()))
+                await self._put(task)
+                if self._dirty.get(task_id) is task and task.revision == self._written.get(task_id):
+                    del self._dirty[task_id]
+
+    async def _put(self, task: Task) -> None:
+        revision = task.revision
+        ended = task.status in ENDED
+        ttl = task.support.keep_ms if ended else self.stranded_ms
+        done = await self._run(
+            "put",
+            [self._key("task", task.id), self._key("running"), self._key("ended")],
+            [_data(task), task.status, task.updated_at, revision, self.server_id, ttl, task.id],
+        )
+        if int(done) == -1:
+            log.warning("task %s was taken over by another server; not writing it", task.id)
+            self._local.pop(task.id, None)
+        self._written[task.id] = revision
+
+    def _changed(self, task: Task) -> None:
+        if self._closed or self._wake is None:
+            return
+        self._dirty[task.id] = task
+        self._wake.set()
+
+    # ── the store's interface ────────────────────────────────────────────────────────────
+
+    async def open(
+        self,
+        tool: str,
+        owner: str | None,
+        support: TaskSupport,
+        call: dict[str, Any],
+        round_id: str | None = None,
+    ) -> tuple[Task, bool]:
+        task = Task(secrets.token_urlsafe(18), tool, owner, support, round=round_id)
+        task.call = self.call_of(task.id, call)
+        task.waits_ms = self.answer_within_ms or support.keep_ms
+        # A round (asks_first) makes one task, on whichever server it is sent to, as long as
+        # its sealed state lasts: sent again, it is that task, or refused once it is forgotten.
+        round_key = "" if round_id is None else self._key("round", _digest(owner, round_id))
+        try:
+            await self._ready()
+            made = await self._run(
+                "create",
+                [self._key("running"), self._key("ended"), self._key("task", task.id), round_key],
+                [
+                    self.limit,
+                    _data(task),
+                    task.status,
+                    task.updated_at,
+                    self.server_id,
+                    self.stranded_ms,
+                    task.id,
+                    f"{self.base}:task:",
+                    int(self.round_life_s * 1000),
+                ],
+            )
+            if made == -1:
+                made_id = await self._client.get(round_key)
+        except ERRORS as exc:
+            raise _unreachable(self.url, exc) from None
+        if made == -1:
+            found = await self.find(made_id.decode() if made_id else "", owner)
+            if found is None:
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    "This round made a task already, which has ended and is no longer kept: it "
+                    "does not run again. Call the tool again without its requestState.",
+                )
+            return found, False
+        if not made:
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"The task store keeps {self.limit} tasks already; try again when one has ended.",
+            )
+        task.on_change = self._changed
+        self._local[task.id] = task
+        return task, True
+
+    async def find(self, task_id: str, owner: str | None) -> Task | None:
+        local = self._local.get(task_id)
+        if local is not None:
+            return local if local.owner is None or local.owner == owner else None
+        try:
+            await self._ready()
+            flat, alive = await self._run(
+                "load", [self._key("task", task_id), self._key("servers")], []
+            )
+        except ERRORS as exc:
+            raise _unreachable(self.url, exc) from None
+        if not flat:
+            return None
+        fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        task = _task(task_id, fields)
+        if task is None or (task.owner is not None and task.owner != owner):
+            return None
+        self._runners[task_id] = fields.get("runner", "")
+        task.stranded = task.status not in ENDED and not int(alive)
+        task.on_change = self._changed
+        return task
+
+    async def claim(self, task: Task) -> bool:
+        try:
+            revision = await self._run(
+                "claim",
+                [self._key("task", task.id), self._key("servers")],
+                [self.server_id, self._runners.get(task.id, "")],
+            )
+        except ERRORS as exc:
+            raise _unreachable(self.url, exc) from None
+        if int(revision) < 0:
+            return False
+        task.revision = int(revision)
+        self._written[task.id] = task.revision
+        self._local[task.id] = task
+        return True
+
+    def adopted(self, task: Task) -> None:
+        self._local[task.id] = task
+
+    async def forward(self, task: Task, responses: Mapping[str, Any]) -> None:
+        key = self._key("answers", task.id)
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.rpush(key, json.dumps(dict(responses)))
+                pipe.pexpire(key, self.stranded_ms)
+                await pipe.execute()
+        except ERRORS as exc:
+            raise _unreachable(self.url, exc) from None
+
+    async def cancel_elsewhere(self, task: Task) -> bool:
+        from tooldesign.runtime.mcp.task_store import _now
+
+        try:
+            done = await self._run(
+                "cancel",
+                [self._key("task", task.id), self._key("running"), self._key("ended")],
+                [_now(), task.support.keep_ms, task.id],
+            )
+        except ERRORS as exc:
+            raise _unreachable(self.url, exc) from None
+        return bool(int(done))
+
+    def __len__(self) -> int:
+        """The tasks this server runs (the others' are in Redis)."""
+        return len(self._local)
+
+    def cancel_all(self) -> None:
+        """Hand this server's tasks over (the server is closing): it stops writing them and
+        gives up its lease, so that another server takes them over when next asked."""
+        if self._closed:
+            return
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            with contextlib.suppress(RuntimeError):
+                task = loop.create_task(self.aclose())
+                self._loops.append(task)
+                return
+        self._closed = True
+
+    async def aclose(self) -> None:
+        """Hand this server's tasks over at once, and close the connection."""
+        self._closed = True
+        client, self._client = self._client, None
+        current = asyncio.current_task()
+        for loop_task in self._loops:
+            if loop_task is not current:
+                loop_task.cancel()
+        self._local.clear()
+        self._dirty.clear()
+        if client is None:
+            return
+        with contextlib.suppress(*ERRORS):
+            await client.zrem(self._key("servers"), self.server_id)
+        with contextlib.suppress(*ERRORS):
+            await client.aclose()
+
+
+def _ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _data(task: Task) -> str:
+    return json.dumps(
+        {
+            "tool": task.tool,
+            "owner": task.owner,
+            "keepMs": task.support.keep_ms,
+            "pollMs": task.support.poll_ms,
+            "createdAt": task.created_at,
+            "result": task.result,
+            "error": task.error,
+            "inputRequests": task.requests() if task.status == "input_required" else None,
+            "call": task.call,
+        },
+        separators=(",", ":"),
+    )
+
+
+def _task(task_id: str, fields: Mapping[str, str]) -> Task | None:
+    try:
+        data = json.loads(fields["data"])
+        task = Task(
+            task_id,
+            data["tool"],
+            data.get("owner"),
+            TaskSupport(keep_ms=int(data["keepMs"]), poll_ms=int(data["pollMs"])),
+            status=fields["status"],
+            created_at=data["createdAt"],
+            updated_at=fields.get("updated", ""),
+            result=data.get("result"),
+            error=data.get("error"),
+            call=data.get("call"),
+            revision=int(fields.get("revision", 0)),
+            shown=data.get("inputRequests") if fields["status"] == "input_required" else None,
+        )
+    except (KeyError, ValueError, TypeError) as exc:
+        log.error("task %s: its record in Redis cannot be read (%s)", task_id, exc)
+        return None
+    if task.status in ENDED:
+        task.ended = 0.0  # ended: kept by the record's expiry
+    return task
+
+
+def _unreachable(url: str, exc: BaseException) -> MCPError:
+    return MCPError(
+        types.INTERNAL_ERROR,
+        f"The task store (Redis at {url}) cannot be reached now ({type(exc).__name__}); try again.",
+    )
+
+
+def _digest(owner: str | None, round_id: str) -> str:
+    """A round's key: its caller's and its own (a round id is secret, sealed in its state)."""
+    return hashlib.sha256(f"{owner or ''}\0{round_id}".encode()).hexdigest()[:32]
