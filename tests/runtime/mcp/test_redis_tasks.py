@@ -330,6 +330,33 @@ def test_a_caller_sees_only_its_own_tasks_on_every_server(redis_server: RedisSer
     asyncio.run(main())
 
 
+def test_a_round_sent_to_two_servers_makes_one_task(redis_server: RedisServer) -> None:
+    # An asks_first round (its sealed state) sent again, to another server behind the load
+    # balancer, is the task it made — never a second run; once that task is forgotten, the
+    # round is refused while its state lasts.
+    async def main() -> None:
+        a = RedisTaskStore(redis_server.url, prefix="rounds")
+        b = RedisTaskStore(redis_server.url, prefix="rounds")
+        short = TaskSupport(keep_ms=100)
+        call = {"name": "get_device"}
+        try:
+            made, fresh = await a.open("get_device", "alice:", short, call, "round-1")
+            again, fresh_again = await b.open("get_device", "alice:", short, call, "round-1")
+            assert fresh and not fresh_again and again.id == made.id
+            other, fresh_other = await b.open("get_device", "bob:", short, call, "round-1")
+            assert fresh_other and other.id != made.id  # another caller's round is its own
+            made.result = {"content": [], "structuredContent": {"ok": True}}
+            made.set_status("completed")
+            await asyncio.sleep(0.6)  # written, then forgotten after its keep
+            with pytest.raises(MCPError, match="made a task already"):
+                await b.open("get_device", "alice:", short, call, "round-1")
+        finally:
+            await a.aclose()
+            await b.aclose()
+
+    asyncio.run(main())
+
+
 def test_a_caller_sees_only_its_own_tasks_over_http_whichever_server_it_asks(
     redis_server: RedisServer, workers: Any
 ) -> None:
@@ -464,7 +491,7 @@ def test_the_tasks_kept_are_bounded_over_every_server(redis_server: RedisServer)
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.02)
             assert seen.detailed()["result"] == first.result
-            third = await b.open("get_device", None, short, {"name": "get_device"})
+            third, _ = await b.open("get_device", None, short, {"name": "get_device"})
             assert await b.find(first.id, None) is None  # the ended one made room
             assert (await a.find(third.id, None)) is not None
         finally:

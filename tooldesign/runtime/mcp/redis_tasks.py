@@ -383,7 +383,7 @@ class RedisTaskStore(TaskStore):
         except ERRORS as exc:
             raise _unreachable(self.url, exc) from None
         if made == -1:
-            found = await self.find(made_id.decode() if made_id else "", owner)
+            found = await self.find(str(made_id or ""), owner)
             if found is None:
                 raise MCPError(
                     types.INVALID_PARAMS,
