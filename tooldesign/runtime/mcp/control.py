@@ -203,8 +203,10 @@ async def forwarded(
     for. A tool never waits for the client: what comes past a small queue is dropped."""
     loop = asyncio.get_running_loop()
     forwarder = _Forwarder(ctx, tool)
+    handed: list[bool] = []  # whether anything was handed over (most calls report nothing)
 
     def sink(item: ProgressUpdate | ToolLog) -> None:  # any thread
+        handed.append(True)
         loop.call_soon_threadsafe(forwarder.put, item)
 
     def log_sink(message: ToolLog) -> None:
@@ -218,8 +220,11 @@ async def forwarded(
         forwarder.stop()
         raise
     # What worker threads handed over is queued behind this callback; then it is all sent.
-    await _drained(loop)
-    await forwarder.sent()
+    # (A call that reported nothing skips the loop's turn: the call ended, so its threads had
+    # handed over all they reported before it did.)
+    if handed:
+        await _drained(loop)
+        await forwarder.sent()
 
 
 class _Forwarder:

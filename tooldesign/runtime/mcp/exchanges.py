@@ -319,10 +319,12 @@ async def execute(
     request = _one_run(request, round_id)
     for key, response in (params.input_responses or {}).items():
         answers[key] = _wire(response)
-    answered = _answered(params, approval_id, answers)
+
+    def answered() -> types.CallToolRequestParams:  # only a call that needs approval reads it
+        return _answered(params, approval_id, answers)
 
     async def from_answer(approval: Any, meta: ToolCallMeta) -> Any:
-        return control.answered_decision(answered, approval, client)
+        return control.answered_decision(answered(), approval, client)
 
     rounds = _RoundTrips(ctx, answers, asks)
     with answering(rounds):
@@ -331,7 +333,7 @@ async def execute(
         else:
             result = await runtime.execute(request, approver=from_answer)
     if not own_approver and result.awaiting_approval and result.approval is not None:
-        if _was_answered(answered, result.approval):
+        if _was_answered(answered(), result.approval):
             return result  # dismissed: the call stays awaiting
         asked = control.input_required(result.approval)
         return asked.model_copy(update={"request_state": _sealed_state(result.approval.id, {})})
