@@ -25,10 +25,7 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -39,6 +36,7 @@ import jsonschema
 import pytest
 
 from tests.support import REPO
+from tests.support.mcp_http import serving_over_http, tooldesign_script
 from tests.support.programs import missing
 
 HERE = Path(__file__).parent / "clients"
@@ -147,26 +145,18 @@ def reference(design: Design) -> dict[str, Any]:
         dump: dict[str, Any] = {"version": served.server.version}
         async with Client(served.server, mode="legacy") as client:
             for prompt in design.prompts:
-                got = await client.get_prompt(prompt["name"], design.prompt_arguments(prompt))
-                dump[prompt["name"]] = wire(got)
+                prompted = await client.get_prompt(prompt["name"], design.prompt_arguments(prompt))
+                dump[prompt["name"]] = wire(prompted)
             for uri in design.uris():
-                got = await client.read_resource(uri)
-                dump[uri] = wire(got)
+                dump[uri] = wire(await client.read_resource(uri))
             rich = next(c for c in CALLS if c.kind == "rich")
-            got = await client.call_tool(rich.tool, rich.arguments)
-            dump["rich"] = wire(got)
+            dump["rich"] = wire(await client.call_tool(rich.tool, rich.arguments))
         return dump
 
     return asyncio.run(answers())
 
 
 # ── the servers and the clients ───────────────────────────────────────────────────────────────
-
-
-def _tooldesign() -> str:
-    script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
-    assert script is not None
-    return script
 
 
 @pytest.fixture(scope="module")
@@ -182,34 +172,14 @@ def node() -> Path:
 
 @pytest.fixture(scope="module")
 def url(node: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    said = tmp_path_factory.mktemp("clients") / "server.err"
-    command = [_tooldesign(), "serve-mcp", TARGET, "--transport", "http", "--port", "0"]
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    with said.open("wb") as err:
-        process = subprocess.Popen(
-            command,
-            cwd=REPO,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        found = None
-        while found is None and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.1)
-            found = re.search(r"over MCP at (http://\S+)", said.read_text())
-        assert found, said.read_text()
-        yield found.group(1)
-    finally:
-        process.terminate()  # by its PID
-        process.wait(10)
+    log = tmp_path_factory.mktemp("clients") / "server.err"
+    with serving_over_http(TARGET, log=log) as url:
+        yield url
 
 
 def _target(transport: str, url: str) -> list[str]:
     """The client's arguments that name the server: a URL, or the command that starts it."""
-    return [url] if transport == "http" else [_tooldesign(), "serve-mcp", TARGET]
+    return [url] if transport == "http" else [tooldesign_script(), "serve-mcp", TARGET]
 
 
 def _json_values(text: str) -> list[Any]:

@@ -11,17 +11,14 @@ The suite and the Node 22 it needs are npm packages pinned in ``conformance/pack
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support import REPO
+from tests.support.mcp_http import serving_over_http, tooldesign_script
 from tests.support.programs import missing
 
 HERE = Path(__file__).parent / "conformance"
@@ -38,8 +35,7 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "the conformance tests",
             f"npm ci --prefix {HERE.relative_to(REPO)}",
         )
-    script = shutil.which("tooldesign", path=str(Path(sys.executable).parent))
-    assert script is not None
+    script = tooldesign_script()
     work = tmp_path_factory.mktemp("conformance")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(REPO)}
     generated = subprocess.run(
@@ -51,28 +47,9 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         check=False,
     )
     assert generated.returncode == 0, generated.stderr
-    said = work / "server.err"
-    command = [script, "serve-mcp", "tests.runtime.mcp.conformance.app:server"]
-    with said.open("wb") as err:
-        process = subprocess.Popen(
-            [*command, "--app-dir", str(work), "--transport", "http", "--port", "0"],
-            cwd=REPO,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        found = None
-        while found is None and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.1)
-            found = re.search(r"over MCP at (http://\S+)", said.read_text())
-        assert found, said.read_text()
-        yield found.group(1)
-    finally:
-        process.terminate()
-        process.wait(10)
+    target = "tests.runtime.mcp.conformance.app:server"
+    with serving_over_http(target, "--app-dir", str(work), log=work / "server.err", env=env) as url:
+        yield url
 
 
 @pytest.mark.slow
