@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 from tooldesign.builtin.tool_index import tool_index_registration
 from tooldesign.runtime import AuditSink, LogCalls, Runtime, Timeout
-from tooldesign.runtime.mcp import RedisTaskStore, ServerContent, Tasks, ToolServer
+from tooldesign.runtime.mcp import ServerContent, Tasks, ToolServer
 
 from examples.netops.agent import registrations
 from examples.netops.services import (
@@ -60,7 +60,11 @@ def server() -> ToolServer:
     served = ToolServer(runtime(inventory))
     content(inventory, DocumentService()).serve_on(served)
     shared = os.environ.get("NETOPS_TASKS_REDIS")
-    store = RedisTaskStore(shared) if shared else None
+    store = None
+    if shared:  # needs the redis extra, which a deployment without it does not install
+        from tooldesign.runtime.mcp import RedisTaskStore
+
+        store = RedisTaskStore(shared)
     Tasks(store).serve_on(served)  # check_reachability runs as a task for clients that speak tasks
     return served
 
