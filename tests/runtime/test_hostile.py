@@ -7,6 +7,7 @@ On the worked example's real generated packages, like test_runtime.py.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import json
 import os
@@ -394,9 +395,13 @@ def test_hung_sync_handlers_do_not_starve_other_tools(release: threading.Event) 
     )
     restart = {"device_id": "dev-00000000", "reason": "stuck after update"}
 
+    # Twelve calls of their own (one tool_call_id each: the same id would make them copies of
+    # one call, answered by its one run).
+    calls = [dataclasses.replace(ALICE, tool_call_id=f"call-{i}") for i in range(12)]
+
     async def scenario() -> tuple[list[ToolResult], ToolResult]:
         hung = await asyncio.gather(
-            *(runtime.execute(ToolRequest("restart_device", restart, ALICE)) for _ in range(12))
+            *(runtime.execute(ToolRequest("restart_device", restart, meta)) for meta in calls)
         )
         quick = await runtime.execute(ToolRequest("get_site", {"site_id": "hq"}, ALICE))
         return hung, quick
