@@ -18,6 +18,7 @@ A new feature is a row, a new entry point a column: the cells are generated.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -396,7 +397,8 @@ async def agent_runtime(
     from gen.assistant.toolsets import devices as toolset
     from tests.support.redis import running_worker
 
-    url, prefix = request.getfixturevalue("redis_server").url, f"c{id(registration):x}"
+    # A prefix of its own per cell: the server is shared, and ids of freed objects come back.
+    url, prefix = request.getfixturevalue("redis_server").url, f"c{uuid.uuid4().hex}"
     async with running_worker(Runtime([registration]), url, prefix):
         transport = RedisTransport(url, prefix=prefix)
         try:
