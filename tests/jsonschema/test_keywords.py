@@ -84,6 +84,7 @@ OTHER_MEANINGS: dict[str, frozenset[str]] = {
     "commands/mcp_config.py": frozenset({"type"}),
     "contract/content.py": frozenset({"description", "type"}),
     "runtime/mcp/access.py": frozenset({"type"}),
+    "runtime/mcp/http.py": frozenset({"type"}),
     "runtime/mcp/sessions.py": frozenset({"type"}),
     # formatting code (ruff format), not a string's format
     "codegen/formatting.py": frozenset({"format"}),
