@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tooldesign.contract.constraints import CONSTRAINTS
-from tooldesign.contract.rules import ArgumentRule
+from tooldesign.contract.rules import rules_schema
 from tooldesign.ir.model import (
     NO_VALUE,
     ArrayType,
@@ -165,38 +165,6 @@ class SchemaBuilder:
         if f.header is not None:
             out[K.X_MCP_HEADER] = f.header
         return out
-
-
-def rules_schema(rules: tuple[ArgumentRule, ...]) -> Schema:
-    """The keywords that state rules across arguments: each ``AtLeastOne`` an ``anyOf`` and
-    each ``ExactlyOne`` a ``oneOf`` of ``required`` lists, under ``allOf``; a single ``When``
-    as the object's own ``if``/``then``/``else`` (several: each under ``allOf``)."""
-    out: Schema = {}
-    every: list[Schema] = []
-    whens = [r for r in rules if r.kind == "when"]
-    for rule in rules:
-        if rule.kind == "when":
-            if len(whens) > 1:
-                every.append(_when_schema(rule))
-            continue
-        keyword = K.ANY_OF if rule.kind == "at_least_one" else K.ONE_OF
-        every.append({keyword: [{K.REQUIRED: [name]} for name in rule.names]})
-    if every:
-        out[K.ALL_OF] = every
-    if len(whens) == 1:
-        out.update(_when_schema(whens[0]))
-    return out
-
-
-def _when_schema(rule: ArgumentRule) -> Schema:
-    assert rule.field is not None
-    out: Schema = {
-        K.IF: {K.PROPERTIES: {rule.field: {K.CONST: rule.equals}}, K.REQUIRED: [rule.field]},
-        K.THEN: {K.REQUIRED: list(rule.names)},
-    }
-    if rule.otherwise:
-        out[K.ELSE] = {K.REQUIRED: list(rule.otherwise)}
-    return out
 
 
 def _with_description(schema: Schema, description: str) -> Schema:

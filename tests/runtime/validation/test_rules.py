@@ -18,26 +18,7 @@ from tooldesign.runtime.validation.codecs import PayloadCodec
 
 from tests.support.differential import Oracle, payload_accepts
 from tests.support.generated import Generated
-
-DESIGN = """
-from tooldesign.dsl import *
-
-with Service("crm", "Contacts"):
-    with Toolset("people", "People"):
-        with Tool("add_contact", "Add a contact"):
-            with Args():
-                Attribute("name", String, "Full name")
-                Attribute("contact_method", String, "How to reach them", enum=["phone", "email"])
-                Attribute("phone", String, "Phone number")
-                Attribute("email", String, "Email address")
-                Attribute("id", Int, "An id")
-                Attribute("handle", String, "A handle")
-                Required("name")
-                AtLeastOne("phone", "email")
-                ExactlyOne("id", "handle")
-                When("contact_method", equals="phone", requires=["phone"], otherwise=["email"])
-            Return(String, "The new contact's id")
-"""
+from tests.support.rules import DESIGN
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "contact_method": (..., "phone", "email", None),

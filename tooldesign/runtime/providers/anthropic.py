@@ -282,6 +282,7 @@ class AnthropicAdapter(ProviderAdapter):
         super().__init__(index, fallback=fallback)
         self.strict = strict
         self.label = "anthropic (strict)" if strict else "anthropic"
+        self.takes_rules = not strict  # strict tools: a subset without if/then/else
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
@@ -292,7 +293,7 @@ class AnthropicAdapter(ProviderAdapter):
         for tool in self.index:
             entry: dict[str, Any] = {
                 "name": tool.name,
-                "description": tool.description,
+                "description": self.description(tool),
                 "input_schema": self.parameters(tool),
             }
             if self.strict and self.in_asked_form(tool):

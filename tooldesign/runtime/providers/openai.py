@@ -391,6 +391,7 @@ class OpenAIAdapter(ProviderAdapter):
         self.strict = strict
         self.api = api
         self.label = "openai (strict)" if strict else "openai"
+        self.takes_rules = not strict  # strict mode takes no allOf, if/then/else, oneOf
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
@@ -404,7 +405,7 @@ class OpenAIAdapter(ProviderAdapter):
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for tool in self.index:
-            function: dict[str, Any] = {"name": tool.name, "description": tool.description}
+            function: dict[str, Any] = {"name": tool.name, "description": self.description(tool)}
             function["parameters"] = self.parameters(tool)
             strict = self.strict and self.in_asked_form(tool)
             if self.api == "chat":
