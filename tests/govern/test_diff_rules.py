@@ -48,7 +48,7 @@ def test_a_rule_removed_is_compatible() -> None:
 
 
 def test_a_rule_changed_is_one_removed_and_one_added() -> None:
-    old, new = _with_rule()
+    _, new = _with_rule()
     newer = copy.deepcopy(new)
     other = ArgumentRule("when", ("site_id",), "status", "degraded", ())
     newer[LIST_DEVICES]["payload"]["schema"].update(rules_schema((other,)))
