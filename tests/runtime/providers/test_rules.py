@@ -8,10 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tooldesign.contract.catalog import catalog_entry
 from tooldesign.contract.rules import ArgumentRule, rules_schema, split_rules
 from tooldesign.runtime import ToolSpec
 from tooldesign.runtime.providers import adapter
 from tooldesign.runtime.providers.openai import check_openai_strict
+from tooldesign.runtime.providers.targets import check_targets
 
 from tests.support.generated import Generated
 from tests.support.providers import valid_gemini_declaration
@@ -88,3 +90,10 @@ def test_the_schema_reads_back_as_the_rules_it_states() -> None:
 def test_an_allof_that_is_no_rule_is_left_alone() -> None:
     schema = {"type": "object", "allOf": [{"properties": {"a": {"type": "string"}}}]}
     assert split_rules(schema) == (schema, ())
+
+
+@pytest.mark.parametrize("target", ["openai-strict", "anthropic-strict", "gemini"])
+def test_a_target_without_the_keywords_takes_a_tool_with_rules(
+    spec: ToolSpec[Any, Any], target: str
+) -> None:
+    assert check_targets("crm", [catalog_entry(spec)], [target]) == []
