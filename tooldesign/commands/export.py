@@ -176,7 +176,7 @@ def _note_restated_rules(provider: ProviderAdapter) -> None:
     label = provider.label or provider.provider
     lines = [f"  - {ident}: {rule.dsl}" for ident, rules in restated.items() for rule in rules]
     print(
-        f"tooldesign: note: {label} takes no rules across arguments (allOf, oneOf, if/then/else); "
+        f"tooldesign: note: {label} takes no rules across arguments (allOf, if/then/else); "
         "these are said in their tools' descriptions, and the decoder checks them:",
         *lines,
         sep="\n",

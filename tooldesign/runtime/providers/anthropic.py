@@ -282,7 +282,9 @@ class AnthropicAdapter(ProviderAdapter):
         super().__init__(index, fallback=fallback)
         self.strict = strict
         self.label = "anthropic (strict)" if strict else "anthropic"
-        self.takes_rules = not strict  # strict tools: a subset without if/then/else
+        # No form takes an allOf, anyOf or oneOf at the root ("input_schema does not support
+        # oneOf, allOf, or anyOf at the top level": claude-code#5319): rules go in words.
+        self.takes_rules = False
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:

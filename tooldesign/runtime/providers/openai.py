@@ -391,7 +391,10 @@ class OpenAIAdapter(ProviderAdapter):
         self.strict = strict
         self.api = api
         self.label = "openai (strict)" if strict else "openai"
-        self.takes_rules = not strict  # strict mode takes no allOf, if/then/else, oneOf
+        # Strict mode takes no allOf, oneOf or if/then/else, and no form takes an allOf, anyOf
+        # or oneOf at the root ("schema must have type 'object' and not have 'oneOf'/'anyOf'/
+        # 'allOf'/'enum'/'not' at the top level": langchainjs#9804): rules go in words.
+        self.takes_rules = False
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
