@@ -101,3 +101,13 @@ def test_a_target_without_the_keywords_takes_a_tool_with_rules(
     spec: ToolSpec[Any, Any], target: str
 ) -> None:
     assert check_targets("crm", [catalog_entry(spec)], [target]) == []
+
+
+def test_a_tool_fallen_back_to_the_plain_form_still_reads_its_rules(
+    spec: ToolSpec[Any, Any],
+) -> None:
+    from tooldesign.runtime.integrations._common import export
+
+    (tool,) = export([spec], strict=True)
+    assert not any(k in tool.parameters for k in _KEYWORDS)
+    assert f"Rules across the arguments: {_WORDS}." in tool.description

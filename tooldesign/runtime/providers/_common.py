@@ -241,7 +241,7 @@ class ProviderAdapter(ABC):
     """How notes name the plain form tools fall back to (``without strict mode``)."""
 
     takes_rules: bool = True
-    """Whether the form asked for takes the keywords that state rules across arguments
+    """Whether the provider takes the keywords that state rules across arguments
     (``allOf`` of ``anyOf``/``oneOf``, ``if``/``then``/``else``). Where it does not, they are
     taken out of the schema and said in the tool's description (:attr:`restated_rules`), so the
     model still reads every rule the decoder checks: never a silently looser schema."""
@@ -279,29 +279,30 @@ class ProviderAdapter(ABC):
 
     @property
     def restated_rules(self) -> Mapping[ToolIdent, tuple[ArgumentRule, ...]]:
-        """The tools whose rules across arguments the form asked for cannot take: said in
+        """The tools whose rules across arguments the provider cannot take: said in
         their descriptions instead, by the rules' own words (the decoder's retry hint uses
         them too)."""
         return {ToolIdent(ident): rules for ident, rules in self._restated.items()}
 
     def description(self, tool: ToolDescription) -> str:
-        """``tool``'s description, with its rules across arguments when the form asked for
-        cannot state them in the schema."""
-        rules = self._restated.get(tool.id) if self.in_asked_form(tool) else None
+        """``tool``'s description, with its rules across arguments when the provider cannot
+        state them in the schema."""
+        rules = self._restated.get(tool.id)
         if not rules:
             return tool.description
         said = "; ".join(rule.words() for rule in rules)
         return f"{tool.description.rstrip()}\n\nRules across the arguments: {said}."
 
-    def _asked(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
-        """:meth:`convert` of ``tool``, its rules across arguments taken out first when the
-        form asked for cannot take them (and kept, to be said in its description)."""
-        if not self.takes_rules:
-            bare, rules = split_rules(tool.parameters)
-            if rules:
-                self._restated[tool.id] = rules
-                tool = dataclasses.replace(tool, parameters=bare)
-        return self.convert(tool)
+    def _bare(self, tool: ToolDescription) -> ToolDescription:
+        """``tool`` without its rules across arguments when the provider cannot take them
+        (kept, to be said in its description), in whichever form it is exported."""
+        if self.takes_rules:
+            return tool
+        bare, rules = split_rules(tool.parameters)
+        if not rules:
+            return tool
+        self._restated[tool.id] = rules
+        return dataclasses.replace(tool, parameters=bare)
 
     def in_asked_form(self, tool: ToolDescription) -> bool:
         """Whether ``tool`` is exported in the form asked for (not fallen back to plain)."""
@@ -315,8 +316,8 @@ class ProviderAdapter(ABC):
         """
         # Names and schemas are checked together: one error lists every problem of every tool.
         problems = self.index.name_problems(self.provider)
-        for tool in self.index:
-            schema, found = self._asked(tool)
+        for tool in map(self._bare, self.index):
+            schema, found = self.convert(tool)
             if found and self.fallback:
                 plain, plain_problems = self.plain(tool)
                 if not plain_problems:
@@ -332,7 +333,8 @@ class ProviderAdapter(ABC):
         schema = self._fresh.pop(tool.id, None)
         if schema is not None:
             return schema
-        return (self._asked(tool) if self.in_asked_form(tool) else self.plain(tool))[0]
+        tool = self._bare(tool)
+        return (self.convert(tool) if self.in_asked_form(tool) else self.plain(tool))[0]
 
     @abstractmethod
     def tools(self) -> list[dict[str, Any]]:
