@@ -61,15 +61,21 @@ class ArgumentRule:
 
     def broken(self, given: Container[str], values: Mapping[str, Any]) -> tuple[str, ...] | None:
         """``None`` when the arguments ``given`` (with their ``values``) keep the rule; else
-        the arguments the fix is about (those missing, or those given one too many)."""
-        if self.kind == "at_least_one":
-            return None if any(n in given for n in self.names) else self.names
-        if self.kind == "exactly_one":
-            sent = tuple(n for n in self.names if n in given)
+        the arguments the fix is about (those missing, or those given one too many).
+
+        Plain loops: every call of a tool with rules runs this (a generator costs more than
+        the check)."""
+        kind = self.kind
+        if kind == "at_least_one":
+            for name in self.names:
+                if name in given:
+                    return None
+            return self.names
+        if kind == "exactly_one":
+            sent = tuple([name for name in self.names if name in given])
             return None if len(sent) == 1 else (sent or self.names)
-        assert self.field is not None
         needed = self.names if self.holds(given, values) else self.otherwise
-        missing = tuple(n for n in needed if n not in given)
+        missing = tuple([name for name in needed if name not in given])
         return missing or None
 
     def holds(self, given: Container[str], values: Mapping[str, Any]) -> bool:

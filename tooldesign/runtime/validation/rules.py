@@ -19,24 +19,28 @@ def check_rules(model: ModelT, rules: tuple[ArgumentRule, ...]) -> ModelT:
     An argument counts as given when it was set and is not null: the decoder reads a null
     for an optional argument as "not given".
     """
+    cls = type(model)
+    aliased = _ALIASES.get(cls)
+    if aliased is None:
+        aliased = _ALIASES[cls] = _aliases(cls)
     values = model.__dict__
-    aliased = _aliases(type(model))
-    wire = {
+    given = {
         aliased.get(name, name): values[name]
-        for name in model.model_fields_set
-        if values.get(name) is not None
+        for name in model.__pydantic_fields_set__
+        if values[name] is not None
     }
-    given = wire.keys()
     for rule in rules:
-        about = rule.broken(given, wire)
-        if about is not None:
+        if rule.broken(given, given) is not None:
             # The message is the rule's words, and only them (the issue reads it as such).
             raise PydanticCustomError(RULE_ERROR, "{rule}", {"rule": rule.words()})
     return model
 
 
+_ALIASES: dict[type[pydantic.BaseModel], dict[str, str]] = {}
+"""Per generated model: Python attribute name → wire name, where the two differ."""
+
+
 def _aliases(cls: type[pydantic.BaseModel]) -> dict[str, str]:
-    """Python attribute name → wire name, for the fields whose two differ."""
     out: dict[str, str] = {}
     for name, info in cls.model_fields.items():
         if info.alias is not None and info.alias != name:
