@@ -27,6 +27,7 @@ from tooldesign.codegen.output import HEADER
 from tooldesign.codegen.views import ToolsetView
 from tooldesign.contract import BOUNDED_BASE_CLASS, BOUNDS_CONFIG_KEY
 from tooldesign.contract.formats import NON_STRING_FORMATS, RUNTIME_TYPES
+from tooldesign.contract.naming import constant_name, snake_case
 from tooldesign.contract.rules import ArgumentRule
 from tooldesign.ir.schema import value_schema
 from tooldesign.jsonschema import keywords as K
@@ -300,7 +301,7 @@ def with_rules(source: str, classes: tuple[tuple[str, tuple[ArgumentRule, ...]],
         if not isinstance(node, ast.ClassDef) or node.name not in wanted:
             continue
         rules = wanted[node.name]
-        constant = f"_{node.name.upper()}_RULES"
+        constant = f"_{constant_name(snake_case(node.name))}_RULES"
         listed = "".join(
             f"    rt.ArgumentRule({r.kind!r}, {r.names!r}, {r.field!r}, {_python_value(r.equals)}, "
             f"{r.otherwise!r}),\n"
