@@ -102,3 +102,14 @@ def test_when_compares_values_as_json_does() -> None:
     assert rule.holds({"a"}, {"a": 1.0})
     assert not rule.holds({"a"}, {"a": True})
     assert not ArgumentRule("when", ("b",), "a", True, ()).holds({"a"}, {"a": 1})
+
+
+def test_rules_name_arguments_by_their_wire_names(
+    gen_design_for_module: Callable[[str], Generated],
+) -> None:
+    design = DESIGN.replace('"phone"', '"from"').replace('"email"', '"class"')
+    codecs = gen_design_for_module(design).module("crm.toolsets.people.codecs")
+    codec: PayloadCodec[Any] = codecs.ADD_CONTACT_PAYLOAD
+    assert codec.decode({"name": "a", "id": 1, "class": "x"}).class_ == "x"
+    with pytest.raises(ToolValidationError, match="give at least one of: from, class"):
+        codec.decode({"name": "a", "id": 1})
