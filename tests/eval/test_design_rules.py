@@ -124,3 +124,16 @@ def test_a_rule_outside_a_tools_args_is_an_error(write_design: WriteDesign) -> N
     issue = single_issue(path)
     assert "go in a tool's Args block" in issue.message
     assert_at(issue, path)
+
+
+def test_a_bounded_tool_keeps_its_rules(write_design: WriteDesign) -> None:
+    path = write_design(
+        _design('AtLeastOne("phone", "email")').replace(
+            '            Inject("session")',
+            '            Inject("session")\n            BoundedResult(cursor="cursor", next_cursor="next")',
+        )
+    )
+    (tool,) = evaluate([str(path)]).tools()
+    assert isinstance(tool.payload.type, ObjectType)
+    assert tool.payload.type.shape.field("cursor") is not None
+    assert tool.payload.type.shape.rules == (ArgumentRule("at_least_one", ("phone", "email")),)
