@@ -6,6 +6,7 @@ at the root in every form, Gemini takes neither allOf nor if/then/else."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -111,3 +112,10 @@ def test_a_tool_fallen_back_to_the_plain_form_still_reads_its_rules(
     (tool,) = export([spec], strict=True)
     assert not any(k in tool.parameters for k in _KEYWORDS)
     assert f"Rules across the arguments: {_WORDS}." in tool.description
+
+
+def test_code_mode_tells_the_code_writing_model_the_rules(spec: ToolSpec[Any, Any]) -> None:
+    from tooldesign.runtime.codemode.api import ApiTool, tool_api  # noqa: PLC0415
+
+    text = tool_api(replace(ApiTool.from_spec(spec, {}), access="call"))
+    assert f"Rules: {_WORDS}" in text
