@@ -115,7 +115,7 @@ def test_a_tool_fallen_back_to_the_plain_form_still_reads_its_rules(
 
 
 def test_code_mode_tells_the_code_writing_model_the_rules(spec: ToolSpec[Any, Any]) -> None:
-    from tooldesign.runtime.codemode.api import ApiTool, tool_api  # noqa: PLC0415
+    from tooldesign.runtime.codemode.api import ApiTool, tool_api
 
     text = tool_api(replace(ApiTool.from_spec(spec, {}), access="call"))
     assert f"Rules: {_WORDS}" in text
