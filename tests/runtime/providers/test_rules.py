@@ -13,6 +13,8 @@ import pytest
 from tooldesign.contract.catalog import catalog_entry
 from tooldesign.contract.rules import ArgumentRule, rules_schema, split_rules
 from tooldesign.runtime import ToolSpec
+from tooldesign.runtime.codemode.api import ApiTool, tool_api
+from tooldesign.runtime.integrations._common import export
 from tooldesign.runtime.providers import adapter
 from tooldesign.runtime.providers.openai import check_openai_strict
 from tooldesign.runtime.providers.targets import check_targets
@@ -107,15 +109,11 @@ def test_a_target_without_the_keywords_takes_a_tool_with_rules(
 def test_a_tool_fallen_back_to_the_plain_form_still_reads_its_rules(
     spec: ToolSpec[Any, Any],
 ) -> None:
-    from tooldesign.runtime.integrations._common import export
-
     (tool,) = export([spec], strict=True)
     assert not any(k in tool.parameters for k in _KEYWORDS)
     assert f"Rules across the arguments: {_WORDS}." in tool.description
 
 
 def test_code_mode_tells_the_code_writing_model_the_rules(spec: ToolSpec[Any, Any]) -> None:
-    from tooldesign.runtime.codemode.api import ApiTool, tool_api
-
     text = tool_api(replace(ApiTool.from_spec(spec, {}), access="call"))
     assert f"Rules: {_WORDS}" in text
