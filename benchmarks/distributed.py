@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import shutil
 import signal
 import statistics
 import subprocess
@@ -46,6 +45,7 @@ from tooldesign.runtime.spec.catalog import toolset_version
 from tooldesign.runtime.transports import remote_registration
 from tooldesign.runtime.transports.redis import RedisTransport
 
+from benchmarks.local_redis import redis_server
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets import devices
 from gen.assistant.toolsets.devices import executor
@@ -99,28 +99,6 @@ class Figures:
     p50_ms: list[float] = field(default_factory=list)
     p99_ms: list[float] = field(default_factory=list)
     per_second: list[float] = field(default_factory=list)
-
-
-@contextmanager
-def redis_server() -> Iterator[str]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        sys.exit("redis-server is not on PATH (apt-get install -y redis-server)")
-    folder = Path(tempfile.mkdtemp(prefix="tdbench-"))
-    sock = folder / "redis.sock"
-    process = subprocess.Popen(
-        [binary, "--port", "0", "--unixsocket", str(sock), "--dir", str(folder), "--save", "",
-         "--appendonly", "yes", "--loglevel", "warning"],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        while not sock.exists():
-            time.sleep(0.01)
-        yield f"unix://{sock}"
-    finally:
-        process.terminate()
-        process.wait()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextmanager
@@ -307,6 +285,8 @@ def main() -> None:
     loaded = Figures(), Figures(), Figures()
     kill = KillFigures()
     with redis_server() as url:
+        if url is None:
+            sys.exit("redis-server is not on PATH (apt-get install -y redis-server)")
         for n in range(args.repeat):
             compare(url, n, "q", *quiet)
             if args.load:

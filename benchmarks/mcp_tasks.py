@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,6 +37,7 @@ from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime import Runtime
 from tooldesign.runtime.mcp import RedisTaskStore, Tasks, TaskStore, mcp_server
 
+from benchmarks.local_redis import redis_server
 from examples.netops.services import Inventory, SiteService
 from gen.assistant.toolsets.sites import executor as sites
 
@@ -91,29 +89,6 @@ ENVELOPE = {
         "extensions": {"io.modelcontextprotocol/tasks": {}}
     },
 }
-
-
-@contextlib.contextmanager
-def redis_server() -> Iterator[str | None]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        yield None
-        return
-    folder = Path(tempfile.mkdtemp(prefix="tdbench-"))
-    sock = folder / "redis.sock"
-    process = subprocess.Popen(
-        [binary, "--port", "0", "--unixsocket", str(sock), "--dir", str(folder), "--save", "",
-         "--appendonly", "yes", "--loglevel", "warning"],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        while not sock.exists():
-            time.sleep(0.01)
-        yield f"unix://{sock}"
-    finally:
-        process.terminate()
-        process.wait()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextlib.asynccontextmanager

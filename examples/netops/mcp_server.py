@@ -13,19 +13,26 @@ prompt (``triage_site``) and resources (``netops://sites``, the documents at
 streamable-HTTP session. The profiles are keyed by session, so over MCP ``get_profile``
 answers that this session has none: the model cannot pick another user's session.
 
+The 2026-07-28 wire has no sessions: served stateless, ``server``'s session is the verified
+caller's (:func:`meta_for`)::
+
+    tooldesign serve-mcp examples.netops.mcp_server:server --transport http --stateless \\
+        --auth-token-env NETOPS_OPS_TOKEN --token-scopes NETOPS_OPS_TOKEN=devices:write
+
 With ``NETOPS_TASKS_REDIS=redis://localhost:6379/0`` in the environment, ``server`` keeps its
 tasks in that Redis: replicas behind a load balancer share them, and they outlive a restart.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Mapping
 
 from tooldesign.builtin.tool_index import tool_index_registration
-from tooldesign.runtime import AuditSink, LogCalls, Runtime, Timeout
-from tooldesign.runtime.mcp import ServerContent, Tasks, ToolServer
+from tooldesign.runtime import AuditSink, LogCalls, Runtime, Timeout, ToolCallMeta
+from tooldesign.runtime.mcp import McpCallContext, ServerContent, Tasks, ToolServer
 
 from examples.netops.agent import registrations
 from examples.netops.services import (
@@ -57,7 +64,7 @@ def server() -> ToolServer:
     long-running tools served as tasks (MCP's tasks extension): kept in this process, or, with
     ``NETOPS_TASKS_REDIS`` set to a Redis URL, in Redis, shared by the replicas that name it."""
     inventory = Inventory()
-    served = ToolServer(runtime(inventory))
+    served = ToolServer(runtime(inventory), meta_for=meta_for)
     content(inventory, DocumentService()).serve_on(served)
     shared = os.environ.get("NETOPS_TASKS_REDIS")
     store = None
@@ -67,6 +74,17 @@ def server() -> ToolServer:
         store = RedisTaskStore(shared)
     Tasks(store).serve_on(served)  # check_reachability runs as a task for clients that speak tasks
     return served
+
+
+def meta_for(context: McpCallContext) -> ToolCallMeta:
+    """A call's metadata when no MCP session gives ``session_id`` (a stateless HTTP app, or a
+    client that forces 2026-07-28): the verified caller is the session, never a value a client
+    or the model picks. Without authentication, the tools that inject it answer that they
+    cannot run here."""
+    token = context.access_token
+    if context.meta.session_id is not None or token is None or not token.subject:
+        return context.meta
+    return dataclasses.replace(context.meta, session_id=f"sess-{token.subject.lower()}")
 
 
 def content(inventory: Inventory, documents: DocumentService) -> ServerContent:

@@ -177,9 +177,35 @@ def url(node: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+TOKEN = "netops-ops-token-for-the-client-tests"
+STATELESS = [
+    "--stateless",
+    *("--auth-token-env", "NETOPS_OPS_TOKEN", "--token-scopes", "NETOPS_OPS_TOKEN=devices:write"),
+]
+"""The worked example as served for 2026-07-28-only clients (its module docstring): no
+sessions, so the session a tool injects is the verified caller's."""
+
+
+@pytest.fixture(scope="module")
+def stateless_url(node: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``serve-mcp --stateless``: every client, a 2026-07-28-only one too, is offered
+    2026-07-28 over HTTP; clients send :data:`TOKEN`."""
+    log = tmp_path_factory.mktemp("clients") / "server.err"
+    env = {"NETOPS_OPS_TOKEN": TOKEN}
+    with serving_over_http(TARGET, *STATELESS, log=log, env=env) as url:
+        yield url
+
+
+def server_url(transport: str, request: pytest.FixtureRequest) -> str:
+    """The served app's URL for an HTTP transport (stateful, or ``http-stateless``)."""
+    if transport == "http":
+        return str(request.getfixturevalue("url"))
+    return str(request.getfixturevalue("stateless_url")) if transport == "http-stateless" else ""
+
+
 def _target(transport: str, url: str) -> list[str]:
     """The client's arguments that name the server: a URL, or the command that starts it."""
-    return [url] if transport == "http" else [tooldesign_script(), "serve-mcp", TARGET]
+    return [url] if url else [tooldesign_script(), "serve-mcp", TARGET]
 
 
 def _json_values(text: str) -> list[Any]:
@@ -381,6 +407,7 @@ def sdk_plan(
         # the example's HTTP app serves a tool that injects the session, so server/discover
         # offers the handshake versions only, and the client falls back to initialize
         pytest.param("v2", "http", "2025-11-25", id="sdk2-http"),
+        pytest.param("v2", "http-stateless", "2026-07-28", id="sdk2-http-stateless"),
     ],
 )
 def test_the_typescript_sdk_client_lists_and_calls_everything(
@@ -398,7 +425,7 @@ def test_the_typescript_sdk_client_lists_and_calls_everything(
     2026-07-28 both come back as ``input_required`` rounds, which it answers with the same
     elicitation handler). Neither declares the tasks extension: check_reachability answers
     synchronously (the Inspector's 2026-07-28 run polls it as a task)."""
-    url = request.getfixturevalue("url") if transport == "http" else ""
+    url = server_url(transport, request)
     plan, labels = sdk_plan(design, reference, modern=version == "2026-07-28")
     plan.update(sdk=sdk, era="auto")
     (tmp_path / "plan.json").write_text(json.dumps(plan))
@@ -407,10 +434,11 @@ def test_the_typescript_sdk_client_lists_and_calls_everything(
             str(node),
             str(SDK_CLIENT),
             str(tmp_path / "plan.json"),
-            transport,
+            "http" if url else transport,
             *_target(transport, url),
         ],
         cwd=REPO,
+        env={**os.environ, "MCP_BEARER_TOKEN": TOKEN} if transport == "http-stateless" else None,
         capture_output=True,
         text=True,
         timeout=120,
@@ -517,6 +545,7 @@ EVERY_KIND = [call.kind for call in CALLS]
     [
         pytest.param("http", "legacy", EVERY_KIND, id="http-2025-11-25"),
         pytest.param("stdio", "modern", EVERY_KIND, id="stdio-2026-07-28"),
+        pytest.param("http-stateless", "modern", EVERY_KIND, id="http-stateless-2026-07-28"),
         # the same answers as over HTTP (the SDK's client calls every kind over stdio): the
         # transport's own part, with a server started per request, kept to what it needs
         pytest.param("stdio", "legacy", ["plain", "rich"], id="stdio-2025-11-25"),
@@ -535,8 +564,8 @@ def test_the_mcp_inspector_cli_lists_and_calls_everything(
     """``era``: the CLI's ``--protocol-era``, 2025-11-25 (its default) or 2026-07-28 (``modern``,
     with the tasks extension: it polls a task to its result). The example's HTTP app offers only
     the handshake versions (it serves a tool that injects the session), so the CLI pinned to
-    2026-07-28 runs over stdio."""
-    url = request.getfixturevalue("url") if transport == "http" else ""
+    2026-07-28 runs over stdio and against the stateless app."""
+    url = server_url(transport, request)
     env = {**os.environ, "HOME": str(tmp_path), "MCP_CATALOG_PATH": str(tmp_path / "mcp.json")}
     env["MCP_INSPECTOR_SECRET_STORE"] = "memory"  # no keychain here: it would say so
     requests = inspector_requests(design, kinds)
@@ -544,6 +573,8 @@ def test_the_mcp_inspector_cli_lists_and_calls_everything(
     def run(arguments: list[str]) -> subprocess.CompletedProcess[str]:
         command = [str(node), str(INSPECTOR), "--cli", *_target(transport, url), *arguments]
         command += ["--protocol-era", era]
+        if transport == "http-stateless":
+            command += ["--header", f"Authorization: Bearer {TOKEN}"]
         command += ["--connect-timeout", "120000"]  # a server started while others start
         return subprocess.run(
             command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False

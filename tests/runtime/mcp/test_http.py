@@ -378,6 +378,39 @@ async def test_a_handler_s_unexpected_failure_says_nothing_of_it(
     assert refused.value.message == "not for you"
 
 
+# ── versions ──────────────────────────────────────────────────────────────────────────────
+
+
+async def discover(http: httpx2.AsyncClient, url: str, version: str) -> httpx2.Response:
+    """A 2026-07-28 ``server/discover`` asking for ``version``, header and envelope agreeing."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    headers = {**ACCEPT, "MCP-Protocol-Version": version, "Mcp-Method": "server/discover"}
+    body = message("server/discover", {"_meta": meta}, id=7)
+    return await http.post(url, content=body, headers=headers)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stateless", [False, True], ids=["stateful", "stateless"])
+async def test_an_unsupported_version_is_told_the_versions_discover_offers(
+    stateless: bool,
+) -> None:
+    # The worked example's list_devices injects session_id: a stateful app offers the handshake
+    # versions, where sessions exist; a stateless one the 2026-07-28 wire. A client reads one
+    # list from discover and from the error, and negotiates from either.
+    async with http_app(served(Restarts()), stateless=stateless) as app, raw_http() as http:
+        offered = (await discover(http, app.url, "2026-07-28")).json()["result"]
+        refused = await discover(http, app.url, "v999.0.0")
+    assert refused.status_code == 400
+    error = error_of(refused)
+    assert error["code"] == types.UNSUPPORTED_PROTOCOL_VERSION
+    assert error["data"] == {"supported": offered["supportedVersions"], "requested": "v999.0.0"}
+    assert refused.json()["id"] == 7
+    assert ("2026-07-28" in offered["supportedVersions"]) is stateless
+
+
 # ── sessions ──────────────────────────────────────────────────────────────────────────────
 
 

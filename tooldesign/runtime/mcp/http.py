@@ -12,16 +12,20 @@ Every request passes, in this order:
 3. **Messages**: a body that is not a JSON-RPC message answers a short, stable error.
 4. **Sessions** (:class:`~tooldesign.runtime.mcp.sessions.SessionLimits`): a new session is
    admitted within the limits; idle sessions end.
+5. **Versions**: a request for a protocol version the server does not serve is answered
+   naming the versions ``server/discover`` offers (:class:`OfferedVersions`).
 
 Then the SDK's session manager serves the request.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import json
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp import types
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.provider import TokenVerifier
@@ -31,11 +35,13 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http import EventStore
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tooldesign.runtime.mcp.access import (
     BearerTokens,
     CheckHostsAndOrigins,
@@ -43,7 +49,12 @@ from tooldesign.runtime.mcp.access import (
     is_loopback,
     log,
 )
-from tooldesign.runtime.mcp.sessions import MessagesAndSessions, SessionLimits, SessionTable
+from tooldesign.runtime.mcp.sessions import (
+    PROTOCOL_VERSION_HEADER,
+    MessagesAndSessions,
+    SessionLimits,
+    SessionTable,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +89,14 @@ def streamable_http_app(
     event_store: EventStore | None,
     retry_interval: int | None,
     max_request_body_size: int,
+    offered: Callable[[], Sequence[str]],
     authentication: str | None = None,
 ) -> Starlette:
     """The ASGI app serving ``server`` at ``path`` (see the module docstring for the layers).
 
-    ``authentication`` describes the verifier for people (``HttpPolicy.describe``). The app
+    ``offered`` names the protocol versions ``server/discover`` lists, now (they follow the
+    served catalog). ``authentication`` describes the verifier for people
+    (``HttpPolicy.describe``). The app
     keeps its :class:`HttpPolicy` as ``app.state.mcp_policy`` and its open sessions as
     ``app.state.mcp_sessions`` (``len()`` of it; ``None`` when stateless).
     """
@@ -117,7 +131,8 @@ def streamable_http_app(
     )
     table = SessionTable(limits) if limits else None
     endpoint: ASGIApp = RequestBodyLimitMiddleware(
-        MessagesAndSessions(manager.handle_request, path, table), max_request_body_size
+        OfferedVersions(MessagesAndSessions(manager.handle_request, path, table), offered),
+        max_request_body_size,
     )
     middleware = [Middleware(CheckHostsAndOrigins, allowed=allowed)]
     routes: list[BaseRoute] = []
@@ -149,6 +164,64 @@ def streamable_http_app(
     app.state.mcp_policy = policy
     app.state.mcp_sessions = table
     return app
+
+
+class OfferedVersions:
+    """Names the versions ``server/discover`` offers in every unsupported-version error.
+
+    The SDK answers a request for a version it does not serve (-32022) with the versions of
+    the 2026-07-28 wire. A stateful app serving a tool that needs a session offers the
+    handshake versions instead (``ToolServer``'s discover), and a client must read one list
+    from both answers: told the handshake versions, a negotiating client opens a session.
+    Only requests naming a version the server does not serve are looked at.
+    """
+
+    served = frozenset(HANDSHAKE_PROTOCOL_VERSIONS) | frozenset(MODERN_PROTOCOL_VERSIONS)
+
+    def __init__(self, app: ASGIApp, offered: Callable[[], Sequence[str]]) -> None:
+        self.app = app
+        self.offered = offered
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        version = (
+            Headers(scope=scope).get(PROTOCOL_VERSION_HEADER) if scope["type"] == "http" else None
+        )
+        if version is None or version in self.served:
+            await self.app(scope, receive, send)
+            return
+        held: list[Message] = []
+
+        async def naming_offered(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 400:
+                held.append(message)
+                return
+            if not held:
+                await send(message)
+                return
+            held.append(message)
+            if not message.get("more_body", False):
+                for reply in self._naming(held):
+                    await send(reply)
+
+        await self.app(scope, receive, naming_offered)
+
+    def _naming(self, held: list[Message]) -> list[Message]:
+        """The held 400 answer, its error's ``supported`` versions replaced by the offered."""
+        start, *parts = held
+        body = b"".join(part.get("body", b"") for part in parts)
+        try:
+            answer = json.loads(body)
+            data = answer["error"]["data"]
+            unsupported = answer["error"]["code"] == types.UNSUPPORTED_PROTOCOL_VERSION
+        except (ValueError, KeyError, TypeError):
+            return held
+        if not unsupported or not isinstance(data, dict):
+            return held
+        data["supported"] = list(self.offered())
+        body = json.dumps(answer, separators=(",", ":")).encode()
+        headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        return [{**start, "headers": headers}, {"type": "http.response.body", "body": body}]
 
 
 def _authentication(

@@ -410,26 +410,23 @@ class ToolServer:
     async def _discover(
         self, ctx: ServerRequestContext[_Connection], params: types.RequestParams
     ) -> types.DiscoverResult:
-        """``server/discover``: the 2026-07-28 wire (which the server serves everywhere) — except
-        on a stateful HTTP app serving a tool that injects ``session_id``, which names the
-        handshake versions only.
-
-        Sessions exist only on the handshake wire, and clients that negotiate (``mode="auto"``,
-        the SDK's default) take 2026-07-28 whenever it is listed: there, such a tool could not
-        run. Offered the handshake versions alone, they fall back to ``initialize`` and get an
-        ``Mcp-Session-Id``, which ``session_id`` is filled from (a client that forces
-        2026-07-28 is still served). In memory, on stdio and on a stateless app (a connection,
-        or nothing, is the session), and on a stateful app whose tools need no session,
-        2026-07-28 is offered, so a client that speaks only it does not give up.
-        """
+        """``server/discover``: the versions :meth:`_offered_versions` names."""
         stateful_http = self._http_sessions and isinstance(ctx.request, Request)
-        sessions = stateful_http and self._served_catalog().needs_sessions
-        versions = HANDSHAKE_PROTOCOL_VERSIONS if sessions else MODERN_PROTOCOL_VERSIONS
         return types.DiscoverResult(
-            supported_versions=list(versions),
+            supported_versions=self._offered_versions(stateful_http),
             capabilities=self.server.get_capabilities(protocol_version=ctx.protocol_version),
             instructions=self.server.instructions,
         )
+
+    def _offered_versions(self, stateful_http: bool) -> list[str]:
+        """The versions offered to clients that negotiate (``server/discover``, and the HTTP
+        app's unsupported-version errors): the 2026-07-28 wire, served everywhere — except on
+        a stateful HTTP app serving a tool that injects ``session_id``: sessions exist only on
+        the handshake wire, and negotiating clients (the SDK's default) take 2026-07-28 when it
+        is listed. Offered the handshake alone, they open a session (a client that forces
+        2026-07-28 is still served)."""
+        sessions = stateful_http and self._served_catalog().needs_sessions
+        return list(HANDSHAKE_PROTOCOL_VERSIONS if sessions else MODERN_PROTOCOL_VERSIONS)
 
     async def _set_log_level(
         self, ctx: ServerRequestContext[_Connection], params: types.SetLevelRequestParams
@@ -536,6 +533,7 @@ class ToolServer:
             event_store=event_store,
             retry_interval=retry_interval,
             max_request_body_size=max_request_body_size,
+            offered=lambda: self._offered_versions(stateful_http=not stateless),
             authentication=authentication,
         )
 

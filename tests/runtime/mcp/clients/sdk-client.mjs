@@ -2,7 +2,7 @@
 // for tests/runtime/mcp/test_clients.py.
 //
 //   node sdk-client.mjs PLAN.json stdio COMMAND ARGS...   (the client starts the server)
-//   node sdk-client.mjs PLAN.json http URL
+//   node sdk-client.mjs PLAN.json http URL      (with MCP_BEARER_TOKEN set: sent as a bearer token)
 //
 // PLAN.json: {"sdk": "v1" | "v2", "era": "legacy" | "auto", "elicit": [{"property": P,
 // "content": {...}}], "steps": [{"op": OP, ...params}]}. "v1" is @modelcontextprotocol/sdk (the
@@ -39,7 +39,11 @@ const { Client, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
 const transport =
   kind === "stdio"
     ? new StdioClientTransport({ command: target[0], args: target.slice(1), stderr: "inherit" })
-    : new StreamableHTTPClientTransport(new URL(target[0]));
+    : new StreamableHTTPClientTransport(new URL(target[0]), {
+        requestInit: process.env.MCP_BEARER_TOKEN
+          ? { headers: { Authorization: `Bearer ${process.env.MCP_BEARER_TOKEN}` } }
+          : {},
+      });
 
 const client = new Client(
   { name: "tooldesign-tests-sdk-client", version: "1.0.0" },
