@@ -27,6 +27,8 @@ from tooldesign.codegen.output import HEADER
 from tooldesign.codegen.views import ToolsetView
 from tooldesign.contract import BOUNDED_BASE_CLASS, BOUNDS_CONFIG_KEY
 from tooldesign.contract.formats import NON_STRING_FORMATS, RUNTIME_TYPES
+from tooldesign.contract.naming import constant_name, snake_case
+from tooldesign.contract.rules import ArgumentRule
 from tooldesign.ir.schema import value_schema
 from tooldesign.jsonschema import keywords as K
 
@@ -53,6 +55,8 @@ def generate_models(view: ToolsetView, header: str = HEADER) -> ModelsModule:
         header=header,
         notices=notices,
     )
+    if view.rule_classes:
+        source = sort_imports(with_rules(source, view.rule_classes))
     return ModelsModule(source, tuple(notices))
 
 
@@ -285,6 +289,40 @@ def _without_unused_typing_names(source: str, tree: ast.Module) -> str:
             line = f"from typing import {', '.join(kept)}" if kept else ""
             return source[:start] + line + source[end:]
     return source
+
+
+def with_rules(source: str, classes: tuple[tuple[str, tuple[ArgumentRule, ...]], ...]) -> str:
+    """``source`` with a validator in each class of ``classes`` that checks its rules across
+    arguments (``AtLeastOne``…) through the runtime, and the rules as a tuple beside it."""
+    wanted = dict(classes)
+    tree = ast.parse(source)
+    lines = source.split("\n")
+    for node in reversed(tree.body):  # bottom up: earlier line numbers stay right
+        if not isinstance(node, ast.ClassDef) or node.name not in wanted:
+            continue
+        rules = wanted[node.name]
+        constant = f"_{constant_name(snake_case(node.name))}_RULES"
+        listed = "".join(
+            f"    rt.ArgumentRule({r.kind!r}, {r.names!r}, {r.field!r}, {_python_value(r.equals)}, "
+            f"{r.otherwise!r}),\n"
+            for r in rules
+        )
+        validator = (
+            '\n    @model_validator(mode="after")\n'
+            "    def _argument_rules(self) -> Self:\n"
+            f"        return rt.check_rules(self, {constant})\n"
+        )
+        end = node.end_lineno or node.lineno
+        lines[end:end] = validator.rstrip("\n").split("\n")
+        lines[node.lineno - 1 : node.lineno - 1] = [
+            f"{constant} = (\n{listed})\n".rstrip("\n"),
+            "",
+            "",
+        ]
+    out = "\n".join(lines)
+    out = _with_import(out, "from typing import Self")
+    out = _with_import(out, "from pydantic import model_validator")
+    return _with_import(out, "from tooldesign.runtime import support as rt")
 
 
 def _with_import(source: str, statement: str) -> str:

@@ -36,6 +36,7 @@ from tooldesign.contract.naming import (
     constant_name,
 )
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.contract.rules import ArgumentRule
 from tooldesign.contract.tasks import TaskSupport
 from tooldesign.ir.model import (
     ArrayType,
@@ -199,6 +200,8 @@ class ToolsetView:
     """For an MCPToolset: the server its tools run on."""
     content: ContentView | None = None
     """Its prompts and resources (``content.py``), when it declares any."""
+    rule_classes: tuple[tuple[str, tuple[ArgumentRule, ...]], ...] = ()
+    """``(class, rules)`` per payload class with rules across its arguments (``AtLeastOne``…)."""
 
 
 def toolset_view(design: Design, service: Service, toolset: Toolset) -> ToolsetView:
@@ -257,6 +260,11 @@ class _ToolsetViewBuilder:
             first_party=bindings.first_party,
             mcp=MCPServerView.of(self.toolset.mcp) if self.toolset.mcp is not None else None,
             content=content_view(self.service.name, self.toolset),
+            rule_classes=tuple(
+                (self.shape_class[id(tool.payload.type.shape)], tool.payload.type.shape.rules)
+                for tool in self.toolset.tools
+                if isinstance(tool.payload.type, ObjectType) and tool.payload.type.shape.rules
+            ),
         )
 
     def _class_of(self, end: ToolEnd) -> str:

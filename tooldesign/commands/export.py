@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         exported = _planned(provider, tools, args) or provider.tools()
         text = json.dumps(exported, indent=2, ensure_ascii=False) + "\n"
         _note_fallbacks(provider)
+        _note_restated_rules(provider)
         if args.provider == "anthropic" and args.strict:
             _warn_request_limits(exported)
     if args.out:
@@ -160,6 +161,23 @@ def _note_fallbacks(provider: ProviderAdapter) -> None:
     ]
     print(
         f"tooldesign: note: {count} exported {provider.fallback_form}, because of:",
+        *lines,
+        sep="\n",
+        file=sys.stderr,
+    )
+
+
+def _note_restated_rules(provider: ProviderAdapter) -> None:
+    """Name, on standard error, the rules across arguments the form asked for cannot state,
+    said in their tools' descriptions instead (the decoder checks them either way)."""
+    restated = provider.restated_rules
+    if not restated:
+        return
+    label = provider.label or provider.provider
+    lines = [f"  - {ident}: {rule.dsl}" for ident, rules in restated.items() for rule in rules]
+    print(
+        f"tooldesign: note: {label} takes no rules across arguments (allOf, if/then/else); "
+        "these are said in their tools' descriptions, and the decoder checks them:",
         *lines,
         sep="\n",
         file=sys.stderr,

@@ -48,6 +48,7 @@ from tooldesign.dsl.calls import (
     Type,
 )
 from tooldesign.dsl.content import Completes, Prompt, Resource, ResourceTemplate
+from tooldesign.dsl.rules import AtLeastOne, ExactlyOne, When
 from tooldesign.dsl.types import Any, Boolean, Float, Int, Object, String
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "Args",
     "ArrayOf",
     "Asks",
+    "AtLeastOne",
     "Attribute",
     "BindTo",
     "Boolean",
@@ -64,6 +66,7 @@ __all__ = [
     "Completes",
     "Confirm",
     "Content",
+    "ExactlyOne",
     "Example",
     "Float",
     "ImplementedByAgent",
@@ -92,4 +95,5 @@ __all__ = [
     "Tool",
     "Toolset",
     "Type",
+    "When",
 ]

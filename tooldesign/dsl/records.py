@@ -30,6 +30,21 @@ class ShapeRecord(Record):
     attributes: list[AttributeRecord] = field(default_factory=list)
     required: list[tuple[str, Location]] = field(default_factory=list)
     examples: list[tuple[Any, Location]] = field(default_factory=list)
+    rules: list[RuleRecord] = field(default_factory=list)
+    """``AtLeastOne``, ``ExactlyOne`` and ``When`` calls: rules across the arguments."""
+
+
+@dataclass(eq=False)
+class RuleRecord:
+    """A rule across arguments as written: ``kind`` is ``at_least_one``, ``exactly_one`` or
+    ``when``; for ``when``, ``names`` are its ``requires``."""
+
+    kind: str
+    names: tuple[Any, ...]
+    location: Location
+    field: Any = None
+    equals: Any = None
+    otherwise: tuple[Any, ...] = ()
 
 
 @dataclass(eq=False)

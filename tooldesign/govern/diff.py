@@ -39,6 +39,7 @@ from tooldesign.contract.fingerprint import (
     fingerprint_of,
     tool_fingerprint,
 )
+from tooldesign.contract.rules import split_rules
 from tooldesign.govern.changes import (
     ABSENT,
     CatalogDiff,
@@ -48,6 +49,7 @@ from tooldesign.govern.changes import (
     described,
 )
 from tooldesign.govern.content_diff import diff_content
+from tooldesign.govern.rules_diff import rule_changes
 from tooldesign.govern.schemas import compare_schemas
 from tooldesign.govern.sources import CatalogTools
 from tooldesign.jsonschema.refs import pointer_token
@@ -290,6 +292,10 @@ def _message(old: Entry, new: Entry, key: str, direction: Any, noun: str) -> lis
     if example_before != example_after:
         changes.append(_prompt(f"/{key}/example", f"{key} example", example_before, example_after))
     old_schema, new_schema = _mapping(before.get("schema")), _mapping(after.get("schema"))
+    # Rules across arguments are compared as rules, by name, and the rest of the schema as such.
+    old_schema, old_rules = split_rules(old_schema)
+    new_schema, new_rules = split_rules(new_schema)
+    changes.extend(rule_changes(old_rules, new_rules, f"/{key}/schema"))
     changes.extend(
         compare_schemas(
             old_schema, new_schema, pointer=f"/{key}/schema", direction=direction, noun=noun

@@ -23,6 +23,7 @@ from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.loading import Loading
 from tooldesign.contract.location import Location
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.contract.rules import ArgumentRule
 from tooldesign.contract.tasks import TaskSupport
 
 
@@ -202,6 +203,9 @@ class ObjectShape:
     location: Location = field(repr=False)
     path: str = field(repr=False)
     examples: tuple[ExampleValue, ...] = ()
+    rules: tuple[ArgumentRule, ...] = ()
+    """Rules across its fields (``AtLeastOne``, ``ExactlyOne``, ``When``): only a tool's
+    payload has any."""
 
     def field(self, name: str) -> Field | None:
         for f in self.fields:

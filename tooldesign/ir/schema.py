@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tooldesign.contract.constraints import CONSTRAINTS
+from tooldesign.contract.rules import rules_schema
 from tooldesign.ir.model import (
     NO_VALUE,
     ArrayType,
@@ -144,6 +145,8 @@ class SchemaBuilder:
             out[K.REQUIRED] = required
         # The decoder rejects unknown keys, so the schema says so.
         out[K.ADDITIONAL_PROPERTIES] = False
+        if shape.rules:
+            out.update(rules_schema(shape.rules))
         out.update(self._extensions(shape))
         return out
 

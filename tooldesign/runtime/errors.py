@@ -26,6 +26,8 @@ class Constraint(StrEnum):
     INVALID_PATTERN = "invalid_pattern"
     INVALID_FORMAT = "invalid_format"
     UNKNOWN_FIELD = "unknown_field"
+    ARGUMENT_RULE = "argument_rule"
+    """A rule across arguments (``AtLeastOne``, ``ExactlyOne``, ``When``) is broken."""
 
 
 ROOT_PATH = ""

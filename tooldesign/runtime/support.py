@@ -20,6 +20,7 @@ from tooldesign.contract.content import WithContent
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.limits import ToolLimits
 from tooldesign.contract.repairs import FieldRepair
+from tooldesign.contract.rules import ArgumentRule
 from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime.agents import AgentTask, agent_invoke
 from tooldesign.runtime.mcp.client import MCPClient, MCPServerParams
@@ -36,11 +37,13 @@ from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.lazy_types import LazyTypes, ModelRef
 from tooldesign.runtime.spec.specs import BoundsSpec, ServerDataSpec, ToolSpec, TypeSpec
 from tooldesign.runtime.validation.codecs import PayloadCodec, ResultCodec
+from tooldesign.runtime.validation.rules import check_rules
 from tooldesign.runtime.workers import WorkerThreadInvoke, in_worker_thread
 
 __all__ = [
     "AgentContract",
     "AgentTask",
+    "ArgumentRule",
     "BoundsSpec",
     "ConfirmSpec",
     "FieldRepair",
@@ -68,6 +71,7 @@ __all__ = [
     "agent_invoke",
     "bound_service",
     "check_registration",
+    "check_rules",
     "handler_invoke",
     "in_worker_thread",
 ]

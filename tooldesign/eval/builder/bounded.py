@@ -163,4 +163,5 @@ def _with_fields(shape: ObjectShape, fields: list[Field]) -> ObjectShape:
         shape.location,
         shape.path,
         shape.examples,
+        shape.rules,
     )

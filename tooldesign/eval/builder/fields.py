@@ -23,6 +23,7 @@ from tooldesign.dsl.types import (
 from tooldesign.eval.builder import values
 from tooldesign.eval.builder.control import attribute_repairs
 from tooldesign.eval.builder.names import UniqueNames
+from tooldesign.eval.builder.rules import build_rules
 from tooldesign.eval.builder.values import MAX_NESTING
 from tooldesign.eval.builder.verbatim import verbatim_type
 from tooldesign.ir.errors import Issues
@@ -93,7 +94,10 @@ class TypeBuilder:
 
     # ── shapes and attributes ─────────────────────────────────────────────────────────────
 
-    def shape(self, rec: ShapeRecord, hint: str, description: str | None) -> ObjectShape:
+    def shape(
+        self, rec: ShapeRecord, hint: str, description: str | None, *, rules: bool = False
+    ) -> ObjectShape:
+        """``rules``: the shape is a tool's ``Args`` block, where rules across arguments go."""
         fields: list[Field] = []
         required = {name for name, _ in rec.required}
         names = UniqueNames("attribute", self.issues)
@@ -123,7 +127,16 @@ class TypeBuilder:
                     rec.path,
                 )
         examples = values.examples(rec.examples, rec.path, self.issues)
-        return ObjectShape(hint, tuple(fields), description, rec.location, rec.path, examples)
+        built = tuple(fields)
+        if rec.rules and not rules:
+            self.issues.add(
+                "AtLeastOne, ExactlyOne and When go in a tool's Args block (rules across its "
+                "arguments), not here",
+                rec.rules[0].location,
+                rec.path,
+            )
+        found = build_rules(rec.rules, built, rec.path, self.issues) if rules else ()
+        return ObjectShape(hint, built, description, rec.location, rec.path, examples, found)
 
     def _reject_field(self, attr: AttributeRecord, name: str, parent_hint: str) -> None:
         """An attribute kept out of its object for its name: built alone, so it is still checked."""

@@ -64,9 +64,9 @@ def message(types: TypeBuilder, rec: MessageRecord, hint: str, what: str) -> Mes
     shape_rec = rec.shape
     if rec.type is None:
         assert shape_rec is not None
-        shape = types.shape(shape_rec, hint, description)
+        shape = types.shape(shape_rec, hint, description, rules=what == "Args")
         return Message(ObjectType(shape), hint, description, shape.examples)
-    if shape_rec is not None and (shape_rec.attributes or shape_rec.required):
+    if shape_rec is not None and (shape_rec.attributes or shape_rec.required or shape_rec.rules):
         issues.add(
             f"{what}({rec.type!r}) names its type, so its block cannot declare attributes; "
             f"use `with {what}():` to declare them",

@@ -37,11 +37,13 @@ from tooldesign.eval.builder.bounded import bounded
 from tooldesign.eval.builder.fields import TypeBuilder
 from tooldesign.eval.builder.mcp import mcp_server_spec, remote_name
 from tooldesign.eval.builder.names import GROUP_NAME, TOOL_NAME, UniqueNames, ident
+from tooldesign.eval.builder.rules import injected_rules
 from tooldesign.eval.nesting import check_types
 from tooldesign.ir.errors import Issues
 from tooldesign.ir.model import (
     Binding,
     Design,
+    ObjectType,
     Service,
     ServiceTargets,
     Tool,
@@ -281,6 +283,8 @@ class _TreeBuilder:
         if rec.bounded is not None:
             bounds, payload, result = bounded(self.types, rec, payload, result, prefix)
         injected = messages.injected(self.types, rec, payload)
+        if injected and isinstance(payload.type, ObjectType):
+            injected_rules(payload.type.shape, injected, self.issues)
         if rec.repairs is not None:  # the nearest Repairs wins
             repairs = control.repairs_default(rec.repairs, self.issues)
         user_types = self.types.types

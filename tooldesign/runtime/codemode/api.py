@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldesign.contract.catalog import CatalogTool
+from tooldesign.contract.rules import split_rules
 from tooldesign.jsonschema import keywords as K
 from tooldesign.jsonschema.text import compact_json, printable
 from tooldesign.jsonschema.words import phrases
@@ -186,6 +187,10 @@ class _Writer:
         else:  # a field no keyword argument can name: the arguments are one dict
             kind = self.type_of(payload, payload, f"{tool.name}_payload")
             signature = f"def {tool.name}(arguments: {kind}, /) -> {returns}:"
+        _, rules = split_rules(payload)
+        if rules:  # rules across arguments: the type hints cannot say them
+            doc.append("")
+            doc.append("Rules: " + _line("; ".join(rule.words() for rule in rules)))
         if tool.example is not None:
             doc.append("")
             doc.append(f"Example arguments: {_line(compact_json(tool.example))}")

@@ -19,6 +19,7 @@ from tooldesign.contract.errors import UserError
 from tooldesign.contract.ident import ToolIdent
 from tooldesign.contract.loading import Loading
 from tooldesign.contract.providers import Provider
+from tooldesign.contract.rules import ArgumentRule, split_rules
 from tooldesign.jsonschema.text import shown
 from tooldesign.runtime.providers._schema import IGNORED, Schema, object_root
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
@@ -239,11 +240,18 @@ class ProviderAdapter(ABC):
     fallback_form: ClassVar[str] = ""
     """How notes name the plain form tools fall back to (``without strict mode``)."""
 
+    takes_rules: bool = True
+    """Whether the provider takes the keywords that state rules across arguments
+    (``allOf`` of ``anyOf``/``oneOf``, ``if``/``then``/``else``). Where it does not, they are
+    taken out of the schema and said in the tool's description (:attr:`restated_rules`), so the
+    model still reads every rule the decoder checks: never a silently looser schema."""
+
     def __init__(self, index: ToolIndex, *, fallback: bool = False) -> None:
         self.index = index
         self.fallback = fallback
         self._fresh: dict[str, Schema] = {}
         self._fallbacks: dict[str, tuple[ExportProblem, ...]] = {}
+        self._restated: dict[str, tuple[ArgumentRule, ...]] = {}
 
     def plain(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
         """``tool``'s parameters as the provider takes any JSON Schema, as new objects, and what
@@ -269,6 +277,33 @@ class ProviderAdapter(ABC):
         asked for could not express."""
         return {ToolIdent(ident): found for ident, found in self._fallbacks.items()}
 
+    @property
+    def restated_rules(self) -> Mapping[ToolIdent, tuple[ArgumentRule, ...]]:
+        """The tools whose rules across arguments the provider cannot take: said in
+        their descriptions instead, by the rules' own words (the decoder's retry hint uses
+        them too)."""
+        return {ToolIdent(ident): rules for ident, rules in self._restated.items()}
+
+    def description(self, tool: ToolDescription) -> str:
+        """``tool``'s description, with its rules across arguments when the provider cannot
+        state them in the schema."""
+        rules = self._restated.get(tool.id)
+        if not rules:
+            return tool.description
+        said = "; ".join(rule.words() for rule in rules)
+        return f"{tool.description.rstrip()}\n\nRules across the arguments: {said}."
+
+    def _bare(self, tool: ToolDescription) -> ToolDescription:
+        """``tool`` without its rules across arguments when the provider cannot take them
+        (kept, to be said in its description), in whichever form it is exported."""
+        if self.takes_rules:
+            return tool
+        bare, rules = split_rules(tool.parameters)
+        if not rules:
+            return tool
+        self._restated[tool.id] = rules
+        return dataclasses.replace(tool, parameters=bare)
+
     def in_asked_form(self, tool: ToolDescription) -> bool:
         """Whether ``tool`` is exported in the form asked for (not fallen back to plain)."""
         return tool.id not in self._fallbacks
@@ -281,7 +316,7 @@ class ProviderAdapter(ABC):
         """
         # Names and schemas are checked together: one error lists every problem of every tool.
         problems = self.index.name_problems(self.provider)
-        for tool in self.index:
+        for tool in map(self._bare, self.index):
             schema, found = self.convert(tool)
             if found and self.fallback:
                 plain, plain_problems = self.plain(tool)
@@ -298,6 +333,7 @@ class ProviderAdapter(ABC):
         schema = self._fresh.pop(tool.id, None)
         if schema is not None:
             return schema
+        tool = self._bare(tool)
         return (self.convert(tool) if self.in_asked_form(tool) else self.plain(tool))[0]
 
     @abstractmethod

@@ -282,6 +282,9 @@ class AnthropicAdapter(ProviderAdapter):
         super().__init__(index, fallback=fallback)
         self.strict = strict
         self.label = "anthropic (strict)" if strict else "anthropic"
+        # No form takes an allOf, anyOf or oneOf at the root ("input_schema does not support
+        # oneOf, allOf, or anyOf at the top level": claude-code#5319): rules go in words.
+        self.takes_rules = False
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
@@ -292,7 +295,7 @@ class AnthropicAdapter(ProviderAdapter):
         for tool in self.index:
             entry: dict[str, Any] = {
                 "name": tool.name,
-                "description": tool.description,
+                "description": self.description(tool),
                 "input_schema": self.parameters(tool),
             }
             if self.strict and self.in_asked_form(tool):

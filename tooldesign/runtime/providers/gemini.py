@@ -363,6 +363,9 @@ class GeminiAdapter(ProviderAdapter):
             raise ValueError(f"Gemini api must be 'parameters' or 'json_schema', not {api!r}")
         self.api = api
         self.label = "gemini" if api == "parameters" else "gemini (json_schema)"
+        # Neither form states rules across arguments: the OpenAPI subset has no allOf, if or
+        # oneOf, and parametersJsonSchema ignores the keywords it does not know.
+        self.takes_rules = False
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
@@ -371,7 +374,7 @@ class GeminiAdapter(ProviderAdapter):
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for tool in self.index:
-            entry: dict[str, Any] = {"name": tool.name, "description": tool.description}
+            entry: dict[str, Any] = {"name": tool.name, "description": self.description(tool)}
             schema = self.parameters(tool)
             if self.api == "json_schema" or not self.in_asked_form(tool):
                 entry["parametersJsonSchema"] = schema

@@ -391,6 +391,10 @@ class OpenAIAdapter(ProviderAdapter):
         self.strict = strict
         self.api = api
         self.label = "openai (strict)" if strict else "openai"
+        # Strict mode takes no allOf, oneOf or if/then/else, and no form takes an allOf, anyOf
+        # or oneOf at the root ("schema must have type 'object' and not have 'oneOf'/'anyOf'/
+        # 'allOf'/'enum'/'not' at the top level": langchainjs#9804): rules go in words.
+        self.takes_rules = False
         self._convert_all()
 
     def convert(self, tool: ToolDescription) -> tuple[Schema, list[ExportProblem]]:
@@ -404,7 +408,7 @@ class OpenAIAdapter(ProviderAdapter):
     def tools(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for tool in self.index:
-            function: dict[str, Any] = {"name": tool.name, "description": tool.description}
+            function: dict[str, Any] = {"name": tool.name, "description": self.description(tool)}
             function["parameters"] = self.parameters(tool)
             strict = self.strict and self.in_asked_form(tool)
             if self.api == "chat":

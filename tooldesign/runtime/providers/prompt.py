@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tooldesign.contract.rules import split_rules
 from tooldesign.jsonschema.navigate import merge_single_all_of, type_list
 from tooldesign.jsonschema.refs import ref_name, ref_target
 from tooldesign.jsonschema.text import compact_json
@@ -59,6 +60,9 @@ def _tool_text(tool: Any) -> str:
         lines.extend(_fields(root, root, 0, referenced))
     else:
         lines.append("Parameters: none")
+    _, rules = split_rules(root)
+    if rules:
+        lines.append("Rules: " + "; ".join(rule.words() for rule in rules))
     seen: set[str] = set()
     while referenced:
         ref = referenced.pop(0)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tooldesign.contract.catalog import CatalogTool
 from tooldesign.contract.errors import UserError
+from tooldesign.contract.rules import split_rules
 from tooldesign.runtime.providers import (
     ExportError,
     ExportProblem,
@@ -209,7 +210,10 @@ def check_targets(
         problems.extend(_name_problems(target, server, described))
         if target.schema is not None:
             for tool in described:
-                _, found = target.schema(tool)
+                # Every schema form checked here takes no rules across arguments: its exports
+                # say them in the description instead (ProviderAdapter.takes_rules).
+                bare, rules = split_rules(tool.parameters)
+                _, found = target.schema(replace(tool, parameters=bare) if rules else tool)
                 problems.extend(
                     TargetProblem(
                         name,

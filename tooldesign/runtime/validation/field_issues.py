@@ -14,6 +14,7 @@ from typing import Any, cast
 from pydantic_core import ErrorDetails, ValidationError
 from tooldesign.contract.constraints import pydantic_errors
 from tooldesign.contract.formats import PYDANTIC_ERROR_PREFIXES
+from tooldesign.contract.rules import RULE_ERROR
 from tooldesign.jsonschema import keywords as K
 from tooldesign.jsonschema.navigate import SchemaNavigator, description, field_examples, type_name
 from tooldesign.jsonschema.text import got, join_path, json_type, shown, shown_path
@@ -109,6 +110,15 @@ def _unwrap_optional(
             break
         node, described = inner, description(inner) or described
     return node, described
+
+
+def _rule_issue(error: ErrorDetails, loc: Sequence[int | str]) -> FieldIssue:
+    """A broken rule across arguments: told at the object it is about, in its own words."""
+    words = error["msg"]  # the rule in words (the message is nothing else)
+    path = ""
+    for part in loc:
+        path = join_path(path, part)
+    return FieldIssue(path, Constraint.ARGUMENT_RULE, words)
 
 
 def schema_bounds(node: Mapping[str, Any] | None) -> dict[str, int | float]:
@@ -395,6 +405,9 @@ class _IssueBuilder:
         at, issue_of = self.schema.at, self._issue
         for index, error in enumerate(errors):
             loc = error["loc"]
+            if error["type"] == RULE_ERROR:
+                slots.append(_rule_issue(error, loc))
+                continue
             # A union's errors come together: the next ones of the same union need no lookup.
             if (
                 last_union is not None

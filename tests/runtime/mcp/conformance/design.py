@@ -9,6 +9,7 @@ from tooldesign.dsl import (
     Annotations,
     Args,
     Asks,
+    AtLeastOne,
     Attribute,
     BindTo,
     Content,
@@ -22,6 +23,7 @@ from tooldesign.dsl import (
     Tool,
     Toolset,
     Type,
+    When,
 )
 
 from tests.runtime.mcp.conformance import tools
@@ -210,6 +212,9 @@ with Service("conformance", "The MCP conformance suite's scenario tools"):
                 Attribute("contactMethod", String, enum=["phone", "email"])
                 Attribute("phone", String)
                 Attribute("email", String)
+                # SEP-2106's composition and conditional keywords: allOf of anyOf, if/then/else.
+                AtLeastOne("phone", "email")
+                When("contactMethod", equals="phone", requires=["phone"], otherwise=["email"])
             Return(String, "What was received")
             Annotations(read_only=True)
             BindTo(json_schema_tool)
