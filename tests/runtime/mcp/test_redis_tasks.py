@@ -501,6 +501,55 @@ def test_the_tasks_kept_are_bounded_over_every_server(redis_server: RedisServer)
     asyncio.run(main())
 
 
+def test_a_callers_share_of_tasks_holds_over_every_server(redis_server: RedisServer) -> None:
+    # per_caller counts a caller's running tasks on every server sharing the store (spread over
+    # servers, they were counted per server); a task that ends, is cancelled, or whose server
+    # died (its record expiring) stops counting.
+    async def main() -> None:
+        url, prefix = redis_server.url, "shares"
+        a = RedisTaskStore(url, prefix=prefix, per_caller=2, lease=0.2, stranded_ttl=0.6)
+        b = RedisTaskStore(url, prefix=prefix, per_caller=2, lease=0.2, stranded_ttl=0.6)
+        support, call = TaskSupport(keep_ms=60_000), {"name": "get_device"}
+        try:
+            first, _ = await a.open("get_device", "alice:", support, call)
+            second, _ = await b.open("get_device", "alice:", support, call)
+            with pytest.raises(MCPError, match="You run 2 tasks already"):
+                await b.open("get_device", "alice:", support, call)
+            with pytest.raises(MCPError, match="You run 2 tasks already"):
+                await a.open("get_device", "alice:", support, call, "a-round")
+            await b.open("get_device", "bob:", support, call)  # another caller's share
+            await b.open("get_device", None, support, call)  # nobody's: no share
+            first.result = {"content": [], "structuredContent": {"ok": True}}
+            first.set_status("completed")  # written by A's writer: it stops counting
+            deadline = time.monotonic() + 5
+            while True:
+                try:
+                    third, _ = await b.open("get_device", "alice:", support, call)
+                    break
+                except MCPError:
+                    assert time.monotonic() < deadline, "an ended task still counted"
+                    await asyncio.sleep(0.02)
+            seen = await a.find(second.id, "alice:")
+            assert seen is not None and await a.cancel_elsewhere(seen)  # cancelled: it stops
+            fourth, _ = await a.open("get_device", "alice:", support, call)
+            # B dies holding two of alice's tasks (third, and fourth is A's): no heartbeat
+            # renews third's place, which is freed when its record would expire.
+            b._closed = True
+            for loop in b._loops:
+                loop.cancel()
+            with pytest.raises(MCPError, match="You run 2 tasks already"):
+                await a.open("get_device", "alice:", support, call)
+            await asyncio.sleep(0.8)
+            assert (await a.open("get_device", "alice:", support, call))[1]
+            assert fourth.status == "working" and third.id
+        finally:
+            await a.aclose()
+            b._closed = False
+            await b.aclose()
+
+    asyncio.run(main())
+
+
 def test_a_store_that_cannot_reach_redis_refuses_the_task_saying_so() -> None:
     async def main() -> None:
         store = RedisTaskStore("redis://127.0.0.1:1/0")

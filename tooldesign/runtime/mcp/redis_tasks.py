@@ -21,7 +21,9 @@ call id, ``mcp-task-<task id>``). Any server sharing the store answers ``tasks/g
 
 A record is kept ``keep_ms`` (the tool's ``LongRunning``) after its task ends, ``stranded_ttl``
 seconds after the last sign of a server running it otherwise; at most ``limit`` tasks at once
-(an ended one makes room first). Every key shares one prefix and the hash tag
+(an ended one makes room first), and at most ``per_caller`` running for one authenticated
+caller over every server (counted by the create script, in a sorted set per caller whose
+entries leave when a task ends or its record would expire). Every key shares one prefix and the hash tag
 ``{mcp-tasks}``: on a Redis Cluster, all of them are on one shard.
 """
 
@@ -67,11 +69,14 @@ end
 _CREATE = (
     _NOW
     + """
--- KEYS: running, ended, record, round (or "").  ARGV: limit, data, status, updated, runner,
--- ttl (ms), id, record key prefix, round ttl (ms).  Ended tasks make room, oldest first; with
--- none, 0. A round that made a task already (its task, the round's id), -1.
-if KEYS[4] ~= '' and redis.call('SET', KEYS[4], ARGV[7], 'NX', 'PX', ARGV[9]) == false then
-  return -1
+-- KEYS: running, ended, record, round (or ""), caller (or "").  ARGV: limit, data, status,
+-- updated, runner, ttl (ms), id, record key prefix, round ttl (ms), per caller.  A round that
+-- made a task already (its task, the round's id): -1. A caller running its share: -2. Ended
+-- tasks make room, oldest first; with none, 0.
+if KEYS[4] ~= '' and redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
+if KEYS[5] ~= '' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+  if redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[10]) then return -2 end
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -81,18 +86,20 @@ if redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[
   redis.call('ZREM', KEYS[2], oldest[1])
   redis.call('DEL', ARGV[8] .. oldest[1])
 end
+if KEYS[4] ~= '' then redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[9]) end
 redis.call('HSET', KEYS[3], 'data', ARGV[2], 'status', ARGV[3], 'updated', ARGV[4],
   'revision', 0, 'runner', ARGV[5])
 redis.call('PEXPIRE', KEYS[3], ARGV[6])
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), ARGV[7])
+if KEYS[5] ~= '' then redis.call('ZADD', KEYS[5], now + tonumber(ARGV[6]), ARGV[7]) end
 return 1
 """
 )
 _PUT = (
     _NOW
     + """
--- KEYS: record, running, ended.  ARGV: data, status, updated, revision, runner, ttl (ms), id.
--- An ended record is final; a record another server took over is not this one's (-1); an
+-- KEYS: record, running, ended, caller (or "").  ARGV: data, status, updated, revision, runner,
+-- ttl (ms), id.  An ended record is final; a record another server took over is not this one's (-1); an
 -- older revision changes nothing. A missing record (the server lost it) is written again.
 local f = redis.call('HMGET', KEYS[1], 'status', 'runner', 'revision')
 if f[1] then
@@ -106,8 +113,10 @@ redis.call('PEXPIRE', KEYS[1], ARGV[6])
 if ended(ARGV[2]) then
   redis.call('ZREM', KEYS[2], ARGV[7])
   redis.call('ZADD', KEYS[3], now + tonumber(ARGV[6]), ARGV[7])
+  if KEYS[4] ~= '' then redis.call('ZREM', KEYS[4], ARGV[7]) end
 else
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), ARGV[7])
+  if KEYS[4] ~= '' then redis.call('ZADD', KEYS[4], now + tonumber(ARGV[6]), ARGV[7]) end
 end
 return 1
 """
@@ -139,7 +148,8 @@ return revision
 _CANCEL = (
     _NOW
     + """
--- KEYS: record, running, ended.  ARGV: updated, ttl (ms), id.  1: it was running.
+-- KEYS: record, running, ended, caller (or "").  ARGV: updated, ttl (ms), id.  1: it was
+-- running.
 local f = redis.call('HMGET', KEYS[1], 'status', 'revision')
 if not f[1] or ended(f[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'updated', ARGV[1], 'revision',
@@ -147,6 +157,7 @@ redis.call('HSET', KEYS[1], 'status', 'cancelled', 'updated', ARGV[1], 'revision
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('ZREM', KEYS[2], ARGV[3])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[3])
+if KEYS[4] ~= '' then redis.call('ZREM', KEYS[4], ARGV[3]) end
 return 1
 """
 )
@@ -186,11 +197,12 @@ class RedisTaskStore(TaskStore):
         *,
         prefix: str = "tooldesign",
         limit: int = DEFAULT_LIMIT,
+        per_caller: int | None = None,
         lease: float = 3.0,
         stranded_ttl: float = 3600.0,
         connections: int = 8,
     ) -> None:
-        super().__init__(limit)
+        super().__init__(limit, per_caller=per_caller)
         if lease <= 0 or stranded_ttl <= lease:
             raise ValueError("a lease is positive seconds, and stranded_ttl longer than it")
         self.url = url
@@ -213,6 +225,13 @@ class RedisTaskStore(TaskStore):
 
     def _key(self, kind: str, task_id: str = "") -> str:
         return f"{self.base}:{kind}:{task_id}" if task_id else f"{self.base}:{kind}"
+
+    def _caller(self, owner: str | None) -> str:
+        """The sorted set of an authenticated caller's running tasks (scored by when each
+        stops counting: its record's expiry), or ``""`` for a task nobody owns."""
+        if owner is None:
+            return ""
+        return self._key("caller", hashlib.sha256(owner.encode()).hexdigest()[:32])
 
     # ── connection and loops ─────────────────────────────────────────────────────────────
 
@@ -295,7 +314,9 @@ class RedisTaskStore(TaskStore):
             pipe.pexpire(record, self.stranded_ms)
             # Counted among the running until stranded_ttl after this (this process's clock).
             pipe.zadd(self._key("running"), {task.id: _ms() + self.stranded_ms}, xx=True)
-            (status, runner), given, _, _ = await pipe.execute()
+            if task.owner is not None:  # its caller's share, likewise
+                pipe.zadd(self._caller(task.owner), {task.id: _ms() + self.stranded_ms}, xx=True)
+            (status, runner), given, *_ = await pipe.execute()
         if status is None:  # Redis lost it: written again
             self._changed(task)
         elif runner != self.server_id:
@@ -331,7 +352,12 @@ class RedisTaskStore(TaskStore):
         ttl = task.support.keep_ms if ended else self.stranded_ms
         done = await self._run(
             "put",
-            [self._key("task", task.id), self._key("running"), self._key("ended")],
+            [
+                self._key("task", task.id),
+                self._key("running"),
+                self._key("ended"),
+                self._caller(task.owner),
+            ],
             [_data(task), task.status, task.updated_at, revision, self.server_id, ttl, task.id],
         )
         if int(done) == -1:
@@ -365,7 +391,13 @@ class RedisTaskStore(TaskStore):
             await self._ready()
             made = await self._run(
                 "create",
-                [self._key("running"), self._key("ended"), self._key("task", task.id), round_key],
+                [
+                    self._key("running"),
+                    self._key("ended"),
+                    self._key("task", task.id),
+                    round_key,
+                    self._caller(owner),
+                ],
                 [
                     self.limit,
                     _data(task),
@@ -376,6 +408,7 @@ class RedisTaskStore(TaskStore):
                     task.id,
                     f"{self.base}:task:",
                     int(self.round_life_s * 1000),
+                    self.per_caller,
                 ],
             )
             if made == -1:
@@ -391,6 +424,12 @@ class RedisTaskStore(TaskStore):
                     "does not run again. Call the tool again without its requestState.",
                 )
             return found, False
+        if made == -2:
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"You run {self.per_caller} tasks already (on the servers sharing this task "
+                "store); try again when one has ended.",
+            )
         if not made:
             raise MCPError(
                 types.INTERNAL_ERROR,
@@ -457,7 +496,12 @@ class RedisTaskStore(TaskStore):
         try:
             done = await self._run(
                 "cancel",
-                [self._key("task", task.id), self._key("running"), self._key("ended")],
+                [
+                    self._key("task", task.id),
+                    self._key("running"),
+                    self._key("ended"),
+                    self._caller(task.owner),
+                ],
                 [_now(), task.support.keep_ms, task.id],
             )
         except ERRORS as exc:
