@@ -519,6 +519,19 @@ def queue_lost(tool_id: str) -> ToolResult:
     return _answer(tool_id, message, RetryReason.OUTCOME_UNKNOWN, details={"queue_lost": True})
 
 
+def resent_unrecorded(tool_id: str) -> ToolResult:
+    """A call sent again under its id by a server that took over a task of a server gone, whose
+    record the queue no longer holds (expired, or lost with its data): it was sent before, so
+    it may have run, and it was not run again."""
+    message = (
+        f"Tool {tool_name(tool_id)!r}: the server running this call stopped, and the queue of "
+        "its workers no longer holds its record, so it may or may not have taken effect. It was "
+        "not run again, because running it twice could repeat its effect. Check whether it took "
+        "effect before calling it again."
+    )
+    return _answer(tool_id, message, RetryReason.OUTCOME_UNKNOWN, details={"record_gone": True})
+
+
 def unsendable(tool_id: str, detail: str) -> ToolResult:
     message = (
         f"Tool {tool_name(tool_id)!r} cannot be called from this context: the application's call "

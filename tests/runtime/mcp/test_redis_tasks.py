@@ -226,6 +226,41 @@ def test_a_task_outlives_the_server_that_created_it(
     asyncio.run(main())
 
 
+@pytest.mark.parametrize("gone", ["answered", "running"])
+def test_a_task_whose_call_the_queue_forgot_is_not_run_again(
+    redis_server: RedisServer, workers: Any, tmp_path: Path, gone: str
+) -> None:
+    # The server running a task dies; the queue's record of its call is gone (expired, or lost
+    # with Redis's data) when another server takes the task over. The call was sent, so it may
+    # have run: sent again, it would run twice. The task fails, its outcome unknown.
+    prefix = f"forgot-{gone}"
+    url = redis_server.url
+    workers(url, prefix, delay=0.5 if gone == "answered" else 3.0)
+
+    async def main() -> None:
+        await live(url, prefix)
+        first = await Node(url, prefix).__aenter__()
+        task = await first.wire.call("restart_device", **RESTART)
+        call_id = f"mcp-task-{task['taskId']}"
+        await started(tmp_path, call_id)
+        await first.crash()
+        await asyncio.sleep(1.2 if gone == "answered" else 0.2)  # answered, or still running
+        with redis_server.client() as client:
+            assert client.delete(
+                RedisKeys(prefix).call("assistant.devices.restart_device", call_id)
+            )
+        await asyncio.sleep(1.2)  # the first server's lease runs out
+        async with Node(url, prefix) as second:
+            done = await second.until(task["taskId"], *ENDED)
+        assert done["status"] == "failed", done
+        message = done["error"]["message"]
+        assert "may or may not have taken effect" in message and "not run again" in message
+        await asyncio.sleep(3.5 if gone == "running" else 0)  # a second run would be done now
+        assert effects(tmp_path, call_id) == 1  # it ran once
+
+    asyncio.run(main())
+
+
 def test_servers_sharing_the_store_see_and_cancel_each_others_tasks(
     redis_server: RedisServer, workers: Any, tmp_path: Path
 ) -> None:

@@ -61,7 +61,7 @@ from tooldesign.runtime.mcp.task_store import (
     answer_task,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.transports.base import DETACHED
+from tooldesign.runtime.transports.base import DETACHED, RESENT
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.server import ToolServer
@@ -252,11 +252,14 @@ class Tasks:
         ctx: ServerRequestContext[Any, Any],
         params: types.CallToolRequestParams,
         parked: Parked,
+        resent: bool = False,
     ) -> None:
         assert self._server is not None
         token = exchanges.IN_TASK.set(parked)
         if self.store.hands_over:  # its call outlives this server: cancelled only when asked
             DETACHED.set(True)
+        if resent:  # sent before, by a server gone: run only if the queue holds its record
+            RESENT.set(True)
         try:
             answer = await self._server._call_tool(ctx, params)
         except asyncio.CancelledError:
@@ -279,9 +282,7 @@ class Tasks:
         finally:
             exchanges.IN_TASK.reset(token)
         if task_calls.crashed(parked.result, self._server):
-            task.error = _error(
-                types.INTERNAL_ERROR, f"The tool {task.tool!r} failed with an internal error."
-            )
+            task.error = _error(types.INTERNAL_ERROR, task_calls.failure(parked.result, task.tool))
             task.set_status("failed")
             return
         self._complete(task, answer.model_dump(by_alias=True, exclude_none=True, mode="json"))
@@ -339,7 +340,7 @@ class Tasks:
         parked = Parked(task, ctx, spec.asks if spec is not None else (), {})
         log.info("task %s of tool %s: taken over, its call %s", task.id, task.tool, call["callId"])
         task.runner = asyncio.get_running_loop().create_task(
-            self._run(task, ctx, params, parked), name=f"tooldesign task {task.id}"
+            self._run(task, ctx, params, parked, resent=True), name=f"tooldesign task {task.id}"
         )
         self.store.adopted(task)
         return task

@@ -39,6 +39,7 @@ from tooldesign.runtime.request import ToolCallMeta, ToolRequest, fresh_call_id
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.transports.base import (
+    RESENT,
     BadAnswer,
     Conflict,
     Lost,
@@ -192,6 +193,13 @@ class RemoteToolset:
         if isinstance(answer, NoAnswer):
             return answers.no_answer(tool_id, timeout, sent=answer.sent, detail=answer.detail)
         if isinstance(answer, Lost):
+            if RESENT.get():
+                log.error(
+                    "call %s to %s, sent again: the queue has no record of it",
+                    meta.call_id,
+                    tool_id,
+                )
+                return answers.resent_unrecorded(tool_id)
             log.error("call %s to %s: the queue lost its data meanwhile", meta.call_id, tool_id)
             return answers.queue_lost(tool_id)
         if isinstance(answer, Conflict):
