@@ -10,6 +10,7 @@ import asyncio
 import importlib
 import json
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -300,3 +301,59 @@ def test_the_store_is_bounded_and_forgets_ended_tasks_after_their_keep() -> None
     assert store.get(owned.id, "bob") is None and store.get(owned.id, "alice") is owned
     with pytest.raises(ValueError, match="positive"):
         TaskStore(limit=0)
+
+
+class Blocking:
+    """slow_compute as a sync tool, run in a worker thread: each run waits for ``release``,
+    then takes effect (counted)."""
+
+    def __init__(self, fixtures: Any) -> None:
+        self.types = importlib.import_module(fixtures.__name__.rsplit(".", 1)[0] + ".types")
+        self.started = threading.Semaphore(0)
+        self.release = threading.Event()
+        self.effects: list[str] = []
+
+    def __call__(self, args: Any, meta: Any) -> Any:
+        self.started.release()
+        self.release.wait(10)
+        self.effects.append(args.label)
+        return self.types.SlowComputeResult(f"computed {args.label}")
+
+    async def running(self) -> None:
+        assert await asyncio.to_thread(self.started.acquire, True, 5), "no run started"
+
+
+async def test_cancelling_a_task_whose_sync_tool_runs_in_a_thread_does_not_hide_its_effect(
+    fixtures: Any,
+) -> None:
+    # A worker thread cannot be stopped: cancelled, the task stays working until the thread
+    # returns, then completes with what it did (the extension's cancel is cooperative). A call
+    # still waiting for a thread is dropped: it never runs, and the task is cancelled.
+    blocking = Blocking(fixtures)
+    registration = fixtures.new_registration(handlers={"slow_compute": blocking})
+    server = ToolServer(Runtime([registration], worker_threads=1))
+    tasks = Tasks(TaskStore(limit=50))
+    tasks.serve_on(server)
+    app = server.streamable_http_app()
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+        ) as http,
+    ):
+        wire = Wire(http, {TASKS: {}})
+        running = await wire.call("slow_compute", seconds=1, label="running")
+        await blocking.running()
+        queued = await wire.call("slow_compute", seconds=1, label="queued")  # no thread free
+        for task in (running, queued):
+            await wire.result("tasks/cancel", {"taskId": task["taskId"]})
+        dropped = await wire.until(queued["taskId"], "cancelled")
+        assert dropped["status"] == "cancelled"
+        await asyncio.sleep(0.2)
+        still = await wire.result("tasks/get", {"taskId": running["taskId"]})
+        assert still["status"] == "working", still  # its thread runs: not cancelled
+        blocking.release.set()
+        done = await wire.until(running["taskId"], "completed", "cancelled", "failed")
+    assert done["status"] == "completed", done
+    assert done["result"]["structuredContent"] == {"result": "computed running"}
+    assert blocking.effects == ["running"]  # the dropped call never ran

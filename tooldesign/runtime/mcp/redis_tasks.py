@@ -8,13 +8,16 @@ call id, ``mcp-task-<task id>``). Any server sharing the store answers ``tasks/g
 
 - the server that runs a task writes each change of it; the others read the record;
 - ``tasks/update`` sent to another server is passed on to the one running the task (a list per
-  task, read on its next heartbeat); ``tasks/cancel`` marks the record cancelled, and the
-  server running it cancels the call on its next heartbeat;
+  task, read on its next heartbeat); ``tasks/cancel`` asks the server running it (a field of
+  the record), which cancels the call on its next heartbeat and ends the task as the call ends
+  (a task no server runs any more is marked cancelled at once);
 - each server holds a lease its heartbeat renews (``lease`` seconds); a task whose server's
   lease expired before it ended is *stranded*: the next server asked about it takes it over
   (one only: a script hands it over). A call of a remote toolset (``remote_registration``,
   run by Redis workers) is found again under its call id: the queue answers it from its
-  record, or the new server joins it while it runs; it never runs twice. A call that ran in
+  record, or the new server joins it while it runs; it never runs twice (a queue that no
+  longer holds its record does not run it again: the task fails, its outcome unknown, unless its
+  tool may run twice, ``transports.base.RESENT``). A call that ran in
   the gone server's own process cannot go on: the task fails, saying so. A server whose event
   loop ends cancels nothing: a task's call is cancelled on the workers by ``tasks/cancel`` only
   (``transports.base.DETACHED``).
@@ -148,10 +151,17 @@ return revision
 _CANCEL = (
     _NOW
     + """
--- KEYS: record, running, ended, caller (or "").  ARGV: updated, ttl (ms), id.  1: it was
--- running.
-local f = redis.call('HMGET', KEYS[1], 'status', 'revision')
+-- KEYS: record, running, ended, caller (or ""), servers.  ARGV: updated, ttl (ms), id.
+-- 0: it was not running. 2: the server running it (its lease live) is asked to cancel it
+-- (its call may have run: that server ends it as its call ends). 1: no server runs it any
+-- more: it is cancelled.
+local f = redis.call('HMGET', KEYS[1], 'status', 'revision', 'runner')
 if not f[1] or ended(f[1]) then return 0 end
+local lease = f[3] and redis.call('ZSCORE', KEYS[5], f[3])
+if lease and tonumber(lease) > now then
+  redis.call('HSET', KEYS[1], 'cancel', '1')
+  return 2
+end
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'updated', ARGV[1], 'revision',
   tonumber(f[2]) + 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -220,6 +230,8 @@ class RedisTaskStore(TaskStore):
         self._dirty: dict[str, Task] = {}
         self._written: dict[str, int] = {}
         """The revision of each task running here last written."""
+        self._stopped: set[str] = set()
+        """Tasks running here whose cancel another server passed on (applied once)."""
         self._wake: asyncio.Event | None = None
         self._closed = False
 
@@ -302,6 +314,7 @@ class RedisTaskStore(TaskStore):
                     if task.id not in self._dirty:
                         del self._local[task.id]
                         self._written.pop(task.id, None)
+                        self._stopped.discard(task.id)
                     continue
                 await self._look_after(task)
             await asyncio.sleep(self.lease_ms / 3000)
@@ -309,25 +322,29 @@ class RedisTaskStore(TaskStore):
     async def _look_after(self, task: Task) -> None:
         record, answers = self._key("task", task.id), self._key("answers", task.id)
         async with self._client.pipeline(transaction=False) as pipe:
-            pipe.hmget(record, "status", "runner")
+            pipe.hmget(record, "status", "runner", "cancel")
             pipe.lpop(answers, 100)
             pipe.pexpire(record, self.stranded_ms)
             # Counted among the running until stranded_ttl after this (this process's clock).
             pipe.zadd(self._key("running"), {task.id: _ms() + self.stranded_ms}, xx=True)
             if task.owner is not None:  # its caller's share, likewise
                 pipe.zadd(self._caller(task.owner), {task.id: _ms() + self.stranded_ms}, xx=True)
-            (status, runner), given, *_ = await pipe.execute()
+            (status, runner, cancel), given, *_ = await pipe.execute()
         if status is None:  # Redis lost it: written again
             self._changed(task)
         elif runner != self.server_id:
             log.warning("task %s was taken over by server %s", task.id, runner)
             self._local.pop(task.id, None)
-        elif status == "cancelled":
+        elif status == "cancelled":  # cancelled while it seemed stranded: final
             task.set_status("cancelled")
             if task.runner is not None:
                 task.runner.cancel()
             if self.cancel_call is not None:
                 await self.cancel_call(task)
+        elif cancel and task.id not in self._stopped:  # tasks/cancel, sent to another server
+            self._stopped.add(task.id)
+            if self.stop_here is not None:
+                await self.stop_here(task)
         for text in given or ():
             try:
                 answer_task(task, json.loads(text))
@@ -490,7 +507,7 @@ class RedisTaskStore(TaskStore):
         except ERRORS as exc:
             raise _unreachable(self.url, exc) from None
 
-    async def cancel_elsewhere(self, task: Task) -> bool:
+    async def cancel_elsewhere(self, task: Task) -> int:
         from tooldesign.runtime.mcp.task_store import _now
 
         try:
@@ -501,12 +518,13 @@ class RedisTaskStore(TaskStore):
                     self._key("running"),
                     self._key("ended"),
                     self._caller(task.owner),
+                    self._key("servers"),
                 ],
                 [_now(), task.support.keep_ms, task.id],
             )
         except ERRORS as exc:
             raise _unreachable(self.url, exc) from None
-        return bool(int(done))
+        return int(done)
 
     def __len__(self) -> int:
         """The tasks this server runs (the others' are in Redis)."""

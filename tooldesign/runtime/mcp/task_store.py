@@ -130,6 +130,8 @@ class TaskStore:
     """Whether its tasks outlive this server (another takes them over): a shared store's."""
     cancel_call: Callable[[Task], Awaitable[None]] | None = None
     """Cancels a task's remote call on the workers (set by :class:`Tasks`)."""
+    stop_here: Callable[[Task], Awaitable[None]] | None = None
+    """Cancels the call of a task running here, as ``tasks/cancel`` does (set by :class:`Tasks`)."""
 
     def __init__(
         self,
@@ -237,9 +239,10 @@ class TaskStore:
     async def forward(self, task: Task, responses: Mapping[str, Any]) -> None:
         """Answers for a task another server runs (never, in this process's store)."""
 
-    async def cancel_elsewhere(self, task: Task) -> bool:
-        """Cancel a task another server runs (never, here): whether it was running."""
-        return False
+    async def cancel_elsewhere(self, task: Task) -> int:
+        """Cancel a task another server runs (never, here): 0, it was not running; 1, no
+        server runs it (gone): it is cancelled; 2, the server running it is asked to."""
+        return 0
 
     async def claim(self, task: Task) -> bool:
         """Take a stranded task over (never, here: none is)."""
@@ -270,12 +273,21 @@ class TaskStore:
         ]
 
     def cancel_all(self) -> None:
-        """Cancel every running task (the server is closing)."""
+        """Cancel every running task (the server is closing): each ends as its call does."""
         for task in self._tasks.values():
-            if task.runner is not None and not task.runner.done():
-                if not task.ran:
-                    task.set_status("cancelled")
-                task.runner.cancel()
+            stop(task)
+
+
+def stop(task: Task) -> None:
+    """Cancel the call of a task running here, cooperatively: a sync tool whose worker thread
+    started is waited for (it cannot be stopped, and what it did is not hidden), so the task
+    stays ``working`` until its call ends — ``completed`` with its result once it ran,
+    ``cancelled`` otherwise (the tasks extension's cancel is cooperative: a task may end in
+    another state than ``cancelled`` when its work finished first)."""
+    if task.answerer is not None:
+        task.answerer.end.ask()
+    if task.runner is not None and not task.runner.done():
+        task.runner.cancel()
 
 
 def answer_task(task: Task, responses: Mapping[str, Any]) -> None:

@@ -19,7 +19,9 @@ negotiated the extension (at ``initialize``, or in the request's
   too, under ``approval`` (unless the runtime has an approver of its own);
 - ``tasks/cancel``: cancels the call (the tool is cancelled; the task ends ``cancelled``); on
   an ended task, or one whose call has run already (its effect is not undone: the task
-  completes with its result), it changes nothing.
+  completes with its result), it changes nothing. Cooperative, as the extension says: a sync
+  tool whose worker thread started runs to its end, and its task completes (it stays
+  ``working`` meanwhile; ``task_store.stop``).
 
 Both acknowledge with an empty result. A client that did not negotiate the extension is
 refused these methods (-32021) and gets a task-supporting tool's result synchronously, or, for
@@ -59,9 +61,11 @@ from tooldesign.runtime.mcp.task_store import (
     Task,
     TaskStore,
     answer_task,
+    stop,
 )
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.transports.base import DETACHED, RESENT
+from tooldesign.runtime.workers import RUN_TO_END, RunToEnd
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.server import ToolServer
@@ -89,7 +93,7 @@ class Parked:
     """The answerer of a call running as a task: a question with no answer parks the task
     (``input_required``) until ``tasks/update`` answers it."""
 
-    __slots__ = ("answers", "asks", "call_id", "ctx", "result", "round", "task")
+    __slots__ = ("answers", "asks", "call_id", "ctx", "end", "result", "round", "task")
 
     def __init__(
         self,
@@ -109,6 +113,8 @@ class Parked:
         """The id the call runs under (the server's ``_call_tool`` gives it to the call)."""
         self.result: ToolResult | None = None
         """The call's result, once it ran (set by :func:`exchanges.execute`)."""
+        self.end = RunToEnd()
+        """Cancelling the task waits for a sync tool's thread that started (``stop``)."""
 
     def can_answer(self, method: str) -> bool:
         return exchanges.declared(method, self.asks) and exchanges.can_answer(self.ctx, method)
@@ -165,6 +171,7 @@ class Tasks:
         ``capabilities.extensions``), and ``tasks/get``, ``tasks/update``, ``tasks/cancel``."""
         self._server = server
         self.store.cancel_call = self._cancel_call
+        self.store.stop_here = self._stop
         low = server.server
         low.extensions[EXTENSION] = {}
         low.add_request_handler("tasks/get", _TaskParams, self._get)
@@ -260,6 +267,7 @@ class Tasks:
             DETACHED.set(True)
         if resent:  # sent before, by a server gone: run only if the queue holds its record
             RESENT.set(True)
+        RUN_TO_END.set(parked.end)  # a cancel does not hide what a started thread does
         try:
             answer = await self._server._call_tool(ctx, params)
         except asyncio.CancelledError:
@@ -267,8 +275,8 @@ class Tasks:
                 self._complete(
                     task, self._server._served_catalog().adapter.result_message(parked.result)
                 )
-            elif not self.store.hands_over:  # else: this server stops, another takes it over
-                task.set_status("cancelled")
+            elif parked.end.asked or not self.store.hands_over:
+                task.set_status("cancelled")  # else: this server stops, another takes it over
             return
         except MCPError as exc:
             task.error = _error(exc.error.code, exc.error.message, exc.error.data)
@@ -364,14 +372,18 @@ class Tasks:
         if task.status in ENDED or task.ran:
             return {}
         if task.runner is None:  # another server runs it, or ran it and is gone
-            if await self.store.cancel_elsewhere(task) and task.stranded:
+            if await self.store.cancel_elsewhere(task) == 1:  # gone: nobody else cancels it
                 await task_calls.cancel_remote(self._server, task.id, task.tool, task.call or {})
             return {}
-        task.set_status("cancelled")
-        task.runner.cancel()
+        await self._stop(task)
+        return {}
+
+    async def _stop(self, task: Task) -> None:
+        """Cancel the call of a task running here: it ends ``cancelled``, or, when its call
+        ran meanwhile (a sync tool's thread cannot be stopped), ``completed`` (:func:`stop`)."""
+        stop(task)
         if self.store.hands_over:  # its call is not cancelled with its runner
             await self._cancel_call(task)
-        return {}
 
     async def _cancel_call(self, task: Task) -> None:
         await task_calls.cancel_remote(self._server, task.id, task.tool, task.call or {})
