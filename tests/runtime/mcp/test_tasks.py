@@ -357,3 +357,74 @@ async def test_cancelling_a_task_whose_sync_tool_runs_in_a_thread_does_not_hide_
     assert done["status"] == "completed", done
     assert done["result"]["structuredContent"] == {"result": "computed running"}
     assert blocking.effects == ["running"]  # the dropped call never ran
+
+
+async def stream(wire: Wire, method: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every message of a request's SSE answer (a listen stream: until it ends)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 77,
+        "method": method,
+        "params": {
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": VERSION,
+                "io.modelcontextprotocol/clientCapabilities": wire.capabilities,
+            },
+        },
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": method,
+    }
+    answer = await wire.http.post("/mcp", json=body, headers=headers, timeout=20)
+    return [json.loads(line[6:]) for line in answer.text.splitlines() if line.startswith("data: ")]
+
+
+async def test_a_listen_stream_is_told_each_status_of_the_tasks_it_follows(wire: Wire) -> None:
+    # notifications/tasks (the extension's optional status notifications, on a
+    # subscriptions/listen stream asking for taskIds): the task's state when the stream opens,
+    # then each change, as tasks/get would answer it; the stream ends once the task has ended.
+    created = await wire.call("multi_input")
+    task_id = created["taskId"]
+    await wire.until(task_id, "input_required")
+    listening = asyncio.ensure_future(
+        stream(wire, "subscriptions/listen", {"notifications": {"taskIds": [task_id, "nope"]}})
+    )
+    await asyncio.sleep(0.3)
+    answer = {"action": "accept", "content": {"name": "Ada", "confirm": True}}
+    update = {"taskId": task_id, "inputResponses": {"first": answer}}
+    await wire.result("tasks/update", update)
+    await asyncio.sleep(0.1)
+    second = {"action": "accept", "content": {"name": "Bo", "confirm": True}}
+    await wire.result("tasks/update", {"taskId": task_id, "inputResponses": {"second": second}})
+    messages = await asyncio.wait_for(listening, 10)
+    ack, *notices, end = messages
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"] == {"taskIds": [task_id]}  # "nope" is no task
+    assert {n["method"] for n in notices} == {"notifications/tasks"}
+    states = [n["params"] for n in notices]
+    assert all(s["_meta"] == ack["params"]["_meta"] for s in states)  # the subscription's id
+    assert [s["status"] for s in states] == [
+        "input_required",  # when the stream opened
+        "input_required",  # one answered, the other still asked
+        "working",
+        "completed",
+    ]
+    assert set(states[0]["inputRequests"]) == {"first", "second"}
+    assert list(states[1]["inputRequests"]) == ["second"]  # one answered: still asked
+    assert states[-1]["status"] == "completed"
+    assert states[-1]["result"]["content"][0]["text"] == "Got Ada and Bo."
+    final = await wire.result("tasks/get", {"taskId": task_id})
+    assert {k: v for k, v in final.items() if k not in ("resultType", "_meta")} == {
+        k: v for k, v in states[-1].items() if k != "_meta"
+    }
+    assert "result" in end and end["id"] == 77  # the stream's end
+
+
+async def test_task_notifications_need_the_extension(http: httpx.AsyncClient) -> None:
+    plain = Wire(http, {})
+    refused = await plain.send("subscriptions/listen", {"notifications": {"taskIds": ["x"]}})
+    assert refused["error"]["code"] == -32021
+    assert refused["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}

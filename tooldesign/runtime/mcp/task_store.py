@@ -63,6 +63,8 @@ class Task:
     """The questions as a shared store's record lists them (a task another server runs)."""
     on_change: Callable[[Task], None] | None = None
     """Told of each change (a shared store writes the record)."""
+    watchers: list[Callable[[Task], None]] = field(default_factory=list)
+    """Told of each change too: the listen streams following it (``notifications/tasks``)."""
     stranded: bool = False
     """A shared store's task whose server is gone (its lease expired) before it ended."""
 
@@ -92,6 +94,8 @@ class Task:
         self.revision += 1
         if self.on_change is not None:
             self.on_change(self)
+        for watcher in list(self.watchers):
+            watcher(self)
 
     def requests(self) -> dict[str, Any]:
         """What the tool asked that has no answer yet, as ``inputRequests`` lists it."""
@@ -294,6 +298,7 @@ def answer_task(task: Task, responses: Mapping[str, Any]) -> None:
     """Answers (``inputResponses``) to what a task running here asked; keys not asked (or
     answered already) are ignored; an answer that is not a result of its request is refused
     (``MCPError``), and its question stays asked."""
+    answered = False
     for key, response in responses.items():
         request = task.asked.get(key)
         future = task.waiting.get(key)
@@ -315,5 +320,9 @@ def answer_task(task: Task, responses: Mapping[str, Any]) -> None:
             )
         del task.asked[key]
         future.set_result(answer)
+        answered = True
     if task.status == "input_required" and not task.asked:
         task.set_status("working")
+    elif answered:  # still asked what was not answered: its record and listeners are told
+        task.updated_at = _now()
+        task.changed()

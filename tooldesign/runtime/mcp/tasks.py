@@ -23,7 +23,9 @@ negotiated the extension (at ``initialize``, or in the request's
   tool whose worker thread started runs to its end, and its task completes (it stays
   ``working`` meanwhile; ``task_store.stop``).
 
-Both acknowledge with an empty result. A client that did not negotiate the extension is
+Both acknowledge with an empty result. A ``subscriptions/listen`` request asking for
+``taskIds`` is told each state of those tasks as ``notifications/tasks``
+(:mod:`.task_notices`). A client that did not negotiate the extension is
 refused these methods (-32021) and gets a task-supporting tool's result synchronously, or, for
 ``LongRunning(required=True)``, -32021 naming the extension. With ``asks_first``, a call that
 brings no answers yet runs in the call (its questions answered ``input_required``, 2026-07-28
@@ -55,6 +57,7 @@ from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime.control.exchanges import InputRequest, InputUnavailable
 from tooldesign.runtime.mcp import exchanges, task_calls, task_runs
 from tooldesign.runtime.mcp.access import access_token_of
+from tooldesign.runtime.mcp.task_notices import listen, task_ids
 from tooldesign.runtime.mcp.task_store import (
     DEFAULT_LIMIT,
     ENDED,
@@ -202,6 +205,10 @@ class Tasks:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         params = ctx.params
+        if ctx.method == "subscriptions/listen" and (wanted := task_ids(params)) is not None:
+            if not negotiated(ctx):
+                raise _missing_extension("Task status notifications need", ctx)
+            return await listen(ctx, self.store, _owner(ctx), wanted, self._bus())
         if ctx.method in _METHODS:
             _check_name_header(ctx)
             if not negotiated(ctx):
@@ -228,6 +235,13 @@ class Tasks:
         except ValidationError:
             return await call_next(ctx)  # the SDK answers invalid parameters
         return await self._start(ctx, call, spec.asks, support)
+
+    def _bus(self) -> Any:
+        """The bus of the server's listen handler (the SDK's), for the other kinds of event a
+        stream following tasks asks for (``None``: not known)."""
+        low = self._server.server if self._server is not None else None
+        entry = getattr(low, "_request_handlers", {}).get("subscriptions/listen")
+        return getattr(getattr(entry, "handler", None), "_bus", None)
 
     async def _start(
         self,
