@@ -35,7 +35,7 @@ from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
 from gen.assistant.toolsets.devices import types as device_types
 from tests.runtime.mcp import task_worker
-from tests.runtime.mcp.test_tasks import TASKS, Wire
+from tests.runtime.mcp.test_tasks import TASKS, Wire, stream
 from tests.runtime.transports import app
 from tests.support.netops import approve_all
 from tests.support.programs import redis_binary
@@ -454,6 +454,40 @@ def test_a_caller_sees_only_its_own_tasks_over_http_whichever_server_it_asks(
             assert "No task" in cancel["error"]["message"]
             seen = await b.wire.result("tasks/get", get, **as_alice)
             assert seen["status"] in ("working", "completed")
+
+    asyncio.run(main())
+
+
+def test_a_listen_stream_on_another_server_is_told_its_callers_task_states(
+    redis_server: RedisServer, workers: Any
+) -> None:
+    # notifications/tasks for a task kept in Redis: alice's task runs on A; a stream she opens
+    # on B follows it from its record to its end; bob's stream on B is not given her task.
+    prefix = "notices"
+    url = redis_server.url
+    workers(url, prefix, delay=1.0)
+    alice, bob = "alice-token-0123456789", "bob-token-0123456789ab"
+    writers = {"alice": ["devices:write"], "bob": ["devices:write"]}
+    tokens = BearerTokens({alice: "alice", bob: "bob"}, scopes=writers)
+
+    async def main() -> None:
+        await live(url, prefix)
+        async with Node(url, prefix, tokens=tokens) as a, Node(url, prefix, tokens=tokens) as b:
+            as_alice = {"Authorization": f"Bearer {alice}"}
+            as_bob = {"Authorization": f"Bearer {bob}"}
+            call = {"name": "restart_device", "arguments": RESTART}
+            task = await a.wire.result("tools/call", call, **as_alice)
+            follow = {"notifications": {"taskIds": [task["taskId"]]}}
+            theirs = await stream(b.wire, "subscriptions/listen", follow, **as_bob)
+            assert theirs[0]["params"]["notifications"] == {}  # not hers to follow
+            assert [m.get("method") for m in theirs[1:]] == [None]  # ended at once
+            mine = await stream(b.wire, "subscriptions/listen", follow, **as_alice)
+        ack, *notices, _end = mine
+        assert ack["params"]["notifications"] == {"taskIds": [task["taskId"]]}
+        states = [n["params"] for n in notices]
+        assert [s["status"] for s in states] == ["working", "completed"], states
+        assert not states[-1]["result"].get("isError"), states[-1]
+        assert states[-1]["result"]["structuredContent"]["job_id"].startswith("mcp-task-")
 
     asyncio.run(main())
 

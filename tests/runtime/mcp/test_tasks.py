@@ -359,7 +359,9 @@ async def test_cancelling_a_task_whose_sync_tool_runs_in_a_thread_does_not_hide_
     assert blocking.effects == ["running"]  # the dropped call never ran
 
 
-async def stream(wire: Wire, method: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+async def stream(
+    wire: Wire, method: str, params: dict[str, Any], **sent: str
+) -> list[dict[str, Any]]:
     """Every message of a request's SSE answer (a listen stream: until it ends)."""
     body = {
         "jsonrpc": "2.0",
@@ -378,7 +380,7 @@ async def stream(wire: Wire, method: str, params: dict[str, Any]) -> list[dict[s
         "MCP-Protocol-Version": VERSION,
         "Mcp-Method": method,
     }
-    answer = await wire.http.post("/mcp", json=body, headers=headers, timeout=20)
+    answer = await wire.http.post("/mcp", json=body, headers={**headers, **sent}, timeout=20)
     return [json.loads(line[6:]) for line in answer.text.splitlines() if line.startswith("data: ")]
 
 
