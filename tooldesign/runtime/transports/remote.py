@@ -193,14 +193,8 @@ class RemoteToolset:
         if isinstance(answer, NoAnswer):
             return answers.no_answer(tool_id, timeout, sent=answer.sent, detail=answer.detail)
         if isinstance(answer, Lost):
-            if RESENT.get():
-                log.error(
-                    "call %s to %s, sent again: the queue has no record of it",
-                    meta.call_id,
-                    tool_id,
-                )
-                return answers.resent_unrecorded(tool_id)
-            log.error("call %s to %s: the queue lost its data meanwhile", meta.call_id, tool_id)
+            why = "has no record of it, sent again" if RESENT.get() else "lost its data meanwhile"
+            log.error("call %s to %s: the queue %s", meta.call_id, tool_id, why)
             return answers.queue_lost(tool_id)
         if isinstance(answer, Conflict):
             log.error("call %s to %s: its id is bound to another request", meta.call_id, tool_id)
