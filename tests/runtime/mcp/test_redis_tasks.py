@@ -492,6 +492,34 @@ def test_a_listen_stream_on_another_server_is_told_its_callers_task_states(
     asyncio.run(main())
 
 
+def test_a_client_that_only_listens_sees_a_task_whose_server_died_end(
+    redis_server: RedisServer, workers: Any, tmp_path: Path
+) -> None:
+    # Nobody polls: the stream's own reads of the record take the stranded task over, as a
+    # tasks/get would, and the stream follows it to its end (the worker's answer, run once).
+    prefix = "notices-stranded"
+    url = redis_server.url
+    workers(url, prefix, delay=1.5)
+
+    async def main() -> None:
+        await live(url, prefix)
+        first = await Node(url, prefix).__aenter__()
+        task = await first.wire.call("restart_device", **RESTART)
+        call_id = f"mcp-task-{task['taskId']}"
+        await started(tmp_path, call_id)
+        await first.crash()
+        await asyncio.sleep(1.2)  # its lease runs out
+        async with Node(url, prefix) as second:
+            follow = {"notifications": {"taskIds": [task["taskId"]]}}
+            _ack, *notices, _end = await stream(second.wire, "subscriptions/listen", follow)
+        states = [n["params"] for n in notices]
+        assert [s["status"] for s in states] == ["working", "completed"], states
+        assert states[-1]["result"]["structuredContent"]["job_id"].startswith(f"{call_id}|")
+        assert effects(tmp_path, call_id) == 1
+
+    asyncio.run(main())
+
+
 def test_a_task_is_cancelled_after_its_server_restarted(
     redis_server: RedisServer, workers: Any, tmp_path: Path
 ) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from mcp import types
@@ -74,9 +74,11 @@ async def listen(
     owner: str | None,
     wanted: list[str],
     bus: Any,
+    current: Callable[[str], Awaitable[Task | None]],
 ) -> types.SubscriptionsListenResult:
     """Serve one listen stream that follows the tasks ``wanted`` (see the module); ``bus``: the
-    server's ``SubscriptionBus`` for the other kinds of event, if there is one."""
+    server's ``SubscriptionBus`` for the other kinds of event, if there is one; ``current``: a
+    task as ``tasks/get`` finds it (a stranded one taken over, as a poll would)."""
     subscription_id = ctx.request_id
     if subscription_id is None:
         raise MCPError(types.INVALID_REQUEST, "subscriptions/listen requires a request id")
@@ -111,7 +113,7 @@ async def listen(
     for task in followed.values():
         put(task.detailed())
         if task.runner is None and store.hands_over and task.status not in ENDED:
-            pollers.append(asyncio.get_running_loop().create_task(_poll(store, task, owner, put)))
+            pollers.append(asyncio.get_running_loop().create_task(_poll(task, current, put)))
         else:
             task.watchers.append(changed)
     acknowledged = honored.model_dump(by_alias=True, exclude_none=True)
@@ -156,14 +158,18 @@ async def listen(
 
 
 async def _poll(
-    store: TaskStore, task: Task, owner: str | None, put: Callable[[dict[str, Any]], None]
+    task: Task,
+    current: Callable[[str], Awaitable[Task | None]],
+    put: Callable[[dict[str, Any]], None],
 ) -> None:
-    """Follow a task another server runs: its record, read every ``pollIntervalMs``."""
+    """Follow a task another server runs: its record, read every ``pollIntervalMs`` (a task
+    whose server is gone is taken over, as ``tasks/get`` would, so a client that only listens
+    still sees it end)."""
     interval = max(task.support.poll_ms, 100) / 1000
     while True:
         await asyncio.sleep(interval)
         try:
-            seen = await store.find(task.id, owner)
+            seen = await current(task.id)
         except Exception as exc:  # noqa: BLE001 - Redis unreachable: try again next time
             log.warning("task %s: its record cannot be read now (%s)", task.id, exc)
             continue

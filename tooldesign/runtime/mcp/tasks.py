@@ -43,6 +43,7 @@ when sent, must be the ``taskId`` (-32020 otherwise).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -208,7 +209,8 @@ class Tasks:
         if ctx.method == "subscriptions/listen" and (wanted := task_ids(params)) is not None:
             if not negotiated(ctx):
                 raise _missing_extension("Task status notifications need", ctx)
-            return await listen(ctx, self.store, _owner(ctx), wanted, self._bus())
+            current = functools.partial(self._current, ctx)
+            return await listen(ctx, self.store, _owner(ctx), wanted, self._bus(), current)
         if ctx.method in _METHODS:
             _check_name_header(ctx)
             if not negotiated(ctx):
@@ -339,6 +341,13 @@ class Tasks:
         if task.stranded:
             task = await self._take_over(ctx, task)
         return task.detailed()
+
+    async def _current(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task | None:
+        """The task as ``tasks/get`` finds it: one whose server is gone, taken over."""
+        task = await self.store.find(task_id, _owner(ctx))
+        if task is not None and task.stranded:
+            task = await self._take_over(ctx, task)
+        return task
 
     async def _take_over(self, ctx: ServerRequestContext[Any, Any], task: Task) -> Task:
         """A task whose server is gone: its remote call is found again (same call id: the queue
