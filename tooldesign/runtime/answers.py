@@ -508,13 +508,13 @@ def call_id_conflict(tool_id: str, call_id: str) -> ToolResult:
 
 
 def queue_lost(tool_id: str) -> ToolResult:
-    """The queue lost its data while the call was being sent (its server restarted empty, or
-    failed over): an earlier attempt may have run, and it was not sent again."""
+    """The queue no longer holds the record of a call sent before (it lost its data, or a task's
+    call record expired): an earlier attempt may have run, and it was not sent again."""
     message = (
-        f"Tool {tool_name(tool_id)!r}: the queue of its workers lost its data while this call "
-        "was being sent, so it may or may not have run. It was not sent again, because "
-        "running it twice could repeat its effect. Check whether it took effect before calling "
-        "it again."
+        f"Tool {tool_name(tool_id)!r}: the queue of its workers no longer holds the record of "
+        "this call (it lost its data, or the record expired), so it may or may not have run. It "
+        "was not sent again, because running it twice could repeat its effect. Check whether it "
+        "took effect before calling it again."
     )
     return _answer(tool_id, message, RetryReason.OUTCOME_UNKNOWN, details={"queue_lost": True})
 

@@ -37,6 +37,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from tooldesign.runtime import answers
@@ -54,6 +55,7 @@ from tooldesign.runtime.budget import READ_RESULT, Spills, budgeted, within_budg
 from tooldesign.runtime.control.approved_runs import ApprovedRuns
 from tooldesign.runtime.control.audit import AuditSink, audit_call
 from tooldesign.runtime.control.events import EventBus
+from tooldesign.runtime.control.interceptors import answered_by_timeout
 from tooldesign.runtime.control.otel import Tracer
 from tooldesign.runtime.control.watch import CallWatch
 from tooldesign.runtime.errors import ToolValidationError
@@ -236,7 +238,10 @@ class Pipeline:
             run_and_check = self._run_and_check(tool, request, args, meta, telemetry)
             result = await granted_run(decision, run_and_check)
         except BaseException:
-            runs.abandon(decision, call_id)
+            # Stopped midway: by a Timeout, its answer is the run's (copies get it too).
+            settle = partial(runs.settle, decision, once(tool, decision), call_id)
+            if not answered_by_timeout(settle):
+                runs.abandon(decision, call_id)
             raise
         result.approval, result.telemetry.approval = approved
         runs.record(decision, once(tool, decision), call_id, result)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import replace
@@ -19,6 +20,30 @@ SyncInvoke = Callable[[Any, ToolCallMeta], Outcome]
 NOT_STARTED = "tooldesign: cancelled while waiting for a worker thread"
 """The message of the ``CancelledError`` a :class:`WorkerThreadInvoke` raises when its call is
 cancelled (by ``Timeout``, say) before a worker thread took it: see :func:`cancelled_before_start`."""
+
+
+class RunToEnd:
+    """Where cancelling a call must not hide a sync tool's run that started (an MCP task's
+    call: cancelling a task is cooperative, and a task whose effect happened is not
+    ``cancelled``). Set in :data:`RUN_TO_END` for the call; a cancel asked through it
+    (:meth:`ask`, then cancelling the call's task) of a call whose worker thread has started
+    waits for the thread, and the call goes on with what the tool returned; a call still
+    waiting for a thread is dropped, never runs, and is cancelled. A cancel not asked through
+    it (a ``Timeout``'s, say) is not held."""
+
+    __slots__ = ("asked",)
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def ask(self) -> None:
+        """The next cancellation of the call is this one: a started thread is waited for."""
+        self.asked = True
+
+
+RUN_TO_END: contextvars.ContextVar[RunToEnd | None] = contextvars.ContextVar(
+    "tooldesign_run_to_end", default=None
+)
 
 
 class WorkerThreadInvoke:
@@ -41,23 +66,60 @@ class WorkerThreadInvoke:
         return WorkerThreadInvoke(self.function, executor)
 
     async def __call__(self, args: Any, meta: ToolCallMeta) -> Outcome:
-        started: list[bool] = []  # set by the worker thread (a list: no lock needed)
+        state = ["queued"]  # "started" by the worker thread, or "dropped" by a cancel
+        lock = threading.Lock()
         context = contextvars.copy_context()
+        end = RUN_TO_END.get()
 
-        def run() -> Outcome:
-            started.append(True)
+        def run() -> Outcome | None:
+            with lock:
+                if state[0] == "dropped":
+                    return None
+                state[0] = "started"
             return context.run(self.function, args, meta)
 
         future = asyncio.get_running_loop().run_in_executor(self.executor, run)
         try:
-            outcome = await future
+            # Shielded where a started run is waited for: the thread's answer stays readable.
+            done = await (future if end is None else asyncio.shield(future))
         except asyncio.CancelledError:
+            with lock:
+                started = state[0] == "started"
+                if not started:
+                    state[0] = "dropped"
             if not started:  # still queued: it is dropped and will never run
+                future.cancel()
                 raise asyncio.CancelledError(NOT_STARTED) from None
-            raise
+            if end is None or not end.asked:
+                if end is not None:  # the shielded run's own end is not waited for
+                    future.add_done_callback(_retrieved)
+                raise
+            # Its effect may be under way: the call goes on with what the tool returns.
+            done = await _to_its_end(future)
+        assert done is not None  # a run that started returns its outcome
+        outcome = done
         if inspect.isawaitable(outcome.value):  # sync code that returned a coroutine
             return replace(outcome, value=await outcome.value)
         return outcome
+
+
+async def _to_its_end(future: asyncio.Future[Any]) -> Any:
+    """The run's answer, waited for through every cancellation (each asked: see
+    :class:`RunToEnd`)."""
+    task = asyncio.current_task()
+    while True:
+        if task is not None:
+            task.uncancel()
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            if future.cancelled():
+                raise
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def in_worker_thread(function: SyncInvoke) -> Invoke:

@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from tooldesign.runtime import ToolCallMeta, ToolRequest
+from tooldesign.runtime import Timeout, ToolCallMeta, ToolRequest
 from tooldesign.runtime.reasons import RetryReason
 
 from gen.assistant.toolsets.devices import types as device_types
@@ -84,3 +84,44 @@ async def test_copies_decided_at_once_by_an_approver_that_waits_run_it_once() ->
     assert restarts.ran == ["dev-0a1b2c3d"]
     assert [r.ok for r in results] == [True, True]
     assert sum(bool(r.telemetry.extra.get("replayed")) for r in results) == 1
+
+
+class HungRestarts(Restarts):
+    """Restarts that take longer than the call may: every run of it times out."""
+
+    async def __call__(
+        self, args: device_types.RestartDevicePayload, meta: ToolCallMeta
+    ) -> device_types.RestartDeviceResult:
+        await asyncio.sleep(5)
+        return await super().__call__(args, meta)
+
+
+@pytest.mark.parametrize("lag", [0.0, 0.001, 0.1])
+async def test_a_copy_of_a_call_that_timed_out_gets_that_runs_answer(lag: float) -> None:
+    # The run timed out: its answer is the timeout's. A copy waiting for it (sent a moment
+    # later, its own deadline a moment later) and a copy sent after it ended get that answer —
+    # before, a copy answered timeout or outcome_unknown depending on which deadline came first,
+    # and one sent after the run could run it again.
+    restarts = HungRestarts()
+    runtime = example_runtime(
+        "devices",
+        "sites",
+        device_handlers={"restart_device": restarts},
+        interceptors=[Timeout(0.3)],
+    )
+    pending = await runtime.execute(ToolRequest("restart_device", RESTART, ALICE))
+    assert pending.approval is not None
+    granted = pending.approval.approve(by="alice")
+    request = ToolRequest("restart_device", RESTART, ALICE)
+    first = asyncio.ensure_future(runtime.execute(request, approvals=[granted]))
+    await asyncio.sleep(lag)
+    copy = asyncio.ensure_future(runtime.execute(request, approvals=[granted]))
+    own, waited = await asyncio.gather(first, copy)
+    late = await runtime.execute(request, approvals=[granted])
+    assert own.retry_hint is not None and own.retry_hint.reason is RetryReason.TIMEOUT
+    for answer in (waited, late):
+        assert answer.retry_hint is not None, answer
+        assert answer.retry_hint.reason is RetryReason.TIMEOUT, answer.retry_hint
+        assert answer.retry_hint.message == own.retry_hint.message
+    assert late.telemetry.extra.get("replayed")
+    assert restarts.ran == []

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -32,8 +33,9 @@ from tooldesign.runtime.transports.redis import RedisKeys, RedisTransport
 from examples.netops.agent import restart_device
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
+from gen.assistant.toolsets.devices import types as device_types
 from tests.runtime.mcp import task_worker
-from tests.runtime.mcp.test_tasks import TASKS, Wire
+from tests.runtime.mcp.test_tasks import TASKS, Wire, stream
 from tests.runtime.transports import app
 from tests.support.netops import approve_all
 from tests.support.programs import redis_binary
@@ -226,6 +228,41 @@ def test_a_task_outlives_the_server_that_created_it(
     asyncio.run(main())
 
 
+@pytest.mark.parametrize("gone", ["answered", "running"])
+def test_a_task_whose_call_the_queue_forgot_is_not_run_again(
+    redis_server: RedisServer, workers: Any, tmp_path: Path, gone: str
+) -> None:
+    # The server running a task dies; the queue's record of its call is gone (expired, or lost
+    # with Redis's data) when another server takes the task over. The call was sent, so it may
+    # have run: sent again, it would run twice. The task fails, its outcome unknown.
+    prefix = f"forgot-{gone}"
+    url = redis_server.url
+    workers(url, prefix, delay=0.5 if gone == "answered" else 3.0)
+
+    async def main() -> None:
+        await live(url, prefix)
+        first = await Node(url, prefix).__aenter__()
+        task = await first.wire.call("restart_device", **RESTART)
+        call_id = f"mcp-task-{task['taskId']}"
+        await started(tmp_path, call_id)
+        await first.crash()
+        await asyncio.sleep(1.2 if gone == "answered" else 0.2)  # answered, or still running
+        with redis_server.client() as client:
+            assert client.delete(
+                RedisKeys(prefix).call("assistant.devices.restart_device", call_id)
+            )
+        await asyncio.sleep(1.2)  # the first server's lease runs out
+        async with Node(url, prefix) as second:
+            done = await second.until(task["taskId"], *ENDED)
+        assert done["status"] == "failed", done
+        message = done["error"]["message"]
+        assert "no longer holds the record" in message and "not sent again" in message
+        await asyncio.sleep(3.5 if gone == "running" else 0)  # a second run would be done now
+        assert effects(tmp_path, call_id) == 1  # it ran once
+
+    asyncio.run(main())
+
+
 def test_servers_sharing_the_store_see_and_cancel_each_others_tasks(
     redis_server: RedisServer, workers: Any, tmp_path: Path
 ) -> None:
@@ -244,9 +281,10 @@ def test_servers_sharing_the_store_see_and_cancel_each_others_tasks(
             two = await a.wire.call("restart_device", **{**RESTART, "reason": "again"})
             await started(tmp_path, f"mcp-task-{two['taskId']}")
             assert acked(await b.wire.result("tasks/cancel", {"taskId": two["taskId"]}))
-            assert (await b.get(two["taskId"]))["status"] == "cancelled"
-            # A learns of it on its next heartbeat and cancels the call on the worker.
-            assert (await a.until(two["taskId"], *ENDED, within=5))["status"] == "cancelled"
+            # A learns of it on its next heartbeat, cancels the call on the worker, and ends
+            # the task (the server running a task decides how it ends).
+            assert (await b.until(two["taskId"], *ENDED, within=5))["status"] == "cancelled"
+            assert (await a.get(two["taskId"]))["status"] == "cancelled"
             key = RedisKeys(prefix).call(
                 "assistant.devices.restart_device", f"mcp-task-{two['taskId']}"
             )
@@ -255,6 +293,42 @@ def test_servers_sharing_the_store_see_and_cancel_each_others_tasks(
                 while client.hget(key, "cancelled") != "1":
                     assert time.monotonic() < deadline, client.hgetall(key)
                     await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+
+
+def test_a_cancel_sent_to_another_server_does_not_hide_a_threads_effect(
+    redis_server: RedisServer,
+) -> None:
+    # A task runs a sync tool in a worker thread of server A; tasks/cancel reaches server B.
+    # The thread cannot be stopped: the task stays working until it returns, then completes
+    # with its result, as in a store kept in process (B marked the record cancelled at once).
+    prefix = "thread-cancel"
+    url = redis_server.url
+    release, effects = threading.Event(), []
+
+    def restart(args: Any, meta: Any) -> Any:
+        release.wait(10)
+        effects.append(args.device_id)
+        return device_types.RestartDeviceResult(accepted=True, job_id="job-1")
+
+    registration = devices.new_registration(
+        service=DeviceService(Inventory()), handlers={"restart_device": restart}
+    )
+    runtime = Runtime([task_worker.long_running(registration)], approver=approve_all)
+
+    async def main() -> None:
+        async with Node(url, prefix, local=True, runtime=runtime) as a, Node(url, prefix) as b:
+            task = await a.wire.call("restart_device", **RESTART)
+            await asyncio.sleep(0.2)  # its thread runs
+            assert acked(await b.wire.result("tasks/cancel", {"taskId": task["taskId"]}))
+            await asyncio.sleep(1.0)  # A's heartbeats pass the cancel on
+            assert (await b.get(task["taskId"]))["status"] == "working"
+            release.set()
+            done = await b.until(task["taskId"], *ENDED, within=10)
+        assert done["status"] == "completed", done
+        assert done["result"]["structuredContent"]["job_id"] == "job-1"
+        assert effects == [RESTART["device_id"]]
 
     asyncio.run(main())
 
@@ -384,6 +458,68 @@ def test_a_caller_sees_only_its_own_tasks_over_http_whichever_server_it_asks(
     asyncio.run(main())
 
 
+def test_a_listen_stream_on_another_server_is_told_its_callers_task_states(
+    redis_server: RedisServer, workers: Any
+) -> None:
+    # notifications/tasks for a task kept in Redis: alice's task runs on A; a stream she opens
+    # on B follows it from its record to its end; bob's stream on B is not given her task.
+    prefix = "notices"
+    url = redis_server.url
+    workers(url, prefix, delay=1.0)
+    alice, bob = "alice-token-0123456789", "bob-token-0123456789ab"
+    writers = {"alice": ["devices:write"], "bob": ["devices:write"]}
+    tokens = BearerTokens({alice: "alice", bob: "bob"}, scopes=writers)
+
+    async def main() -> None:
+        await live(url, prefix)
+        async with Node(url, prefix, tokens=tokens) as a, Node(url, prefix, tokens=tokens) as b:
+            as_alice = {"Authorization": f"Bearer {alice}"}
+            as_bob = {"Authorization": f"Bearer {bob}"}
+            call = {"name": "restart_device", "arguments": RESTART}
+            task = await a.wire.result("tools/call", call, **as_alice)
+            follow = {"notifications": {"taskIds": [task["taskId"]]}}
+            theirs = await stream(b.wire, "subscriptions/listen", follow, **as_bob)
+            assert theirs[0]["params"]["notifications"] == {}  # not hers to follow
+            assert [m.get("method") for m in theirs[1:]] == [None]  # ended at once
+            mine = await stream(b.wire, "subscriptions/listen", follow, **as_alice)
+        ack, *notices, _end = mine
+        assert ack["params"]["notifications"] == {"taskIds": [task["taskId"]]}
+        states = [n["params"] for n in notices]
+        assert [s["status"] for s in states] == ["working", "completed"], states
+        assert not states[-1]["result"].get("isError"), states[-1]
+        assert states[-1]["result"]["structuredContent"]["job_id"].startswith("mcp-task-")
+
+    asyncio.run(main())
+
+
+def test_a_client_that_only_listens_sees_a_task_whose_server_died_end(
+    redis_server: RedisServer, workers: Any, tmp_path: Path
+) -> None:
+    # Nobody polls: the stream's own reads of the record take the stranded task over, as a
+    # tasks/get would, and the stream follows it to its end (the worker's answer, run once).
+    prefix = "notices-stranded"
+    url = redis_server.url
+    workers(url, prefix, delay=1.5)
+
+    async def main() -> None:
+        await live(url, prefix)
+        first = await Node(url, prefix).__aenter__()
+        task = await first.wire.call("restart_device", **RESTART)
+        call_id = f"mcp-task-{task['taskId']}"
+        await started(tmp_path, call_id)
+        await first.crash()
+        await asyncio.sleep(1.2)  # its lease runs out
+        async with Node(url, prefix) as second:
+            follow = {"notifications": {"taskIds": [task["taskId"]]}}
+            _ack, *notices, _end = await stream(second.wire, "subscriptions/listen", follow)
+        states = [n["params"] for n in notices]
+        assert [s["status"] for s in states] == ["working", "completed"], states
+        assert states[-1]["result"]["structuredContent"]["job_id"].startswith(f"{call_id}|")
+        assert effects(tmp_path, call_id) == 1
+
+    asyncio.run(main())
+
+
 def test_a_task_is_cancelled_after_its_server_restarted(
     redis_server: RedisServer, workers: Any, tmp_path: Path
 ) -> None:
@@ -496,6 +632,60 @@ def test_the_tasks_kept_are_bounded_over_every_server(redis_server: RedisServer)
             assert (await a.find(third.id, None)) is not None
         finally:
             await a.aclose()
+            await b.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_callers_share_of_tasks_holds_over_every_server(redis_server: RedisServer) -> None:
+    # per_caller counts a caller's running tasks on every server sharing the store (spread over
+    # servers, they were counted per server); a task that ends, is cancelled, or whose server
+    # died (its record expiring) stops counting.
+    async def main() -> None:
+        url, prefix = redis_server.url, "shares"
+        a = RedisTaskStore(url, prefix=prefix, per_caller=2, lease=0.2, stranded_ttl=0.6)
+        b = RedisTaskStore(url, prefix=prefix, per_caller=2, lease=0.2, stranded_ttl=0.6)
+        support, call = TaskSupport(keep_ms=60_000), {"name": "get_device"}
+        try:
+            first, _ = await a.open("get_device", "alice:", support, call)
+            second, _ = await b.open("get_device", "alice:", support, call)
+            with pytest.raises(MCPError, match="You run 2 tasks already"):
+                await b.open("get_device", "alice:", support, call)
+            with pytest.raises(MCPError, match="You run 2 tasks already"):
+                await a.open("get_device", "alice:", support, call, "a-round")
+            await b.open("get_device", "bob:", support, call)  # another caller's share
+            await b.open("get_device", None, support, call)  # nobody's: no share
+            first.result = {"content": [], "structuredContent": {"ok": True}}
+            first.set_status("completed")  # written by A's writer: it stops counting
+            deadline = time.monotonic() + 5
+            while True:
+                try:
+                    third, _ = await b.open("get_device", "alice:", support, call)
+                    break
+                except MCPError:
+                    assert time.monotonic() < deadline, "an ended task still counted"
+                    await asyncio.sleep(0.02)
+            second.set_status("cancelled")  # written by B: it stops counting
+            while True:
+                try:
+                    fourth, _ = await a.open("get_device", "alice:", support, call)
+                    break
+                except MCPError:
+                    assert time.monotonic() < deadline + 5, "a cancelled task still counted"
+                    await asyncio.sleep(0.02)
+            # B dies holding two of alice's tasks (third, and fourth is A's): no heartbeat
+            # renews third's place, which is freed when its record would expire.
+            b._closed = True
+            for loop in b._loops:
+                loop.cancel()
+            with pytest.raises(MCPError, match="You run 2 tasks already"):
+                await a.open("get_device", "alice:", support, call)
+            await asyncio.sleep(0.8)
+            assert (await a.open("get_device", "alice:", support, call))[1]
+            assert fourth.status == "working" and third.id
+        finally:
+            await a.aclose()
+            b._closed = False
             await b.aclose()
 
     asyncio.run(main())

@@ -10,6 +10,7 @@ import asyncio
 import importlib
 import json
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -300,3 +301,132 @@ def test_the_store_is_bounded_and_forgets_ended_tasks_after_their_keep() -> None
     assert store.get(owned.id, "bob") is None and store.get(owned.id, "alice") is owned
     with pytest.raises(ValueError, match="positive"):
         TaskStore(limit=0)
+
+
+class Blocking:
+    """slow_compute as a sync tool, run in a worker thread: each run waits for ``release``,
+    then takes effect (counted)."""
+
+    def __init__(self, fixtures: Any) -> None:
+        self.types = importlib.import_module(fixtures.__name__.rsplit(".", 1)[0] + ".types")
+        self.started = threading.Semaphore(0)
+        self.release = threading.Event()
+        self.effects: list[str] = []
+
+    def __call__(self, args: Any, meta: Any) -> Any:
+        self.started.release()
+        self.release.wait(10)
+        self.effects.append(args.label)
+        return self.types.SlowComputeResult(f"computed {args.label}")
+
+    async def running(self) -> None:
+        assert await asyncio.to_thread(self.started.acquire, True, 5), "no run started"
+
+
+async def test_cancelling_a_task_whose_sync_tool_runs_in_a_thread_does_not_hide_its_effect(
+    fixtures: Any,
+) -> None:
+    # A worker thread cannot be stopped: cancelled, the task stays working until the thread
+    # returns, then completes with what it did (the extension's cancel is cooperative). A call
+    # still waiting for a thread is dropped: it never runs, and the task is cancelled.
+    blocking = Blocking(fixtures)
+    registration = fixtures.new_registration(handlers={"slow_compute": blocking})
+    server = ToolServer(Runtime([registration], worker_threads=1))
+    tasks = Tasks(TaskStore(limit=50))
+    tasks.serve_on(server)
+    app = server.streamable_http_app()
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+        ) as http,
+    ):
+        wire = Wire(http, {TASKS: {}})
+        running = await wire.call("slow_compute", seconds=1, label="running")
+        await blocking.running()
+        queued = await wire.call("slow_compute", seconds=1, label="queued")  # no thread free
+        for task in (running, queued):
+            await wire.result("tasks/cancel", {"taskId": task["taskId"]})
+        dropped = await wire.until(queued["taskId"], "cancelled")
+        assert dropped["status"] == "cancelled"
+        await asyncio.sleep(0.2)
+        still = await wire.result("tasks/get", {"taskId": running["taskId"]})
+        assert still["status"] == "working", still  # its thread runs: not cancelled
+        blocking.release.set()
+        done = await wire.until(running["taskId"], "completed", "cancelled", "failed")
+    assert done["status"] == "completed", done
+    assert done["result"]["structuredContent"] == {"result": "computed running"}
+    assert blocking.effects == ["running"]  # the dropped call never ran
+
+
+async def stream(
+    wire: Wire, method: str, params: dict[str, Any], **sent: str
+) -> list[dict[str, Any]]:
+    """Every message of a request's SSE answer (a listen stream: until it ends)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 77,
+        "method": method,
+        "params": {
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": VERSION,
+                "io.modelcontextprotocol/clientCapabilities": wire.capabilities,
+            },
+        },
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": method,
+    }
+    answer = await wire.http.post("/mcp", json=body, headers={**headers, **sent}, timeout=20)
+    return [json.loads(line[6:]) for line in answer.text.splitlines() if line.startswith("data: ")]
+
+
+async def test_a_listen_stream_is_told_each_status_of_the_tasks_it_follows(wire: Wire) -> None:
+    # notifications/tasks (the extension's optional status notifications, on a
+    # subscriptions/listen stream asking for taskIds): the task's state when the stream opens,
+    # then each change, as tasks/get would answer it; the stream ends once the task has ended.
+    created = await wire.call("multi_input")
+    task_id = created["taskId"]
+    await wire.until(task_id, "input_required")
+    listening = asyncio.ensure_future(
+        stream(wire, "subscriptions/listen", {"notifications": {"taskIds": [task_id, "nope"]}})
+    )
+    await asyncio.sleep(0.3)
+    answer = {"action": "accept", "content": {"name": "Ada", "confirm": True}}
+    update = {"taskId": task_id, "inputResponses": {"first": answer}}
+    await wire.result("tasks/update", update)
+    await asyncio.sleep(0.1)
+    second = {"action": "accept", "content": {"name": "Bo", "confirm": True}}
+    await wire.result("tasks/update", {"taskId": task_id, "inputResponses": {"second": second}})
+    messages = await asyncio.wait_for(listening, 10)
+    ack, *notices, end = messages
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"] == {"taskIds": [task_id]}  # "nope" is no task
+    assert {n["method"] for n in notices} == {"notifications/tasks"}
+    states = [n["params"] for n in notices]
+    assert all(s["_meta"] == ack["params"]["_meta"] for s in states)  # the subscription's id
+    assert [s["status"] for s in states] == [
+        "input_required",  # when the stream opened
+        "input_required",  # one answered, the other still asked
+        "working",
+        "completed",
+    ]
+    assert set(states[0]["inputRequests"]) == {"first", "second"}
+    assert list(states[1]["inputRequests"]) == ["second"]  # one answered: still asked
+    assert states[-1]["status"] == "completed"
+    assert states[-1]["result"]["content"][0]["text"] == "Got Ada and Bo."
+    final = await wire.result("tasks/get", {"taskId": task_id})
+    assert {k: v for k, v in final.items() if k not in ("resultType", "_meta")} == {
+        k: v for k, v in states[-1].items() if k != "_meta"
+    }
+    assert "result" in end and end["id"] == 77  # the stream's end
+
+
+async def test_task_notifications_need_the_extension(http: httpx.AsyncClient) -> None:
+    plain = Wire(http, {})
+    refused = await plain.send("subscriptions/listen", {"notifications": {"taskIds": ["x"]}})
+    assert refused["error"]["code"] == -32021
+    assert refused["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}

@@ -9,7 +9,10 @@ decision (the default for a destructive tool), once used, unlocks no other call.
 
 A run is claimed when it starts: the same call presented again while it still runs (a client
 retrying after a timeout) waits for that run's answer instead of running it again, and a
-``once`` decision is used from the moment its call starts.
+``once`` decision is used from the moment its call starts. A run stopped by a ``Timeout`` is
+answered as that ``Timeout`` answered its caller, copies included (waiting, or sent after); a
+run stopped otherwise (its caller cancelled) has no answer: a copy is told its outcome is
+unknown.
 
 Kept in memory, the most recent runs first, up to ``size`` (calls older than that are no longer
 recognised). A call without a stable id (no ``call_id``, or not both ``run_id`` and
@@ -83,6 +86,20 @@ class ApprovedRuns:
                     return going
                 self._running[decision.id, call_id] = Future()
         return None
+
+    def settle(
+        self,
+        decision: ApprovalDecision,
+        once: bool,
+        call_id: str | None,
+        answer: ToolResult | None,
+    ) -> None:
+        """The run begun was stopped midway and answered ``answer`` (a ``Timeout``'s: a copy
+        gets the run's own answer, as its caller did), or nothing (``None``: :meth:`abandon`)."""
+        if answer is None:
+            self.abandon(decision, call_id)
+        else:
+            self.record(decision, once, call_id, answer)
 
     def abandon(self, decision: ApprovalDecision, call_id: str | None) -> None:
         """The run begun ended without a result (cancelled): who waits for it gets ``None``."""

@@ -51,18 +51,61 @@ class Timeout:
         self, request: ToolRequest, meta: ToolCallMeta, call_next: CallNext, /
     ) -> ToolResult:
         limit = self.limit_for(request)
+        outer = _settles.get()
+        pending: list[Settle] = []  # runs this deadline may stop, waiting for its answer
+        settles = _settles.set(pending)
         try:
             async with asyncio.timeout(limit) as deadline:
                 token = _deadlines.set((*_deadlines.get(), deadline))
                 try:
-                    return await call_next(request, meta)
+                    result = await call_next(request, meta)
                 finally:
                     _deadlines.reset(token)
         except TimeoutError as exc:
             # Every worker thread may have been busy (with other calls, or with tools that
             # hang): then the tool never ran, and the same call may well succeed in a moment.
             queued = cancelled_before_start(exc)
-            return answers.timed_out(request.name, limit, queued=queued, cause=exc)
+            result = answers.timed_out(request.name, limit, queued=queued, cause=exc)
+        except BaseException:
+            # Stopped by something else: an enclosing Timeout's deadline gives the answer, or
+            # (a caller's cancellation) there is none.
+            if outer is not None:
+                outer.extend(pending)
+            else:
+                _settle(pending, None)
+            raise
+        finally:
+            _settles.reset(settles)
+        _settle(pending, result)
+        return result
+
+
+Settle = Callable[[ToolResult | None], None]
+"""Told the answer of a run a ``Timeout`` stopped (``None``: the run was stopped, and the call
+answered, by something else)."""
+
+_settles: contextvars.ContextVar[list[Settle] | None] = contextvars.ContextVar(
+    "tooldesign_timeout_settles", default=None
+)
+"""The innermost ``Timeout``'s runs stopped midway, each waiting for the answer it gives."""
+
+
+def answered_by_timeout(settle: Settle) -> bool:
+    """A run stopped midway (cancelled) whose answer is the ``Timeout``'s that stopped it: the
+    ``Timeout`` the call runs under calls ``settle`` with the answer it gives (its own, an
+    enclosing one's, or ``None`` when something else stopped the run). ``False``: the call runs
+    under no ``Timeout``, and ``settle`` is not kept."""
+    pending = _settles.get()
+    if pending is None:
+        return False
+    pending.append(settle)
+    return True
+
+
+def _settle(pending: list[Settle], answer: ToolResult | None) -> None:
+    for settle in pending:
+        settle(answer)
+    pending.clear()
 
 
 _deadlines: contextvars.ContextVar[tuple[asyncio.Timeout, ...]] = contextvars.ContextVar(

@@ -8,20 +8,25 @@ call id, ``mcp-task-<task id>``). Any server sharing the store answers ``tasks/g
 
 - the server that runs a task writes each change of it; the others read the record;
 - ``tasks/update`` sent to another server is passed on to the one running the task (a list per
-  task, read on its next heartbeat); ``tasks/cancel`` marks the record cancelled, and the
-  server running it cancels the call on its next heartbeat;
+  task, read on its next heartbeat); ``tasks/cancel`` asks the server running it (a field of
+  the record), which cancels the call on its next heartbeat and ends the task as the call ends
+  (a task no server runs any more is marked cancelled at once);
 - each server holds a lease its heartbeat renews (``lease`` seconds); a task whose server's
   lease expired before it ended is *stranded*: the next server asked about it takes it over
   (one only: a script hands it over). A call of a remote toolset (``remote_registration``,
   run by Redis workers) is found again under its call id: the queue answers it from its
-  record, or the new server joins it while it runs; it never runs twice. A call that ran in
+  record, or the new server joins it while it runs; it never runs twice (a queue that no
+  longer holds its record does not run it again: the task fails, its outcome unknown, unless its
+  tool may run twice, ``transports.base.RESENT``). A call that ran in
   the gone server's own process cannot go on: the task fails, saying so. A server whose event
   loop ends cancels nothing: a task's call is cancelled on the workers by ``tasks/cancel`` only
   (``transports.base.DETACHED``).
 
 A record is kept ``keep_ms`` (the tool's ``LongRunning``) after its task ends, ``stranded_ttl``
 seconds after the last sign of a server running it otherwise; at most ``limit`` tasks at once
-(an ended one makes room first). Every key shares one prefix and the hash tag
+(an ended one makes room first), and at most ``per_caller`` running for one authenticated
+caller over every server (counted by the create script, in a sorted set per caller whose
+entries leave when a task ends or its record would expire). Every key shares one prefix and the hash tag
 ``{mcp-tasks}``: on a Redis Cluster, all of them are on one shard.
 """
 
@@ -41,6 +46,7 @@ from mcp import types
 from mcp.shared.exceptions import MCPError
 from redis.exceptions import NoScriptError
 from tooldesign.contract.tasks import TaskSupport
+from tooldesign.runtime.mcp.redis_task_scripts import SCRIPTS
 from tooldesign.runtime.mcp.task_store import DEFAULT_LIMIT, ENDED, Task, TaskStore, answer_task
 from tooldesign.runtime.transports.redis_client import (
     DEFAULT_URL,
@@ -54,119 +60,6 @@ from tooldesign.runtime.transports.redis_client import (
 __all__ = ["RedisTaskStore"]
 
 log = logging.getLogger("tooldesign.runtime.mcp")
-
-_NOW = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local function ended(status)
-  return status == 'completed' or status == 'failed' or status == 'cancelled'
-end
-"""
-# A record is a hash: data (the task's JSON, written whole by its server), and the fields the
-# scripts judge: status, updated, revision, runner (the server running it).
-_CREATE = (
-    _NOW
-    + """
--- KEYS: running, ended, record, round (or "").  ARGV: limit, data, status, updated, runner,
--- ttl (ms), id, record key prefix, round ttl (ms).  Ended tasks make room, oldest first; with
--- none, 0. A round that made a task already (its task, the round's id), -1.
-if KEYS[4] ~= '' and redis.call('SET', KEYS[4], ARGV[7], 'NX', 'PX', ARGV[9]) == false then
-  return -1
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[1]) then
-  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)
-  if #oldest == 0 then return 0 end
-  redis.call('ZREM', KEYS[2], oldest[1])
-  redis.call('DEL', ARGV[8] .. oldest[1])
-end
-redis.call('HSET', KEYS[3], 'data', ARGV[2], 'status', ARGV[3], 'updated', ARGV[4],
-  'revision', 0, 'runner', ARGV[5])
-redis.call('PEXPIRE', KEYS[3], ARGV[6])
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), ARGV[7])
-return 1
-"""
-)
-_PUT = (
-    _NOW
-    + """
--- KEYS: record, running, ended.  ARGV: data, status, updated, revision, runner, ttl (ms), id.
--- An ended record is final; a record another server took over is not this one's (-1); an
--- older revision changes nothing. A missing record (the server lost it) is written again.
-local f = redis.call('HMGET', KEYS[1], 'status', 'runner', 'revision')
-if f[1] then
-  if ended(f[1]) then return 0 end
-  if f[2] ~= ARGV[5] then return -1 end
-  if tonumber(f[3]) >= tonumber(ARGV[4]) then return 0 end
-end
-redis.call('HSET', KEYS[1], 'data', ARGV[1], 'status', ARGV[2], 'updated', ARGV[3],
-  'revision', ARGV[4], 'runner', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-if ended(ARGV[2]) then
-  redis.call('ZREM', KEYS[2], ARGV[7])
-  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[6]), ARGV[7])
-else
-  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), ARGV[7])
-end
-return 1
-"""
-)
-_LOAD = (
-    _NOW
-    + """
--- KEYS: record, servers.  The record, and whether its runner's lease is live.
-local f = redis.call('HGETALL', KEYS[1])
-if #f == 0 then return {f, 0} end
-local runner = redis.call('HGET', KEYS[1], 'runner')
-local lease = redis.call('ZSCORE', KEYS[2], runner)
-return {f, (lease and tonumber(lease) > now) and 1 or 0}
-"""
-)
-_CLAIM = (
-    _NOW
-    + """
--- KEYS: record, servers.  ARGV: this server, the runner the caller saw.
-local f = redis.call('HMGET', KEYS[1], 'status', 'runner', 'revision')
-if not f[1] or ended(f[1]) or f[2] ~= ARGV[2] then return -1 end
-local lease = redis.call('ZSCORE', KEYS[2], f[2])
-if lease and tonumber(lease) > now then return -1 end
-local revision = tonumber(f[3]) + 1
-redis.call('HSET', KEYS[1], 'runner', ARGV[1], 'revision', revision)
-return revision
-"""
-)
-_CANCEL = (
-    _NOW
-    + """
--- KEYS: record, running, ended.  ARGV: updated, ttl (ms), id.  1: it was running.
-local f = redis.call('HMGET', KEYS[1], 'status', 'revision')
-if not f[1] or ended(f[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'cancelled', 'updated', ARGV[1], 'revision',
-  tonumber(f[2]) + 1)
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZREM', KEYS[2], ARGV[3])
-redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[3])
-return 1
-"""
-)
-_HEARTBEAT = (
-    _NOW
-    + """
--- KEYS: servers.  ARGV: this server, lease (ms).
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 600000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-return now
-"""
-)
-_SCRIPTS = {
-    "create": _CREATE,
-    "put": _PUT,
-    "load": _LOAD,
-    "claim": _CLAIM,
-    "cancel": _CANCEL,
-    "heartbeat": _HEARTBEAT,
-}
 
 
 class RedisTaskStore(TaskStore):
@@ -186,11 +79,12 @@ class RedisTaskStore(TaskStore):
         *,
         prefix: str = "tooldesign",
         limit: int = DEFAULT_LIMIT,
+        per_caller: int | None = None,
         lease: float = 3.0,
         stranded_ttl: float = 3600.0,
         connections: int = 8,
     ) -> None:
-        super().__init__(limit)
+        super().__init__(limit, per_caller=per_caller)
         if lease <= 0 or stranded_ttl <= lease:
             raise ValueError("a lease is positive seconds, and stranded_ttl longer than it")
         self.url = url
@@ -208,11 +102,20 @@ class RedisTaskStore(TaskStore):
         self._dirty: dict[str, Task] = {}
         self._written: dict[str, int] = {}
         """The revision of each task running here last written."""
+        self._stopped: set[str] = set()
+        """Tasks running here whose cancel another server passed on (applied once)."""
         self._wake: asyncio.Event | None = None
         self._closed = False
 
     def _key(self, kind: str, task_id: str = "") -> str:
         return f"{self.base}:{kind}:{task_id}" if task_id else f"{self.base}:{kind}"
+
+    def _caller(self, owner: str | None) -> str:
+        """The sorted set of an authenticated caller's running tasks (scored by when each
+        stops counting: its record's expiry), or ``""`` for a task nobody owns."""
+        if owner is None:
+            return ""
+        return self._key("caller", hashlib.sha256(owner.encode()).hexdigest()[:32])
 
     # ── connection and loops ─────────────────────────────────────────────────────────────
 
@@ -236,13 +139,13 @@ class RedisTaskStore(TaskStore):
         client = self._client
         sha = self._shas.get(name)
         if sha is None:
-            sha = self._shas[name] = await client.script_load(_SCRIPTS[name])
+            sha = self._shas[name] = await client.script_load(SCRIPTS[name])
         try:
             return await client.evalsha(sha, len(keys), *keys, *args)
         except ERRORS as exc:
             if not isinstance(exc, NoScriptError):  # a server that lost its scripts: again
                 raise
-        self._shas[name] = await client.script_load(_SCRIPTS[name])
+        self._shas[name] = await client.script_load(SCRIPTS[name])
         return await client.evalsha(self._shas[name], len(keys), *keys, *args)
 
     def _stopping(self) -> bool:
@@ -283,6 +186,7 @@ class RedisTaskStore(TaskStore):
                     if task.id not in self._dirty:
                         del self._local[task.id]
                         self._written.pop(task.id, None)
+                        self._stopped.discard(task.id)
                     continue
                 await self._look_after(task)
             await asyncio.sleep(self.lease_ms / 3000)
@@ -290,23 +194,29 @@ class RedisTaskStore(TaskStore):
     async def _look_after(self, task: Task) -> None:
         record, answers = self._key("task", task.id), self._key("answers", task.id)
         async with self._client.pipeline(transaction=False) as pipe:
-            pipe.hmget(record, "status", "runner")
+            pipe.hmget(record, "status", "runner", "cancel")
             pipe.lpop(answers, 100)
             pipe.pexpire(record, self.stranded_ms)
             # Counted among the running until stranded_ttl after this (this process's clock).
             pipe.zadd(self._key("running"), {task.id: _ms() + self.stranded_ms}, xx=True)
-            (status, runner), given, _, _ = await pipe.execute()
+            if task.owner is not None:  # its caller's share, likewise
+                pipe.zadd(self._caller(task.owner), {task.id: _ms() + self.stranded_ms}, xx=True)
+            (status, runner, cancel), given, *_ = await pipe.execute()
         if status is None:  # Redis lost it: written again
             self._changed(task)
         elif runner != self.server_id:
             log.warning("task %s was taken over by server %s", task.id, runner)
             self._local.pop(task.id, None)
-        elif status == "cancelled":
+        elif status == "cancelled":  # cancelled while it seemed stranded: final
             task.set_status("cancelled")
             if task.runner is not None:
                 task.runner.cancel()
             if self.cancel_call is not None:
                 await self.cancel_call(task)
+        elif cancel and task.id not in self._stopped:  # tasks/cancel, sent to another server
+            self._stopped.add(task.id)
+            if self.stop_here is not None:
+                await self.stop_here(task)
         for text in given or ():
             try:
                 answer_task(task, json.loads(text))
@@ -331,7 +241,12 @@ class RedisTaskStore(TaskStore):
         ttl = task.support.keep_ms if ended else self.stranded_ms
         done = await self._run(
             "put",
-            [self._key("task", task.id), self._key("running"), self._key("ended")],
+            [
+                self._key("task", task.id),
+                self._key("running"),
+                self._key("ended"),
+                self._caller(task.owner),
+            ],
             [_data(task), task.status, task.updated_at, revision, self.server_id, ttl, task.id],
         )
         if int(done) == -1:
@@ -365,7 +280,13 @@ class RedisTaskStore(TaskStore):
             await self._ready()
             made = await self._run(
                 "create",
-                [self._key("running"), self._key("ended"), self._key("task", task.id), round_key],
+                [
+                    self._key("running"),
+                    self._key("ended"),
+                    self._key("task", task.id),
+                    round_key,
+                    self._caller(owner),
+                ],
                 [
                     self.limit,
                     _data(task),
@@ -376,6 +297,7 @@ class RedisTaskStore(TaskStore):
                     task.id,
                     f"{self.base}:task:",
                     int(self.round_life_s * 1000),
+                    self.per_caller,
                 ],
             )
             if made == -1:
@@ -391,6 +313,12 @@ class RedisTaskStore(TaskStore):
                     "does not run again. Call the tool again without its requestState.",
                 )
             return found, False
+        if made == -2:
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"You run {self.per_caller} tasks already (on the servers sharing this task "
+                "store); try again when one has ended.",
+            )
         if not made:
             raise MCPError(
                 types.INTERNAL_ERROR,
@@ -451,18 +379,24 @@ class RedisTaskStore(TaskStore):
         except ERRORS as exc:
             raise _unreachable(self.url, exc) from None
 
-    async def cancel_elsewhere(self, task: Task) -> bool:
+    async def cancel_elsewhere(self, task: Task) -> int:
         from tooldesign.runtime.mcp.task_store import _now
 
         try:
             done = await self._run(
                 "cancel",
-                [self._key("task", task.id), self._key("running"), self._key("ended")],
+                [
+                    self._key("task", task.id),
+                    self._key("running"),
+                    self._key("ended"),
+                    self._caller(task.owner),
+                    self._key("servers"),
+                ],
                 [_now(), task.support.keep_ms, task.id],
             )
         except ERRORS as exc:
             raise _unreachable(self.url, exc) from None
-        return bool(int(done))
+        return int(done)
 
     def __len__(self) -> int:
         """The tasks this server runs (the others' are in Redis)."""

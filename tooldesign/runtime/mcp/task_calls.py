@@ -57,6 +57,15 @@ async def cancel_remote(
         log.exception("task %s: cancelling its call %s failed", task_id, call["callId"])
 
 
+def failure(result: ToolResult | None, tool: str) -> str:
+    """What a failed task says of its call: the runtime's own words when its outcome is unknown
+    (it may have taken effect, and it was not run again), else that the tool failed."""
+    hint = None if result is None else result.retry_hint
+    if hint is not None and hint.reason is RetryReason.OUTCOME_UNKNOWN:
+        return hint.message
+    return f"The tool {tool!r} failed with an internal error."
+
+
 def crashed(result: ToolResult | None, server: ToolServer) -> bool:
     """Whether the call ended with no result to give: the tool crashed (an exception the
     application does not show the model) or its worker was lost."""

@@ -32,6 +32,7 @@ from tooldesign.runtime.control.exchanges import (
 from tooldesign.runtime.mcp import control
 from tooldesign.runtime.request import ToolCallMeta
 from tooldesign.runtime.result import ToolResult
+from tooldesign.runtime.workers import RunToEnd
 
 Check = Callable[[dict[str, Any]], "str | None"]
 """What makes an answer (an MCP result as JSON) not an answer to its question (``None``: it is
@@ -43,6 +44,7 @@ class Parked(Protocol):
 
     round: types.CallToolRequestParams | None
     result: ToolResult | None
+    end: RunToEnd
 
     async def park(self, request: InputRequest, check: Check) -> Mapping[str, Any]: ...
 

@@ -63,6 +63,8 @@ class Task:
     """The questions as a shared store's record lists them (a task another server runs)."""
     on_change: Callable[[Task], None] | None = None
     """Told of each change (a shared store writes the record)."""
+    watchers: list[Callable[[Task], None]] = field(default_factory=list)
+    """Told of each change too: the listen streams following it (``notifications/tasks``)."""
     stranded: bool = False
     """A shared store's task whose server is gone (its lease expired) before it ended."""
 
@@ -92,6 +94,8 @@ class Task:
         self.revision += 1
         if self.on_change is not None:
             self.on_change(self)
+        for watcher in list(self.watchers):
+            watcher(self)
 
     def requests(self) -> dict[str, Any]:
         """What the tool asked that has no answer yet, as ``inputRequests`` lists it."""
@@ -130,6 +134,8 @@ class TaskStore:
     """Whether its tasks outlive this server (another takes them over): a shared store's."""
     cancel_call: Callable[[Task], Awaitable[None]] | None = None
     """Cancels a task's remote call on the workers (set by :class:`Tasks`)."""
+    stop_here: Callable[[Task], Awaitable[None]] | None = None
+    """Cancels the call of a task running here, as ``tasks/cancel`` does (set by :class:`Tasks`)."""
 
     def __init__(
         self,
@@ -237,9 +243,10 @@ class TaskStore:
     async def forward(self, task: Task, responses: Mapping[str, Any]) -> None:
         """Answers for a task another server runs (never, in this process's store)."""
 
-    async def cancel_elsewhere(self, task: Task) -> bool:
-        """Cancel a task another server runs (never, here): whether it was running."""
-        return False
+    async def cancel_elsewhere(self, task: Task) -> int:
+        """Cancel a task another server runs (never, here): 0, it was not running; 1, no
+        server runs it (gone): it is cancelled; 2, the server running it is asked to."""
+        return 0
 
     async def claim(self, task: Task) -> bool:
         """Take a stranded task over (never, here: none is)."""
@@ -270,18 +277,28 @@ class TaskStore:
         ]
 
     def cancel_all(self) -> None:
-        """Cancel every running task (the server is closing)."""
+        """Cancel every running task (the server is closing): each ends as its call does."""
         for task in self._tasks.values():
-            if task.runner is not None and not task.runner.done():
-                if not task.ran:
-                    task.set_status("cancelled")
-                task.runner.cancel()
+            stop(task)
+
+
+def stop(task: Task) -> None:
+    """Cancel the call of a task running here, cooperatively: a sync tool whose worker thread
+    started is waited for (it cannot be stopped, and what it did is not hidden), so the task
+    stays ``working`` until its call ends — ``completed`` with its result once it ran,
+    ``cancelled`` otherwise (the tasks extension's cancel is cooperative: a task may end in
+    another state than ``cancelled`` when its work finished first)."""
+    if task.answerer is not None:
+        task.answerer.end.ask()
+    if task.runner is not None and not task.runner.done():
+        task.runner.cancel()
 
 
 def answer_task(task: Task, responses: Mapping[str, Any]) -> None:
     """Answers (``inputResponses``) to what a task running here asked; keys not asked (or
     answered already) are ignored; an answer that is not a result of its request is refused
     (``MCPError``), and its question stays asked."""
+    answered = False
     for key, response in responses.items():
         request = task.asked.get(key)
         future = task.waiting.get(key)
@@ -303,5 +320,9 @@ def answer_task(task: Task, responses: Mapping[str, Any]) -> None:
             )
         del task.asked[key]
         future.set_result(answer)
+        answered = True
     if task.status == "input_required" and not task.asked:
         task.set_status("working")
+    elif answered:  # still asked what was not answered: its record and listeners are told
+        task.updated_at = _now()
+        task.changed()

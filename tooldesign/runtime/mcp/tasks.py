@@ -19,9 +19,13 @@ negotiated the extension (at ``initialize``, or in the request's
   too, under ``approval`` (unless the runtime has an approver of its own);
 - ``tasks/cancel``: cancels the call (the tool is cancelled; the task ends ``cancelled``); on
   an ended task, or one whose call has run already (its effect is not undone: the task
-  completes with its result), it changes nothing.
+  completes with its result), it changes nothing. Cooperative, as the extension says: a sync
+  tool whose worker thread started runs to its end, and its task completes (it stays
+  ``working`` meanwhile; ``task_store.stop``).
 
-Both acknowledge with an empty result. A client that did not negotiate the extension is
+Both acknowledge with an empty result. A ``subscriptions/listen`` request asking for
+``taskIds`` is told each state of those tasks as ``notifications/tasks``
+(:mod:`.task_notices`). A client that did not negotiate the extension is
 refused these methods (-32021) and gets a task-supporting tool's result synchronously, or, for
 ``LongRunning(required=True)``, -32021 naming the extension. With ``asks_first``, a call that
 brings no answers yet runs in the call (its questions answered ``input_required``, 2026-07-28
@@ -39,6 +43,7 @@ when sent, must be the ``taskId`` (-32020 otherwise).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -53,15 +58,18 @@ from tooldesign.contract.tasks import TaskSupport
 from tooldesign.runtime.control.exchanges import InputRequest, InputUnavailable
 from tooldesign.runtime.mcp import exchanges, task_calls, task_runs
 from tooldesign.runtime.mcp.access import access_token_of
+from tooldesign.runtime.mcp.task_notices import listen, task_ids
 from tooldesign.runtime.mcp.task_store import (
     DEFAULT_LIMIT,
     ENDED,
     Task,
     TaskStore,
     answer_task,
+    stop,
 )
 from tooldesign.runtime.result import ToolResult
-from tooldesign.runtime.transports.base import DETACHED
+from tooldesign.runtime.transports.base import DETACHED, RESENT
+from tooldesign.runtime.workers import RUN_TO_END, RunToEnd
 
 if TYPE_CHECKING:
     from tooldesign.runtime.mcp.server import ToolServer
@@ -89,7 +97,7 @@ class Parked:
     """The answerer of a call running as a task: a question with no answer parks the task
     (``input_required``) until ``tasks/update`` answers it."""
 
-    __slots__ = ("answers", "asks", "call_id", "ctx", "result", "round", "task")
+    __slots__ = ("answers", "asks", "call_id", "ctx", "end", "result", "round", "task")
 
     def __init__(
         self,
@@ -109,6 +117,8 @@ class Parked:
         """The id the call runs under (the server's ``_call_tool`` gives it to the call)."""
         self.result: ToolResult | None = None
         """The call's result, once it ran (set by :func:`exchanges.execute`)."""
+        self.end = RunToEnd()
+        """Cancelling the task waits for a sync tool's thread that started (``stop``)."""
 
     def can_answer(self, method: str) -> bool:
         return exchanges.declared(method, self.asks) and exchanges.can_answer(self.ctx, method)
@@ -165,6 +175,7 @@ class Tasks:
         ``capabilities.extensions``), and ``tasks/get``, ``tasks/update``, ``tasks/cancel``."""
         self._server = server
         self.store.cancel_call = self._cancel_call
+        self.store.stop_here = self._stop
         low = server.server
         low.extensions[EXTENSION] = {}
         low.add_request_handler("tasks/get", _TaskParams, self._get)
@@ -195,6 +206,11 @@ class Tasks:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         params = ctx.params
+        if ctx.method == "subscriptions/listen" and (wanted := task_ids(params)) is not None:
+            if not negotiated(ctx):
+                raise _missing_extension("Task status notifications need", ctx)
+            current = functools.partial(self._current, ctx)
+            return await listen(ctx, self.store, _owner(ctx), wanted, self._bus(), current)
         if ctx.method in _METHODS:
             _check_name_header(ctx)
             if not negotiated(ctx):
@@ -221,6 +237,13 @@ class Tasks:
         except ValidationError:
             return await call_next(ctx)  # the SDK answers invalid parameters
         return await self._start(ctx, call, spec.asks, support)
+
+    def _bus(self) -> Any:
+        """The bus of the server's listen handler (the SDK's), for the other kinds of event a
+        stream following tasks asks for (``None``: not known)."""
+        low = self._server.server if self._server is not None else None
+        entry = getattr(low, "_request_handlers", {}).get("subscriptions/listen")
+        return getattr(getattr(entry, "handler", None), "_bus", None)
 
     async def _start(
         self,
@@ -252,11 +275,15 @@ class Tasks:
         ctx: ServerRequestContext[Any, Any],
         params: types.CallToolRequestParams,
         parked: Parked,
+        resent: bool = False,
     ) -> None:
         assert self._server is not None
         token = exchanges.IN_TASK.set(parked)
         if self.store.hands_over:  # its call outlives this server: cancelled only when asked
             DETACHED.set(True)
+        if resent:  # sent before, by a server gone: run only if the queue holds its record
+            RESENT.set(True)
+        RUN_TO_END.set(parked.end)  # a cancel does not hide what a started thread does
         try:
             answer = await self._server._call_tool(ctx, params)
         except asyncio.CancelledError:
@@ -264,8 +291,8 @@ class Tasks:
                 self._complete(
                     task, self._server._served_catalog().adapter.result_message(parked.result)
                 )
-            elif not self.store.hands_over:  # else: this server stops, another takes it over
-                task.set_status("cancelled")
+            elif parked.end.asked or not self.store.hands_over:
+                task.set_status("cancelled")  # else: this server stops, another takes it over
             return
         except MCPError as exc:
             task.error = _error(exc.error.code, exc.error.message, exc.error.data)
@@ -279,9 +306,7 @@ class Tasks:
         finally:
             exchanges.IN_TASK.reset(token)
         if task_calls.crashed(parked.result, self._server):
-            task.error = _error(
-                types.INTERNAL_ERROR, f"The tool {task.tool!r} failed with an internal error."
-            )
+            task.error = _error(types.INTERNAL_ERROR, task_calls.failure(parked.result, task.tool))
             task.set_status("failed")
             return
         self._complete(task, answer.model_dump(by_alias=True, exclude_none=True, mode="json"))
@@ -317,6 +342,13 @@ class Tasks:
             task = await self._take_over(ctx, task)
         return task.detailed()
 
+    async def _current(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task | None:
+        """The task as ``tasks/get`` finds it: one whose server is gone, taken over."""
+        task = await self.store.find(task_id, _owner(ctx))
+        if task is not None and task.stranded:
+            task = await self._take_over(ctx, task)
+        return task
+
     async def _take_over(self, ctx: ServerRequestContext[Any, Any], task: Task) -> Task:
         """A task whose server is gone: its remote call is found again (same call id: the queue
         answers it once, or this server joins it), or, for a tool that ran in that server's
@@ -339,7 +371,7 @@ class Tasks:
         parked = Parked(task, ctx, spec.asks if spec is not None else (), {})
         log.info("task %s of tool %s: taken over, its call %s", task.id, task.tool, call["callId"])
         task.runner = asyncio.get_running_loop().create_task(
-            self._run(task, ctx, params, parked), name=f"tooldesign task {task.id}"
+            self._run(task, ctx, params, parked, resent=True), name=f"tooldesign task {task.id}"
         )
         self.store.adopted(task)
         return task
@@ -363,14 +395,18 @@ class Tasks:
         if task.status in ENDED or task.ran:
             return {}
         if task.runner is None:  # another server runs it, or ran it and is gone
-            if await self.store.cancel_elsewhere(task) and task.stranded:
+            if await self.store.cancel_elsewhere(task) == 1:  # gone: nobody else cancels it
                 await task_calls.cancel_remote(self._server, task.id, task.tool, task.call or {})
             return {}
-        task.set_status("cancelled")
-        task.runner.cancel()
+        await self._stop(task)
+        return {}
+
+    async def _stop(self, task: Task) -> None:
+        """Cancel the call of a task running here: it ends ``cancelled``, or, when its call
+        ran meanwhile (a sync tool's thread cannot be stopped), ``completed`` (:func:`stop`)."""
+        stop(task)
         if self.store.hands_over:  # its call is not cancelled with its runner
             await self._cancel_call(task)
-        return {}
 
     async def _cancel_call(self, task: Task) -> None:
         await task_calls.cancel_remote(self._server, task.id, task.tool, task.call or {})

@@ -80,6 +80,11 @@ DETACHED: ContextVar[bool] = ContextVar("tooldesign_transport_detached", default
 MCP task kept in Redis, whose call another server takes over when this one stops (it cancels
 the call on the workers itself when the task is cancelled)."""
 
+RESENT: ContextVar[bool] = ContextVar("tooldesign_transport_resent", default=False)
+"""Set (``True``) where a call is sent again under its id by a server that took over the MCP
+task of a server gone: it was sent before, so a queue that no longer holds its record (expired,
+or lost with Redis's data) must not run it (``Lost``) unless its tool may run twice."""
+
 
 class TransportError(UserError):
     """A transport that cannot work: an unsupported server, a bad address or setting."""

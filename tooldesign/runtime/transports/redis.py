@@ -26,6 +26,7 @@ from typing import Any
 
 from tooldesign.runtime.transports.base import (
     DETACHED,
+    RESENT,
     Answer,
     BadAnswer,
     Conflict,
@@ -277,6 +278,8 @@ class RedisTransport(Transport):
         toolset = message.toolset
         expected = agent.epochs.get(toolset, "")
         careful = False  # an attempt may have been queued: its record must be there
+        # Sent before, by a server since gone (an MCP task taken over): its record must be there.
+        resent = RESENT.get() and not message.repeatable
         backoff = Backoff()
         while True:
             try:
@@ -305,7 +308,7 @@ class RedisTransport(Transport):
                         self.grace_ms,
                         secrets.token_hex(8),
                         expected,
-                        1 if careful else 0,
+                        2 if resent else 1 if careful else 0,
                     ],
                 )
                 agent.epochs[toolset] = str(epoch)

@@ -308,14 +308,16 @@ ADMIT = (
     + """
 -- KEYS: workers, leases, tick, requests, call, bell, epoch, queued.  ARGV: version,
 -- max queue, record ttl (s), reply stream, call message, call id, digest, tool, deadline (ms),
--- grace (ms), new epoch, expected epoch, careful (1/0).
+-- grace (ms), new epoch, expected epoch, careful (2/1/0).
 -- Fairness: once the queue is half full, an agent that has queued its share of it (the limit
 -- over one more than the agents with calls queued: room is left for a newcomer) waits, as
 -- for a full queue.
 -- The epoch names the toolset's data: a server that lost it (restarted empty) has another.
 -- A careful admission (an earlier attempt at it may have been queued, and the tool must not
 -- run twice) of a call with no record under another epoch than expected is 'lost': that
--- attempt may have run before the data was lost.
+-- attempt may have run before the data was lost. A call sent again by a server that took
+-- over another's task (careful 2: it was sent before) with no record at all is 'lost': its
+-- record expired or was lost, and it may have run.
 local epoch = redis.call('GET', KEYS[7])
 if not epoch then
   epoch = ARGV[11]
@@ -324,7 +326,9 @@ end
 local record = redis.call('HMGET', KEYS[5], 'digest', 'result', 'queued', 'deadline')
 if record[1] and record[1] ~= ARGV[7] then return {'conflict', '', epoch} end
 if record[2] then return {'done', record[2], epoch} end
-if not record[1] and ARGV[13] == '1' and epoch ~= ARGV[12] then return {'lost', '', epoch} end
+if not record[1] and (ARGV[13] == '2' or (ARGV[13] == '1' and epoch ~= ARGV[12])) then
+  return {'lost', '', epoch}
+end
 local since = live_at(KEYS[3], ARGV[10])
 local others = {}
 local live = false

@@ -39,6 +39,7 @@ from tooldesign.runtime.request import ToolCallMeta, ToolRequest, fresh_call_id
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.spec.specs import ToolSpec
 from tooldesign.runtime.transports.base import (
+    RESENT,
     BadAnswer,
     Conflict,
     Lost,
@@ -192,7 +193,8 @@ class RemoteToolset:
         if isinstance(answer, NoAnswer):
             return answers.no_answer(tool_id, timeout, sent=answer.sent, detail=answer.detail)
         if isinstance(answer, Lost):
-            log.error("call %s to %s: the queue lost its data meanwhile", meta.call_id, tool_id)
+            why = "has no record of it, sent again" if RESENT.get() else "lost its data meanwhile"
+            log.error("call %s to %s: the queue %s", meta.call_id, tool_id, why)
             return answers.queue_lost(tool_id)
         if isinstance(answer, Conflict):
             log.error("call %s to %s: its id is bound to another request", meta.call_id, tool_id)
