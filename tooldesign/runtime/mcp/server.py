@@ -64,7 +64,7 @@ from tooldesign.runtime.mcp.changes import ChangeBus, Listeners
 from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter
 from tooldesign.runtime.reasons import RetryReason
-from tooldesign.runtime.request import ToolCallMeta, ToolRequest
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest, entry_meta
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.spec.specs import ToolSpec
@@ -240,6 +240,9 @@ class ToolServer:
         self.server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._watch_connection
         )
+        self.server.add_request_handler(
+            "tools/call", types.CallToolRequestParams, self._answer_call
+        )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         self.server.add_request_handler(
             "logging/setLevel", types.SetLevelRequestParams, self._set_log_level
@@ -352,6 +355,18 @@ class ToolServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[_Connection], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        """A ``tools/call``'s answer as the SDK's model (what a task keeps)."""
+        answer = await self._answer_call(ctx, params)
+        if isinstance(answer, types.InputRequiredResult):
+            return answer
+        return types.CallToolResult.model_validate(answer)
+
+    async def _answer_call(
+        self, ctx: ServerRequestContext[_Connection], params: types.CallToolRequestParams
+    ) -> dict[str, Any] | types.InputRequiredResult:
+        """A ``tools/call``'s answer: a ``CallToolResult`` as its wire dict (the handler
+        served; the SDK validates it against the connection's protocol version as it sends it,
+        so it is not built as a model first only to be dumped again), or ``input_required``."""
         catalog = self._served_catalog()
         spec = catalog.specs.get(params.name)
         if spec is None:  # only the names tools/list shows are callable
@@ -363,32 +378,46 @@ class ToolServer:
         server_data = (
             {} if self._on_result is not None else {k.kind: False for k in spec.server_data}
         )
-        context = _call_context(ctx, params, server_data)
-        meta = await self._call_meta(context)
-        if not meta.trace and context.meta.trace:  # a meta_for that did not carry it on
-            meta = dataclasses.replace(meta, trace=context.meta.trace)
+        default, http_request = _default_meta(ctx, server_data)
+        client = ctx.session.client_params
+        client_name = client.client_info.name if client is not None else None
+        # What meta_for and on_result read of the request: built only for them.
+        context = (
+            None
+            if self._meta_for is None and self._on_result is None
+            else _call_context(ctx, params, default, http_request, client_name)
+        )
+        if context is None:
+            token = access_token_of(http_request.scope) if http_request is not None else None
+            meta = callers.verified(default, token)
+        else:
+            meta = await self._call_meta(context)
+            if not meta.trace and default.trace:  # a meta_for that did not carry it on
+                meta = dataclasses.replace(meta, trace=default.trace)
         missing = tuple(name for name in spec.injected if meta.value_for(name) is None)
         if missing:
             self._explain_missing(
                 spec.name,
                 missing,
-                http_without_session=context.session_id is None and context.headers is not None,
+                http_without_session=default.session_id is None and http_request is not None,
             )
         request = ToolRequest(params.name, payload, meta)
         async with control.forwarded(ctx, spec.name, self._log_levels.get(_connection_of(ctx))):
             result = await exchanges.execute(
-                self.runtime, ctx, params, request, context.client_name, spec.asks
+                self.runtime, ctx, params, request, client_name, spec.asks
             )
         if isinstance(result, types.InputRequiredResult):
             return result
         hint = result.retry_hint
         if hint is not None and hint.reason is RetryReason.TOOL_UNAVAILABLE:
             raise _unknown_tool(params.name, catalog)  # unregistered while the call started
-        await self._observe(result, context)
+        if context is not None:
+            await self._observe(result, context)
         message = catalog.adapter.result_message(result)
         if result.awaiting_approval and result.approval is not None:
             message["_meta"] = {control.APPROVAL_META_KEY: result.approval.to_dict()}
-        return types.CallToolResult.model_validate(message)
+        message["resultType"] = "complete"  # as the model dumps it (a handshake wire drops it)
+        return message
 
     async def _call_meta(self, context: McpCallContext) -> ToolCallMeta:
         if self._meta_for is None:
@@ -540,36 +569,38 @@ class ToolServer:
         )
 
 
-def _call_context(
-    ctx: ServerRequestContext[_Connection],
-    params: types.CallToolRequestParams,
-    server_data: Mapping[str, bool],
-) -> McpCallContext:
+def _default_meta(
+    ctx: ServerRequestContext[_Connection], server_data: Mapping[str, bool]
+) -> tuple[ToolCallMeta, Request | None]:
+    """The default metadata of a call (see :class:`McpCallContext`), and its HTTP request."""
     request = ctx.request if isinstance(ctx.request, Request) else None
-    headers: Mapping[str, str] | None = dict(request.headers) if request is not None else None
-    access_token = access_token_of(request.scope) if request is not None else None
     if request is not None:
         session_id = request.headers.get(SESSION_HEADER) or None
     else:
-        session_id = (
-            ctx.lifespan_context.id if isinstance(ctx.lifespan_context, _Connection) else None
-        )
+        lifespan = ctx.lifespan_context
+        session_id = lifespan.id if isinstance(lifespan, _Connection) else None
     request_id = None if ctx.request_id is None else str(ctx.request_id)
-    client = ctx.session.client_params
-    request_meta = dict(ctx.meta or {})
+    trace = control.trace_of(ctx.meta) if ctx.meta else {}
+    return entry_meta(session_id, request_id, server_data, trace), request
+
+
+def _call_context(
+    ctx: ServerRequestContext[_Connection],
+    params: types.CallToolRequestParams,
+    meta: ToolCallMeta,
+    request: Request | None,
+    client_name: str | None,
+) -> McpCallContext:
+    headers: Mapping[str, str] | None = dict(request.headers) if request is not None else None
+    access_token = access_token_of(request.scope) if request is not None else None
     return McpCallContext(
         tool=params.name,
-        meta=ToolCallMeta(
-            session_id=session_id,
-            tool_call_id=request_id,
-            server_data=server_data,
-            trace=control.trace_of(request_meta),
-        ),
-        request_id=request_id,
-        session_id=session_id,
+        meta=meta,
+        request_id=meta.tool_call_id,
+        session_id=meta.session_id,
         protocol_version=ctx.protocol_version,
-        client_name=client.client_info.name if client is not None else None,
-        request_meta=request_meta,
+        client_name=client_name,
+        request_meta=dict(ctx.meta or {}),
         headers=headers,
         http_request=request,
         access_token=access_token,
