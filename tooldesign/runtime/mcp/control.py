@@ -241,6 +241,9 @@ class _Forwarding:
     async def __aexit__(self, kind: type[BaseException] | None, *_: object) -> None:
         logs.detach(self.logs)
         progress.detach(self.progress)
+        # The gates hold this block's sinks, which hold the block: without the cycle, the
+        # block and the request it holds are freed at once, not by the garbage collector.
+        del self.logs, self.progress
         if kind is not None:
             if self.forwarder is not None:
                 self.forwarder.stop()
