@@ -71,7 +71,7 @@ LARGER_FILES = {
     "govern/schemas.py": 1014,
     "binding/planner.py": 951,
     "importers/mcp.py": 799,
-    "runtime/mcp/server.py": 699,
+    "runtime/mcp/server.py": 693,
     "contract/catalog.py": 565,
     "codegen/bindings.py": 620,
 }

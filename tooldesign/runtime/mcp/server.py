@@ -60,11 +60,12 @@ from tooldesign.runtime.control.logs import LogLevel
 from tooldesign.runtime.mcp import callers, control, exchanges, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.callbacks import MissingExplained, check_callback
+from tooldesign.runtime.mcp.callers import Connection as _Connection
 from tooldesign.runtime.mcp.changes import ChangeBus, Listeners
-from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
+from tooldesign.runtime.mcp.sessions import SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter
 from tooldesign.runtime.reasons import RetryReason
-from tooldesign.runtime.request import ToolCallMeta, ToolRequest, entry_meta
+from tooldesign.runtime.request import ToolCallMeta, ToolRequest
 from tooldesign.runtime.result import ToolResult
 from tooldesign.runtime.runtime import Runtime
 from tooldesign.runtime.spec.specs import ToolSpec
@@ -111,13 +112,6 @@ _arguments_as_sent: contextvars.ContextVar[Any] = contextvars.ContextVar(
 )
 """A ``tools/call``'s arguments when they are not an object, kept from the SDK's validation
 (which would refuse them bare) so the runtime can tell the model what is wrong with them."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Connection:
-    """State of one stream connection (stdio, in-memory): the server's lifespan value."""
-
-    id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,9 +358,8 @@ class ToolServer:
     async def _answer_call(
         self, ctx: ServerRequestContext[_Connection], params: types.CallToolRequestParams
     ) -> dict[str, Any] | types.InputRequiredResult:
-        """A ``tools/call``'s answer: a ``CallToolResult`` as its wire dict (the handler
-        served; the SDK validates it against the connection's protocol version as it sends it,
-        so it is not built as a model first only to be dumped again), or ``input_required``."""
+        """A ``tools/call``'s answer: a ``CallToolResult`` as its wire dict (the SDK validates it
+        for the connection's protocol as it sends it), or ``input_required``."""
         catalog = self._served_catalog()
         spec = catalog.specs.get(params.name)
         if spec is None:  # only the names tools/list shows are callable
@@ -378,19 +371,28 @@ class ToolServer:
         server_data = (
             {} if self._on_result is not None else {k.kind: False for k in spec.server_data}
         )
-        default, http_request = _default_meta(ctx, server_data)
+        default, http_request = callers.default_meta(ctx, server_data)
         client = ctx.session.client_params
         client_name = client.client_info.name if client is not None else None
-        # What meta_for and on_result read of the request: built only for them.
-        context = (
-            None
-            if self._meta_for is None and self._on_result is None
-            else _call_context(ctx, params, default, http_request, client_name)
-        )
-        if context is None:
+        context = None  # what meta_for and on_result read of the request: built for them only
+        if self._meta_for is None and self._on_result is None:
             token = access_token_of(http_request.scope) if http_request is not None else None
             meta = callers.verified(default, token)
         else:
+            http = http_request
+            context = McpCallContext(
+                tool=params.name,
+                meta=default,
+                request_id=default.tool_call_id,
+                session_id=default.session_id,
+                protocol_version=ctx.protocol_version,
+                client_name=client_name,
+                request_meta=dict(ctx.meta or {}),
+                headers=dict(http.headers) if http is not None else None,
+                http_request=http,
+                access_token=access_token_of(http.scope) if http is not None else None,
+                request_context=ctx,
+            )
             meta = await self._call_meta(context)
             if not meta.trace and default.trace:  # a meta_for that did not carry it on
                 meta = dataclasses.replace(meta, trace=default.trace)
@@ -567,45 +569,6 @@ class ToolServer:
             max_request_body_size=max_request_body_size,
             authentication=authentication,
         )
-
-
-def _default_meta(
-    ctx: ServerRequestContext[_Connection], server_data: Mapping[str, bool]
-) -> tuple[ToolCallMeta, Request | None]:
-    """The default metadata of a call (see :class:`McpCallContext`), and its HTTP request."""
-    request = ctx.request if isinstance(ctx.request, Request) else None
-    if request is not None:
-        session_id = request.headers.get(SESSION_HEADER) or None
-    else:
-        lifespan = ctx.lifespan_context
-        session_id = lifespan.id if isinstance(lifespan, _Connection) else None
-    request_id = None if ctx.request_id is None else str(ctx.request_id)
-    trace = control.trace_of(ctx.meta) if ctx.meta else {}
-    return entry_meta(session_id, request_id, server_data, trace), request
-
-
-def _call_context(
-    ctx: ServerRequestContext[_Connection],
-    params: types.CallToolRequestParams,
-    meta: ToolCallMeta,
-    request: Request | None,
-    client_name: str | None,
-) -> McpCallContext:
-    headers: Mapping[str, str] | None = dict(request.headers) if request is not None else None
-    access_token = access_token_of(request.scope) if request is not None else None
-    return McpCallContext(
-        tool=params.name,
-        meta=meta,
-        request_id=meta.tool_call_id,
-        session_id=meta.session_id,
-        protocol_version=ctx.protocol_version,
-        client_name=client_name,
-        request_meta=dict(ctx.meta or {}),
-        headers=headers,
-        http_request=request,
-        access_token=access_token,
-        request_context=ctx,
-    )
 
 
 async def _internal_errors_untold(
