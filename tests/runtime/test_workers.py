@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -63,3 +64,21 @@ def test_a_failure_reaches_the_caller_and_the_thread_goes_on() -> None:
     with pytest.raises(RuntimeError, match="after shutdown"):
         pool.submit(lambda: 1)
     assert not any(t.is_alive() for t in pool._threads)
+
+
+def test_a_forked_child_starts_threads_of_its_own() -> None:
+    """The parent's idle threads do not exist in a forked child: a call there still runs."""
+    pool = WorkerThreads(2, thread_name_prefix="t")
+    assert pool.submit(lambda: 1).result(5) == 1  # an idle thread, in the parent
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.write(writer, str(pool.submit(lambda: 2).result(5)).encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader) as pipe:
+        assert pipe.read() == "2"
+    os.waitpid(pid, 0)
+    pool.shutdown()

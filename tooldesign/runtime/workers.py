@@ -6,6 +6,7 @@ import asyncio
 import collections
 import contextvars
 import inspect
+import os
 import threading
 import weakref
 from collections.abc import Callable
@@ -189,7 +190,15 @@ def _at_exit() -> None:
         pool.shutdown(wait=True)
 
 
+def _forked() -> None:
+    # A forked child has none of its parent's threads: its pools start theirs again.
+    for pool in list(_POOLS):
+        pool._lock = threading.Lock()
+        pool._idle, pool._threads, pool._waiting = [], [], collections.deque()
+
+
 threading._register_atexit(_at_exit)  # type: ignore[attr-defined]  # before non-daemon joins
+os.register_at_fork(after_in_child=_forked)
 
 
 def cancelled_before_start(exc: BaseException) -> bool:
