@@ -71,7 +71,7 @@ LARGER_FILES = {
     "govern/schemas.py": 1014,
     "binding/planner.py": 951,
     "importers/mcp.py": 799,
-    "runtime/mcp/server.py": 697,
+    "runtime/mcp/server.py": 691,
     "contract/catalog.py": 565,
     "codegen/bindings.py": 620,
 }

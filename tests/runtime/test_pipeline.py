@@ -26,7 +26,7 @@ from tooldesign.runtime import (
     ToolResult,
 )
 from tooldesign.runtime.pipeline import __doc__ as PIPELINE_DOC
-from tooldesign.runtime.request import fresh_call_id
+from tooldesign.runtime.request import entry_meta, fresh_call_id
 
 from examples.netops.services import DeviceService, Inventory
 from gen.assistant.toolsets.devices import executor as devices
@@ -394,3 +394,14 @@ def test_every_call_has_a_call_id_and_keeps_the_rest_of_its_metadata() -> None:
     assert ids[0] == ids[1] == full.stable_id() and ids[2] == "mine"
     assert ids[3] and ids[4] and ids[3] != ids[4]  # without ids: a fresh one each call
     assert seen[0] == replace(full, call_id=full.stable_id())  # nothing else lost on the way
+
+
+def test_an_entry_points_metadata_built_slot_by_slot_is_the_dataclasses() -> None:
+    """``entry_meta`` (every MCP call's metadata, built past the frozen ``__init__``) sets every
+    field: one added to ``ToolCallMeta`` must be added there too."""
+    trace = {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+    built = entry_meta("s-1", "7", {"audit": False}, trace)
+    assert built == ToolCallMeta(
+        session_id="s-1", tool_call_id="7", server_data={"audit": False}, trace=trace
+    )
+    assert entry_meta(None, None, {}, {}) == ToolCallMeta()

@@ -201,6 +201,28 @@ def with_ids(
     return copy
 
 
+def entry_meta(
+    session_id: str | None,
+    tool_call_id: str | None,
+    server_data: Mapping[str, bool],
+    trace: Mapping[str, str],
+) -> ToolCallMeta:
+    """The metadata an entry point gives a call it received (the rest left unset), copied
+    slot by slot as :func:`with_ids` does: on every call's path."""
+    meta = _NEW(ToolCallMeta)
+    _META_RUN_ID(meta, None)
+    _META_SESSION_ID(meta, session_id)
+    _META_TURN_ID(meta, None)
+    _META_TOOL_CALL_ID(meta, tool_call_id)
+    _META_PARENT_TOOL_CALL_ID(meta, None)
+    _META_LABELS(meta, {})
+    _META_SERVER_DATA(meta, server_data)
+    _META_CALL_ID(meta, None)
+    _META_TRACE(meta, trace)
+    _META_PRINCIPAL(meta, None)
+    return meta
+
+
 def _slot_setter(cls: type, name: str) -> Callable[[object, Any], None]:
     """The setter of field ``name`` of slotted ``cls``, straight to its slot (past a frozen
     class's ``__setattr__``). Module constants: the interpreter's fastest lookup."""

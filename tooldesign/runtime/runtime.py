@@ -30,6 +30,7 @@ from tooldesign.runtime.spec.limits import DEFAULT_LIMITS, Limits
 from tooldesign.runtime.spec.specs import JsonSchema, ToolSpec
 from tooldesign.runtime.spill import DEFAULT_TTL, MemoryResultStore, ResultStore
 from tooldesign.runtime.sync import run_sync
+from tooldesign.runtime.workers import WorkerThreads
 
 DEFAULT_WORKER_THREADS = 64
 """Threads a runtime runs sync tools on, by default: tools mostly wait on I/O."""
@@ -86,7 +87,7 @@ class Runtime:
         # default executor: tools that hang hold the runtime's threads only. Large arguments are
         # decoded, and sync approvers wait for a person, each on threads of their own: neither
         # tools that hang nor pending approvals keep a call from being answered.
-        workers = ThreadPoolExecutor(worker_threads, thread_name_prefix="tooldesign-tool")
+        workers = WorkerThreads(worker_threads, thread_name_prefix="tooldesign-tool")
         decoders = ThreadPoolExecutor(_DECODER_THREADS, thread_name_prefix="tooldesign-decode")
         approvers = ThreadPoolExecutor(_APPROVER_THREADS, thread_name_prefix="tooldesign-approver")
         self._pipeline = Pipeline(

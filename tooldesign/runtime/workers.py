@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import inspect
+import os
 import threading
+import weakref
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from dataclasses import replace
 from typing import Any
 
@@ -125,6 +128,138 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
 def in_worker_thread(function: SyncInvoke) -> Invoke:
     """An :data:`Invoke` running the sync ``function`` in a worker thread (see :class:`WorkerThreadInvoke`)."""
     return WorkerThreadInvoke(function)
+
+
+_Job = tuple["Future[Any]", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+
+
+class WorkerThreads(Executor):
+    """The threads a runtime runs sync tools on: up to ``max_workers``, each started when every
+    other is busy, and the one that finished last takes the next call.
+
+    ``ThreadPoolExecutor`` hands each call to whichever of its waiting threads wakes first, and
+    starts a second thread as soon as a call comes before the first says it is idle again
+    (which one call after another does, on every call): calls then rotate over its threads,
+    each woken cold. Here a thread that finished goes on top of the idle ones and is handed the
+    next call directly. Like ``ThreadPoolExecutor``: a call cancelled before a thread took it
+    never runs; calls wait in order when every thread is busy; at the interpreter's exit the
+    idle threads end and the busy ones are waited for.
+    """
+
+    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
+        if max_workers < 1:
+            raise ValueError("max_workers must be at least 1")
+        self._max = max_workers
+        self._prefix = thread_name_prefix
+        self._lock = threading.Lock()
+        self._idle: list[_WorkerThread] = []  # the last to finish on top
+        self._waiting: collections.deque[_Job] = collections.deque()
+        self._threads: list[threading.Thread] = []
+        self._shutdown = False
+        _POOLS.add(self)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        job: _Job = (future, fn, args, kwargs)
+        with self._lock:
+            if self._shutdown:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            if self._idle:
+                self._idle.pop().hand(job)
+                return future
+            if len(self._threads) >= self._max:
+                self._waiting.append(job)
+                return future
+            worker = _WorkerThread(self, job)
+            thread = threading.Thread(
+                target=worker.run, name=f"{self._prefix}_{len(self._threads)}"
+            )
+            self._threads.append(thread)
+        thread.start()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._shutdown = True
+            if cancel_futures:
+                while self._waiting:
+                    self._waiting.popleft()[0].cancel()
+            idle, self._idle = self._idle, []
+            threads = list(self._threads)
+        for worker in idle:
+            worker.hand(None)
+        if wait:
+            for thread in threads:
+                thread.join()
+
+    def _next(self, worker: _WorkerThread) -> _Job | None:
+        """What ``worker`` runs next: a waiting call, else the next handed to it (``None``:
+        the pool shut down)."""
+        with self._lock:
+            if self._waiting:
+                return self._waiting.popleft()
+            if self._shutdown:
+                return None
+            self._idle.append(worker)
+        return worker.wait()
+
+
+class _WorkerThread:
+    """One thread of :class:`WorkerThreads`: runs what it is handed until it is handed ``None``."""
+
+    __slots__ = ("_handed", "_job", "_pool")
+
+    def __init__(self, pool: WorkerThreads, job: _Job) -> None:
+        self._pool = pool
+        self._job: _Job | None = job
+        self._handed = threading.Lock()
+        self._handed.acquire()  # released by hand()
+
+    def hand(self, job: _Job | None) -> None:
+        self._job = job
+        self._handed.release()
+
+    def wait(self) -> _Job | None:
+        self._handed.acquire()
+        job, self._job = self._job, None
+        return job
+
+    def run(self) -> None:
+        job, self._job = self._job, None
+        while job is not None:
+            future, fn, args, kwargs = job
+            del job
+            if future.set_running_or_notify_cancel():  # a cancelled call never runs
+                try:
+                    result = fn(*args, **kwargs)
+                except BaseException as exc:  # noqa: BLE001 (the future carries it, as in ThreadPoolExecutor)
+                    future.set_exception(exc)
+                    del exc
+                else:
+                    future.set_result(result)
+                    del result
+            del future, fn, args, kwargs
+            job = self._pool._next(self)
+
+
+_POOLS: weakref.WeakSet[WorkerThreads] = weakref.WeakSet()
+
+
+def _at_exit() -> None:
+    # As ThreadPoolExecutor's: idle threads end, busy ones finish what they run.
+    for pool in list(_POOLS):
+        pool.shutdown(wait=True)
+
+
+def _forked() -> None:
+    # A forked child has none of its parent's threads: its pools start theirs again.
+    for pool in list(_POOLS):
+        pool._lock = threading.Lock()
+        pool._idle, pool._threads, pool._waiting = [], [], collections.deque()
+
+
+threading._register_atexit(_at_exit)  # type: ignore[attr-defined]  # before non-daemon joins
+os.register_at_fork(after_in_child=_forked)
 
 
 def cancelled_before_start(exc: BaseException) -> bool:

@@ -40,6 +40,7 @@ from tooldesign.runtime.providers import (
     gemini_parameters,
     prompt_listing,
 )
+from tooldesign.runtime.providers._common import parse_json_text
 from tooldesign.runtime.validation.schema import strip_optional_nulls
 
 from examples.netops.agent import build_runtime
@@ -1197,3 +1198,13 @@ def test_every_export_of_the_synthetic_catalog_is_valid(synthetic_tools: list[An
         tool = mcp.Tool.model_validate(entry)
         valid_json_schema(tool.input_schema)
         valid_json_schema(tool.output_schema or {})
+
+
+def test_a_results_json_text_is_read_as_json_reads_it() -> None:
+    """Structured content is read from a result's JSON text by pydantic's parser, and by
+    ``json.loads`` where that one refuses what JSON allows (an escaped lone surrogate)."""
+    for text in ('{"a": [1, 2.5, null, true], "b": "\\u00e9"}', "12345678901234567890123", "[]"):
+        assert parse_json_text(text) == (True, json.loads(text))
+    assert parse_json_text('"\\ud800"') == (True, "\ud800")
+    assert parse_json_text("[1] x") == (False, "[1] x")
+    assert parse_json_text("") == (False, "")

@@ -32,8 +32,7 @@ import contextvars
 import inspect
 import itertools
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, NoReturn, TypeVar, overload
 
@@ -365,21 +364,29 @@ def exchanges() -> Exchanges:
     return _current.get() or _NONE
 
 
-@contextmanager
-def answering(exchanger: Exchanger) -> Iterator[Exchanges]:
+class answering:
     """Within the block, the input requests of calls go to ``exchanger`` (around ``await
     execute(...)`` or ``execute_sync(...)``; a sync tool's requests are answered on the event
-    loop the block was entered on, or, entered outside one, on the tool's worker thread)."""
-    try:
-        loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    current = Exchanges(exchanger, loop)
-    token = _current.set(current)
-    try:
-        yield current
-    finally:
-        _current.reset(token)
+    loop the block was entered on, or, entered outside one, on the tool's worker thread).
+    ``with answering(exchanger) as exchanges:``. A class, not a generator-based context
+    manager: an MCP server enters one on every call."""
+
+    __slots__ = ("_exchanger", "_token")
+
+    def __init__(self, exchanger: Exchanger) -> None:
+        self._exchanger = exchanger
+
+    def __enter__(self) -> Exchanges:
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        current = Exchanges(self._exchanger, loop)
+        self._token = _current.set(current)
+        return current
+
+    def __exit__(self, *_: object) -> None:
+        _current.reset(self._token)
 
 
 __all__ = [

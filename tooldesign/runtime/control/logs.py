@@ -107,27 +107,48 @@ class _Gate:
             self._open = False
 
 
-@contextmanager
-def logs_to(sink: LogSink) -> Iterator[None]:
-    """Send the messages logged inside the block (and by the threads it starts through the
-    runtime) to ``sink`` as well as to whoever listened before; after the block, ``sink``
-    hears nothing more, from any thread."""
+@dataclass(frozen=True, slots=True)
+class Attached:
+    """What :func:`attach` returns, for :func:`detach`."""
+
+    token: contextvars.Token[LogSink | None]
+    gate: _Gate
+
+
+def attach(sink: LogSink) -> Attached:
+    """Send the messages logged in the running context (and by the threads it starts through
+    the runtime) to ``sink`` as well as to whoever listened before, until :func:`detach`
+    (after which ``sink`` hears nothing more, from any thread)."""
     gate = _Gate(sink)
     outer = _sink.get()
+    if outer is None:
+        return Attached(_sink.set(gate), gate)
 
     def chained(message: ToolLog) -> None:
         try:
             gate(message)
         finally:
-            if outer is not None:
-                outer(message)
+            outer(message)
 
-    token = _sink.set(gate if outer is None else chained)
+    return Attached(_sink.set(chained), gate)
+
+
+def detach(attached: Attached) -> None:
+    """Undo the :func:`attach` that returned ``attached``: its sink is closed for good."""
+    attached.gate.close()
+    _sink.reset(attached.token)
+
+
+@contextmanager
+def logs_to(sink: LogSink) -> Iterator[None]:
+    """Send the messages logged inside the block (and by the threads it starts through the
+    runtime) to ``sink`` as well as to whoever listened before; after the block, ``sink``
+    hears nothing more, from any thread."""
+    attached = attach(sink)
     try:
         yield
     finally:
-        gate.close()
-        _sink.reset(token)
+        detach(attached)
 
 
 def at_least(level: LogLevel, threshold: LogLevel) -> bool:
@@ -137,10 +158,13 @@ def at_least(level: LogLevel, threshold: LogLevel) -> bool:
 
 __all__ = [
     "LOG_LEVELS",
+    "Attached",
     "LogLevel",
     "LogSink",
     "ToolLog",
     "at_least",
+    "attach",
+    "detach",
     "log_message",
     "logs_to",
 ]

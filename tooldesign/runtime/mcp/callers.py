@@ -13,16 +13,40 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from mcp import types
 from mcp.server.auth.provider import AccessToken
 from starlette.requests import Request
+from tooldesign.runtime.mcp import control
 from tooldesign.runtime.mcp.access import access_token_of
+from tooldesign.runtime.mcp.sessions import SESSION_HEADER
 from tooldesign.runtime.principal import Principal
-from tooldesign.runtime.request import ToolCallMeta
+from tooldesign.runtime.request import ToolCallMeta, entry_meta
 from tooldesign.runtime.scopes import may_call
 from tooldesign.runtime.spec.specs import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """State of one stream connection (stdio, in-memory): the server's lifespan value."""
+
+    id: str
+
+
+def default_meta(ctx: Any, server_data: Mapping[str, bool]) -> tuple[ToolCallMeta, Request | None]:
+    """The default metadata of a ``tools/call`` (``ctx``: its ``ServerRequestContext``; see
+    ``McpCallContext``), and its HTTP request (``None`` on a stream)."""
+    request = ctx.request if isinstance(ctx.request, Request) else None
+    if request is not None:
+        session_id = request.headers.get(SESSION_HEADER) or None
+    else:
+        lifespan = ctx.lifespan_context
+        session_id = lifespan.id if isinstance(lifespan, Connection) else None
+    request_id = None if ctx.request_id is None else str(ctx.request_id)
+    trace = control.trace_of(ctx.meta) if ctx.meta else {}
+    return entry_meta(session_id, request_id, server_data, trace), request
 
 
 def principal_of(token: AccessToken | None) -> Principal | None:

@@ -28,8 +28,7 @@ import asyncio
 import collections
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from typing import Any, cast
 
 from mcp import types
@@ -191,40 +190,71 @@ def input_required(request: ApprovalRequest) -> types.InputRequiredResult:
 # ── progress and logs ────────────────────────────────────────────────────────────────────
 
 
-@asynccontextmanager
-async def forwarded(
+def forwarded(
     ctx: ServerRequestContext[Any, Any], tool: str, log_level: LogLevel | None
-) -> AsyncIterator[None]:
-    """Within the block, what the call reports goes to the client, in the order reported:
-    progress as ``notifications/progress`` (the SDK sends them only to a client that asked,
-    with a progress token), log messages as ``notifications/message`` naming ``tool`` as their
-    logger unless they name one — at ``log_level`` or above (``None``: every level) on the
-    handshake protocol; on 2026-07-28 the SDK sends only what the request's ``_meta`` asked
+) -> _Forwarding:
+    """Within the ``async with`` block, what the call reports goes to the client, in the order
+    reported: progress as ``notifications/progress`` (the SDK sends them only to a client that
+    asked, with a progress token), log messages as ``notifications/message`` naming ``tool`` as
+    their logger unless they name one — at ``log_level`` or above (``None``: every level) on
+    the handshake protocol; on 2026-07-28 the SDK sends only what the request's ``_meta`` asked
     for. A tool never waits for the client: what comes past a small queue is dropped."""
-    loop = asyncio.get_running_loop()
-    forwarder = _Forwarder(ctx, tool)
-    handed: list[bool] = []  # whether anything was handed over (most calls report nothing)
+    return _Forwarding(ctx, tool, log_level)
 
-    def sink(item: ProgressUpdate | ToolLog) -> None:  # any thread
-        handed.append(True)
-        loop.call_soon_threadsafe(forwarder.put, item)
 
-    def log_sink(message: ToolLog) -> None:
-        if log_level is None or logs.at_least(message.level, log_level):
-            sink(message)
+class _Forwarding:
+    """The block of :func:`forwarded`: its sinks hand what a call reports (from any thread) to
+    a :class:`_Forwarder` made on the event loop once there is something to send. On every
+    call's path, and most calls report nothing: a class, not a generator-based context
+    manager, with nothing built for the notifications until one comes."""
 
-    try:
-        with progress.progress_to(sink), logs.logs_to(log_sink):
-            yield
-    except BaseException:
-        forwarder.stop()
-        raise
-    # What worker threads handed over is queued behind this callback; then it is all sent.
-    # (A call that reported nothing skips the loop's turn: the call ended, so its threads had
-    # handed over all they reported before it did.)
-    if handed:
-        await _drained(loop)
-        await forwarder.sent()
+    __slots__ = ("ctx", "forwarder", "handed", "log_level", "logs", "loop", "progress", "tool")
+
+    def __init__(
+        self, ctx: ServerRequestContext[Any, Any], tool: str, log_level: LogLevel | None
+    ) -> None:
+        self.ctx = ctx
+        self.tool = tool
+        self.log_level = log_level
+        self.handed = False
+        """Whether anything was handed over (set from any thread)."""
+        self.forwarder: _Forwarder | None = None
+
+    async def __aenter__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.progress = progress.attach(self._hand)
+        self.logs = logs.attach(self._hand_log)
+
+    def _hand(self, item: ProgressUpdate | ToolLog) -> None:  # any thread
+        self.handed = True
+        self.loop.call_soon_threadsafe(self._put, item)
+
+    def _hand_log(self, message: ToolLog) -> None:
+        if self.log_level is None or logs.at_least(message.level, self.log_level):
+            self._hand(message)
+
+    def _put(self, item: ProgressUpdate | ToolLog) -> None:  # the event loop
+        if self.forwarder is None:
+            self.forwarder = _Forwarder(self.ctx, self.tool)
+        self.forwarder.put(item)
+
+    async def __aexit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        logs.detach(self.logs)
+        progress.detach(self.progress)
+        # The gates hold this block's sinks, which hold the block: without the cycle, the
+        # block and the request it holds are freed at once, not by the garbage collector.
+        del self.logs, self.progress
+        if kind is not None:
+            if self.forwarder is not None:
+                self.forwarder.stop()
+            return
+        # What worker threads handed over is queued behind this callback; then it is all sent.
+        # (A call that reported nothing skips the loop's turn: the call ended, so its threads
+        # had handed over all they reported before it did.)
+        if self.handed:
+            await _drained(self.loop)
+            if self.forwarder is not None:
+                await self.forwarder.sent()
 
 
 class _Forwarder:

@@ -112,20 +112,20 @@ class DiscoveryServer(ToolServer):
             tools=callers.shown(self._served_catalog(), ctx, self.runtime, listed)
         )
 
-    async def _call_tool(
+    async def _answer_call(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        answer = await super()._call_tool(ctx, params)
+    ) -> dict[str, Any] | types.InputRequiredResult:
+        answer = await super()._answer_call(ctx, params)
         catalog = self._served_catalog()
         spec = catalog.specs.get(params.name)
         if (
             spec is None
             or spec.id != SEARCH_TOOL_ID
-            or not isinstance(answer, types.CallToolResult)
-            or answer.is_error
+            or isinstance(answer, types.InputRequiredResult)
+            or answer.get("isError")
         ):
             return answer
-        names = [n for n in _found_names(answer.structured_content) if n in catalog.by_name]
+        names = [n for n in _found_names(answer.get("structuredContent")) if n in catalog.by_name]
         # A caller is not shown the found tools it may not call (listing never grants).
         found = [
             t.name
@@ -136,14 +136,14 @@ class DiscoveryServer(ToolServer):
         new = [name for name in found if name not in known]
         if new:
             self._found.setdefault(connection, set()).update(new)
-        meta = dict(answer.meta or {})
+        meta = dict(answer.get("_meta") or {})
         meta[LOADED_META_KEY] = [
             catalog.by_name[name].model_dump(mode="json", by_alias=True, exclude_none=True)
             for name in found
         ]
         if new and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
             await ctx.session.send_tool_list_changed()
-        return answer.model_copy(update={"meta": meta})
+        return {**answer, "_meta": meta}
 
 
 def _found_names(content: Mapping[str, Any] | None) -> list[str]:

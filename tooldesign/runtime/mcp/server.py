@@ -60,8 +60,9 @@ from tooldesign.runtime.control.logs import LogLevel
 from tooldesign.runtime.mcp import callers, control, exchanges, http, stdio
 from tooldesign.runtime.mcp.access import access_token_of
 from tooldesign.runtime.mcp.callbacks import MissingExplained, check_callback
+from tooldesign.runtime.mcp.callers import Connection as _Connection
 from tooldesign.runtime.mcp.changes import ChangeBus, Listeners
-from tooldesign.runtime.mcp.sessions import SESSION_HEADER, SessionLimits
+from tooldesign.runtime.mcp.sessions import SessionLimits
 from tooldesign.runtime.providers import ExportError, ProviderAdapter, adapter
 from tooldesign.runtime.reasons import RetryReason
 from tooldesign.runtime.request import ToolCallMeta, ToolRequest
@@ -111,13 +112,6 @@ _arguments_as_sent: contextvars.ContextVar[Any] = contextvars.ContextVar(
 )
 """A ``tools/call``'s arguments when they are not an object, kept from the SDK's validation
 (which would refuse them bare) so the runtime can tell the model what is wrong with them."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Connection:
-    """State of one stream connection (stdio, in-memory): the server's lifespan value."""
-
-    id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +234,9 @@ class ToolServer:
         self.server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._watch_connection
         )
+        self.server.add_request_handler(
+            "tools/call", types.CallToolRequestParams, self._answer_call
+        )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         self.server.add_request_handler(
             "logging/setLevel", types.SetLevelRequestParams, self._set_log_level
@@ -352,6 +349,17 @@ class ToolServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[_Connection], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        """A ``tools/call``'s answer as the SDK's model (what a task keeps)."""
+        answer = await self._answer_call(ctx, params)
+        if isinstance(answer, types.InputRequiredResult):
+            return answer
+        return types.CallToolResult.model_validate(answer)
+
+    async def _answer_call(
+        self, ctx: ServerRequestContext[_Connection], params: types.CallToolRequestParams
+    ) -> dict[str, Any] | types.InputRequiredResult:
+        """A ``tools/call``'s answer: a ``CallToolResult`` as its wire dict (the SDK validates it
+        for the connection's protocol as it sends it), or ``input_required``."""
         catalog = self._served_catalog()
         spec = catalog.specs.get(params.name)
         if spec is None:  # only the names tools/list shows are callable
@@ -363,32 +371,55 @@ class ToolServer:
         server_data = (
             {} if self._on_result is not None else {k.kind: False for k in spec.server_data}
         )
-        context = _call_context(ctx, params, server_data)
-        meta = await self._call_meta(context)
-        if not meta.trace and context.meta.trace:  # a meta_for that did not carry it on
-            meta = dataclasses.replace(meta, trace=context.meta.trace)
+        default, http_request = callers.default_meta(ctx, server_data)
+        client = ctx.session.client_params
+        client_name = client.client_info.name if client is not None else None
+        context = None  # what meta_for and on_result read of the request: built for them only
+        if self._meta_for is None and self._on_result is None:
+            token = access_token_of(http_request.scope) if http_request is not None else None
+            meta = callers.verified(default, token)
+        else:
+            http = http_request
+            context = McpCallContext(
+                tool=params.name,
+                meta=default,
+                request_id=default.tool_call_id,
+                session_id=default.session_id,
+                protocol_version=ctx.protocol_version,
+                client_name=client_name,
+                request_meta=dict(ctx.meta or {}),
+                headers=dict(http.headers) if http is not None else None,
+                http_request=http,
+                access_token=access_token_of(http.scope) if http is not None else None,
+                request_context=ctx,
+            )
+            meta = await self._call_meta(context)
+            if not meta.trace and default.trace:  # a meta_for that did not carry it on
+                meta = dataclasses.replace(meta, trace=default.trace)
         missing = tuple(name for name in spec.injected if meta.value_for(name) is None)
         if missing:
             self._explain_missing(
                 spec.name,
                 missing,
-                http_without_session=context.session_id is None and context.headers is not None,
+                http_without_session=default.session_id is None and http_request is not None,
             )
         request = ToolRequest(params.name, payload, meta)
         async with control.forwarded(ctx, spec.name, self._log_levels.get(_connection_of(ctx))):
             result = await exchanges.execute(
-                self.runtime, ctx, params, request, context.client_name, spec.asks
+                self.runtime, ctx, params, request, client_name, spec.asks
             )
         if isinstance(result, types.InputRequiredResult):
             return result
         hint = result.retry_hint
         if hint is not None and hint.reason is RetryReason.TOOL_UNAVAILABLE:
             raise _unknown_tool(params.name, catalog)  # unregistered while the call started
-        await self._observe(result, context)
+        if context is not None:
+            await self._observe(result, context)
         message = catalog.adapter.result_message(result)
         if result.awaiting_approval and result.approval is not None:
             message["_meta"] = {control.APPROVAL_META_KEY: result.approval.to_dict()}
-        return types.CallToolResult.model_validate(message)
+        message["resultType"] = "complete"  # as the model dumps it (a handshake wire drops it)
+        return message
 
     async def _call_meta(self, context: McpCallContext) -> ToolCallMeta:
         if self._meta_for is None:
@@ -536,43 +567,6 @@ class ToolServer:
             offered=lambda: self._offered_versions(stateful_http=not stateless),
             authentication=authentication,
         )
-
-
-def _call_context(
-    ctx: ServerRequestContext[_Connection],
-    params: types.CallToolRequestParams,
-    server_data: Mapping[str, bool],
-) -> McpCallContext:
-    request = ctx.request if isinstance(ctx.request, Request) else None
-    headers: Mapping[str, str] | None = dict(request.headers) if request is not None else None
-    access_token = access_token_of(request.scope) if request is not None else None
-    if request is not None:
-        session_id = request.headers.get(SESSION_HEADER) or None
-    else:
-        session_id = (
-            ctx.lifespan_context.id if isinstance(ctx.lifespan_context, _Connection) else None
-        )
-    request_id = None if ctx.request_id is None else str(ctx.request_id)
-    client = ctx.session.client_params
-    request_meta = dict(ctx.meta or {})
-    return McpCallContext(
-        tool=params.name,
-        meta=ToolCallMeta(
-            session_id=session_id,
-            tool_call_id=request_id,
-            server_data=server_data,
-            trace=control.trace_of(request_meta),
-        ),
-        request_id=request_id,
-        session_id=session_id,
-        protocol_version=ctx.protocol_version,
-        client_name=client.client_info.name if client is not None else None,
-        request_meta=request_meta,
-        headers=headers,
-        http_request=request,
-        access_token=access_token,
-        request_context=ctx,
-    )
 
 
 async def _internal_errors_untold(
