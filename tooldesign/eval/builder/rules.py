@@ -4,6 +4,7 @@ at the rule's own line."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tooldesign.contract.errors import did_you_mean
@@ -139,6 +140,10 @@ def _condition(rec: RuleRecord, fields: dict[str, Field], bad: Any) -> str | Non
     if isinstance(value, bool) != boolean or not isinstance(value, kinds):
         bad(f"equals={value!r} is not a value of {name!r}, which is {describe(t)}")
         return name
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON has no NaN or Infinity: the schema could not say it, and no call could send it.
+        bad(f"equals={value!r} is not a JSON number: test a finite value")
+        return name
     enum = f.constraints.enum
     if enum is not None and not any(same_json(value, v) for v in enum):
         bad(f"equals={value!r} is not one of {name!r}'s values ({', '.join(map(repr, enum))})")
@@ -154,12 +159,12 @@ def _contradictions(
     rules: list[ArgumentRule], where: dict[ArgumentRule, RuleRecord], path: str, issues: Issues
 ) -> None:
     """Rules no call can keep together, or two rules where one would do."""
-    whens: dict[tuple[str, str], ArgumentRule] = {}
+    whens: dict[tuple[str, Any], ArgumentRule] = {}
     for rule in rules:
         if rule.kind != "when":
             continue
         assert rule.field is not None
-        key = (rule.field, repr(rule.equals))
+        key = (rule.field, _json_key(rule.equals))
         first = whens.get(key)
         if first is not None:
             issues.add(
@@ -179,3 +184,13 @@ def _contradictions(
                         where[rule].location,
                         path,
                     )
+
+
+def _json_key(value: Any) -> Any:
+    """``value`` as JSON compares it (:func:`same_json`): ``1`` and ``1.0`` are one value,
+    ``true`` and ``1`` two."""
+    if isinstance(value, bool):
+        return (bool, value)
+    if isinstance(value, float) and value.is_integer():
+        return (int, int(value))
+    return (type(value) if not isinstance(value, int) else int, value)
