@@ -13,9 +13,10 @@ The stream starts with each task's current state (so nothing that happened befor
 missed), then one notification per change (``working`` → ``input_required`` → ``working`` →
 ``completed`` / ``failed`` / ``cancelled``, a new question while ``input_required``); the same
 state is never sent twice. A task running in this process is followed as it changes; one kept
-in Redis and run by another server is read from its record every ``pollIntervalMs``. Once every
-task it follows has ended (and it asked for no other kind of event), the stream ends with its
-result. The other kinds a listen request may ask for (list changes, resource updates) are
+in Redis and run by another server is read from its record every ``pollIntervalMs`` (its
+record gone, expired or lost with Redis's data, it is followed no more). Once every task it
+follows has ended or is gone (and it asked for no other kind of event), the stream ends with
+its result. The other kinds a listen request may ask for (list changes, resource updates) are
 honoured on the same stream when the server's listen handler is the SDK's. A client that did
 not declare the extension is refused (-32021), as the extension requires; ``notifications/
 progress`` and ``notifications/message`` never ride this stream.
@@ -139,6 +140,9 @@ async def listen(
                 task_id = item["taskId"]
                 if sent.get(task_id) == item or task_id not in open_:
                     continue
+                if _GONE in item:  # forgotten: nothing more to tell
+                    open_.discard(task_id)
+                    continue
                 sent[task_id] = item
                 if item["status"] in ENDED:
                     open_.discard(task_id)
@@ -173,11 +177,20 @@ async def _poll(
         except Exception as exc:  # noqa: BLE001 - Redis unreachable: try again next time
             log.warning("task %s: its record cannot be read now (%s)", task.id, exc)
             continue
-        if seen is None:  # forgotten (expired): nothing more will happen to it
+        if seen is None:  # forgotten (expired, or lost with Redis's data): nothing more
+            put(_gone(task.id))  # will happen to it, so the stream stops waiting for its end
             return
         put(seen.detailed())
         if seen.status in ENDED:
             return
+
+
+_GONE = "\0gone"
+
+
+def _gone(task_id: str) -> dict[str, Any]:
+    """The mark a poller puts for a task no longer kept (never sent to the client)."""
+    return {"taskId": task_id, _GONE: True}
 
 
 def _standard(requested: types.SubscriptionFilter) -> types.SubscriptionFilter:
