@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 import redis.asyncio as redis_async
 
-from tests.runtime.mcp.test_redis_tasks import RESTART, Node, live, workers  # noqa: F401
+from tests.runtime.mcp.test_redis_tasks import (  # the workers fixture
+    RESTART,
+    Node,
+    live,
+    workers,  # noqa: F401
+)
 from tests.runtime.mcp.test_tasks import stream
 from tests.support.redis import RedisServer
 
@@ -18,7 +23,8 @@ pytestmark = pytest.mark.slow  # a Redis server, worker processes
 
 
 def test_a_listen_stream_ends_when_the_task_it_follows_is_forgotten(
-    redis_server: RedisServer, workers: Any
+    redis_server: RedisServer,
+    workers: Any,  # noqa: F811
 ) -> None:
     # A's task runs on a worker; A dies; its record goes (Redis lost it, or it expired) before
     # anyone took it over. A stream on B following it read "no such task" and stopped polling,
