@@ -56,3 +56,42 @@ def test_a_listen_stream_ends_when_the_task_it_follows_is_forgotten(
         assert "result" in end, end
 
     asyncio.run(main())
+
+
+def test_a_server_back_from_a_lapse_leaves_its_cancelled_tasks_record_to_its_keep(
+    redis_server: RedisServer,
+    workers: Any,  # noqa: F811
+) -> None:
+    # A's lease lapsed (a pause, a Redis blip) while its task ran; B cancelled it as stranded
+    # (its record kept keep_ms, 60 s here). A, back, saw it cancelled and ended it, but first
+    # renewed its record as a running one: kept stranded_ttl (an hour), out of every index.
+    prefix = "lapse"
+    url = redis_server.url
+    workers(url, prefix, delay=5.0)
+
+    async def main() -> None:
+        await live(url, prefix)
+        async with Node(url, prefix) as a, Node(url, prefix) as b:
+            call = {"name": "restart_device", "arguments": RESTART}
+            task_id = (await a.wire.result("tools/call", call))["taskId"]
+            record = a.store._key("task", task_id)
+            client = redis_async.from_url(url)
+            try:
+                for _ in range(50):  # between two of A's heartbeats, its lease looks out
+                    await client.zadd(a.store._key("servers"), {a.store.server_id: 0})
+                    seen = await b.store.find(task_id, None)
+                    assert seen is not None
+                    if await b.store.cancel_elsewhere(seen) == 1:
+                        break
+                else:
+                    pytest.fail("the lease never looked out")
+                await asyncio.sleep(1.0)  # A's beats: it sees the task cancelled
+                assert a.store._local.get(task_id) is None or a.store._local[task_id].status == (
+                    "cancelled"
+                )
+                assert await client.hget(record, "status") == b"cancelled"
+                assert 0 < await client.pttl(record) <= 60_000
+            finally:
+                await client.aclose()
+
+    asyncio.run(main())

@@ -38,7 +38,6 @@ import hashlib
 import json
 import logging
 import secrets
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -192,16 +191,13 @@ class RedisTaskStore(TaskStore):
             await asyncio.sleep(self.lease_ms / 3000)
 
     async def _look_after(self, task: Task) -> None:
-        record, answers = self._key("task", task.id), self._key("answers", task.id)
-        async with self._client.pipeline(transaction=False) as pipe:
-            pipe.hmget(record, "status", "runner", "cancel")
-            pipe.lpop(answers, 100)
-            pipe.pexpire(record, self.stranded_ms)
-            # Counted among the running until stranded_ttl after this (this process's clock).
-            pipe.zadd(self._key("running"), {task.id: _ms() + self.stranded_ms}, xx=True)
-            if task.owner is not None:  # its caller's share, likewise
-                pipe.zadd(self._caller(task.owner), {task.id: _ms() + self.stranded_ms}, xx=True)
-            (status, runner, cancel), given, *_ = await pipe.execute()
+        keys = [self._key("task", task.id), self._key("running"), self._caller(task.owner)]
+        keys.append(self._key("answers", task.id))
+        # Its record, its place among the running and its caller's share renewed until
+        # stranded_ttl after this, while it runs here (an ended record keeps its keep_ms).
+        status, runner, cancel, given = await self._run(
+            "look", keys, [self.server_id, self.stranded_ms, task.id]
+        )
         if status is None:  # Redis lost it: written again
             self._changed(task)
         elif runner != self.server_id:
@@ -431,10 +427,6 @@ class RedisTaskStore(TaskStore):
             await client.zrem(self._key("servers"), self.server_id)
         with contextlib.suppress(*ERRORS):
             await client.aclose()
-
-
-def _ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _data(task: Task) -> str:
