@@ -4,6 +4,7 @@ at the rule's own line."""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -11,7 +12,16 @@ from tooldesign.contract.errors import did_you_mean
 from tooldesign.contract.rules import ArgumentRule, RuleKind, same_json
 from tooldesign.dsl.records import RuleRecord
 from tooldesign.ir.errors import Issues
-from tooldesign.ir.model import Field, ObjectShape, Primitive, PrimitiveType, describe
+from tooldesign.ir.model import (
+    Field,
+    ObjectShape,
+    Primitive,
+    PrimitiveType,
+    TypeExpr,
+    UnionType,
+    describe,
+)
+from tooldesign.jsonschema.navigate import accepts_null
 
 _CALLS = {"at_least_one": "AtLeastOne", "exactly_one": "ExactlyOne", "when": "When"}
 
@@ -118,8 +128,27 @@ def _names(
                 f"{name!r} has a default, so the handler never misses it: a rule over whether the "
                 "model gave it would refuse calls the handler could serve; drop the default"
             )
+        elif _takes_null(f.type):
+            bad(
+                f"{name!r} is {describe(f.type)}, which takes null: JSON Schema's required counts "
+                "a null sent for it as given, the decoder (and the handler) as not given; a rule "
+                "can name only arguments that take no null"
+            )
         out.append(name)
     return tuple(out)
+
+
+def _takes_null(t: TypeExpr) -> bool:
+    """Whether null is a value of ``t`` (``Any``, an ``Any`` schema taking it, a union with
+    such a variant)."""
+    if isinstance(t, UnionType):
+        return any(_takes_null(v) for v in t.variants)
+    if not isinstance(t, PrimitiveType) or t.kind is not Primitive.ANY:
+        return False
+    if t.schema is None:
+        return True
+    schema = json.loads(t.schema)
+    return accepts_null(schema, schema if isinstance(schema, dict) else {})
 
 
 def _condition(rec: RuleRecord, fields: dict[str, Field], bad: Any) -> str | None:
