@@ -1,6 +1,7 @@
-"""notifications/tasks where listen streams meet the Redis task store: a stream following a
-task whose record is gone (expired, or lost with Redis's data) ends instead of waiting for a
-change that cannot come."""
+"""MCP tasks kept in Redis where they meet other features: a listen stream following a task
+whose record is gone (expired, or lost with Redis's data) ends instead of waiting for a change
+that cannot come; a server back from a lapsed lease leaves a record another server ended to its
+keep; a stranded task of a read-only tool that ran in its server's process runs again."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 import redis.asyncio as redis_async
 
+from tests.runtime.mcp import task_worker
 from tests.runtime.mcp.test_redis_tasks import (  # the workers fixture
     RESTART,
     Node,
@@ -93,5 +95,28 @@ def test_a_server_back_from_a_lapse_leaves_its_cancelled_tasks_record_to_its_kee
                 assert 0 < await client.pttl(record) <= 60_000
             finally:
                 await client.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_stranded_task_of_a_read_only_tool_run_in_process_runs_again(
+    redis_server: RedisServer,
+) -> None:
+    # Its server died: running a read-only (or idempotent) tool again is harmless, as a remote
+    # one's call resent is; before, it failed as a side-effecting one must (its effect unknown).
+    prefix = "read-only-again"
+    url = redis_server.url
+
+    async def main() -> None:
+        first = await Node(url, prefix, local=True).__aenter__()
+        call = {"name": "get_device", "arguments": {"device_id": "dev-00000000"}}
+        task, _ = await first.store.open("get_device", None, task_worker.TASK, call)
+        await first.crash()
+        await asyncio.sleep(1.2)
+        async with Node(url, prefix, local=True) as second:
+            await second.get(task.id)  # taken over: run again here
+            done = await second.until(task.id, "completed", "failed")
+        assert done["status"] == "completed", done.get("error")
+        assert done["result"]["structuredContent"]["id"] == "dev-00000000"
 
     asyncio.run(main())

@@ -18,7 +18,8 @@ call id, ``mcp-task-<task id>``). Any server sharing the store answers ``tasks/g
   record, or the new server joins it while it runs; it never runs twice (a queue that no
   longer holds its record does not run it again: the task fails, its outcome unknown, unless its
   tool may run twice, ``transports.base.RESENT``). A call that ran in
-  the gone server's own process cannot go on: the task fails, saying so. A server whose event
+  the gone server's own process is run again by the server taking it over when its tool may
+  run twice (and is served there); any other cannot go on: the task fails, saying so. A server whose event
   loop ends cancels nothing: a task's call is cancelled on the workers by ``tasks/cancel`` only
   (``transports.base.DETACHED``).
 
