@@ -130,6 +130,8 @@ async def approve(
     replayed = runs.replayed(request.id, meta.stable_id())
     if replayed is not None:
         return replayed
+    if runs.stopped(request.id, meta.stable_id()):  # cancelled midway: it may have run
+        return answers.outcome_unknown(tool.spec.id)
     decision = find_decision(decisions.given, request)
     if decision is not None and decision.granted and once(tool, decision) and runs.used(decision):
         log.info("approval %s was for one call, which ran: %s asks again", request.id, tool.spec.id)

@@ -4,13 +4,24 @@ at the rule's own line."""
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any
 
 from tooldesign.contract.errors import did_you_mean
 from tooldesign.contract.rules import ArgumentRule, RuleKind, same_json
 from tooldesign.dsl.records import RuleRecord
 from tooldesign.ir.errors import Issues
-from tooldesign.ir.model import Field, ObjectShape, Primitive, PrimitiveType, describe
+from tooldesign.ir.model import (
+    Field,
+    ObjectShape,
+    Primitive,
+    PrimitiveType,
+    TypeExpr,
+    UnionType,
+    describe,
+)
+from tooldesign.jsonschema.navigate import accepts_null
 
 _CALLS = {"at_least_one": "AtLeastOne", "exactly_one": "ExactlyOne", "when": "When"}
 
@@ -117,8 +128,27 @@ def _names(
                 f"{name!r} has a default, so the handler never misses it: a rule over whether the "
                 "model gave it would refuse calls the handler could serve; drop the default"
             )
+        elif _takes_null(f.type):
+            bad(
+                f"{name!r} is {describe(f.type)}, which takes null: JSON Schema's required counts "
+                "a null sent for it as given, the decoder (and the handler) as not given; a rule "
+                "can name only arguments that take no null"
+            )
         out.append(name)
     return tuple(out)
+
+
+def _takes_null(t: TypeExpr) -> bool:
+    """Whether null is a value of ``t`` (``Any``, an ``Any`` schema taking it, a union with
+    such a variant)."""
+    if isinstance(t, UnionType):
+        return any(_takes_null(v) for v in t.variants)
+    if not isinstance(t, PrimitiveType) or t.kind is not Primitive.ANY:
+        return False
+    if t.schema is None:
+        return True
+    schema = json.loads(t.schema)
+    return accepts_null(schema, schema if isinstance(schema, dict) else {})
 
 
 def _condition(rec: RuleRecord, fields: dict[str, Field], bad: Any) -> str | None:
@@ -139,6 +169,10 @@ def _condition(rec: RuleRecord, fields: dict[str, Field], bad: Any) -> str | Non
     if isinstance(value, bool) != boolean or not isinstance(value, kinds):
         bad(f"equals={value!r} is not a value of {name!r}, which is {describe(t)}")
         return name
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON has no NaN or Infinity: the schema could not say it, and no call could send it.
+        bad(f"equals={value!r} is not a JSON number: test a finite value")
+        return name
     enum = f.constraints.enum
     if enum is not None and not any(same_json(value, v) for v in enum):
         bad(f"equals={value!r} is not one of {name!r}'s values ({', '.join(map(repr, enum))})")
@@ -154,12 +188,12 @@ def _contradictions(
     rules: list[ArgumentRule], where: dict[ArgumentRule, RuleRecord], path: str, issues: Issues
 ) -> None:
     """Rules no call can keep together, or two rules where one would do."""
-    whens: dict[tuple[str, str], ArgumentRule] = {}
+    whens: dict[tuple[str, Any], ArgumentRule] = {}
     for rule in rules:
         if rule.kind != "when":
             continue
         assert rule.field is not None
-        key = (rule.field, repr(rule.equals))
+        key = (rule.field, _json_key(rule.equals))
         first = whens.get(key)
         if first is not None:
             issues.add(
@@ -179,3 +213,13 @@ def _contradictions(
                         where[rule].location,
                         path,
                     )
+
+
+def _json_key(value: Any) -> Any:
+    """``value`` as JSON compares it (:func:`same_json`): ``1`` and ``1.0`` are one value,
+    ``true`` and ``1`` two."""
+    if isinstance(value, bool):
+        return (bool, value)
+    if isinstance(value, float) and value.is_integer():
+        return (int, int(value))
+    return (type(value) if not isinstance(value, int) else int, value)

@@ -11,8 +11,9 @@ A run is claimed when it starts: the same call presented again while it still ru
 retrying after a timeout) waits for that run's answer instead of running it again, and a
 ``once`` decision is used from the moment its call starts. A run stopped by a ``Timeout`` is
 answered as that ``Timeout`` answered its caller, copies included (waiting, or sent after); a
-run stopped otherwise (its caller cancelled) has no answer: a copy is told its outcome is
-unknown.
+run stopped otherwise (its caller cancelled) has no answer, and may have taken effect: a copy,
+waiting or sent after, is told its outcome is unknown (:meth:`ApprovedRuns.stopped`), and is
+not run again.
 
 Kept in memory, the most recent runs first, up to ``size`` (calls older than that are no longer
 recognised). A call without a stable id (no ``call_id``, or not both ``run_id`` and
@@ -47,6 +48,7 @@ class ApprovedRuns:
         self._runs: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
         self._used: OrderedDict[str, None] = OrderedDict()
         self._running: dict[tuple[str, str], Future[ToolResult | None]] = {}
+        self._stopped: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._lock = threading.Lock()  # runtimes run calls on several event loops (sync calls)
 
     def replayed(self, approval_id: str, call_id: str | None) -> ToolResult | None:
@@ -61,6 +63,11 @@ class ApprovedRuns:
             result.telemetry, extra={**result.telemetry.extra, REPLAYED_KEY: True}
         )
         return dataclasses.replace(result, telemetry=telemetry)
+
+    def stopped(self, approval_id: str, call_id: str | None) -> bool:
+        """Whether this call's run under this approval was stopped midway without an answer
+        (cancelled): it may have taken effect, so it does not run again."""
+        return call_id is not None and (approval_id, call_id) in self._stopped
 
     def running(self, approval_id: str, call_id: str | None) -> Future[ToolResult | None] | None:
         """The run of this call under this approval still going, if there is one: its future
@@ -102,7 +109,12 @@ class ApprovedRuns:
             self.record(decision, once, call_id, answer)
 
     def abandon(self, decision: ApprovalDecision, call_id: str | None) -> None:
-        """The run begun ended without a result (cancelled): who waits for it gets ``None``."""
+        """The run begun ended without a result (cancelled): who waits for it gets ``None``,
+        and a copy sent after is :meth:`stopped`."""
+        if call_id is not None:
+            with self._lock:
+                self._stopped[decision.id, call_id] = None
+                _bound(self._stopped, self._size)
         self._settle(decision.id, call_id, None)
 
     def _settle(self, approval_id: str, call_id: str | None, result: ToolResult | None) -> None:

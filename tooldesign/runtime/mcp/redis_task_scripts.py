@@ -1,6 +1,7 @@
 """The Lua scripts of the Redis task store (:mod:`.redis_tasks`): each judges a task's record
 atomically — making a task (the store's limit, a caller's share, a round made once), writing
-it, reading it with its server's lease, taking it over, cancelling it, renewing a lease."""
+it, reading it with its server's lease, looking after it each beat, taking it over, cancelling
+it, renewing a lease."""
 
 from __future__ import annotations
 
@@ -118,6 +119,24 @@ if KEYS[4] ~= '' then redis.call('ZREM', KEYS[4], ARGV[3]) end
 return 1
 """
 )
+_LOOK = (
+    _NOW
+    + """
+-- KEYS: record, running, caller (or ""), answers.  ARGV: this server, ttl (ms), id.
+-- A running task's record, as its server sees it each beat: status, runner, cancel, and the
+-- answers passed on by other servers. Its record's life and its places among the running and
+-- its caller's share are renewed only while it runs here: an ended record keeps its own ttl
+-- (keep_ms), and one another server took over is that server's to keep.
+local f = redis.call('HMGET', KEYS[1], 'status', 'runner', 'cancel')
+if f[1] and not ended(f[1]) and f[2] == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('ZADD', KEYS[2], 'XX', now + tonumber(ARGV[2]), ARGV[3])
+  if KEYS[3] ~= '' then redis.call('ZADD', KEYS[3], 'XX', now + tonumber(ARGV[2]), ARGV[3]) end
+end
+local given = redis.call('LPOP', KEYS[4], 100)
+return {f[1], f[2], f[3], given or {}}
+"""
+)
 _HEARTBEAT = (
     _NOW
     + """
@@ -133,5 +152,6 @@ SCRIPTS = {
     "load": _LOAD,
     "claim": _CLAIM,
     "cancel": _CANCEL,
+    "look": _LOOK,
     "heartbeat": _HEARTBEAT,
 }

@@ -18,7 +18,8 @@ call id, ``mcp-task-<task id>``). Any server sharing the store answers ``tasks/g
   record, or the new server joins it while it runs; it never runs twice (a queue that no
   longer holds its record does not run it again: the task fails, its outcome unknown, unless its
   tool may run twice, ``transports.base.RESENT``). A call that ran in
-  the gone server's own process cannot go on: the task fails, saying so. A server whose event
+  the gone server's own process is run again by the server taking it over when its tool may
+  run twice (and is served there); any other cannot go on: the task fails, saying so. A server whose event
   loop ends cancels nothing: a task's call is cancelled on the workers by ``tasks/cancel`` only
   (``transports.base.DETACHED``).
 
@@ -38,7 +39,6 @@ import hashlib
 import json
 import logging
 import secrets
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -192,16 +192,13 @@ class RedisTaskStore(TaskStore):
             await asyncio.sleep(self.lease_ms / 3000)
 
     async def _look_after(self, task: Task) -> None:
-        record, answers = self._key("task", task.id), self._key("answers", task.id)
-        async with self._client.pipeline(transaction=False) as pipe:
-            pipe.hmget(record, "status", "runner", "cancel")
-            pipe.lpop(answers, 100)
-            pipe.pexpire(record, self.stranded_ms)
-            # Counted among the running until stranded_ttl after this (this process's clock).
-            pipe.zadd(self._key("running"), {task.id: _ms() + self.stranded_ms}, xx=True)
-            if task.owner is not None:  # its caller's share, likewise
-                pipe.zadd(self._caller(task.owner), {task.id: _ms() + self.stranded_ms}, xx=True)
-            (status, runner, cancel), given, *_ = await pipe.execute()
+        keys = [self._key("task", task.id), self._key("running"), self._caller(task.owner)]
+        keys.append(self._key("answers", task.id))
+        # Its record, its place among the running and its caller's share renewed until
+        # stranded_ttl after this, while it runs here (an ended record keeps its keep_ms).
+        status, runner, cancel, given = await self._run(
+            "look", keys, [self.server_id, self.stranded_ms, task.id]
+        )
         if status is None:  # Redis lost it: written again
             self._changed(task)
         elif runner != self.server_id:
@@ -431,10 +428,6 @@ class RedisTaskStore(TaskStore):
             await client.zrem(self._key("servers"), self.server_id)
         with contextlib.suppress(*ERRORS):
             await client.aclose()
-
-
-def _ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _data(task: Task) -> str:

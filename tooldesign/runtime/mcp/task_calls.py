@@ -32,6 +32,17 @@ def remote_of(server: ToolServer | None, name: str) -> tuple[Any, Any]:
     return tool.registration.remote, tool.spec
 
 
+def repeatable_here(server: ToolServer | None, name: str) -> bool:
+    """Whether the tool ``name`` runs in this process and running it again is harmless
+    (``read_only`` or ``idempotent``): a task of it whose server is gone is run again here."""
+    registry = getattr(getattr(server, "runtime", None), "_registry", None)
+    tool = registry.resolve(name) if registry is not None else None
+    if tool is None or tool.registration.remote is not None:
+        return False
+    annotations = tool.spec.annotations
+    return bool(annotations.idempotent or annotations.read_only)
+
+
 async def cancel_remote(
     server: ToolServer | None, task_id: str, tool: str, call: Mapping[str, Any]
 ) -> None:

@@ -12,10 +12,12 @@ stamped with the subscription's id like every frame of the stream.
 The stream starts with each task's current state (so nothing that happened before it opened is
 missed), then one notification per change (``working`` → ``input_required`` → ``working`` →
 ``completed`` / ``failed`` / ``cancelled``, a new question while ``input_required``); the same
-state is never sent twice. A task running in this process is followed as it changes; one kept
-in Redis and run by another server is read from its record every ``pollIntervalMs``. Once every
-task it follows has ended (and it asked for no other kind of event), the stream ends with its
-result. The other kinds a listen request may ask for (list changes, resource updates) are
+state is never sent twice. A task running in this process is followed as it changes (kept in
+Redis, its record is read too, so that once another server takes it over the stream follows
+the record, not this process's copy); one kept in Redis and run by another server is read from its record every ``pollIntervalMs`` (its
+record gone, expired or lost with Redis's data, it is followed no more). Once every task it
+follows has ended or is gone (and it asked for no other kind of event), the stream ends with
+its result. The other kinds a listen request may ask for (list changes, resource updates) are
 honoured on the same stream when the server's listen handler is the SDK's. A client that did
 not declare the extension is refused (-32021), as the extension requires; ``notifications/
 progress`` and ``notifications/message`` never ride this stream.
@@ -112,10 +114,14 @@ async def listen(
     pollers: list[asyncio.Task[None]] = []
     for task in followed.values():
         put(task.detailed())
-        if task.runner is None and store.hands_over and task.status not in ENDED:
-            pollers.append(asyncio.get_running_loop().create_task(_poll(task, current, put)))
-        else:
+        if task.runner is not None or not store.hands_over or task.status in ENDED:
             task.watchers.append(changed)
+        if store.hands_over and task.status not in ENDED:
+            # Run elsewhere: read from its record. Run here: followed as it changes, and read
+            # too, so that once another server takes it over (this one's lease lapsed) the
+            # stream follows its record, not this process's copy.
+            poll = _poll(task, current, put, lambda t: _unwatch(t, changed))
+            pollers.append(asyncio.get_running_loop().create_task(poll))
     acknowledged = honored.model_dump(by_alias=True, exclude_none=True)
     if followed:
         acknowledged[_TASK_IDS] = list(followed)
@@ -139,6 +145,9 @@ async def listen(
                 task_id = item["taskId"]
                 if sent.get(task_id) == item or task_id not in open_:
                     continue
+                if _GONE in item:  # forgotten: nothing more to tell
+                    open_.discard(task_id)
+                    continue
                 sent[task_id] = item
                 if item["status"] in ENDED:
                     open_.discard(task_id)
@@ -152,20 +161,27 @@ async def listen(
         for poller in pollers:
             poller.cancel()
         for task in followed.values():
-            with contextlib.suppress(ValueError):
-                task.watchers.remove(changed)
+            _unwatch(task, changed)
     return types.SubscriptionsListenResult(_meta=meta)
+
+
+def _unwatch(task: Task, changed: Callable[[Task], None]) -> None:
+    with contextlib.suppress(ValueError):
+        task.watchers.remove(changed)
 
 
 async def _poll(
     task: Task,
     current: Callable[[str], Awaitable[Task | None]],
     put: Callable[[dict[str, Any]], None],
+    left: Callable[[Task], None],
 ) -> None:
-    """Follow a task another server runs: its record, read every ``pollIntervalMs`` (a task
-    whose server is gone is taken over, as ``tasks/get`` would, so a client that only listens
-    still sees it end)."""
+    """Follow a task kept where servers share it: its record, read every ``pollIntervalMs``
+    (a task whose server is gone is taken over, as ``tasks/get`` would, so a client that only
+    listens still sees it end). While it runs here, reading it finds this process's own copy
+    (nothing new); once another server has it, ``left(task)``: this copy is followed no more."""
     interval = max(task.support.poll_ms, 100) / 1000
+    mine = task if task.runner is not None else None  # this process's copy, watched
     while True:
         await asyncio.sleep(interval)
         try:
@@ -173,11 +189,23 @@ async def _poll(
         except Exception as exc:  # noqa: BLE001 - Redis unreachable: try again next time
             log.warning("task %s: its record cannot be read now (%s)", task.id, exc)
             continue
-        if seen is None:  # forgotten (expired): nothing more will happen to it
+        if mine is not None and seen is not mine:  # another server has it: its record now
+            left(mine)
+            mine = None
+        if seen is None:  # forgotten (expired, or lost with Redis's data): nothing more
+            put(_gone(task.id))  # will happen to it, so the stream stops waiting for its end
             return
         put(seen.detailed())
         if seen.status in ENDED:
             return
+
+
+_GONE = "\0gone"
+
+
+def _gone(task_id: str) -> dict[str, Any]:
+    """The mark a poller puts for a task no longer kept (never sent to the client)."""
+    return {"taskId": task_id, _GONE: True}
 
 
 def _standard(requested: types.SubscriptionFilter) -> types.SubscriptionFilter:

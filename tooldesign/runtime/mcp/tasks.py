@@ -351,13 +351,15 @@ class Tasks:
 
     async def _take_over(self, ctx: ServerRequestContext[Any, Any], task: Task) -> Task:
         """A task whose server is gone: its remote call is found again (same call id: the queue
-        answers it once, or this server joins it), or, for a tool that ran in that server's
-        process, the task fails (what it did is unknown)."""
+        answers it once, or this server joins it); for a tool that ran in that server's process,
+        run again here when that is harmless (read-only or idempotent, and served here), else
+        the task fails (what it did is unknown)."""
         if not await self.store.claim(task):  # another server took it first: its record
             return await self._task(ctx, task.id)
         remote, _spec = task_calls.remote_of(self._server, task.tool)
         call = task.call or {}
-        if remote is None or not call.get("callId") or self._server is None:
+        again = remote is not None or task_calls.repeatable_here(self._server, task.tool)
+        if not again or not call.get("callId") or self._server is None:
             task.error = _error(
                 types.INTERNAL_ERROR,
                 f"The server running this task stopped before it ended; the tool {task.tool!r} "
