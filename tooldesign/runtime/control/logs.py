@@ -16,13 +16,13 @@ the tool, and a sink may be called from any thread: it must be quick and hand th
 
 from __future__ import annotations
 
-import contextvars
 import logging
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
+
+from tooldesign.runtime.control.relay import Attached, Relay
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -58,9 +58,11 @@ class ToolLog:
 LogSink = Callable[[ToolLog], None]
 """Where a call's log messages go: called with each, from whatever thread logs it."""
 
-_sink: contextvars.ContextVar[LogSink | None] = contextvars.ContextVar(
-    "tooldesign_log_sink", default=None
-)
+_relay: Relay[ToolLog] = Relay("tooldesign_log_sink")
+attach = _relay.attach
+"""Send the messages logged in the running context to a sink too, until :func:`detach`."""
+detach = _relay.detach
+"""Undo the :func:`attach` that returned its argument: its sink is closed for good."""
 
 
 def log_message(level: LogLevel, data: Any, *, logger: str | None = None) -> None:
@@ -75,7 +77,7 @@ def log_message(level: LogLevel, data: Any, *, logger: str | None = None) -> Non
     if isinstance(data, str) and len(data) > _MAX_TEXT:
         data = data[: _MAX_TEXT - 1] + "…"
     message = ToolLog(level, data, logger)
-    sink = _sink.get()
+    sink = _relay.sink()
     if sink is None:
         name = "tooldesign.tools" + (f".{message.logger}" if message.logger else "")
         logging.getLogger(name).log(_PYTHON_LEVELS[level], "%s", data)
@@ -86,69 +88,13 @@ def log_message(level: LogLevel, data: Any, *, logger: str | None = None) -> Non
         log.debug("a log sink failed", exc_info=True)
 
 
-class _Gate:
-    """A sink that closes for good when its call ends (see ``progress._Gate``: a thread that
-    outlives its call logs into a closed gate, never to an observer after the call's end)."""
-
-    __slots__ = ("_lock", "_open", "_sink")
-
-    def __init__(self, sink: LogSink) -> None:
-        self._sink = sink
-        self._lock = threading.Lock()
-        self._open = True
-
-    def __call__(self, message: ToolLog) -> None:
-        with self._lock:
-            if self._open:
-                self._sink(message)
-
-    def close(self) -> None:
-        with self._lock:
-            self._open = False
-
-
-@dataclass(frozen=True, slots=True)
-class Attached:
-    """What :func:`attach` returns, for :func:`detach`."""
-
-    token: contextvars.Token[LogSink | None]
-    gate: _Gate
-
-
-def attach(sink: LogSink) -> Attached:
-    """Send the messages logged in the running context (and by the threads it starts through
-    the runtime) to ``sink`` as well as to whoever listened before, until :func:`detach`
-    (after which ``sink`` hears nothing more, from any thread)."""
-    gate = _Gate(sink)
-    outer = _sink.get()
-    if outer is None:
-        return Attached(_sink.set(gate), gate)
-
-    def chained(message: ToolLog) -> None:
-        try:
-            gate(message)
-        finally:
-            outer(message)
-
-    return Attached(_sink.set(chained), gate)
-
-
-def detach(attached: Attached) -> None:
-    """Undo the :func:`attach` that returned ``attached``: its sink is closed for good."""
-    attached.gate.close()
-    _sink.reset(attached.token)
-
-
 @contextmanager
 def logs_to(sink: LogSink) -> Iterator[None]:
     """Send the messages logged inside the block (and by the threads it starts through the
     runtime) to ``sink`` as well as to whoever listened before; after the block, ``sink``
     hears nothing more, from any thread."""
-    attached = attach(sink)
-    try:
+    with _relay.to(sink):
         yield
-    finally:
-        detach(attached)
 
 
 def at_least(level: LogLevel, threshold: LogLevel) -> bool:

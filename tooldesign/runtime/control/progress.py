@@ -18,13 +18,13 @@ thread-safe, and hand the update over rather than act on it.
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import math
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+
+from tooldesign.runtime.control.relay import Attached, Relay
 
 log = logging.getLogger("tooldesign.runtime")
 
@@ -50,9 +50,11 @@ class ProgressUpdate:
 ProgressSink = Callable[[ProgressUpdate], None]
 """Where a call's progress goes: called with each update, from whatever thread reports it."""
 
-_sink: contextvars.ContextVar[ProgressSink | None] = contextvars.ContextVar(
-    "tooldesign_progress_sink", default=None
-)
+_relay: Relay[ProgressUpdate] = Relay("tooldesign_progress_sink")
+attach = _relay.attach
+"""Send the progress of the running context to a sink too, until :func:`detach`."""
+detach = _relay.detach
+"""Undo the :func:`attach` that returned its argument: its sink is closed for good."""
 
 
 def report_progress(
@@ -64,7 +66,7 @@ def report_progress(
     it, a count (``report_progress(400, "copied", total=1000)``). A no-op when nobody listens;
     a value that is not a finite number is ignored.
     """
-    sink = _sink.get()
+    sink = _relay.sink()
     if sink is None:
         return
     if not _finite(progress) or (total is not None and not _finite(total)):
@@ -85,77 +87,17 @@ def _finite(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-class _Gate:
-    """A sink that closes for good when its call ends.
-
-    A thread can outlive its call (a sync tool still running after a ``Timeout`` answered): it
-    keeps the context it was started with, sink included, and reports into a closed gate. The
-    lock makes the close a line: an update that got in before it is delivered before
-    :func:`detach` returns, none after, so nothing reaches an observer after the call's end.
-    """
-
-    __slots__ = ("_lock", "_open", "_sink")
-
-    def __init__(self, sink: ProgressSink) -> None:
-        self._sink = sink
-        self._lock = threading.Lock()
-        self._open = True
-
-    def __call__(self, update: ProgressUpdate) -> None:
-        with self._lock:
-            if self._open:
-                self._sink(update)
-
-    def close(self) -> None:
-        with self._lock:
-            self._open = False
-
-
-@dataclass(frozen=True, slots=True)
-class Attached:
-    """What :func:`attach` returns, for :func:`detach`."""
-
-    token: contextvars.Token[ProgressSink | None]
-    gate: _Gate
-
-
-def attach(sink: ProgressSink) -> Attached:
-    """Send the progress of the running context to ``sink`` too, until :func:`detach` (after
-    which ``sink`` hears nothing more, from any thread)."""
-    gate = _Gate(sink)
-    outer = _sink.get()
-    if outer is None:
-        return Attached(_sink.set(gate), gate)
-
-    def chained(update: ProgressUpdate) -> None:
-        try:
-            gate(update)
-        finally:
-            outer(update)
-
-    return Attached(_sink.set(chained), gate)
-
-
-def detach(attached: Attached) -> None:
-    """Undo the :func:`attach` that returned ``attached``: its sink is closed for good."""
-    attached.gate.close()
-    _sink.reset(attached.token)
-
-
 @contextmanager
 def progress_to(sink: ProgressSink) -> Iterator[None]:
     """Send the progress reported inside the block (and the threads it starts through the
     runtime) to ``sink`` as well as to whoever listened before."""
-    token = attach(sink)
-    try:
+    with _relay.to(sink):
         yield
-    finally:
-        detach(token)
 
 
 def listening() -> bool:
     """Whether anyone listens to the running call's progress."""
-    return _sink.get() is not None
+    return _relay.sink() is not None
 
 
 __all__ = [

@@ -43,7 +43,7 @@ class CallWatch:
         self.tool = str(spec.id)
         self.name = spec.name
         self.tool_call_id = request.meta.tool_call_id
-        self.token: progress.Attached | None = None
+        self.token: progress.Attached[progress.ProgressUpdate] | None = None
 
     @classmethod
     def start(
