@@ -461,11 +461,13 @@ def test_cancelling_the_call_propagates(kind: str) -> None:
         assert call.cancelled()
         release.set()
         # A deadline around execute works the same way: the caller's timeout, not the tool's error.
+        # (A call of its own: sent again with call-1's id, it is a copy of the cancelled call.)
         started.clear()
         release.clear()
+        second = ToolCallMeta(session_id="sess-alice", run_id="run-1", tool_call_id="call-2")
         with pytest.raises(TimeoutError):
             async with asyncio.timeout(0.05):
-                await runtime.execute(ToolRequest("restart_device", RESTART, ALICE))
+                await runtime.execute(ToolRequest("restart_device", RESTART, second))
         release.set()
 
     asyncio.run(scenario())
