@@ -130,7 +130,11 @@ async def approve(
     replayed = runs.replayed(request.id, meta.stable_id())
     if replayed is not None:
         return replayed
-    if runs.stopped(request.id, meta.stable_id()):  # cancelled midway: it may have run
+    # Cancelled midway, it may have run. A remote toolset's queue keeps its own record of the
+    # call and answers a copy from it (cancelled while it ran, or never started), never running
+    # it twice: there, the copy goes on to the queue.
+    stopped = runs.stopped(request.id, meta.stable_id())
+    if stopped and tool.registration.remote is None:
         return answers.outcome_unknown(tool.spec.id)
     decision = find_decision(decisions.given, request)
     if decision is not None and decision.granted and once(tool, decision) and runs.used(decision):
